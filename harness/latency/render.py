@@ -1,0 +1,152 @@
+"""Console rendering of latency runs: live progress and the final tables."""
+
+from __future__ import annotations
+
+import statistics
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+from rich.table import Table
+
+from harness.latency.report import BucketResult, LatencyReport, RequestRow
+from harness.profiles import Bucket
+
+
+def _ms(v: float | None) -> str:
+    return "—" if v is None else f"{v:,.0f}" if v >= 100 else f"{v:.1f}"
+
+
+def _x(v: float | None) -> str:
+    return "—" if v is None else f"{v:.2f}×"
+
+
+class LatencyProgress:
+    """One progress bar per (mode, bucket, phase): n/N, last latency, running median, ETA."""
+
+    def __init__(self, console: Console) -> None:
+        self.progress = Progress(
+            TextColumn("{task.description}"),
+            BarColumn(),
+            MofNCompleteColumn(),
+            TextColumn("{task.fields[stats]}"),
+            TimeRemainingColumn(),
+            console=console,
+            transient=False,
+        )
+        self._task: object = None
+        self._key: tuple[str, str, str] | None = None
+        self._e2e: list[float] = []
+        self._mode = ""
+        self._bucket = ""
+
+    def on_bucket(self, mode: str, bucket: Bucket) -> None:
+        self._mode, self._bucket = mode, bucket.name
+
+    def on_row(self, row: RequestRow, total: int) -> None:
+        key = (row.mode, row.bucket, row.phase)
+        if key != self._key:
+            self._key = key
+            self._e2e = []
+            label = f"{row.mode:8} {row.bucket:6} {row.phase:6}"
+            self._task = self.progress.add_task(label, total=total, stats="")
+        if row.ok and row.e2e_ms is not None:
+            self._e2e.append(row.e2e_ms)
+        last = (
+            f"{row.e2e_ms:,.0f} ms"
+            if row.ok and row.e2e_ms is not None
+            else (row.error_kind or "error")
+        )
+        med = f"median {statistics.median(self._e2e):,.0f} ms" if self._e2e else ""
+        self.progress.update(self._task, advance=1, stats=f"last {last:>10}  {med}")  # type: ignore[arg-type]
+
+    @contextmanager
+    def live(self) -> Iterator[LatencyProgress]:
+        with self.progress:
+            yield self
+
+
+def bucket_table(title: str, buckets: list[BucketResult], strict: bool) -> Table:
+    t = Table(title=title, title_justify="left")
+    for col, just in (
+        ("bucket", "left"),
+        ("prompt tok", "right"),
+        ("output tok", "right"),
+        ("ok/fail", "right"),
+        ("baseline ms", "right"),
+        ("median ms (95% CI)", "right"),
+        ("speedup", "right"),
+    ):
+        t.add_column(col, justify=just)  # type: ignore[arg-type]
+    if strict:
+        for col in ("TTFT p50", "TPOT p50", "ITL p99", "lag p99"):
+            t.add_column(col, justify="right")
+    for b in buckets:
+        ci = f" ({_ms(b.median_ci95[0])}–{_ms(b.median_ci95[1])})" if b.median_ci95 else ""
+        out = "—" if b.output_tokens_mean is None else f"{b.output_tokens_mean:.0f}/{b.max_tokens}"
+        if b.n_short_outputs:
+            out = f"[yellow]{out} short×{b.n_short_outputs}[/]"
+        cells = [
+            b.name,
+            f"{b.prompt_tokens if b.prompt_tokens is not None else '—'} ({b.prompt_tokens_nominal})",
+            out,
+            f"{b.n_ok}/{b.n_failed}" if not b.n_failed else f"[red]{b.n_ok}/{b.n_failed}[/]",
+            _ms(b.baseline_ms),
+            _ms(b.median_ms) + ci,
+            _x(b.speedup),
+        ]
+        if strict:
+            cells += [
+                _ms(b.ttft.median if b.ttft else None),
+                _ms(b.tpot.median if b.tpot else None),
+                _ms(b.itl.p99 if b.itl else None),
+                _ms(b.dispatch_lag.p99 if b.dispatch_lag else None),
+            ]
+        t.add_row(*cells)
+    return t
+
+
+def render_report(console: Console, rep: LatencyReport, folder: str) -> None:
+    if rep.official:
+        console.print(
+            bucket_table(
+                f"official ({rep.official[0].endpoint}, grader's procedure)", rep.official, False
+            )
+        )
+    if rep.strict:
+        console.print(
+            bucket_table(
+                f"strict ({rep.strict[0].endpoint}, streamed, unique prompts)", rep.strict, True
+            )
+        )
+    if rep.gaps:
+        g = Table(title="official vs strict", title_justify="left")
+        for col in ("bucket", "official", "strict", "share of speedup", "likely cause"):
+            g.add_column(col)
+        for gap in rep.gaps:
+            share = (
+                "—"
+                if gap.share_of_official_speedup is None
+                else f"{gap.share_of_official_speedup:.0%}"
+            )
+            g.add_row(
+                gap.bucket, _x(gap.official_speedup), _x(gap.strict_speedup), share, gap.cause
+            )
+        console.print(g)
+    ci = f" (95% CI {rep.score_ci95[0]:.2f}–{rep.score_ci95[1]:.2f})" if rep.score_ci95 else ""
+    label = "score (mean speedup)" if rep.official else "strict score (mean speedup)"
+    console.print(
+        f"[bold]{label}: {_x(rep.score)}{ci}[/]"
+        + ("" if rep.complete else "  [red](partial run)[/]")
+    )
+    if rep.strict_score is not None:
+        console.print(f"strict score: {_x(rep.strict_score)}")
+    if rep.calibration and rep.calibration.ttft_error_ms.n:
+        c = rep.calibration.ttft_error_ms
+        console.print(
+            f"client timing error (self-test): median {c.median:.2f} ms, p99 {c.p99:.2f} ms"
+        )
+    for flag in rep.flags:
+        console.print(f"[yellow]⚠ {flag}[/]")
+    console.print(f"report: {folder}/latency.json")

@@ -1,0 +1,121 @@
+"""``latency.json``: typed, versioned, documented in docs/reports.md."""
+
+from __future__ import annotations
+
+from typing import ClassVar, Literal
+
+from pydantic import BaseModel, Field
+
+from harness.runs import Report
+
+
+class RequestRow(BaseModel):
+    """One request as measured. Times in ms from the send timestamp."""
+
+    bucket: str
+    mode: Literal["official", "strict"]
+    phase: Literal["warmup", "timed"]
+    index: int
+    ok: bool
+    status: int | None = None
+    error: str | None = None
+    error_kind: str | None = None
+    prompt_tokens: int | None = None  # client tokenizer
+    server_prompt_tokens: int | None = None  # usage.prompt_tokens
+    output_tokens: int | None = None  # client re-tokenisation of the output
+    server_output_tokens: int | None = None  # usage.completion_tokens
+    finish_reason: str | None = None
+    e2e_ms: float | None = None
+    ttft_ms: float | None = None
+    tpot_ms: float | None = None
+    end_of_stream_ms: float | None = None
+    dispatch_lag_ms: float | None = None
+    n_chunks: int | None = None
+
+
+class Dist(BaseModel):
+    n: int = 0
+    mean: float | None = None
+    median: float | None = None
+    p50: float | None = None
+    p90: float | None = None
+    p95: float | None = None
+    p99: float | None = None
+    min: float | None = None
+    max: float | None = None
+    stdev: float | None = None
+    ci95: tuple[float, float] | None = None  # bootstrap CI of the median
+
+
+class BucketResult(BaseModel):
+    name: str
+    mode: Literal["official", "strict"]
+    endpoint: str
+    prompt_tokens_nominal: int
+    prompt_tokens: int | None  # actual (client tokenizer); official: the filler's count
+    max_tokens: int
+    baseline_ms: float
+    n_ok: int
+    n_failed: int
+    n_warmup_failed: int = 0
+    median_ms: float | None
+    median_ci95: tuple[float, float] | None = None
+    speedup: float | None
+    speedup_ci95: tuple[float, float] | None = None
+    e2e: Dist = Field(default_factory=Dist)
+    ttft: Dist | None = None
+    tpot: Dist | None = None
+    itl: Dist | None = None
+    dispatch_lag: Dist | None = None
+    output_tokens_mean: float | None = None
+    output_tokens_min: int | None = None
+    n_short_outputs: int = 0  # outputs shorter than max_tokens (early stop / completion cap)
+    n_usage_mismatch: int = 0  # usage.completion_tokens != re-tokenised count
+    n_prompt_mismatch: int = 0  # usage.prompt_tokens != exact prompt length (strict)
+    errors: dict[str, int] = Field(default_factory=dict)  # error kind → count (timed)
+
+
+class Gap(BaseModel):
+    """Official vs strict for one bucket, and its likely cause."""
+
+    bucket: str
+    official_median_ms: float | None
+    strict_median_ms: float | None
+    official_speedup: float | None
+    strict_speedup: float | None
+    share_of_official_speedup: float | None  # (S_off - S_strict) / S_off
+    cause: str
+
+
+class Calibration(BaseModel):
+    """The harness's own timing error, measured against the simulator's recorded write times."""
+
+    server: str = "harness simulate (subprocess)"
+    requests: int = 0
+    concurrency: int = 1
+    ttft_error_ms: Dist = Field(default_factory=Dist)
+    e2e_error_ms: Dist = Field(default_factory=Dist)
+    note: str = ""
+
+
+class LatencyReport(Report):
+    FILENAME: ClassVar[str] = "latency.json"
+    SCHEMA_VERSION: ClassVar[int] = 1
+
+    kind: str = "latency"
+    mode: Literal["official", "strict", "both"]
+    settings: dict[str, object] = Field(default_factory=dict)
+    readiness_s: float | None = None
+    official: list[BucketResult] = Field(default_factory=list)
+    strict: list[BucketResult] = Field(default_factory=list)
+    score: float | None = None  # official: mean of baseline/median over buckets
+    score_ci95: tuple[float, float] | None = None
+    strict_score: float | None = None
+    gaps: list[Gap] = Field(default_factory=list)
+    flags: list[str] = Field(default_factory=list)
+    calibration: Calibration | None = None
+    requests: list[RequestRow] = Field(default_factory=list)
+
+    def buckets(self) -> list[BucketResult]:
+        """The buckets that carry the score: official when measured, else strict."""
+        return self.official or self.strict

@@ -1,0 +1,243 @@
+"""Running the latency buckets: official (the grader's loop) and strict (streamed, unique prompts).
+
+The runner only measures and appends rows to a :class:`LatencyState`; the
+report is built from that state, so a Ctrl-C still leaves everything measured.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+import aiohttp
+
+from harness.client.http import HttpOptions, encode_body, make_session, parse_stream, send_request
+from harness.client.readiness import server_models
+from harness.client.records import RequestRecord
+from harness.latency.config import LatencyConfig
+from harness.latency.metrics import to_row
+from harness.latency.report import RequestRow
+from harness.profiles import Bucket
+from harness.prompts import exact_prompt
+from harness.tokenizer import Tokenizer
+
+Phase = Literal["warmup", "timed"]
+OnRow = Callable[[RequestRow, int], None]  # (row, total requests in this bucket+phase)
+
+
+@dataclass
+class LatencyState:
+    rows: list[RequestRow] = field(default_factory=list)
+    itls: dict[tuple[str, str], list[float]] = field(default_factory=dict)
+    server_models: list[str] = field(default_factory=list)
+    readiness_s: float | None = None
+    finished_buckets: list[tuple[str, str]] = field(default_factory=list)  # (mode, bucket)
+
+
+def official_body(cfg: LatencyConfig, bucket: Bucket) -> dict[str, Any]:
+    """The grader's body, exactly: prompt, max_tokens, temperature."""
+    return {
+        "prompt": cfg.filler(bucket.prompt_tokens),
+        "max_tokens": bucket.max_tokens,
+        "temperature": cfg.temperature,
+        **cfg.extra_body,
+    }
+
+
+def strict_body(
+    cfg: LatencyConfig, prompt: str, bucket: Bucket, model: str | None
+) -> dict[str, Any]:
+    body: dict[str, Any] = {
+        "prompt": prompt,
+        "max_tokens": bucket.max_tokens,
+        "temperature": cfg.temperature,
+        "stream": True,
+        "stream_options": {"include_usage": True},
+    }
+    if model:
+        body["model"] = model
+    if cfg.force_length:
+        body["ignore_eos"] = True
+        body["min_tokens"] = bucket.max_tokens
+    body.update(cfg.extra_body)
+    return body
+
+
+async def run_official_bucket(
+    session: aiohttp.ClientSession,
+    cfg: LatencyConfig,
+    bucket: Bucket,
+    tok: Tokenizer,
+    state: LatencyState,
+    on_row: OnRow | None = None,
+) -> None:
+    """5 warm-up + 50 timed requests, strictly one at a time, the same body every time."""
+    url = cfg.url.rstrip("/") + cfg.endpoint
+    body = encode_body(official_body(cfg, bucket))
+    prompt_tokens = tok.count(cfg.filler(bucket.prompt_tokens))
+    phases: tuple[tuple[Phase, int], ...] = (("warmup", cfg.warmup), ("timed", cfg.runs))
+    for phase, n in phases:
+        for i in range(n):
+            rec = await send_request(session, url, body, endpoint=cfg.endpoint, stream=False)
+            row, _ = to_row(
+                rec,
+                bucket=bucket.name,
+                mode="official",
+                phase=phase,
+                index=i,
+                prompt_tokens=prompt_tokens,
+                tok=tok,
+            )
+            state.rows.append(row)
+            if on_row:
+                on_row(row, n)
+    state.finished_buckets.append(("official", bucket.name))
+
+
+async def _closed_loop(
+    session: aiohttp.ClientSession,
+    url: str,
+    endpoint: str,
+    bodies: list[bytes],
+    concurrency: int,
+    on_done: Callable[[int, RequestRecord], None] | None = None,
+) -> list[RequestRecord | None]:
+    """Send ``bodies`` with ``concurrency`` in flight; each worker's next request is due at its
+    previous one's end (the first wave at t0); the due time is recorded for the dispatch lag."""
+    n = len(bodies)
+    records: list[RequestRecord | None] = [None] * n
+    next_index = 0
+
+    async def worker(due_ns: int) -> None:
+        nonlocal next_index
+        while next_index < n:
+            i = next_index
+            next_index += 1
+            rec = await send_request(
+                session,
+                url,
+                bodies[i],
+                endpoint=endpoint,
+                stream=True,
+                intended_ns=due_ns,
+                parse=False,
+            )
+            due_ns = rec.end_ns or time.perf_counter_ns()
+            records[i] = rec
+            if on_done:
+                on_done(i, rec)
+
+    t0 = time.perf_counter_ns()
+    workers = [asyncio.create_task(worker(t0)) for _ in range(min(concurrency, n))]
+    try:
+        await asyncio.gather(*workers)
+    finally:
+        for w in workers:
+            w.cancel()
+    return records
+
+
+async def run_strict_bucket(
+    session: aiohttp.ClientSession,
+    cfg: LatencyConfig,
+    bucket: Bucket,
+    tok: Tokenizer,
+    state: LatencyState,
+    model: str | None,
+    on_row: OnRow | None = None,
+) -> None:
+    """Streamed requests with a unique exact-length prompt each, ``concurrency`` in flight.
+
+    Streams are parsed only after the phase ends, so parsing never delays a timestamp.
+    """
+    url = cfg.url.rstrip("/") + cfg.strict_endpoint
+    itls = state.itls.setdefault(("strict", bucket.name), [])
+    phases: tuple[tuple[Phase, int], ...] = (("warmup", cfg.warmup), ("timed", cfg.runs))
+    for phase, n in phases:
+        offset = 0 if phase == "warmup" else cfg.warmup
+        bodies = [
+            encode_body(
+                strict_body(
+                    cfg,
+                    exact_prompt(tok, bucket.prompt_tokens, seed=cfg.seed, index=offset + i),
+                    bucket,
+                    model,
+                )
+            )
+            for i in range(n)
+        ]
+
+        def tick(i: int, rec: RequestRecord, phase: Phase = phase, n: int = n) -> None:
+            if on_row:
+                on_row(
+                    RequestRow(
+                        bucket=bucket.name,
+                        mode="strict",
+                        phase=phase,
+                        index=i,
+                        ok=rec.ok,
+                        e2e_ms=rec.ms(rec.end_ns),
+                        error_kind=str(rec.error.kind) if rec.error else None,
+                    ),
+                    n,
+                )
+
+        records = await _closed_loop(
+            session, url, cfg.strict_endpoint, bodies, cfg.concurrency, on_done=tick
+        )
+        for i, rec in enumerate(records):
+            if rec is None:
+                continue
+            if rec.raw and rec.error is None:
+                parse_stream(rec)
+            row, row_itls = to_row(
+                rec,
+                bucket=bucket.name,
+                mode="strict",
+                phase=phase,
+                index=i,
+                prompt_tokens=bucket.prompt_tokens,
+                tok=tok,
+            )
+            state.rows.append(row)
+            if phase == "timed":
+                itls.extend(row_itls)
+    state.finished_buckets.append(("strict", bucket.name))
+
+
+async def discover_model(cfg: LatencyConfig, state: LatencyState) -> str | None:
+    async with aiohttp.ClientSession() as s:
+        state.server_models = await server_models(s, cfg.url)
+    if cfg.model:
+        return cfg.model
+    return state.server_models[0] if state.server_models else None
+
+
+async def run_latency(
+    cfg: LatencyConfig,
+    tok: Tokenizer,
+    state: LatencyState,
+    *,
+    on_bucket: Callable[[str, Bucket], None] | None = None,
+    on_row: OnRow | None = None,
+) -> None:
+    """Every requested bucket, official first then strict (when the mode asks for both)."""
+    model = await discover_model(cfg, state)
+    modes: list[str] = ["official", "strict"] if cfg.mode == "both" else [cfg.mode]
+    for mode in modes:
+        opts = HttpOptions(
+            timeout_s=cfg.timeout_s,
+            connect_timeout_s=cfg.connect_timeout_s,
+            new_connection_per_request=(mode == "official" and cfg.new_connection_per_request),
+        )
+        async with make_session(opts) as session:
+            for bucket in cfg.buckets:
+                if on_bucket:
+                    on_bucket(mode, bucket)
+                if mode == "official":
+                    await run_official_bucket(session, cfg, bucket, tok, state, on_row)
+                else:
+                    await run_strict_bucket(session, cfg, bucket, tok, state, model, on_row)

@@ -1,0 +1,245 @@
+"""Competition profiles: strict, typed data loaded from ``tasks/profiles/*.toml``.
+
+Competitions are data (docs/profiles.md). Each section is a pydantic model with
+``extra="forbid"``, so a typo in a profile is an error that lists the valid keys.
+"""
+
+from __future__ import annotations
+
+import math
+import tomllib
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from harness.errors import ConfigError
+
+PROFILES_DIR = Path(__file__).resolve().parent.parent / "tasks" / "profiles"
+DEFAULT_PROFILE = "efficient-qwen"
+
+
+class Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class ServerSpec(Strict):
+    model: str
+    tokenizer: str = "qwen:Qwen/Qwen3.5-4B"
+    port: int = 8080
+    ready_path: str = "/ping"
+    endpoints: list[str] = Field(default_factory=list)
+    think_open: str = "<think>"
+    think_close: str = "</think>"
+    thinking_off: dict[str, Any] = Field(default_factory=dict)
+    thinking_on: dict[str, Any] = Field(default_factory=dict)
+
+
+class ReadinessSpec(Strict):
+    poll_interval_s: float = 5.0
+    timeout_s: float = 600.0
+
+
+class Bucket(Strict):
+    name: str
+    prompt_tokens: int = Field(gt=0)
+    max_tokens: int = Field(gt=0)
+    baseline_ms: float = Field(gt=0)
+
+
+class LatencySpec(Strict):
+    endpoint: str = "/invocations"
+    warmup: int = Field(default=5, ge=0)
+    runs: int = Field(default=50, ge=1)
+    statistic: Literal["median"] = "median"
+    score: Literal["mean_speedup"] = "mean_speedup"
+    new_connection_per_request: bool = True
+    drop_failed: bool = True
+    filler_sentence: str = "The quick brown fox jumps over the lazy dog. "
+    filler_divisor: int = 10
+    filler_min_repeats: int = 1
+    temperature: float = 0.0
+    strict_endpoint: str = "/v1/completions"
+    buckets: list[Bucket]
+
+    def bucket(self, name: str) -> Bucket:
+        for b in self.buckets:
+            if b.name == name:
+                return b
+        valid = ", ".join(b.name for b in self.buckets)
+        raise ConfigError(f"unknown bucket {name!r}", hint=f"valid buckets: {valid}")
+
+    def filler_repeats(self, prompt_tokens: int) -> int:
+        return max(self.filler_min_repeats, prompt_tokens // self.filler_divisor)
+
+
+class Benchmark(Strict):
+    name: str
+    title: str
+    task: str
+    num_fewshot: int = 0
+    thinking: bool = False
+    client: Literal["local-chat-completions", "grader"] = "grader"
+    metric: str
+    aggregate: Literal["mean_of_subtasks", "task"] = "task"
+    threshold: float
+    baseline: float | None = None
+    num_docs: int | None = None  # fixed document count (e.g. Paris GSM8K 200), else the limit
+    top_p: float | None = None
+
+
+class QualitySpec(Strict):
+    lm_eval_version: str = "0.4.11"
+    endpoint: str = "/invocations"
+    limit: float = 0.1
+    num_concurrent: int = 8
+    batch_size: int = 1
+    random_seed: int = 0
+    numpy_random_seed: int = 1234
+    torch_random_seed: int = 1234
+    eos_string: str = "<|im_end|>"
+    mmlu_timeout_s: float = 120
+    request_timeout_s: float = 600
+    attempts: int = 3
+    retry_sleeps_s: list[float] = Field(default_factory=lambda: [5.0, 10.0])
+    cap_thinking_off: int = 512
+    cap_thinking_on: int = 12288
+    benchmarks: list[Benchmark]
+
+
+class PackageSpec(Strict):
+    image_filename: str = "image.tar.gz"
+    max_compressed_bytes: int = 20_000_000_000
+    model_dir: str = "/opt/ml/model"
+    port: int = 8080
+    offline_env: list[str] = Field(default_factory=list)
+    max_parameters: int | None = None
+
+
+class SubmitSpec(Strict):
+    header: str = "x-api-key"
+    single_max_bytes: int = 5_000_000_000
+    single_url_expiry_s: int = 7200
+    submissions_per_day: int = 1
+    evaluation_minutes: int = 95
+
+
+class ThroughputSpec(Strict):
+    endpoint: str = "/v1/chat/completions"
+    levels: list[int]
+    weights: list[float]
+    requests_per_level: int = 64
+    warmup_per_level: int = 2
+    prompt_tokens: int = 1024
+    max_tokens: int = 1024
+    temperature: float = 0.0
+    top_p: float = 1.0
+    spot_checks_per_level: int = 2
+    reuse_prompts_across_levels: bool = True
+
+
+class CheckSpec(Strict):
+    required: list[str] = Field(default_factory=list)
+    concurrency: list[int] = Field(default_factory=lambda: [8, 64])
+    long_prompt_tokens: int = 8192
+    usage_tolerance_tokens: int = 4
+    think_budget_tokens: int = 64
+
+
+class Profile(Strict):
+    name: str
+    title: str
+    schema_version: int = 1
+    server: ServerSpec
+    readiness: ReadinessSpec = ReadinessSpec()
+    latency: LatencySpec | None = None
+    quality: QualitySpec | None = None
+    package: PackageSpec | None = None
+    submit: SubmitSpec | None = None
+    throughput: ThroughputSpec | None = None
+    check: CheckSpec = CheckSpec()
+    source: str = ""  # path it was loaded from (filled by load_profile)
+
+    def require_latency(self) -> LatencySpec:
+        if self.latency is None:
+            raise ConfigError(f"profile {self.name!r} has no [latency] section")
+        return self.latency
+
+    def require_quality(self) -> QualitySpec:
+        if self.quality is None:
+            raise ConfigError(f"profile {self.name!r} has no [quality] section")
+        return self.quality
+
+    def require_throughput(self) -> ThroughputSpec:
+        if self.throughput is None:
+            raise ConfigError(f"profile {self.name!r} has no [throughput] section")
+        return self.throughput
+
+
+def available_profiles() -> list[str]:
+    return sorted(p.stem for p in PROFILES_DIR.glob("*.toml"))
+
+
+def _model_for_loc(loc: tuple[int | str, ...]) -> type[BaseModel] | None:
+    """Walk the model tree along a validation-error location to list valid keys."""
+    model: Any = Profile
+    for part in loc[:-1]:
+        if isinstance(part, int):
+            continue
+        field = model.model_fields.get(part)
+        if field is None:
+            return None
+        ann = field.annotation
+        candidates = [ann, *getattr(ann, "__args__", ())]
+        nxt = None
+        for c in candidates:
+            for inner in [c, *getattr(c, "__args__", ())]:
+                if isinstance(inner, type) and issubclass(inner, BaseModel):
+                    nxt = inner
+        if nxt is None:
+            return None
+        model = nxt
+    return model if isinstance(model, type) else None
+
+
+def _explain(err: ValidationError, source: str) -> ConfigError:
+    first = err.errors()[0]
+    loc = tuple(first["loc"])
+    where = ".".join(str(p) for p in loc)
+    if first["type"] == "extra_forbidden":
+        model = _model_for_loc(loc)
+        valid = ", ".join(sorted(model.model_fields)) if model else "?"
+        return ConfigError(f"{source}: unknown key {where!r}", hint=f"valid keys here: {valid}")
+    return ConfigError(f"{source}: {where}: {first['msg']}")
+
+
+def parse_profile(data: dict[str, Any], source: str = "<profile>") -> Profile:
+    try:
+        return Profile.model_validate({**data, "source": source})
+    except ValidationError as err:
+        raise _explain(err, source) from None
+
+
+def load_profile(name_or_path: str | None = None) -> Profile:
+    """Load a profile by name (``tasks/profiles/NAME.toml``) or by path."""
+    ref = name_or_path or DEFAULT_PROFILE
+    path = Path(ref)
+    if not (ref.endswith(".toml") and path.exists()):
+        path = PROFILES_DIR / f"{ref}.toml"
+    if not path.exists():
+        raise ConfigError(
+            f"no profile {ref!r}",
+            hint=f"available: {', '.join(available_profiles())} (or a path to a .toml)",
+        )
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except tomllib.TOMLDecodeError as err:
+        raise ConfigError(f"{path.name}: invalid TOML: {err}") from None
+    return parse_profile(data, source=path.name)
+
+
+def limit_docs(limit: float | None, n: int) -> int:
+    """The grader's limit semantics: a fraction below 1.0 takes the first ceil(f*n) docs."""
+    if limit is None or limit >= 1.0:
+        return n
+    return min(n, math.ceil(limit * n))

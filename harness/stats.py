@@ -1,0 +1,111 @@
+"""Pure statistics over plain numbers: no I/O, no clocks (style.md rule 4).
+
+Percentiles use linear interpolation (numpy's default, as vLLM's benchmark and
+``statistics.median`` agree on for the median). Empty input gives ``None``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+
+@dataclass(frozen=True)
+class Summary:
+    n: int
+    mean: float | None
+    median: float | None
+    p50: float | None
+    p90: float | None
+    p95: float | None
+    p99: float | None
+    min: float | None
+    max: float | None
+    stdev: float | None
+
+
+def median(xs: Sequence[float]) -> float | None:
+    return float(np.median(np.asarray(xs, dtype=float))) if len(xs) else None
+
+
+def percentile(xs: Sequence[float], q: float) -> float | None:
+    return float(np.percentile(np.asarray(xs, dtype=float), q)) if len(xs) else None
+
+
+def summarize(xs: Sequence[float]) -> Summary:
+    if not len(xs):
+        return Summary(0, None, None, None, None, None, None, None, None, None)
+    a = np.asarray(xs, dtype=float)
+    p50, p90, p95, p99 = (float(v) for v in np.percentile(a, [50, 90, 95, 99]))
+    return Summary(
+        n=int(a.size),
+        mean=float(a.mean()),
+        median=p50,
+        p50=p50,
+        p90=p90,
+        p95=p95,
+        p99=p99,
+        min=float(a.min()),
+        max=float(a.max()),
+        stdev=float(a.std(ddof=1)) if a.size > 1 else 0.0,
+    )
+
+
+def bootstrap_median_ci(
+    xs: Sequence[float], *, level: float = 0.95, resamples: int = 2000, seed: int = 0
+) -> tuple[float, float] | None:
+    """Percentile bootstrap CI of the median. One sample gives a zero-width interval."""
+    if not len(xs):
+        return None
+    a = np.asarray(xs, dtype=float)
+    if a.size == 1:
+        return float(a[0]), float(a[0])
+    rng = np.random.default_rng(seed)
+    meds = np.median(a[rng.integers(0, a.size, size=(resamples, a.size))], axis=1)
+    lo, hi = np.percentile(meds, [(1 - level) / 2 * 100, (1 + level) / 2 * 100])
+    return float(lo), float(hi)
+
+
+def speedup(baseline_ms: float, measured_ms: float | None) -> float | None:
+    """The grader's per-bucket speedup: baseline median / measured median."""
+    if measured_ms is None or measured_ms <= 0:
+        return None
+    return baseline_ms / measured_ms
+
+
+def mean_speedup(speedups: Sequence[float | None]) -> float | None:
+    """The grader's score: the mean of the per-bucket speedups (None if any bucket is missing)."""
+    if not speedups or any(s is None for s in speedups):
+        return None
+    return float(sum(s for s in speedups if s is not None) / len(speedups))
+
+
+def bootstrap_score_ci(
+    samples: Sequence[Sequence[float]],
+    baselines: Sequence[float],
+    *,
+    level: float = 0.95,
+    resamples: int = 2000,
+    seed: int = 0,
+) -> tuple[float, float] | None:
+    """CI of the mean speedup, resampling every bucket's latencies independently."""
+    if not samples or any(len(s) == 0 for s in samples) or len(samples) != len(baselines):
+        return None
+    rng = np.random.default_rng(seed)
+    total = np.zeros(resamples)
+    for xs, base in zip(samples, baselines, strict=True):
+        a = np.asarray(xs, dtype=float)
+        meds = np.median(a[rng.integers(0, a.size, size=(resamples, a.size))], axis=1)
+        total += base / meds
+    scores = total / len(samples)
+    lo, hi = np.percentile(scores, [(1 - level) / 2 * 100, (1 + level) / 2 * 100])
+    return float(lo), float(hi)
+
+
+def binomial_stderr(p: float, n: int) -> float | None:
+    """Standard error of an accuracy measured on ``n`` items (sampling uncertainty of a limited run)."""
+    if n <= 0:
+        return None
+    return float(np.sqrt(max(p * (1 - p), 0.0) / n))

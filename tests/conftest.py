@@ -1,0 +1,8 @@
+"""Shared fixtures live in tests/fixtures/<part>.py, one module per real part."""
+
+pytest_plugins = [
+    "tests.fixtures.simulator",
+    "tests.fixtures.reference_server",
+    "tests.fixtures.s3",
+    "tests.fixtures.podman",
+]
