@@ -41,6 +41,9 @@ class HarnessError(Exception):
     def one_line(self) -> str:
         return f"{self.message} — {self.hint}" if self.hint else self.message
 
+    def __str__(self) -> str:
+        return self.one_line()
+
 
 class UsageError(HarnessError):
     exit_code = EXIT_USAGE

@@ -17,20 +17,22 @@ from collections.abc import Sequence
 from harness import __version__
 from harness.errors import EXIT_INTERRUPTED, HarnessError, exit_code_for
 
-COMMANDS = (
-    "check",
-    "latency",
-    "quality",
-    "throughput",
-    "gate",
-    "package",
-    "submit",
-    "portal",
-    "report",
-    "simulate",
-    "data",
-    "demo",
-)
+# name → one-line summary. Only the invoked command's module is imported, so
+# `harness latency` never pays for lm-eval, docker or boto3 imports.
+COMMANDS: dict[str, str] = {
+    "check": "API conformance of every endpoint the profile names",
+    "latency": "latency buckets, speedup and score (official | strict | both)",
+    "quality": "MMLU-Pro / IFEval / GPQA-Diamond (or the profile's gate) via lm-eval",
+    "throughput": "concurrency sweep and weighted throughput score (GPU MODE Paris)",
+    "gate": "PASS / FAIL / INCOMPLETE verdict with reasons and risk flags",
+    "package": "docker save → image.tar.gz, inspected against the container contract",
+    "submit": "register, upload (single / multipart, resumable), complete, submit",
+    "portal": "a local emulator of the organiser's submission API (S3-backed)",
+    "report": "the ledger of runs, and report.html with plots",
+    "simulate": "an OpenAI-compatible server with exact timing and fault knobs",
+    "data": "benchmark data and NLTK punkt_tab into a local folder for offline runs",
+    "demo": "the CPU reference server judged end to end (check → latency → quality → gate)",
+}
 
 
 class _Parser(argparse.ArgumentParser):
@@ -40,7 +42,14 @@ class _Parser(argparse.ArgumentParser):
         self.exit(2, f"harness: error: {message}\n")
 
 
-def build_parser() -> argparse.ArgumentParser:
+def _invoked(argv: Sequence[str]) -> str | None:
+    for arg in argv:
+        if not arg.startswith("-"):
+            return arg if arg in COMMANDS else None
+    return None
+
+
+def build_parser(argv: Sequence[str] = ()) -> argparse.ArgumentParser:
     parser = _Parser(
         prog="harness",
         description="Evaluation harness and submission gatekeeper for LLM inference competitions.",
@@ -48,17 +57,19 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"harness {__version__}")
     parser.add_argument("-v", "--verbose", action="count", default=0, help="more logging")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
-    for name in COMMANDS:
+    invoked = _invoked(argv)
+    for name, summary in COMMANDS.items():
         modname = f"harness.cli.{name}"
-        if importlib.util.find_spec(modname) is None:
-            continue  # command not built yet in this checkout
-        importlib.import_module(modname).register(sub)
+        if name == invoked and importlib.util.find_spec(modname) is not None:
+            importlib.import_module(modname).register(sub)
+        else:
+            sub.add_parser(name, help=summary, add_help=False)
     return parser
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     args_list = list(sys.argv[1:] if argv is None else argv)
-    parser = build_parser()
+    parser = build_parser(args_list)
     args = parser.parse_args(args_list)
     level = logging.WARNING - 10 * min(args.verbose, 2)
     logging.basicConfig(level=level, format="%(levelname)s %(name)s: %(message)s")

@@ -61,7 +61,10 @@ def make_console(args: argparse.Namespace) -> Console:
     """Human output: stdout normally, stderr when --json owns stdout; silent with --quiet."""
     json_mode = bool(getattr(args, "json", False))
     quiet = bool(getattr(args, "quiet", False))
-    return Console(file=sys.stderr if json_mode else sys.stdout, quiet=quiet, highlight=False)
+    stream = sys.stderr if json_mode else sys.stdout
+    # Logs and CI are not terminals: give tables room instead of rich's 80-column default.
+    width = None if stream.isatty() else 120
+    return Console(file=stream, quiet=quiet, highlight=False, width=width)
 
 
 @dataclass

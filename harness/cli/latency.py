@@ -68,6 +68,15 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p.add_argument(
         "--self-test", action="store_true", help="measure the harness's own timing error"
     )
+    p.add_argument(
+        "--st-ttft-ms", type=positive_float, default=50.0, help="self-test: simulator TTFT"
+    )
+    p.add_argument(
+        "--st-itl-ms", type=positive_float, default=10.0, help="self-test: simulator ITL"
+    )
+    p.add_argument(
+        "--st-output-tokens", type=positive_int, default=128, help="self-test: tokens per request"
+    )
     add_common(p)
     p.set_defaults(func=run)
 

@@ -69,31 +69,24 @@ class LatencyProgress:
 
 def bucket_table(title: str, buckets: list[BucketResult], strict: bool) -> Table:
     t = Table(title=title, title_justify="left")
-    for col, just in (
-        ("bucket", "left"),
-        ("prompt tok", "right"),
-        ("output tok", "right"),
-        ("ok/fail", "right"),
-        ("baseline ms", "right"),
-        ("median ms (95% CI)", "right"),
-        ("speedup", "right"),
-    ):
-        t.add_column(col, justify=just)  # type: ignore[arg-type]
+    cols = ["bucket", "prompt", "output", "ok/fail", "baseline", "median ms", "95% CI", "speedup"]
     if strict:
-        for col in ("TTFT p50", "TPOT p50", "ITL p99", "lag p99"):
-            t.add_column(col, justify="right")
+        cols += ["TTFT p50", "TPOT p50", "ITL p99", "lag p99"]
+    for col in cols:
+        t.add_column(col, justify="left" if col == "bucket" else "right")
     for b in buckets:
-        ci = f" ({_ms(b.median_ci95[0])}–{_ms(b.median_ci95[1])})" if b.median_ci95 else ""
+        ci = f"{_ms(b.median_ci95[0])}–{_ms(b.median_ci95[1])}" if b.median_ci95 else "—"
         out = "—" if b.output_tokens_mean is None else f"{b.output_tokens_mean:.0f}/{b.max_tokens}"
         if b.n_short_outputs:
-            out = f"[yellow]{out} short×{b.n_short_outputs}[/]"
+            out = f"[yellow]{out}[/]"
         cells = [
             b.name,
-            f"{b.prompt_tokens if b.prompt_tokens is not None else '—'} ({b.prompt_tokens_nominal})",
+            f"{b.prompt_tokens if b.prompt_tokens is not None else '—'}",
             out,
             f"{b.n_ok}/{b.n_failed}" if not b.n_failed else f"[red]{b.n_ok}/{b.n_failed}[/]",
             _ms(b.baseline_ms),
-            _ms(b.median_ms) + ci,
+            _ms(b.median_ms),
+            ci,
             _x(b.speedup),
         ]
         if strict:

@@ -1,0 +1,235 @@
+"""The harness measuring itself: timing error and overhead against the simulator's truth.
+
+The simulator runs in its own process and records, for every chunk, the
+``perf_counter_ns`` right after its write returned. CLOCK_MONOTONIC is shared
+across processes, so the client's receive timestamp minus that write time is
+the client's own error (event-loop scheduling, parsing, GIL), plus the loopback
+transit. Two error figures per request:
+
+- ``ttft_error``: client TTFT − server TTFT, where server TTFT = first token
+  write − request arrival (what a perfect client would report, less the send
+  transit, which both a peer and we pay alike);
+- ``chunk_error``: client receive time − server write time, for every chunk.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import resource
+import sys
+import time
+from dataclasses import dataclass
+
+from pydantic import BaseModel, Field
+
+from harness.cli.common import make_console
+from harness.client.http import HttpOptions, encode_body, make_session, parse_stream
+from harness.client.records import RequestRecord
+from harness.errors import TargetError
+from harness.latency.metrics import dist
+from harness.latency.report import Calibration, Dist
+from harness.latency.runner import _closed_loop
+from harness.simulate.log import LogEntry
+
+
+@dataclass(frozen=True)
+class SelfTestConfig:
+    concurrency: int = 1
+    requests: int = 100
+    ttft_ms: float = 50.0
+    itl_ms: float = 10.0
+    output_tokens: int = 128
+    tokens_per_chunk: int = 1
+
+
+class SelfTestResult(BaseModel):
+    config: dict[str, float | int]
+    requests_ok: int
+    requests_failed: int
+    wall_s: float
+    tokens: int
+    tokens_per_s: float
+    client_cpu_s: float
+    cpu_s_per_1000_requests: float
+    ttft_error_ms: Dist
+    chunk_error_ms: Dist
+    itl_error_ms: Dist = Field(description="client ITL − server ITL, per token")
+    itl_client_ms: Dist
+    dispatch_lag_ms: Dist
+
+
+def _body(i: int, cfg: SelfTestConfig) -> bytes:
+    return encode_body(
+        {
+            "model": "sim",
+            "prompt": f"self-test request {i}",
+            "max_tokens": cfg.output_tokens,
+            "temperature": 0.0,
+            "stream": True,
+            "stream_options": {"include_usage": True},
+        }
+    )
+
+
+def match_errors(
+    records: list[RequestRecord | None], log: list[LogEntry], cfg: SelfTestConfig
+) -> tuple[list[float], list[float], list[float], list[float]]:
+    """Pair client records with server log entries by prompt; return error lists in ms."""
+    by_prompt: dict[str, LogEntry] = {}
+    for e in log:
+        if isinstance(e.body, dict) and isinstance(e.body.get("prompt"), str):
+            by_prompt[e.body["prompt"]] = e
+    ttft_err: list[float] = []
+    chunk_err: list[float] = []
+    itl_err: list[float] = []
+    itl_client: list[float] = []
+    for i, rec in enumerate(records):
+        if rec is None or not rec.ok or rec.first_token_ns is None:
+            continue
+        entry = by_prompt.get(f"self-test request {i}")
+        if entry is None:
+            continue
+        written = [t for t, n in zip(entry.chunk_written_ns, entry.chunk_tokens, strict=False) if n]
+        if not written:
+            continue
+        arrival = entry.arrival_ns
+        client_ttft = rec.first_token_ns - rec.send_ns
+        ttft_err.append((client_ttft - (written[0] - arrival)) / 1e6)
+        got = [ev.t_ns for ev in rec.events]
+        for c, w in zip(got, written, strict=False):
+            chunk_err.append((c - w) / 1e6)
+        for k in range(1, min(len(got), len(written))):
+            cg = (got[k] - got[k - 1]) / 1e6
+            sg = (written[k] - written[k - 1]) / 1e6
+            per = cfg.tokens_per_chunk
+            itl_client.extend([cg / per] * per)
+            itl_err.extend([(cg - sg) / per] * per)
+    return ttft_err, chunk_err, itl_err, itl_client
+
+
+async def _measure(
+    url: str, cfg: SelfTestConfig
+) -> tuple[list[RequestRecord | None], float, float]:
+    bodies = [_body(i, cfg) for i in range(cfg.requests)]
+    opts = HttpOptions(timeout_s=120.0)
+    async with make_session(opts) as session:
+        cpu0 = time.process_time()
+        t0 = time.perf_counter()
+        records = await _closed_loop(
+            session, url + "/v1/completions", "/v1/completions", bodies, cfg.concurrency
+        )
+        wall = time.perf_counter() - t0
+        cpu = time.process_time() - cpu0
+    for rec in records:
+        if rec is not None and rec.raw and rec.error is None:
+            parse_stream(rec)
+    return records, wall, cpu
+
+
+def run_self_test(cfg: SelfTestConfig) -> SelfTestResult:
+    """Start the simulator in a subprocess, measure against it, compare with its log."""
+    from harness.simulate import SimConfig
+    from harness.simulate.process import SimProcess
+
+    sim_cfg = SimConfig(
+        ttft_ms=cfg.ttft_ms,
+        itl_ms=cfg.itl_ms,
+        output_tokens=cfg.output_tokens,
+        tokens_per_chunk=cfg.tokens_per_chunk,
+        log_bodies=True,
+    )
+    _raise_nofile(cfg.concurrency * 4 + 256)
+    with SimProcess(sim_cfg) as sim:
+        records, wall, cpu = asyncio.run(_measure(sim.url, cfg))
+        log = sim.fetch_log()
+    ok = [r for r in records if r is not None and r.ok]
+    if not ok:
+        first = next((r.error.one_line() for r in records if r and r.error), "no request finished")
+        raise TargetError(f"self-test: every request to the simulator failed ({first})")
+    ttft_err, chunk_err, itl_err, itl_client = match_errors(records, log, cfg)
+    tokens = sum(len(r.events) * cfg.tokens_per_chunk for r in ok)
+    lags = [r.dispatch_lag_ms for r in ok if r.dispatch_lag_ms is not None]
+    return SelfTestResult(
+        config={
+            "concurrency": cfg.concurrency,
+            "requests": cfg.requests,
+            "ttft_ms": cfg.ttft_ms,
+            "itl_ms": cfg.itl_ms,
+            "output_tokens": cfg.output_tokens,
+        },
+        requests_ok=len(ok),
+        requests_failed=cfg.requests - len(ok),
+        wall_s=wall,
+        tokens=tokens,
+        tokens_per_s=tokens / wall if wall > 0 else 0.0,
+        client_cpu_s=cpu,
+        cpu_s_per_1000_requests=cpu / max(1, len(ok)) * 1000,
+        ttft_error_ms=dist(ttft_err),
+        chunk_error_ms=dist(chunk_err),
+        itl_error_ms=dist(itl_err),
+        itl_client_ms=dist(itl_client),
+        dispatch_lag_ms=dist(lags),
+    )
+
+
+def _raise_nofile(need: int) -> None:
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if soft < need:
+        resource.setrlimit(resource.RLIMIT_NOFILE, (min(need, hard), hard))
+
+
+def quick_calibration() -> Calibration:
+    """A short self-test attached to every latency report (~3 s)."""
+    res = run_self_test(
+        SelfTestConfig(concurrency=1, requests=10, ttft_ms=20.0, itl_ms=5.0, output_tokens=16)
+    )
+    return Calibration(
+        requests=res.requests_ok,
+        concurrency=1,
+        ttft_error_ms=res.ttft_error_ms,
+        e2e_error_ms=res.chunk_error_ms,
+        note="client receive time minus the simulator's recorded write time (TTFT 20 ms, ITL 5 ms, 16 tokens)",
+    )
+
+
+def run_self_test_cli(args: argparse.Namespace) -> int:
+    console = make_console(args)
+    cfg = SelfTestConfig(
+        concurrency=args.concurrency,
+        requests=args.runs or 100,
+        ttft_ms=args.st_ttft_ms,
+        itl_ms=args.st_itl_ms,
+        output_tokens=args.st_output_tokens,
+    )
+    with console.status(f"self-test: {cfg.requests} requests at concurrency {cfg.concurrency} …"):
+        res = run_self_test(cfg)
+    if args.json:
+        sys.stdout.write(json.dumps(res.model_dump(), indent=2) + "\n")
+    from rich.table import Table
+
+    t = Table(
+        title=f"harness self-test (simulator TTFT {cfg.ttft_ms} ms, ITL {cfg.itl_ms} ms, "
+        f"{cfg.output_tokens} tokens, concurrency {cfg.concurrency})",
+        title_justify="left",
+    )
+    for col in ("error vs truth", "n", "median ms", "p90 ms", "p99 ms", "max ms"):
+        t.add_column(col, justify="left" if col == "error vs truth" else "right")
+    for name, d in (
+        ("TTFT", res.ttft_error_ms),
+        ("chunk arrival", res.chunk_error_ms),
+        ("ITL", res.itl_error_ms),
+    ):
+        t.add_row(
+            name,
+            str(d.n),
+            *(f"{v:.3f}" if v is not None else "—" for v in (d.median, d.p90, d.p99, d.max)),
+        )
+    console.print(t)
+    console.print(
+        f"{res.requests_ok} ok / {res.requests_failed} failed in {res.wall_s:.2f} s: "
+        f"{res.tokens_per_s:,.0f} tokens/s; client CPU {res.cpu_s_per_1000_requests:.2f} s per 1000 requests; "
+        f"dispatch lag p99 {res.dispatch_lag_ms.p99 or 0:.3f} ms"
+    )
+    return 0

@@ -1,0 +1,279 @@
+"""harness latency against the built-in simulator (port 0): procedure, timings, faults."""
+
+from __future__ import annotations
+
+import itertools
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+
+import pytest
+
+from harness.latency.analysis import build_report
+from harness.latency.config import LatencyConfig
+from harness.latency.runner import LatencyState, run_latency
+from harness.profiles import Bucket, load_profile
+from harness.prompts import official_filler
+from harness.runs import Provenance
+from harness.tokenizer import load_tokenizer
+
+pytestmark = pytest.mark.timeout(120)
+
+PROFILE = load_profile()
+SPEC = PROFILE.require_latency()
+TOK = load_tokenizer("qwen:Qwen/Qwen3.5-4B")
+
+
+def small_buckets(max_tokens: int = 8) -> tuple[Bucket, ...]:
+    return tuple(b.model_copy(update={"max_tokens": max_tokens}) for b in SPEC.buckets)
+
+
+def cfg_for(url: str, **kw) -> LatencyConfig:
+    base = dict(url=url, buckets=small_buckets(), runs=4, warmup=2, calibrate=False, timeout_s=10.0)
+    base.update(kw)
+    return LatencyConfig(**base)
+
+
+async def test_official_procedure_matches_the_grader(simulator):
+    sim = await simulator(ttft_ms=5, itl_ms=1)
+    cfg = cfg_for(sim.url)
+    state = LatencyState()
+    await run_latency(cfg, TOK, state)
+    log = [e for e in sim.log if e.path == "/invocations"]
+    # 3 buckets × (2 warm-up + 4 timed), strictly sequential, all to /invocations
+    assert len(log) == 18
+    for entry, bucket in zip(log[::6], SPEC.buckets, strict=True):
+        assert entry.body == {
+            "prompt": official_filler(SPEC, bucket.prompt_tokens),
+            "max_tokens": 8,
+            "temperature": 0.0,
+        }
+    # the same text for every request of a bucket
+    assert len({e.body["prompt"] for e in log[:6]}) == 1
+    # a new TCP connection per request, as the grader's requests.post does
+    assert all(e.conn_request_index == 0 for e in log)
+    assert len({e.conn_id for e in log}) == 18
+    # strictly one at a time: each request arrives after the previous one ended
+    for a, b in itertools.pairwise(log):
+        assert b.arrival_ns >= a.end_ns
+    rep = build_report(cfg, state, Provenance(), complete=True)
+    assert [b.prompt_tokens for b in rep.official] == [61, 2041, 8191]
+    assert all(b.n_ok == 4 and b.n_failed == 0 for b in rep.official)
+    assert rep.score is not None and rep.score == pytest.approx(
+        sum(b.baseline_ms / b.median_ms for b in rep.official) / 3
+    )
+    assert [r.phase for r in rep.requests[:6]] == ["warmup"] * 2 + ["timed"] * 4
+
+
+async def test_official_median_equals_configured_latency(simulator):
+    # TTFT 40 ms + 7 more tokens at 5 ms: the last byte leaves at ~75 ms
+    sim = await simulator(ttft_ms=40, itl_ms=5)
+    cfg = cfg_for(sim.url, buckets=small_buckets(8)[:1], runs=8, warmup=1)
+    state = LatencyState()
+    await run_latency(cfg, TOK, state)
+    rep = build_report(cfg, state, Provenance(), complete=True)
+    truth = [(e.end_ns - e.arrival_ns) / 1e6 for e in sim.log if e.path == "/invocations"]
+    med = rep.official[0].median_ms
+    assert min(truth) >= 75.0 and med == pytest.approx(75.0, abs=12.0)
+
+
+async def test_early_stop_is_flagged(simulator):
+    sim = await simulator(ttft_ms=1, itl_ms=0, stop_early_at=3)
+    cfg = cfg_for(sim.url, buckets=small_buckets(8)[:1])
+    state = LatencyState()
+    await run_latency(cfg, TOK, state)
+    rep = build_report(cfg, state, Provenance(), complete=True)
+    assert rep.official[0].n_short_outputs == 4
+    assert rep.official[0].output_tokens_mean == 3
+    assert any(f.startswith("early-stop") for f in rep.flags)
+
+
+async def test_strict_mode_timings_and_prompts(simulator):
+    sim = await simulator(ttft_ms=30, itl_ms=4)
+    buckets = small_buckets(16)[:2]
+    cfg = cfg_for(sim.url, mode="strict", buckets=buckets, runs=5, warmup=1)
+    state = LatencyState()
+    await run_latency(cfg, TOK, state)
+    rep = build_report(cfg, state, Provenance(), complete=True)
+    log = [e for e in sim.log if e.path == "/v1/completions"]
+    assert len(log) == 12
+    prompts = [e.body["prompt"] for e in log]
+    assert len(set(prompts)) == 12  # unique prompts
+    for e, n in zip(log, [64] * 6 + [2048] * 6, strict=True):
+        assert e.body["stream"] is True and e.body["stream_options"] == {"include_usage": True}
+        assert e.prompt_tokens == n  # exact length, verified by the server's count
+        assert "ignore_eos" not in e.body
+    for b in rep.strict:
+        assert b.n_prompt_mismatch == 0 and b.n_usage_mismatch == 0
+        assert b.ttft.median == pytest.approx(30.0, abs=8.0)
+        assert b.tpot.median == pytest.approx(4.0, abs=1.0)
+        assert b.itl.median == pytest.approx(4.0, abs=1.0)
+        assert b.output_tokens_mean == 16
+
+
+async def test_force_length_and_concurrency(simulator):
+    sim = await simulator(ttft_ms=10, itl_ms=1)
+    cfg = cfg_for(
+        sim.url,
+        mode="strict",
+        buckets=small_buckets(4)[:1],
+        runs=8,
+        warmup=0,
+        concurrency=4,
+        force_length=True,
+    )
+    state = LatencyState()
+    await run_latency(cfg, TOK, state)
+    log = [e for e in sim.log if e.path == "/v1/completions"]
+    assert all(e.body["ignore_eos"] is True and e.body["min_tokens"] == 4 for e in log)
+    # four in flight: the first four arrive together, before any has finished
+    first_end = min(e.end_ns for e in log)
+    assert sum(1 for e in log if e.arrival_ns < first_end) == 4
+    rep = build_report(cfg, state, Provenance(), complete=True)
+    assert rep.strict[0].dispatch_lag.n == 8
+
+
+@pytest.mark.parametrize(
+    ("knobs", "kind"),
+    [
+        ({"error_rate": 1.0, "error_status": 503}, "http_status"),
+        ({"malformed_json_rate": 1.0}, "malformed_json"),
+        ({"hang_rate": 1.0}, "timeout"),
+    ],
+)
+async def test_official_faults_are_classified_and_the_run_completes(simulator, knobs, kind):
+    sim = await simulator(ttft_ms=1, **knobs)
+    cfg = cfg_for(sim.url, buckets=small_buckets()[:1], runs=2, warmup=1, timeout_s=1.0)
+    state = LatencyState()
+    await run_latency(cfg, TOK, state)
+    rep = build_report(cfg, state, Provenance(), complete=True)
+    b = rep.official[0]
+    assert (b.n_ok, b.n_failed, b.n_warmup_failed) == (0, 2, 1)
+    assert b.errors == {kind: 2}
+    assert any(f.startswith("no-data") for f in rep.flags)
+
+
+@pytest.mark.parametrize(
+    ("knobs", "kind"),
+    [({"drop_rate": 1.0}, "disconnected"), ({"malformed_sse_rate": 1.0}, "malformed_sse")],
+)
+async def test_strict_faults_are_classified(simulator, knobs, kind):
+    sim = await simulator(ttft_ms=1, itl_ms=1, **knobs)
+    cfg = cfg_for(sim.url, mode="strict", buckets=small_buckets()[:1], runs=2, warmup=0)
+    state = LatencyState()
+    await run_latency(cfg, TOK, state)
+    rep = build_report(cfg, state, Provenance(), complete=True)
+    assert rep.strict[0].errors == {kind: 2}
+
+
+def harness_cmd(*args: str) -> list[str]:
+    return [sys.executable, "-m", "harness", *args]
+
+
+def test_cli_unreachable_exits_3_with_one_line(tmp_path):
+    proc = subprocess.run(
+        harness_cmd(
+            "latency",
+            "--url",
+            "http://127.0.0.1:9",
+            "--ready-timeout",
+            "1",
+            "--ready-interval",
+            "0.2",
+            "--out",
+            str(tmp_path),
+        ),
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert proc.returncode == 3
+    err = proc.stderr.strip().splitlines()[-1]
+    assert err.startswith("harness: error: http://127.0.0.1:9/ping not ready") and "refused" in err
+
+
+def test_cli_bad_flag_and_bad_bucket_exit_2(tmp_path):
+    bad = subprocess.run(
+        harness_cmd("latency", "--url", "http://x", "--runs", "-1"),
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert bad.returncode == 2 and "--runs" in bad.stderr
+    bucket = subprocess.run(
+        harness_cmd(
+            "latency", "--url", "http://127.0.0.1:9", "--buckets", "huge", "--out", str(tmp_path)
+        ),
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert bucket.returncode == 2 and "valid buckets: short, medium, long" in bucket.stderr
+
+
+def test_cli_json_and_report_file(sim_process, tmp_path):
+    sp = sim_process(ttft_ms=2, itl_ms=0)
+    proc = subprocess.run(
+        harness_cmd(
+            "latency",
+            "--url",
+            sp.url,
+            "--runs",
+            "3",
+            "--warmup",
+            "1",
+            "--no-calibrate",
+            "--json",
+            "--out",
+            str(tmp_path),
+        ),
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert proc.returncode == 0, proc.stderr
+    out = json.loads(proc.stdout)
+    saved = json.loads((tmp_path / "latency.json").read_text())
+    assert out["score"] == saved["score"] and saved["schema_version"] == 1
+    assert [b["name"] for b in saved["official"]] == ["short", "medium", "long"]
+    assert {"median_ms", "speedup", "n_ok", "n_failed"} <= set(saved["official"][0])
+    assert len(saved["requests"]) == 12
+    assert saved["provenance"]["server_models"] == ["Qwen/Qwen3.5-4B", "sim"]
+
+
+def test_cli_ctrl_c_saves_partial_report(sim_process, tmp_path):
+    sp = sim_process(ttft_ms=100, itl_ms=0)
+    proc = subprocess.Popen(
+        harness_cmd(
+            "latency",
+            "--url",
+            sp.url,
+            "--runs",
+            "50",
+            "--warmup",
+            "0",
+            "--no-calibrate",
+            "--out",
+            str(tmp_path),
+        ),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=dict(os.environ),
+    )
+    deadline = time.monotonic() + 30
+    while (
+        time.monotonic() < deadline
+        and len([e for e in sp.fetch_log() if e.path == "/invocations"]) < 3
+    ):
+        time.sleep(0.1)
+    proc.send_signal(signal.SIGINT)
+    _, err = proc.communicate(timeout=30)
+    assert proc.returncode == 130, err
+    saved = json.loads((tmp_path / "latency.json").read_text())
+    assert saved["complete"] is False
+    assert len(saved["requests"]) >= 3
+    assert "partial latency report saved" in err

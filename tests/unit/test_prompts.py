@@ -1,0 +1,36 @@
+import pytest
+
+from harness.profiles import load_profile
+from harness.prompts import exact_prompt, official_filler
+from harness.tokenizer import load_tokenizer
+
+
+@pytest.fixture(scope="module")
+def qwen():
+    return load_tokenizer("qwen:Qwen/Qwen3.5-4B")
+
+
+def test_qwen_tokenizer_specials(qwen):
+    assert qwen.vocab_size == 248_044 + 33
+    assert qwen.encode("<|im_start|><|im_end|><think></think>") == [248045, 248046, 248068, 248069]
+
+
+def test_official_filler_token_counts(qwen):
+    spec = load_profile().require_latency()
+    counts = [qwen.count(official_filler(spec, b.prompt_tokens)) for b in spec.buckets]
+    assert counts == [61, 2041, 8191]
+
+
+@pytest.mark.parametrize("n", [1, 64, 2048, 8192])
+def test_exact_prompt_lengths(qwen, n):
+    p = exact_prompt(qwen, n, seed=0, index=0)
+    assert qwen.count(p) == n
+
+
+def test_exact_prompts_are_unique_and_deterministic(qwen):
+    a = [exact_prompt(qwen, 64, seed=1, index=i) for i in range(20)]
+    assert len(set(a)) == 20
+    assert a[3] == exact_prompt(qwen, 64, seed=1, index=3)
+    assert a[3] != exact_prompt(qwen, 64, seed=2, index=3)
+    # unique from the first word on: no shared prefix for a prefix cache
+    assert len({qwen.encode(p)[:6].__repr__() for p in a}) == 20

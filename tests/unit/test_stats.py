@@ -1,0 +1,75 @@
+import pytest
+
+from harness.stats import (
+    binomial_stderr,
+    bootstrap_median_ci,
+    bootstrap_score_ci,
+    mean_speedup,
+    median,
+    percentile,
+    speedup,
+    summarize,
+)
+
+
+def test_median_and_percentiles_literal():
+    xs = [1.0, 2.0, 3.0, 4.0, 100.0]
+    assert median(xs) == 3.0
+    assert percentile(xs, 50) == 3.0
+    assert percentile([10.0, 20.0], 90) == pytest.approx(19.0)
+    assert median([4.0, 1.0]) == 2.5
+
+
+def test_empty_and_single_sample():
+    assert median([]) is None
+    assert percentile([], 99) is None
+    s = summarize([])
+    assert s.n == 0 and s.median is None and s.p99 is None
+    one = summarize([7.0])
+    assert (one.n, one.median, one.p99, one.stdev) == (1, 7.0, 7.0, 0.0)
+    assert bootstrap_median_ci([]) is None
+    assert bootstrap_median_ci([5.0]) == (5.0, 5.0)
+
+
+def test_summary_literal():
+    s = summarize([1.0, 2.0, 3.0, 4.0])
+    assert s.mean == 2.5
+    assert s.median == 2.5
+    assert s.min == 1.0 and s.max == 4.0
+    assert s.p90 == pytest.approx(3.7)
+
+
+def test_speedup_and_score_match_published_example():
+    # A published official result: medians 345 / 881 / 2684 ms give 5.37.
+    baselines = [2582.0, 5441.0, 6576.0]
+    medians = [345.0, 881.0, 2684.0]
+    sp = [speedup(b, m) for b, m in zip(baselines, medians, strict=True)]
+    assert mean_speedup(sp) == pytest.approx(5.37, abs=0.005)
+
+
+def test_speedup_edge_cases():
+    assert speedup(100.0, None) is None
+    assert speedup(100.0, 0.0) is None
+    assert mean_speedup([]) is None
+    assert mean_speedup([2.0, None]) is None
+    assert mean_speedup([1.0, 3.0]) == 2.0
+
+
+def test_bootstrap_ci_brackets_median_and_is_deterministic():
+    xs = [float(x) for x in range(100, 150)]
+    lo, hi = bootstrap_median_ci(xs, seed=1)
+    assert lo <= median(xs) <= hi
+    assert bootstrap_median_ci(xs, seed=1) == (lo, hi)
+    constant = bootstrap_median_ci([3.0] * 10)
+    assert constant == (3.0, 3.0)
+
+
+def test_score_ci():
+    ci = bootstrap_score_ci([[100.0] * 5, [200.0] * 5], [200.0, 200.0])
+    assert ci == pytest.approx((1.5, 1.5))
+    assert bootstrap_score_ci([[1.0], []], [1.0, 1.0]) is None
+
+
+def test_binomial_stderr():
+    assert binomial_stderr(0.5, 100) == pytest.approx(0.05)
+    assert binomial_stderr(0.5, 0) is None
