@@ -1,0 +1,56 @@
+"""``harness demo``: the CPU reference server judged end to end."""
+
+from __future__ import annotations
+
+import argparse
+
+from harness.cli.common import add_common, make_console, non_negative_int, positive_int
+from harness.demo import DemoConfig, run_demo
+from harness.runs import new_run_folder
+
+
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    p = sub.add_parser(
+        "demo", help="the CPU reference server judged end to end (check → latency → quality → gate)"
+    )
+    p.add_argument(
+        "--runs",
+        type=positive_int,
+        default=3,
+        help="latency: timed requests per bucket (default 3)",
+    )
+    p.add_argument(
+        "--warmup", type=non_negative_int, default=1, help="latency: warm-up requests (default 1)"
+    )
+    p.add_argument("--latency-mode", choices=("official", "strict", "both"), default="official")
+    p.add_argument("--buckets", help="latency: comma-separated buckets (default: all)")
+    p.add_argument(
+        "--max-gen-toks",
+        type=positive_int,
+        default=24,
+        help="quality: NON-OFFICIAL cap (default 24)",
+    )
+    p.add_argument(
+        "--port", type=int, default=0, help="reference server port (default: a free one)"
+    )
+    add_common(p)
+    p.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from harness.cli import main as harness_main
+
+    folder = new_run_folder(args.out, args.name or "demo", "demo")
+    cfg = DemoConfig(
+        folder=folder,
+        runs=args.runs,
+        warmup=args.warmup,
+        latency_mode=args.latency_mode,
+        buckets=args.buckets,
+        max_gen_toks=args.max_gen_toks,
+        port=args.port,
+        name=args.name or "demo",
+        note=args.note,
+        quiet=args.quiet,
+    )
+    return run_demo(cfg, make_console(args), harness_main)

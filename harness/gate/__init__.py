@@ -1,0 +1,1 @@
+"""The gatekeeper's verdict: pure rules over the reports of a run folder."""

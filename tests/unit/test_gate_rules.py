@@ -1,0 +1,145 @@
+"""The gate's rules over literal reports."""
+
+from harness.conformance.model import Check, CheckReport, Result
+from harness.gate.report import Verdict
+from harness.gate.rules import GateInputs, judge, package_rules, required_reports
+from harness.latency.report import BucketResult, Gap, LatencyReport
+from harness.profiles import load_profile
+from harness.quality.report import BenchmarkResult, QualityReport
+
+PROFILE = load_profile("efficient-qwen")
+REQUIRED = required_reports(PROFILE)
+
+
+def check_report(*, failing: str | None = None, warn: str | None = None) -> CheckReport:
+    checks = []
+    for name in ("readiness", "chat_shape", "thinking_off", "one_stack"):
+        result = Result.FAIL if name == failing else Result.WARN if name == warn else Result.PASS
+        checks.append(Check(name=name, group="g", title=name, required=True, result=result, reason=f"{name} says so"))
+    return CheckReport(url="http://x", checks=checks)
+
+
+def bucket(name: str, median: float, baseline: float, *, n_ok: int = 50, short: int = 0) -> BucketResult:
+    return BucketResult(
+        name=name, mode="official", endpoint="/invocations", prompt_tokens_nominal=64, prompt_tokens=61,
+        max_tokens=128, baseline_ms=baseline, n_ok=n_ok, n_failed=50 - n_ok, median_ms=median if n_ok else None,
+        speedup=baseline / median if n_ok else None, n_short_outputs=short,
+    )
+
+
+def latency_report(*, long_ok: int = 50, gap_share: float | None = None) -> LatencyReport:
+    rep = LatencyReport(
+        mode="official",
+        official=[bucket("short", 500, 2582), bucket("medium", 1000, 5441), bucket("long", 1200, 6576, n_ok=long_ok)],
+        settings={"runs": 50, "warmup": 5, "buckets": ["short", "medium", "long"], "official_procedure": True},
+    )
+    rep.score = 4.0
+    if gap_share is not None:
+        rep.gaps = [Gap(bucket="long", official_median_ms=1200, strict_median_ms=4000, official_speedup=5.48,
+                        strict_speedup=1.64, share_of_official_speedup=gap_share, cause="prefix cache: same text")]
+    return rep
+
+
+def quality_report(scores: dict[str, float | None], n: int = 1000) -> QualityReport:
+    spec = PROFILE.require_quality()
+    return QualityReport(
+        benchmarks=[
+            BenchmarkResult(name=b.name, title=b.title, task=b.task, metric=b.metric, threshold=b.threshold,
+                            score=scores[b.name], passed=None if scores[b.name] is None else scores[b.name] >= b.threshold,
+                            n=n, error=None if scores[b.name] is not None else "server died")
+            for b in spec.benchmarks
+        ]
+    )
+
+
+GOOD_Q = {"mmlu_pro": 0.70, "ifeval": 0.86, "gpqa_diamond": 0.71}
+
+
+def inputs(**kw) -> GateInputs:
+    base = dict(profile=PROFILE, check=check_report(), latency=latency_report(), quality=quality_report(GOOD_Q), required=REQUIRED)
+    base.update(kw)
+    return GateInputs(**base)
+
+
+def test_required_reports_by_profile():
+    assert REQUIRED == ["check", "latency", "quality"]
+    assert required_reports(PROFILE, image=True)[-1] == "package"
+
+
+def test_all_good_passes_with_score_line():
+    verdict, reasons, flags = judge(inputs())
+    assert verdict is Verdict.PASS
+    assert not any(r.blocking for r in reasons)
+    assert any(r.text.startswith("latency score 4.00×") for r in reasons)
+    assert flags == []
+
+
+def test_failed_required_check_fails():
+    verdict, reasons, flags = judge(inputs(check=check_report(failing="chat_shape")))
+    assert verdict is Verdict.FAIL
+    assert [r.text for r in reasons if r.blocking] == ["check chat_shape failed: chat_shape says so"]
+
+
+def test_quality_below_threshold_fails_with_uncertainty():
+    verdict, reasons, _ = judge(inputs(quality=quality_report({**GOOD_Q, "gpqa_diamond": 0.59}, n=20)))
+    assert verdict is Verdict.FAIL
+    (blocking,) = [r for r in reasons if r.blocking]
+    assert blocking.text.startswith("quality gate failed: GPQA-Diamond 0.590 < 0.630, ±0.110 sampling error at n=20")
+
+
+def test_close_call_is_a_flag_not_a_failure():
+    verdict, _, flags = judge(inputs(quality=quality_report({**GOOD_Q, "ifeval": 0.82}, n=100)))
+    assert verdict is Verdict.PASS
+    assert any("IFEval is within its sampling error" in f for f in flags)
+
+
+def test_missing_report_is_incomplete_and_fail_wins():
+    verdict, reasons, _ = judge(inputs(quality=None))
+    assert verdict is Verdict.INCOMPLETE
+    assert any(r.incomplete and "quality.json is missing" in r.text for r in reasons)
+    verdict, _, _ = judge(inputs(quality=None, check=check_report(failing="readiness")))
+    assert verdict is Verdict.FAIL
+
+
+def test_no_score_benchmark_is_incomplete():
+    verdict, reasons, _ = judge(inputs(quality=quality_report({**GOOD_Q, "ifeval": None})))
+    assert verdict is Verdict.INCOMPLETE
+    assert any("IFEval: no score (server died)" in r.text for r in reasons)
+
+
+def test_partial_latency_is_incomplete():
+    lat = latency_report()
+    lat.complete = False
+    assert judge(inputs(latency=lat))[0] is Verdict.INCOMPLETE
+
+
+def test_dead_bucket_fails():
+    verdict, reasons, _ = judge(inputs(latency=latency_report(long_ok=0)))
+    assert verdict is Verdict.FAIL
+    assert any("bucket long: every timed request failed" in r.text for r in reasons)
+
+
+def test_risk_flags_and_strict():
+    lat = latency_report(gap_share=0.7)
+    lat.flags = ["early-stop: 50/50 official short responses stopped before max_tokens=128"]
+    chk = check_report(warn="thinking_off")
+    verdict, _, flags = judge(inputs(latency=lat, check=chk))
+    assert verdict is Verdict.PASS
+    assert any("70% of the long speedup is not reproduced" in f for f in flags)
+    assert any(f.startswith("latency: early-stop") for f in flags)
+    assert any(f.startswith("thinking leaks into content") for f in flags)
+    verdict, reasons, _ = judge(inputs(latency=lat, check=chk), strict=True)
+    assert verdict is Verdict.FAIL
+    assert sum(r.blocking for r in reasons) == len(flags)
+
+
+def test_package_rules():
+    reasons, flags = package_rules(
+        {"passed": False, "rules": [
+            {"rule": "weights", "status": "fail", "detail": "no /opt/ml/model/config.json"},
+            {"rule": "env", "status": "warn", "detail": "HF_HUB_OFFLINE not set"},
+            {"rule": "port", "status": "pass", "detail": "8080 exposed"},
+        ]}
+    )
+    assert [r.text for r in reasons] == ["package rule weights: no /opt/ml/model/config.json"]
+    assert flags == ["package rule env: HF_HUB_OFFLINE not set"]
