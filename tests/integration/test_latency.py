@@ -265,9 +265,10 @@ def test_cli_ctrl_c_saves_partial_report(sim_process, tmp_path):
         env=dict(os.environ),
     )
     deadline = time.monotonic() + 30
+    # count answered requests: a log entry exists from arrival, end_ns once answered
     while (
         time.monotonic() < deadline
-        and len([e for e in sp.fetch_log() if e.path == "/invocations"]) < 3
+        and len([e for e in sp.fetch_log() if e.path == "/invocations" and e.end_ns]) < 3
     ):
         time.sleep(0.1)
     proc.send_signal(signal.SIGINT)

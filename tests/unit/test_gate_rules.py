@@ -15,28 +15,66 @@ def check_report(*, failing: str | None = None, warn: str | None = None) -> Chec
     checks = []
     for name in ("readiness", "chat_shape", "thinking_off", "one_stack"):
         result = Result.FAIL if name == failing else Result.WARN if name == warn else Result.PASS
-        checks.append(Check(name=name, group="g", title=name, required=True, result=result, reason=f"{name} says so"))
+        checks.append(
+            Check(
+                name=name,
+                group="g",
+                title=name,
+                required=True,
+                result=result,
+                reason=f"{name} says so",
+            )
+        )
     return CheckReport(url="http://x", checks=checks)
 
 
-def bucket(name: str, median: float, baseline: float, *, n_ok: int = 50, short: int = 0) -> BucketResult:
+def bucket(
+    name: str, median: float, baseline: float, *, n_ok: int = 50, short: int = 0
+) -> BucketResult:
     return BucketResult(
-        name=name, mode="official", endpoint="/invocations", prompt_tokens_nominal=64, prompt_tokens=61,
-        max_tokens=128, baseline_ms=baseline, n_ok=n_ok, n_failed=50 - n_ok, median_ms=median if n_ok else None,
-        speedup=baseline / median if n_ok else None, n_short_outputs=short,
+        name=name,
+        mode="official",
+        endpoint="/invocations",
+        prompt_tokens_nominal=64,
+        prompt_tokens=61,
+        max_tokens=128,
+        baseline_ms=baseline,
+        n_ok=n_ok,
+        n_failed=50 - n_ok,
+        median_ms=median if n_ok else None,
+        speedup=baseline / median if n_ok else None,
+        n_short_outputs=short,
     )
 
 
 def latency_report(*, long_ok: int = 50, gap_share: float | None = None) -> LatencyReport:
     rep = LatencyReport(
         mode="official",
-        official=[bucket("short", 500, 2582), bucket("medium", 1000, 5441), bucket("long", 1200, 6576, n_ok=long_ok)],
-        settings={"runs": 50, "warmup": 5, "buckets": ["short", "medium", "long"], "official_procedure": True},
+        official=[
+            bucket("short", 500, 2582),
+            bucket("medium", 1000, 5441),
+            bucket("long", 1200, 6576, n_ok=long_ok),
+        ],
+        settings={
+            "runs": 50,
+            "warmup": 5,
+            "buckets": ["short", "medium", "long"],
+            "official_procedure": True,
+        },
     )
     rep.score = 4.0
     if gap_share is not None:
-        rep.gaps = [Gap(bucket="long", official_median_ms=1200, strict_median_ms=4000, official_speedup=5.48,
-                        strict_speedup=1.64, share_of_official_speedup=gap_share, cause="prefix cache: same text")]
+        rep.gaps = [
+            Gap(
+                bucket="long",
+                official_median_ms=1200,
+                strict_median_ms=4000,
+                official_speedup=5.48,
+                strict_speedup=1.64,
+                share_of_official_speedup=gap_share,
+                cause="prefix cache: same text",
+            )
+        ]
     return rep
 
 
@@ -44,9 +82,17 @@ def quality_report(scores: dict[str, float | None], n: int = 1000) -> QualityRep
     spec = PROFILE.require_quality()
     return QualityReport(
         benchmarks=[
-            BenchmarkResult(name=b.name, title=b.title, task=b.task, metric=b.metric, threshold=b.threshold,
-                            score=scores[b.name], passed=None if scores[b.name] is None else scores[b.name] >= b.threshold,
-                            n=n, error=None if scores[b.name] is not None else "server died")
+            BenchmarkResult(
+                name=b.name,
+                title=b.title,
+                task=b.task,
+                metric=b.metric,
+                threshold=b.threshold,
+                score=scores[b.name],
+                passed=None if scores[b.name] is None else scores[b.name] >= b.threshold,
+                n=n,
+                error=None if scores[b.name] is not None else "server died",
+            )
             for b in spec.benchmarks
         ]
     )
@@ -56,7 +102,13 @@ GOOD_Q = {"mmlu_pro": 0.70, "ifeval": 0.86, "gpqa_diamond": 0.71}
 
 
 def inputs(**kw) -> GateInputs:
-    base = dict(profile=PROFILE, check=check_report(), latency=latency_report(), quality=quality_report(GOOD_Q), required=REQUIRED)
+    base = dict(
+        profile=PROFILE,
+        check=check_report(),
+        latency=latency_report(),
+        quality=quality_report(GOOD_Q),
+        required=REQUIRED,
+    )
     base.update(kw)
     return GateInputs(**base)
 
@@ -75,16 +127,22 @@ def test_all_good_passes_with_score_line():
 
 
 def test_failed_required_check_fails():
-    verdict, reasons, flags = judge(inputs(check=check_report(failing="chat_shape")))
+    verdict, reasons, _ = judge(inputs(check=check_report(failing="chat_shape")))
     assert verdict is Verdict.FAIL
-    assert [r.text for r in reasons if r.blocking] == ["check chat_shape failed: chat_shape says so"]
+    assert [r.text for r in reasons if r.blocking] == [
+        "check chat_shape failed: chat_shape says so"
+    ]
 
 
 def test_quality_below_threshold_fails_with_uncertainty():
-    verdict, reasons, _ = judge(inputs(quality=quality_report({**GOOD_Q, "gpqa_diamond": 0.59}, n=20)))
+    verdict, reasons, _ = judge(
+        inputs(quality=quality_report({**GOOD_Q, "gpqa_diamond": 0.59}, n=20))
+    )
     assert verdict is Verdict.FAIL
     (blocking,) = [r for r in reasons if r.blocking]
-    assert blocking.text.startswith("quality gate failed: GPQA-Diamond 0.590 < 0.630, ±0.110 sampling error at n=20")
+    assert blocking.text.startswith(
+        "quality gate failed: GPQA-Diamond 0.590 < 0.630, ±0.110 sampling error at n=20"
+    )
 
 
 def test_close_call_is_a_flag_not_a_failure():
@@ -135,11 +193,14 @@ def test_risk_flags_and_strict():
 
 def test_package_rules():
     reasons, flags = package_rules(
-        {"passed": False, "rules": [
-            {"rule": "weights", "status": "fail", "detail": "no /opt/ml/model/config.json"},
-            {"rule": "env", "status": "warn", "detail": "HF_HUB_OFFLINE not set"},
-            {"rule": "port", "status": "pass", "detail": "8080 exposed"},
-        ]}
+        {
+            "passed": False,
+            "rules": [
+                {"rule": "weights", "status": "fail", "detail": "no /opt/ml/model/config.json"},
+                {"rule": "env", "status": "warn", "detail": "HF_HUB_OFFLINE not set"},
+                {"rule": "port", "status": "pass", "detail": "8080 exposed"},
+            ],
+        }
     )
     assert [r.text for r in reasons] == ["package rule weights: no /opt/ml/model/config.json"]
     assert flags == ["package rule env: HF_HUB_OFFLINE not set"]

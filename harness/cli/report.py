@@ -1,0 +1,145 @@
+"""``harness report [RUN_DIR…]``: the ledger as a table plus report.html; or runs in detail."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+from harness.cli.common import make_console
+from harness.errors import EXIT_OK, UsageError
+from harness.report.entry import LedgerEntry, entry_for_folder
+from harness.report.folder import is_run_folder
+from harness.report.frontier import frontier
+from harness.report.html import write_page
+from harness.report.ledger import (
+    LEDGER_FILENAME,
+    index_folders,
+    ledger_path_for,
+    read_ledger,
+    record_run,
+    reports_dir,
+)
+from harness.report.pages import ledger_page, run_page
+from harness.report.render import render_ledger, render_run
+
+
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    p = sub.add_parser(
+        "report", help="the ledger of runs as a table and report.html; RUN_DIR: one run in detail"
+    )
+    p.add_argument(
+        "run_dirs", nargs="*", metavar="RUN_DIR", help="run folder(s) to render in detail"
+    )
+    p.add_argument(
+        "--reports-dir",
+        metavar="DIR",
+        help="the folder holding run folders and ledger.jsonl (default: $HARNESS_REPORTS_DIR or reports/)",
+    )
+    p.add_argument(
+        "--html",
+        metavar="FILE",
+        help="where to write the HTML (default: report.html in the reports or run folder)",
+    )
+    p.add_argument("--no-html", action="store_true", help="console output only")
+    p.add_argument(
+        "--reindex",
+        action="store_true",
+        help="re-read every run folder into the ledger (keeps names and notes)",
+    )
+    p.add_argument("--profile", help="only runs recorded with this profile (default: all)")
+    p.add_argument("--json", action="store_true", help="machine-readable JSON on stdout")
+    p.add_argument("--quiet", action="store_true", help="no console tables")
+    p.set_defaults(func=run)
+
+
+def _dump(e: LedgerEntry) -> dict[str, object]:
+    data: dict[str, object] = json.loads(e.to_line())
+    return data
+
+
+def run_ledger(args: argparse.Namespace) -> int:
+    console = make_console(args)
+    root = Path(args.reports_dir) if args.reports_dir else reports_dir()
+    if not root.is_dir():
+        raise UsageError(
+            f"{root}: no such reports folder", hint="pass --reports-dir DIR or run a command first"
+        )
+    added = index_folders(root, reindex=args.reindex)
+    if added:
+        console.print(f"indexed {len(added)} run folder(s) into {root.name}/{LEDGER_FILENAME}")
+    contents = read_ledger(root / LEDGER_FILENAME)
+    if contents.skipped:
+        console.print(f"[yellow]skipped {contents.skipped} unreadable ledger line(s)[/]")
+    entries = contents.entries
+    if args.profile:
+        entries = [e for e in entries if e.profile == args.profile]
+    if not entries:
+        which = f" with profile {args.profile!r}" if args.profile else ""
+        console.print(
+            f"no runs{which} recorded in {root} yet: run harness latency/quality/gate first"
+        )
+        if args.json:
+            sys.stdout.write(json.dumps({"runs": [], "best": None, "html": None}) + "\n")
+        return EXIT_OK
+    fr = frontier(entries)
+    render_ledger(console, entries, fr, f"{root.name}/{LEDGER_FILENAME}")
+    html_path = None
+    if not args.no_html:
+        html_path = Path(args.html) if args.html else root / "report.html"
+        write_page(html_path, ledger_page(entries, root))
+        console.print(f"report: {html_path}")
+    if args.json:
+        out = {
+            "runs": [_dump(e) for e in reversed(entries)],
+            "best": fr.best.id if fr.best else None,
+            "frontier": [e.id for e in fr.points],
+            "frontier_basis": fr.basis,
+            "html": str(html_path) if html_path else None,
+        }
+        sys.stdout.write(json.dumps(out, indent=2) + "\n")
+    return EXIT_OK
+
+
+def run_detail(args: argparse.Namespace) -> int:
+    console = make_console(args)
+    if args.html and len(args.run_dirs) > 1:
+        raise UsageError(
+            "--html takes one RUN_DIR", hint="omit --html: each run gets RUN_DIR/report.html"
+        )
+    out: list[dict[str, object]] = []
+    for raw in args.run_dirs:
+        folder = Path(raw)
+        if not folder.is_dir():
+            raise UsageError(f"{folder}: no such run folder")
+        known = read_ledger(ledger_path_for(folder)).by_id().get(folder.resolve().name)
+        if known is None or args.reindex:
+            entry = record_run(folder, None, "")
+        else:
+            # Re-read the reports (a gate may have run since) but keep the recorded name and note.
+            entry = entry_for_folder(folder.resolve(), name=known.name, note=known.note)
+        render_run(console, entry)
+        data = _dump(entry)
+        if not args.no_html:
+            html_path = Path(args.html) if args.html else folder / "report.html"
+            write_page(html_path, run_page(folder, entry))
+            console.print(f"report: {html_path}")
+            data["html"] = str(html_path)
+        out.append(data)
+    if args.json:
+        sys.stdout.write(json.dumps(out if len(out) > 1 else out[0], indent=2) + "\n")
+    return EXIT_OK
+
+
+def _is_reports_folder(folder: Path) -> bool:
+    if is_run_folder(folder) or not folder.is_dir():
+        return False
+    return (folder / LEDGER_FILENAME).is_file() or any(is_run_folder(p) for p in folder.iterdir())
+
+
+def run(args: argparse.Namespace) -> int:
+    if len(args.run_dirs) == 1 and _is_reports_folder(Path(args.run_dirs[0])):
+        # `harness report reports/` means the ledger of that folder, not one run.
+        args.reports_dir, args.run_dirs = args.run_dirs[0], []
+    return run_detail(args) if args.run_dirs else run_ledger(args)

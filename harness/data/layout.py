@@ -1,0 +1,128 @@
+"""Where benchmark data lives on disk, and the lm-eval task YAMLs that read it.
+
+A data folder holds JSON Lines files, one per dataset split, in each dataset's
+own schema (docs/quality.md)::
+
+    mmlu_pro/test.jsonl  mmlu_pro/validation.jsonl  ifeval/train.jsonl
+    gpqa/gpqa_diamond.jsonl  gsm8k/test.jsonl  nltk_data/tokenizers/punkt_tab/english/
+
+``tasks/lm_eval/`` holds lm-eval task YAMLs that include lm-eval's own task
+unchanged and only swap the data source; :func:`render_tasks` fills in the two
+folders so lm-eval (or its CLI) can load them with ``include_path``.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from string import Template
+
+from harness.errors import ConfigError, DataMissingError
+
+REPO_ROOT = Path(__file__).resolve().parent.parent.parent
+TEMPLATES_DIR = REPO_ROOT / "tasks" / "lm_eval"
+SAMPLES_DIR = REPO_ROOT / "tasks" / "samples"
+DATA_DIR_ENV = "HARNESS_DATA_DIR"
+
+
+@dataclass(frozen=True)
+class DatasetSource:
+    """One Hugging Face dataset and the files its splits become in a data folder."""
+
+    family: str  # folder in tasks/lm_eval/ and in the data folder
+    hf_path: str
+    hf_config: str | None
+    files: dict[str, str] = field(default_factory=dict)  # HF split -> path in the data folder
+    gated: bool = False
+    task_prefixes: tuple[str, ...] = ()
+
+
+DATASETS: dict[str, DatasetSource] = {
+    "mmlu_pro": DatasetSource(
+        "mmlu_pro",
+        "TIGER-Lab/MMLU-Pro",
+        None,
+        {"test": "mmlu_pro/test.jsonl", "validation": "mmlu_pro/validation.jsonl"},
+        task_prefixes=("mmlu_pro",),
+    ),
+    "ifeval": DatasetSource(
+        "ifeval", "google/IFEval", None, {"train": "ifeval/train.jsonl"}, task_prefixes=("ifeval",)
+    ),
+    "gpqa": DatasetSource(
+        "gpqa",
+        "Idavidrein/gpqa",
+        "gpqa_diamond",
+        {"train": "gpqa/gpqa_diamond.jsonl"},
+        gated=True,
+        task_prefixes=("gpqa_diamond",),
+    ),
+    "gsm8k": DatasetSource(
+        "gsm8k", "openai/gsm8k", "main", {"test": "gsm8k/test.jsonl"}, task_prefixes=("gsm8k",)
+    ),
+}
+
+GATED_NOTE = (
+    "GPQA is gated: accept its terms at huggingface.co/datasets/Idavidrein/gpqa "
+    "and export HF_TOKEN before fetching"
+)
+
+
+def default_data_dir() -> Path:
+    env = os.environ.get(DATA_DIR_ENV)
+    return Path(env) if env else Path.home() / ".cache" / "harness" / "data"
+
+
+def nltk_dir(data_dir: Path) -> Path:
+    return data_dir / "nltk_data"
+
+
+def lm_eval_tasks_dir() -> Path:
+    import lm_eval
+
+    return Path(lm_eval.__file__).resolve().parent / "tasks"
+
+
+def source_for_task(task: str) -> DatasetSource:
+    for src in DATASETS.values():
+        if any(task.startswith(p) for p in src.task_prefixes):
+            return src
+    known = ", ".join(p for s in DATASETS.values() for p in s.task_prefixes)
+    raise ConfigError(
+        f"no local data source for lm-eval task {task!r}", hint=f"tasks with local data: {known}"
+    )
+
+
+def missing_files(data_dir: Path, tasks: list[str]) -> list[tuple[DatasetSource, Path]]:
+    out: list[tuple[DatasetSource, Path]] = []
+    for task in tasks:
+        src = source_for_task(task)
+        for rel in src.files.values():
+            path = data_dir / rel
+            if not path.is_file() and (src, path) not in out:
+                out.append((src, path))
+    return out
+
+
+def require_data(data_dir: Path, tasks: list[str]) -> None:
+    """Raise before any request when a benchmark's files are not in ``data_dir``."""
+    missing = missing_files(data_dir, tasks)
+    if not missing:
+        return
+    families = sorted({src.family for src, _ in missing})
+    names = ", ".join(str(p) for _, p in missing)
+    hint = f"run: harness data fetch --out {data_dir} --only {','.join(families)}"
+    if any(src.gated for src, _ in missing):
+        hint += f" ({GATED_NOTE})"
+    raise DataMissingError(f"benchmark data missing: {names}", hint=hint)
+
+
+def render_tasks(data_dir: Path, out_dir: Path) -> Path:
+    """Fill the ``tasks/lm_eval`` templates for ``data_dir`` into ``out_dir``; return it."""
+    values = {"LM_EVAL_TASKS": str(lm_eval_tasks_dir()), "DATA_DIR": str(data_dir.resolve())}
+    for template in sorted(TEMPLATES_DIR.rglob("*.yaml")):
+        target = out_dir / template.relative_to(TEMPLATES_DIR)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        text = Template(template.read_text(encoding="utf-8")).substitute(values)
+        target.write_text(text, encoding="utf-8")
+    return out_dir

@@ -1,0 +1,67 @@
+"""The one typed config a ``harness quality`` run is built from."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from harness.errors import ConfigError
+from harness.profiles import Benchmark, Profile, QualitySpec
+
+
+@dataclass(frozen=True)
+class QualityConfig:
+    url: str  # server base URL, e.g. http://127.0.0.1:8080
+    profile: Profile
+    data_dir: Path
+    nltk_data: Path
+    folder: Path  # run folder: quality.json, samples, cache, rendered task YAMLs
+    limit: float | None  # QUALITY_LIMIT; None or >= 1.0 means every document
+    only: tuple[str, ...] = ()  # benchmark names; empty: all of the profile's
+    max_gen_toks: int | None = None  # NON-OFFICIAL cap on every request's max_tokens
+    stream: bool = False  # NON-OFFICIAL for the scripts: stream thinking benchmarks (GPQA)
+    idle_timeout_s: float = 120.0  # streamed: max silence between reads
+    endpoint: str | None = None  # default: the profile's [quality] endpoint
+    model: str | None = None  # NON-OFFICIAL: the body's model name (default: the profile's)
+    resume: bool = True  # reuse answers cached in the run folder
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def spec(self) -> QualitySpec:
+        return self.profile.require_quality()
+
+    @property
+    def model_name(self) -> str:
+        return self.model or self.profile.server.model
+
+    @property
+    def endpoint_url(self) -> str:
+        return self.url.rstrip("/") + (self.endpoint or self.spec.endpoint)
+
+    def benchmarks(self) -> list[Benchmark]:
+        all_ = self.spec.benchmarks
+        if not self.only:
+            return list(all_)
+        names = {b.name for b in all_}
+        unknown = [n for n in self.only if n not in names]
+        if unknown:
+            raise ConfigError(
+                f"unknown benchmark {', '.join(unknown)}",
+                hint=f"this profile has: {', '.join(sorted(names))}",
+            )
+        return [b for b in all_ if b.name in self.only]
+
+    def non_official(self) -> dict[str, Any]:
+        """Settings that make this run differ from the grader's (recorded in quality.json)."""
+        out: dict[str, Any] = {}
+        if self.max_gen_toks is not None:
+            out["max_gen_toks"] = self.max_gen_toks
+        if self.stream:
+            out["stream"] = True
+            out["idle_timeout_s"] = self.idle_timeout_s
+        if self.endpoint and self.endpoint != self.spec.endpoint:
+            out["endpoint"] = self.endpoint
+        if self.model and self.model != self.profile.server.model:
+            out["model"] = self.model
+        return out

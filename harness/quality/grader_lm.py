@@ -1,0 +1,126 @@
+"""The grader's own lm-eval model for IFEval and GPQA, registered as ``harness-grader``.
+
+What the organisers' ``run_quality_local.py`` does (spec: Quality): each request's
+context, unchanged, becomes ONE user message posted to ``/invocations``; thinking
+OFF adds ``chat_template_kwargs.enable_thinking=false``, ON adds ``"thinking": true``;
+``max_tokens = min(task max_gen_toks (or the cap), cap)`` with cap 512 off / 12288
+on; temperature 0.0; 600 s timeout; 3 attempts with 5 s and 10 s pauses; the empty
+string after the third failure; the answer is ``choices[0].message.content`` as
+returned (no stop sequences, no post-processing).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from lm_eval.api.instance import Instance
+from lm_eval.api.model import LM
+from lm_eval.api.registry import register_model
+
+from harness.quality.transport import Transport, TransportOptions
+
+
+def grader_max_tokens(
+    gen_kwargs: dict[str, Any], *, thinking: bool, cap_off: int, cap_on: int, override: int | None
+) -> int:
+    """The grader's cap, then the harness's own non-official cap (``--max-gen-toks``) on top."""
+    cap = cap_on if thinking else cap_off
+    value = min(int(gen_kwargs.get("max_gen_toks", cap)), cap)
+    return min(value, override) if override else value
+
+
+def grader_body(
+    context: str,
+    gen_kwargs: dict[str, Any],
+    *,
+    model: str,
+    thinking: bool,
+    thinking_fields: dict[str, Any],
+    cap_off: int,
+    cap_on: int,
+    override: int | None = None,
+    stream: bool = False,
+) -> dict[str, Any]:
+    body: dict[str, Any] = {
+        "model": model,
+        "messages": [{"role": "user", "content": context}],
+        "max_tokens": grader_max_tokens(
+            gen_kwargs, thinking=thinking, cap_off=cap_off, cap_on=cap_on, override=override
+        ),
+        "temperature": 0.0,
+        **thinking_fields,
+    }
+    if stream:
+        body["stream"] = True
+    return body
+
+
+@register_model("harness-grader")
+class GraderLM(LM):
+    """``lm_eval --model harness-grader --model_args base_url=URL,thinking=true`` works too."""
+
+    def __init__(
+        self,
+        base_url: str | None = None,
+        model: str = "Qwen/Qwen3.5-4B",
+        thinking: bool | str = False,
+        thinking_on: dict[str, Any] | None = None,
+        thinking_off: dict[str, Any] | None = None,
+        cap_off: int | str = 512,
+        cap_on: int | str = 12288,
+        max_gen_toks: int | str | None = None,
+        stream: bool | str = False,
+        num_concurrent: int | str = 8,
+        transport: Transport | None = None,
+        **_: Any,
+    ) -> None:
+        super().__init__()
+        self.model = model
+        self.thinking = thinking in (True, "true", "True", "1")
+        on = thinking_on if thinking_on is not None else {"thinking": True}
+        off = (
+            thinking_off
+            if thinking_off is not None
+            else {"chat_template_kwargs": {"enable_thinking": False}}
+        )
+        self.thinking_fields = on if self.thinking else off
+        self.cap_off, self.cap_on = int(cap_off), int(cap_on)
+        self.override = int(max_gen_toks) if max_gen_toks not in (None, "", "None") else None
+        self.stream = stream in (True, "true", "True", "1")
+        if transport is None:
+            if not base_url:
+                raise ValueError("harness-grader needs base_url=http://HOST:PORT/invocations")
+            transport = Transport(
+                TransportOptions(
+                    url=base_url, fingerprint=base_url, concurrency=int(num_concurrent)
+                )
+            )
+        self.transport = transport
+
+    def body(self, context: str, gen_kwargs: dict[str, Any]) -> dict[str, Any]:
+        return grader_body(
+            context,
+            gen_kwargs,
+            model=self.model,
+            thinking=self.thinking,
+            thinking_fields=self.thinking_fields,
+            cap_off=self.cap_off,
+            cap_on=self.cap_on,
+            override=self.override,
+            stream=self.stream,
+        )
+
+    def generate_until(self, requests: list[Instance], disable_tqdm: bool = False) -> list[str]:
+        items = [
+            (str(req.args[0]), self.body(str(req.args[0]), dict(req.args[1]))) for req in requests
+        ]
+        self.transport.progress.start(len(items))
+        return [a.content for a in self.transport.run_all(items)]
+
+    def loglikelihood(self, requests: list[Instance], disable_tqdm: bool = False) -> list[Any]:
+        raise NotImplementedError("the grader's model only generates")
+
+    def loglikelihood_rolling(
+        self, requests: list[Instance], disable_tqdm: bool = False
+    ) -> list[float]:
+        raise NotImplementedError("the grader's model only generates")

@@ -1,0 +1,72 @@
+"""``quality.json``: per benchmark score, metric, threshold, verdict and how it was measured."""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar
+
+from pydantic import BaseModel, Field
+
+from harness.runs import Report
+
+
+class ThinkingSummary(BaseModel):
+    answers: int
+    lost_to_budget: int  # no closing think tag when max_tokens ran out: no answer
+    think_tokens_mean: float | None
+    extracted: int  # answers the benchmark's filter extracted a choice from
+
+
+class BenchmarkResult(BaseModel):
+    name: str
+    title: str
+    task: str
+    metric: str
+    threshold: float
+    baseline: float | None = None
+    score: float | None = None
+    passed: bool | None = None
+    n: int = 0  # documents scored
+    thinking: bool = False
+    client: str = ""
+    max_tokens_official: int | None = None  # what the grader would send (None: task's own)
+    max_tokens_sent: int | None = None  # what this run sent (differs with --max-gen-toks)
+    stream: bool = False
+    requests: int = 0
+    cached: int = 0  # answers taken from the resume cache, not asked again
+    errors: int = 0  # requests that failed every attempt: empty answers, scored as wrong
+    retries: int = 0  # failed attempts that were retried
+    error_kinds: dict[str, int] = Field(default_factory=dict)
+    empty_answers: int = 0
+    wall_s: float = 0.0
+    concurrency_max: int = 0
+    concurrency_mean: float = 0.0
+    subtasks: dict[str, float] = Field(default_factory=dict)
+    other_metrics: dict[str, float] = Field(default_factory=dict)
+    thinking_stats: ThinkingSummary | None = None
+    samples_file: str | None = None
+    error: str | None = None  # why no score (the run stopped in this benchmark)
+
+
+class QualityReport(Report):
+    SCHEMA_VERSION: ClassVar[int] = 1
+    FILENAME: ClassVar[str] = "quality.json"
+
+    kind: str = "quality"
+    url: str = ""
+    endpoint: str = "/invocations"
+    model: str = ""
+    official: bool = True
+    non_official: dict[str, Any] = Field(default_factory=dict)  # settings the grader does not use
+    limit: float | int | None = None
+    lm_eval_version: str = ""
+    server_fingerprint: str = ""
+    data_dir: str = ""
+    benchmarks: list[BenchmarkResult] = Field(default_factory=list)
+    passed: bool | None = None
+    wall_s: float = 0.0
+
+    def verdict(self) -> bool | None:
+        scores = [b.passed for b in self.benchmarks]
+        if not scores or any(p is None for p in scores):
+            return None
+        return all(bool(p) for p in scores)

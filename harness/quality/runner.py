@@ -1,0 +1,272 @@
+"""One ``simple_evaluate`` per benchmark, as the grader calls it, plus what the grader does not keep.
+
+Per benchmark: build the lm-eval model (``grader_lm`` or ``chat_lm``) on a shared
+:class:`Transport`, run lm-eval with the grader's seeds, limit and shot count,
+then score from lm-eval's results (``stats``), write per-sample JSONL and count
+errors, retries, concurrency and thinking. lm-eval's own request cache is not
+used: the harness caches answers itself (``cache``) so resume never breaks.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import os
+import time
+from collections import Counter
+from collections.abc import Callable
+from typing import Any
+
+import aiohttp
+
+from harness.client.readiness import server_models
+from harness.data.layout import render_tasks, require_data
+from harness.data.punkt import require_punkt
+from harness.errors import HarnessError, UnreachableError
+from harness.profiles import Benchmark
+from harness.quality.cache import ResponseCache
+from harness.quality.config import QualityConfig
+from harness.quality.report import BenchmarkResult, QualityReport, ThinkingSummary
+from harness.quality.samples import write_samples
+from harness.quality.stats import (
+    achieved_concurrency,
+    benchmark_score,
+    effective_limit,
+    other_metrics,
+    thinking_stats,
+)
+from harness.quality.transport import ProgressSink, Transport, TransportOptions
+
+log = logging.getLogger(__name__)
+ProgressFactory = Callable[[Benchmark], ProgressSink]
+
+
+async def _fingerprint(url: str, ready_path: str) -> str:
+    """Server identity for cache keys: URL + served model ids. Unreachable -> exit 3 now."""
+    async with aiohttp.ClientSession() as session:
+        try:
+            async with session.get(
+                url.rstrip("/") + ready_path, timeout=aiohttp.ClientTimeout(total=10)
+            ) as resp:
+                await resp.read()
+        except (aiohttp.ClientError, TimeoutError, OSError) as err:
+            raise UnreachableError(
+                f"cannot reach {url}: {type(err).__name__}: {err}",
+                hint="start the server first, or check --url",
+            ) from None
+        models = await server_models(session, url)
+    return url.rstrip("/") + "|" + ",".join(sorted(models))
+
+
+def _offline_env(cfg: QualityConfig) -> None:
+    # lm-eval and datasets must never reach the network; IFEval's scorer finds punkt here.
+    for var in ("HF_DATASETS_OFFLINE", "HF_HUB_OFFLINE", "TRANSFORMERS_OFFLINE"):
+        os.environ[var] = "1"
+    os.environ["TQDM_DISABLE"] = "1"  # our own progress bars replace lm-eval's
+    os.environ["NLTK_DATA"] = str(cfg.nltk_data)
+    import nltk
+
+    if str(cfg.nltk_data) not in nltk.data.path:
+        nltk.data.path.insert(0, str(cfg.nltk_data))
+
+
+def preflight(cfg: QualityConfig) -> None:
+    """Everything that can fail before the first request: data, punkt_tab."""
+    tasks = [b.task for b in cfg.benchmarks()]
+    require_data(cfg.data_dir, tasks)
+    if any(t.startswith("ifeval") for t in tasks):
+        require_punkt(cfg.nltk_data)
+
+
+def _build_lm(cfg: QualityConfig, bench: Benchmark, transport: Transport) -> Any:
+    spec, server = cfg.spec, cfg.profile.server
+    if bench.client == "grader":
+        from harness.quality.grader_lm import GraderLM
+
+        return GraderLM(
+            model=cfg.model_name,
+            thinking=bench.thinking,
+            thinking_on=server.thinking_on,
+            thinking_off=server.thinking_off,
+            cap_off=spec.cap_thinking_off,
+            cap_on=spec.cap_thinking_on,
+            max_gen_toks=cfg.max_gen_toks,
+            stream=cfg.stream and bench.thinking,
+            transport=transport,
+        )
+    from harness.quality.chat_lm import HarnessChatCompletions
+
+    return HarnessChatCompletions(
+        model=cfg.model_name,
+        base_url=cfg.endpoint_url,
+        num_concurrent=spec.num_concurrent,
+        tokenized_requests=False,
+        eos_string=spec.eos_string,
+        timeout=int(spec.mmlu_timeout_s),
+        transport=transport,
+    )
+
+
+def _gen_kwargs(cfg: QualityConfig, bench: Benchmark) -> dict[str, Any] | None:
+    """local-chat-completions forwards unknown gen_kwargs keys into the body unchanged."""
+    if bench.client == "grader":
+        return None
+    server = cfg.profile.server
+    out: dict[str, Any] = dict(server.thinking_on if bench.thinking else server.thinking_off)
+    if bench.top_p is not None:
+        out["top_p"] = bench.top_p
+    if cfg.max_gen_toks is not None:
+        out["max_gen_toks"] = cfg.max_gen_toks  # never max_tokens: lm-eval would drop the cap
+    return out or None
+
+
+def _count_tokens(cfg: QualityConfig) -> Callable[[str], int] | None:
+    try:
+        from harness.tokenizer import load_tokenizer
+
+        return load_tokenizer(cfg.profile.server.tokenizer).count
+    except (HarnessError, ImportError, OSError) as err:
+        log.warning("no tokenizer for thinking statistics: %s", err)
+        return None
+
+
+def run_benchmark(
+    cfg: QualityConfig,
+    bench: Benchmark,
+    task_manager: Any,
+    transport: Transport,
+) -> BenchmarkResult:
+    from lm_eval import simple_evaluate
+
+    spec = cfg.spec
+    result = BenchmarkResult(
+        name=bench.name,
+        title=bench.title,
+        task=bench.task,
+        metric=bench.metric,
+        threshold=bench.threshold,
+        baseline=bench.baseline,
+        thinking=bench.thinking,
+        client=bench.client,
+        stream=cfg.stream and bench.thinking and bench.client == "grader",
+    )
+    if bench.client == "grader":
+        cap = spec.cap_thinking_on if bench.thinking else spec.cap_thinking_off
+        result.max_tokens_official = cap
+    lm = _build_lm(cfg, bench, transport)
+    started = time.perf_counter()
+    try:
+        out = simple_evaluate(
+            model=lm,
+            tasks=[bench.task],
+            num_fewshot=bench.num_fewshot,
+            batch_size=spec.batch_size,
+            limit=effective_limit(cfg.limit, bench.num_docs),
+            random_seed=spec.random_seed,
+            numpy_random_seed=spec.numpy_random_seed,
+            torch_random_seed=spec.torch_random_seed,
+            fewshot_random_seed=spec.torch_random_seed,
+            apply_chat_template=bench.client == "local-chat-completions",
+            gen_kwargs=_gen_kwargs(cfg, bench),
+            task_manager=task_manager,
+            log_samples=True,
+            bootstrap_iters=0,  # stderr only; never changes a score, costs minutes of CPU
+        )
+    except (KeyboardInterrupt, HarnessError):
+        raise
+    except Exception as err:  # lm-eval raises many bare types; record it, keep the run going
+        result.error = f"{type(err).__name__}: {err}"
+        out = None
+    result.wall_s = time.perf_counter() - started
+    _fill_counts(result, transport)
+    if out is None:
+        return result
+    results, groups = out["results"], out.get("group_subtasks", {})
+    try:
+        result.score, result.subtasks = benchmark_score(
+            results, groups, bench.task, bench.metric, bench.aggregate
+        )
+    except HarnessError as err:
+        result.error = err.one_line()
+        return result
+    result.passed = result.score >= bench.threshold
+    names = list(result.subtasks) or [bench.task]
+    result.n = sum(int(out.get("n-samples", {}).get(n, {}).get("effective", 0)) for n in names)
+    result.other_metrics = other_metrics(results.get(bench.task, {}), bench.metric)
+    samples_path = cfg.folder / f"samples_{bench.name}.jsonl"
+    by_prompt = {a.tag: a for a in transport.answers}
+    extracted = write_samples(samples_path, out.get("samples", {}), bench.metric, by_prompt)
+    result.samples_file = samples_path.name
+    if bench.thinking:
+        stats = thinking_stats(
+            [
+                (a.content, a.reasoning, a.finish_reason, a.completion_tokens)
+                for a in transport.answers
+            ],
+            think_close=cfg.profile.server.think_close,
+            count_tokens=_count_tokens(cfg),
+            extracted=extracted,
+        )
+        result.thinking_stats = ThinkingSummary(**stats.__dict__)
+    return result
+
+
+def _fill_counts(result: BenchmarkResult, transport: Transport) -> None:
+    answers = transport.answers
+    result.requests = len(answers)
+    result.cached = sum(a.cached for a in answers)
+    result.errors = sum(not a.ok for a in answers)
+    result.retries = sum(max(0, a.attempts - 1) for a in answers)
+    result.empty_answers = sum(a.content == "" for a in answers)
+    result.error_kinds = dict(Counter(k for a in answers for k in a.error_kinds))
+    peak, mean = achieved_concurrency([(i.start_ns, i.end_ns) for i in transport.intervals])
+    result.concurrency_max, result.concurrency_mean = peak, round(mean, 2)
+    sent = sorted({a.max_tokens for a in answers if a.max_tokens is not None})
+    result.max_tokens_sent = sent[-1] if sent else None
+
+
+def run_quality(
+    cfg: QualityConfig, report: QualityReport, progress_for: ProgressFactory
+) -> QualityReport:
+    """Run every benchmark in order; ``report`` is filled (and saved) as each one ends."""
+    preflight(cfg)
+    _offline_env(cfg)
+    fingerprint = asyncio.run(_fingerprint(cfg.url, cfg.profile.server.ready_path))
+    report.server_fingerprint = fingerprint
+    report.provenance.server_models = [m for m in fingerprint.split("|", 1)[1].split(",") if m]
+    report.provenance.tokenizer = cfg.profile.server.tokenizer
+    from lm_eval.tasks import TaskManager
+
+    tasks_dir = render_tasks(cfg.data_dir, cfg.folder / "lm_eval_tasks")
+    task_manager = TaskManager(include_path=str(tasks_dir), include_defaults=False)
+    cache = ResponseCache(cfg.folder / "cache" / "answers.sqlite")
+    if not cfg.resume:
+        cache.clear()
+    started = time.perf_counter()
+    spec = cfg.spec
+    try:
+        for bench in cfg.benchmarks():
+            stream = cfg.stream and bench.thinking and bench.client == "grader"
+            transport = Transport(
+                TransportOptions(
+                    url=cfg.endpoint_url,
+                    fingerprint=fingerprint,
+                    attempts=spec.attempts,
+                    retry_sleeps_s=tuple(spec.retry_sleeps_s),
+                    timeout_s=None if stream else spec.request_timeout_s,
+                    idle_timeout_s=cfg.idle_timeout_s if stream else None,
+                    concurrency=spec.num_concurrent,
+                ),
+                cache=cache,
+                progress=progress_for(bench),
+            )
+            report.benchmarks.append(run_benchmark(cfg, bench, task_manager, transport))
+            report.wall_s = time.perf_counter() - started
+            report.save(cfg.folder)
+    finally:
+        cache.close()
+    report.passed = report.verdict()
+    report.complete = all(b.error is None for b in report.benchmarks)
+    report.wall_s = time.perf_counter() - started
+    report.save(cfg.folder)
+    return report

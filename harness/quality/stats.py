@@ -1,0 +1,138 @@
+"""Pure scoring and statistics over plain data (tested with literal numbers)."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from harness.errors import ProtocolError
+
+
+def effective_limit(limit: float | None, num_docs: int | None) -> float | int | None:
+    """The grader's QUALITY_LIMIT: a fraction below 1.0, else every document.
+
+    A benchmark with a fixed document count (``num_docs``, e.g. Paris GSM8K 200)
+    passes that count as lm-eval's integer limit. lm-eval reads ``1.0`` as ONE
+    document, so 1.0 and above must become ``None``.
+    """
+    if num_docs is not None:
+        return int(num_docs)
+    if limit is None or limit >= 1.0:
+        return None
+    return float(limit)
+
+
+def achieved_concurrency(intervals: Sequence[tuple[int, int]]) -> tuple[int, float]:
+    """(max requests in flight, time-weighted mean in flight) over [first send, last end]."""
+    if not intervals:
+        return 0, 0.0
+    events: list[tuple[int, int]] = []
+    for start, end in intervals:
+        events.append((start, 1))
+        events.append((max(end, start), -1))
+    events.sort(key=lambda e: (e[0], e[1]))  # ends before starts at the same instant
+    peak = level = 0
+    for _, delta in events:
+        level += delta
+        peak = max(peak, level)
+    span = max(e for _, e in intervals) - min(s for s, _ in intervals)
+    busy = sum(max(0, e - s) for s, e in intervals)
+    return peak, (busy / span if span > 0 else float(peak))
+
+
+def metric_value(task_results: Mapping[str, Any], metric: str) -> float | None:
+    value = task_results.get(metric)
+    if isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value):
+        return float(value)
+    return None
+
+
+def benchmark_score(
+    results: Mapping[str, Mapping[str, Any]],
+    group_subtasks: Mapping[str, Sequence[str]],
+    task: str,
+    metric: str,
+    aggregate: str,
+) -> tuple[float, dict[str, float]]:
+    """(score, per-subtask scores). ``mean_of_subtasks`` is the unweighted mean of the
+    subtasks' metric (the grader's MMLU-Pro score), never lm-eval's group aggregate."""
+    if aggregate == "mean_of_subtasks":
+        names = list(group_subtasks.get(task, []))
+        if not names:
+            raise ProtocolError(f"lm-eval returned no subtasks for group {task!r}")
+        per: dict[str, float] = {}
+        for name in names:
+            value = metric_value(results.get(name, {}), metric)
+            if value is None:
+                raise ProtocolError(f"lm-eval result for {name!r} has no metric {metric!r}")
+            per[name] = value
+        return sum(per.values()) / len(per), per
+    value = metric_value(results.get(task, {}), metric)
+    if value is None:
+        have = ", ".join(k for k in results.get(task, {}) if "," in k)
+        raise ProtocolError(f"lm-eval result for {task!r} has no metric {metric!r} (has: {have})")
+    return value, {}
+
+
+def other_metrics(task_results: Mapping[str, Any], skip: str) -> dict[str, float]:
+    """Every other scalar metric lm-eval reported for the task (stderr excluded)."""
+    out: dict[str, float] = {}
+    for key in task_results:
+        if key == skip or "," not in key or "_stderr" in key:
+            continue
+        v = metric_value(task_results, key)
+        if v is not None:
+            out[key] = v
+    return out
+
+
+@dataclass(frozen=True)
+class ThinkingStats:
+    answers: int
+    lost_to_budget: int  # cut by max_tokens with the think block still open: no answer
+    think_tokens_mean: float | None  # tokens spent thinking (server usage when cut, else counted)
+    extracted: int  # answers the benchmark's filter could extract a choice from
+
+
+def split_think(text: str, think_close: str) -> tuple[str, str] | None:
+    """(thinking, answer) when the text closes a think block, else None."""
+    if think_close not in text:
+        return None
+    head, tail = text.split(think_close, 1)
+    return head, tail
+
+
+def thinking_stats(
+    answers: Iterable[tuple[str, str, str | None, int | None]],
+    *,
+    think_close: str,
+    count_tokens: Any = None,
+    extracted: int = 0,
+) -> ThinkingStats:
+    """``answers``: (content, reasoning, finish_reason, completion_tokens) per request.
+
+    An answer is lost to the budget when the server stopped at ``max_tokens``
+    (``finish_reason == "length"``) before any ``think_close``. Think tokens: the
+    reasoning field when the server splits it out, else the text before the close
+    tag (counted with ``count_tokens``), else all completion tokens of a lost answer.
+    """
+    n = lost = 0
+    tokens: list[float] = []
+    for content, reasoning, finish, completion in answers:
+        n += 1
+        parts = split_think(content, think_close)
+        if parts is None and finish == "length" and not (reasoning and content):
+            lost += 1
+        think_text = reasoning or (parts[0] if parts else "")
+        if think_text and count_tokens is not None:
+            tokens.append(float(count_tokens(think_text)))
+        elif finish == "length" and parts is None and completion is not None:
+            tokens.append(float(completion))
+    return ThinkingStats(
+        answers=n,
+        lost_to_budget=lost,
+        think_tokens_mean=(sum(tokens) / len(tokens)) if tokens else None,
+        extracted=extracted,
+    )

@@ -1,0 +1,121 @@
+"""SimConfig: every knob of the simulator, typed. CLI flags carry the same names.
+
+Timing knobs are exact targets: chunk k of a stream is written at the absolute
+deadline ``arrival + ttft + prefill * uncached_prompt_tokens + i * itl`` where i
+is the index of the last token the chunk carries (see docs/simulate.md).
+Fault knobs draw from one RNG seeded by ``seed``, per request in arrival order.
+"""
+
+from __future__ import annotations
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+from harness.errors import ConfigError
+
+DEFAULT_MODELS = ("Qwen/Qwen3.5-4B", "sim")
+DEFAULT_TOKENIZER = "qwen:Qwen/Qwen3.5-4B"
+
+# The routes a client may find; --disable-route takes one of these.
+ROUTES = (
+    "/ping",
+    "/health",
+    "/v1/models",
+    "/invocations",
+    "/v1/completions",
+    "/v1/chat/completions",
+    "/tokenize",
+    "/detokenize",
+)
+
+
+class SimConfig(BaseModel):
+    """All simulator knobs. Rates are probabilities in [0, 1]."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    # timing
+    ttft_ms: float = Field(0.0, ge=0)
+    itl_ms: float = Field(0.0, ge=0)
+    prefill_ms_per_token: float = Field(0.0, ge=0)
+    prefix_cache: bool = False
+    busy_wait_us: float = Field(1000.0, ge=0)
+    # output length
+    output_tokens: int | None = Field(None, ge=0)
+    stop_early_at: int | None = Field(None, ge=0)
+    default_max_tokens: int = Field(16, ge=1)
+    tokens_per_chunk: int = Field(1, ge=1)
+    max_model_len: int = Field(32768, ge=1)
+    think_tokens: int = Field(24, ge=1)
+    # identity
+    models: tuple[str, ...] = DEFAULT_MODELS
+    seed: int = 0
+    tokenizer: str = DEFAULT_TOKENIZER
+    # faults
+    error_rate: float = Field(0.0, ge=0, le=1)
+    error_status: int = Field(500, ge=400, le=599)
+    hang_rate: float = Field(0.0, ge=0, le=1)
+    drop_rate: float = Field(0.0, ge=0, le=1)
+    malformed_json_rate: float = Field(0.0, ge=0, le=1)
+    malformed_sse_rate: float = Field(0.0, ge=0, le=1)
+    usage_skew: int = 0
+    think_leak: bool = False
+    disable_route: tuple[str, ...] = ()
+    nondeterministic: bool = False
+    route_divergence: bool = False
+    ignore_max_tokens: bool = False
+    fail_under_concurrency: int | None = Field(None, ge=1)
+    bad_input_5xx: bool = False
+    # log
+    log_file: str | None = None
+    log_bodies: bool = True
+    log_limit: int = Field(100_000, ge=1)
+
+    @field_validator("models")
+    @classmethod
+    def _some_model(cls, v: tuple[str, ...]) -> tuple[str, ...]:
+        if not v:
+            raise ValueError("at least one model name is needed")
+        return v
+
+    @field_validator("disable_route")
+    @classmethod
+    def _known_routes(cls, v: tuple[str, ...]) -> tuple[str, ...]:
+        for route in v:
+            if route not in ROUTES:
+                raise ValueError(f"unknown route {route!r}; valid: {', '.join(ROUTES)}")
+        return v
+
+    def to_argv(self) -> list[str]:
+        """The `harness simulate` flags that reproduce this config (for SimProcess)."""
+        argv: list[str] = []
+        defaults = SimConfig()
+        for name, value in self:
+            if value == getattr(defaults, name):
+                continue
+            flag = "--" + name.replace("_", "-")
+            if name == "models":
+                for m in value:
+                    argv += ["--model", m]
+            elif name == "disable_route":
+                for r in value:
+                    argv += ["--disable-route", r]
+            elif isinstance(value, bool):
+                argv.append(flag if value else "--no-" + flag[2:])
+            elif value is not None:
+                argv += [flag, str(value)]
+        return argv
+
+
+def make_config(**knobs: object) -> SimConfig:
+    """Build a SimConfig, turning pydantic's error into a one-line ConfigError."""
+    from pydantic import ValidationError
+
+    try:
+        return SimConfig.model_validate(knobs)
+    except ValidationError as err:
+        first = err.errors()[0]
+        where = ".".join(str(p) for p in first["loc"]) or "config"
+        raise ConfigError(
+            f"bad simulator knob {where}: {first['msg']}",
+            hint=f"valid knobs: {', '.join(SimConfig.model_fields)}",
+        ) from None

@@ -1,0 +1,140 @@
+"""Writing an answer on schedule: whole JSON bodies, SSE streams, and the write-time faults.
+
+Each timed write is stamped right before the write call ("intended") and right
+after it returned ("written"); see harness/simulate/log.py.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Callable
+
+from aiohttp import web
+
+from harness.simulate.engine import Plan
+from harness.simulate.faults import Fault
+from harness.simulate.log import LogEntry
+from harness.simulate.shapes import DONE, ChunkTemplate, dumps, full_response, usage
+from harness.simulate.timing import sleep_until
+
+_now = time.perf_counter_ns
+Spin = Callable[[], int]  # the busy-wait budget (ns) for the next sleep, decided at that moment
+
+
+def drop(request: web.Request, entry: LogEntry) -> web.StreamResponse:
+    """Close the connection under the client's feet and end the handler without an answer."""
+    entry.status = 0
+    if request.transport is not None:
+        request.transport.close()
+    # aiohttp treats a cancelled handler as a gone client: it sends nothing more.
+    raise asyncio.CancelledError()
+
+
+def json_response(data: bytes, status: int, entry: LogEntry | None) -> web.Response:
+    if entry is not None:
+        entry.status = status
+    return web.Response(body=data, status=status, content_type="application/json")
+
+
+async def emit_whole(
+    request: web.Request,
+    entry: LogEntry,
+    plan: Plan,
+    kind: str,
+    rid: str,
+    model: str,
+    spin: Spin,
+) -> web.StreamResponse:
+    """The JSON body, written when the last token is due."""
+    u = usage(plan.prompt_tokens, plan.reported_completion_tokens)
+    data = dumps(full_response(kind, rid, model, entry.output_text or "", plan.finish_reason, u))
+    if entry.fault is Fault.MALFORMED_JSON:
+        data = data[: len(data) // 2]
+    deadline = plan.deadline(max(len(plan.pieces) - 1, 0))
+    await sleep_until(deadline, spin())
+    if entry.fault is Fault.DROP:
+        return drop(request, entry)
+    resp = web.StreamResponse(status=200, headers={"Content-Type": "application/json"})
+    resp.content_length = len(data)
+    entry.status = 200
+    intended = _now()
+    await resp.prepare(request)
+    await resp.write(data)
+    entry.record_write(len(plan.pieces), deadline, intended, _now())
+    await resp.write_eof()
+    return resp
+
+
+async def emit_stream(
+    request: web.Request,
+    entry: LogEntry,
+    plan: Plan,
+    tmpl: ChunkTemplate,
+    spin: Spin,
+    *,
+    per: int,
+    usage_chunk: bool,
+) -> web.StreamResponse:
+    """SSE events of ``per`` tokens, each written when its last token is due; then usage, [DONE].
+
+    Events already overdue when one is written (the process was starved of CPU)
+    go out in the same write call: one system call catches up instead of many,
+    and the log gives them the same write time, which is when they left.
+    Faults strike at the middle event: DROP closes the connection before it,
+    MALFORMED_JSON cuts its JSON in half, MALFORMED_SSE strips its framing (and
+    the stream then ends without [DONE]).
+    """
+    resp = web.StreamResponse(
+        status=200, headers={"Content-Type": "text/event-stream", "Cache-Control": "no-cache"}
+    )
+    entry.status = 200
+    await resp.prepare(request)
+    chunks = _chunks(plan, tmpl, per, entry.fault)
+    drop_at = len(chunks) // 2 if entry.fault is Fault.DROP else -1
+    i = 0
+    while i < len(chunks):
+        await sleep_until(chunks[i][0], spin())
+        if i == drop_at:
+            return drop(request, entry)
+        intended = _now()
+        j = i + 1
+        while j < len(chunks) and j != drop_at and chunks[j][0] <= intended:
+            j += 1
+        await resp.write(chunks[i][1] if j == i + 1 else b"".join(c[1] for c in chunks[i:j]))
+        written = _now()
+        for deadline, _, tokens in chunks[i:j]:
+            entry.record_write(tokens, deadline, intended, written)
+        i = j
+    if entry.fault is not Fault.MALFORMED_SSE:
+        tail = DONE
+        if usage_chunk:
+            tail = (
+                tmpl.usage_chunk(usage(plan.prompt_tokens, plan.reported_completion_tokens)) + DONE
+            )
+        await resp.write(tail)
+    await resp.write_eof()
+    return resp
+
+
+def _chunks(
+    plan: Plan, tmpl: ChunkTemplate, per: int, fault: str | None
+) -> list[tuple[int, bytes, int]]:
+    """(deadline, event bytes, tokens) of every event, with the middle one broken by a fault."""
+    pieces = plan.pieces
+    starts = list(range(0, len(pieces), per)) or [0]
+    out = []
+    for k, start in enumerate(starts):
+        group = pieces[start : start + per]
+        finish = plan.finish_reason if k == len(starts) - 1 else None
+        data = tmpl.chunk("".join(p.escaped for p in group), finish)
+        if k == 0 and tmpl.kind == "chat":
+            data = tmpl.role_chunk() + data
+        out.append((plan.deadline(max(start + len(group) - 1, 0)), data, len(group)))
+    mid = len(out) // 2
+    deadline, data, n = out[mid]
+    if fault is Fault.MALFORMED_JSON:
+        out[mid] = (deadline, data[: len(data) // 2] + b"\n\n", n)
+    elif fault is Fault.MALFORMED_SSE:
+        out[mid] = (deadline, data.removeprefix(b"data: ")[:-1], n)
+    return out

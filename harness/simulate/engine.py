@@ -1,0 +1,129 @@
+"""The pretend model: prompt accounting, prefix cache, output length and text.
+
+Pure decisions, no I/O: given a parsed request, :meth:`Engine.plan` says how
+many tokens come out, which, why it stopped, and when each is due.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from harness.simulate.config import SimConfig
+from harness.simulate.requests import BadRequest, ParsedRequest
+from harness.simulate.textgen import Piece, Vocabulary
+from harness.tokenizer import Tokenizer
+
+_BLOCK = 16  # vLLM's default KV block size: prefix caching works in whole blocks
+_CACHE_LIMIT = 1_000_000
+
+
+class PrefixCache:
+    """Hashes of prompt prefixes in whole blocks; a hit costs no prefill time."""
+
+    def __init__(self) -> None:
+        self._seen: set[int] = set()
+
+    def lookup_and_add(self, ids: list[int]) -> int:
+        """Tokens of ``ids`` already cached (whole blocks, never the last token); then cache all."""
+        if len(self._seen) > _CACHE_LIMIT:
+            self._seen.clear()
+        cached, h, hitting = 0, 0, True
+        for start in range(0, len(ids) - len(ids) % _BLOCK, _BLOCK):
+            h = hash((h, tuple(ids[start : start + _BLOCK])))
+            if hitting and h in self._seen:
+                cached += _BLOCK
+            else:
+                hitting = False
+                self._seen.add(h)
+        return min(cached, max(len(ids) - 1, 0))
+
+    def clear(self) -> None:
+        self._seen.clear()
+
+
+@dataclass
+class Plan:
+    pieces: list[Piece]
+    finish_reason: str
+    prompt_tokens: int
+    cached_tokens: int
+    reported_completion_tokens: int
+    first_token_ns: int  # absolute deadline of token 0
+    itl_ns: int
+
+    def deadline(self, i: int) -> int:
+        return self.first_token_ns + i * self.itl_ns
+
+
+class Engine:
+    def __init__(self, cfg: SimConfig, tokenizer: Tokenizer) -> None:
+        self.cfg = cfg
+        self.tokenizer = tokenizer
+        self.vocab = Vocabulary(tokenizer)
+        self.cache = PrefixCache()
+        self._calls = 0
+
+    def prompt_ids(self, req: ParsedRequest) -> list[int]:
+        return (
+            req.prompt_ids if req.prompt_ids is not None else self.tokenizer.encode(req.prompt_text)
+        )
+
+    def check_length(self, prompt_tokens: int, req: ParsedRequest) -> int:
+        """The max_tokens in force; a 400 like vLLM's when the context is too long."""
+        limit = self.cfg.max_model_len
+        max_tokens = req.max_tokens
+        if max_tokens is None:
+            max_tokens = max(1, min(self.cfg.default_max_tokens, limit - prompt_tokens))
+        if prompt_tokens + max_tokens > limit:
+            raise BadRequest(
+                f"This model's maximum context length is {limit} tokens. However, you requested "
+                f"{prompt_tokens + max_tokens} tokens ({prompt_tokens} in the messages, "
+                f"{max_tokens} in the completion). Please reduce the length of the messages or completion.",
+                "max_tokens",
+            )
+        return max_tokens
+
+    def length(self, req: ParsedRequest, max_tokens: int) -> tuple[int, str]:
+        """How many tokens come out and the finish reason.
+
+        ``output_tokens`` is where the model would emit EOS (honoured unless the client
+        sends ``ignore_eos``; ``min_tokens`` raises it); ``stop_early_at`` is a server that
+        stops there whatever the client asked; ``ignore_max_tokens`` overshoots by 25 %.
+        """
+        cfg = self.cfg
+        n, finish = max_tokens, "length"
+        if cfg.output_tokens is not None and not req.ignore_eos:
+            natural = max(cfg.output_tokens, req.min_tokens)
+            if natural < max_tokens:
+                n, finish = natural, "stop"
+        if cfg.stop_early_at is not None and cfg.stop_early_at < n:
+            n, finish = cfg.stop_early_at, "stop"
+        if cfg.ignore_max_tokens:
+            n, finish = max_tokens + max(1, max_tokens // 4), "length"
+        return n, finish
+
+    def plan(self, req: ParsedRequest, ids: list[int], route: str, arrival_ns: int) -> Plan:
+        cfg = self.cfg
+        self._calls += 1
+        max_tokens = self.check_length(len(ids), req)
+        n, finish = self.length(req, max_tokens)
+        cached = self.cache.lookup_and_add(ids) if cfg.prefix_cache else 0
+        salt = f"seed={cfg.seed}"
+        if not req.greedy or cfg.nondeterministic:
+            salt += f"/call={self._calls}"
+        if cfg.route_divergence and route == "/invocations":
+            salt += "/invocations"
+        key = req.prompt_text if req.prompt_ids is None else ",".join(map(str, ids))
+        think = cfg.think_tokens if (req.thinking or cfg.think_leak) else 0
+        pieces = self.vocab.generate(key, n, think=think, salt=salt)
+        prefill_ns = int(cfg.prefill_ms_per_token * 1e6 * (len(ids) - cached))
+        reported = max(0, n + cfg.usage_skew)
+        return Plan(
+            pieces=pieces,
+            finish_reason=finish,
+            prompt_tokens=len(ids),
+            cached_tokens=cached,
+            reported_completion_tokens=reported,
+            first_token_ns=arrival_ns + int(cfg.ttft_ms * 1e6) + prefill_ns,
+            itl_ns=int(cfg.itl_ms * 1e6),
+        )

@@ -1,0 +1,1 @@
+"""``harness throughput``: the GPU MODE Paris concurrency sweep and its weighted score."""

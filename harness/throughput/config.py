@@ -1,0 +1,151 @@
+"""The one typed configuration a throughput sweep is driven by (profile + CLI flags → this)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from harness.errors import ConfigError
+from harness.profiles import Profile, ThroughputSpec
+
+Mode = Literal["official", "strict"]
+
+
+@dataclass(frozen=True)
+class ThroughputConfig:
+    url: str
+    spec: ThroughputSpec  # the profile's section, to tell official settings from ours
+    mode: Mode = "official"
+    levels: tuple[int, ...] = (1, 2, 4, 8, 16, 32, 64)
+    weights: dict[int, float] = field(default_factory=dict)
+    requests_per_level: int = 64
+    warmup: int = 2
+    prompt_tokens: int = 1024
+    max_tokens: int = 1024
+    temperature: float = 0.0
+    top_p: float = 1.0
+    spot_checks: int = 2
+    force_length: bool = False  # ignore_eos + min_tokens: outputs really max_tokens long
+    seed: int = 0
+    model: str | None = None  # None: the profile's model if served, else the first served
+    profile_model: str = ""
+    tokenizer: str = "qwen:Qwen/Qwen3.5-35B-A3B"
+    timeout_s: float = 1800.0
+    connect_timeout_s: float = 10.0
+    think_open: str = "<think>"
+    think_close: str = "</think>"
+    usage_tolerance: int = 4
+    extra_body: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def endpoint(self) -> str:
+        return self.spec.endpoint
+
+    @property
+    def endpoint_url(self) -> str:
+        return self.url.rstrip("/") + self.spec.endpoint
+
+    @property
+    def reuse_prompts(self) -> bool:
+        """Official: the grader's one prompt list at every level; strict: fresh per level."""
+        return self.mode == "official" and self.spec.reuse_prompts_across_levels
+
+    def non_official(self) -> dict[str, Any]:
+        """Every setting that differs from the grader's (recorded in throughput.json)."""
+        s = self.spec
+        out: dict[str, Any] = {}
+        if list(self.levels) != list(s.levels):
+            out["levels"] = list(self.levels)
+        for name, ours, theirs in (
+            ("requests_per_level", self.requests_per_level, s.requests_per_level),
+            ("warmup_per_level", self.warmup, s.warmup_per_level),
+            ("prompt_tokens", self.prompt_tokens, s.prompt_tokens),
+            ("max_tokens", self.max_tokens, s.max_tokens),
+            ("spot_checks_per_level", self.spot_checks, s.spot_checks_per_level),
+        ):
+            if ours != theirs:
+                out[name] = ours
+        if self.force_length:
+            out["force_length"] = True
+        if self.mode == "strict":
+            out["mode"] = "strict"
+            out["reuse_prompts_across_levels"] = False
+        if self.extra_body:
+            out["extra_body"] = dict(self.extra_body)
+        return out
+
+    def settings(self) -> dict[str, Any]:
+        return {
+            "levels": list(self.levels),
+            "weights": [self.weights[lv] for lv in self.levels],
+            "requests_per_level": self.requests_per_level,
+            "warmup_per_level": self.warmup,
+            "prompt_tokens": self.prompt_tokens,
+            "max_tokens": self.max_tokens,
+            "temperature": self.temperature,
+            "top_p": self.top_p,
+            "spot_checks_per_level": self.spot_checks,
+            "reuse_prompts_across_levels": self.reuse_prompts,
+            "force_length": self.force_length,
+            "seed": self.seed,
+            "timeout_s": self.timeout_s,
+        }
+
+
+def profile_weights(spec: ThroughputSpec) -> dict[int, float]:
+    if len(spec.levels) != len(spec.weights):
+        raise ConfigError(
+            f"[throughput] has {len(spec.levels)} levels but {len(spec.weights)} weights",
+            hint="give one weight per concurrency level",
+        )
+    return dict(zip(spec.levels, spec.weights, strict=True))
+
+
+def parse_levels(text: str | None, spec: ThroughputSpec) -> tuple[int, ...]:
+    """``"1,2,4"`` → (1, 2, 4); every level must be one the profile weighs."""
+    if not text:
+        return tuple(spec.levels)
+    out: list[int] = []
+    for part in text.split(","):
+        part = part.strip()
+        if not part:
+            continue
+        try:
+            level = int(part)
+        except ValueError:
+            raise ConfigError(f"--levels: {part!r} is not a whole number") from None
+        if level not in spec.levels:
+            raise ConfigError(
+                f"--levels: {level} is not a level of this profile",
+                hint=f"levels with a weight: {', '.join(map(str, spec.levels))}",
+            )
+        if level not in out:
+            out.append(level)
+    if not out:
+        raise ConfigError("--levels is empty", hint="e.g. --levels 1,2,4")
+    return tuple(out)
+
+
+def from_profile(profile: Profile, url: str, **overrides: Any) -> ThroughputConfig:
+    """A config with the profile's settings, then ``overrides`` (None values are ignored)."""
+    spec = profile.require_throughput()
+    base: dict[str, Any] = {
+        "url": url.rstrip("/"),
+        "spec": spec,
+        "levels": tuple(spec.levels),
+        "weights": profile_weights(spec),
+        "requests_per_level": spec.requests_per_level,
+        "warmup": spec.warmup_per_level,
+        "prompt_tokens": spec.prompt_tokens,
+        "max_tokens": spec.max_tokens,
+        "temperature": spec.temperature,
+        "top_p": spec.top_p,
+        "spot_checks": spec.spot_checks_per_level,
+        "profile_model": profile.server.model,
+        "tokenizer": profile.server.tokenizer,
+        "think_open": profile.server.think_open,
+        "think_close": profile.server.think_close,
+        "usage_tolerance": profile.check.usage_tolerance_tokens,
+    }
+    base.update({k: v for k, v in overrides.items() if v is not None})
+    return ThroughputConfig(**base)

@@ -1,0 +1,119 @@
+"""``throughput.json``: typed, versioned; one row per request and one result per level."""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar, Literal
+
+from pydantic import BaseModel, Field
+
+from harness.runs import Report
+
+Kind = Literal["random", "spot"]
+Phase = Literal["warmup", "timed"]
+
+
+class Dist(BaseModel):
+    """Summary of one quantity over a level's timed requests."""
+
+    n: int = 0
+    mean: float | None = None
+    p50: float | None = None
+    p90: float | None = None
+    p99: float | None = None
+    min: float | None = None
+    max: float | None = None
+
+
+class RequestRow(BaseModel):
+    level: int
+    phase: Phase
+    index: int  # position in the level's send order
+    kind: Kind
+    ok: bool
+    status: int | None = None
+    error: str | None = None
+    error_kind: str | None = None
+    prompt_tokens: int | None = None  # client tokenizer, the prompt text alone
+    server_prompt_tokens: int | None = None  # usage.prompt_tokens (includes the chat template)
+    output_tokens: int | None = None  # client re-tokenisation of the answer (verified)
+    server_output_tokens: int | None = None  # usage.completion_tokens
+    finish_reason: str | None = None
+    e2e_ms: float | None = None
+    dispatch_lag_ms: float | None = None
+    start_ms: float | None = None  # send time, ms after the level's timed start
+    end_ms: float | None = None
+    think_tag: bool = False  # "<think>" or "</think>" in the answer
+    spot_question: str | None = None
+    spot_expected: int | None = None
+    spot_passed: bool | None = None
+    answer_excerpt: str | None = None  # spot checks only
+
+
+class SpotResult(BaseModel):
+    level: int
+    index: int
+    question: str
+    expected: int
+    passed: bool
+    answer_excerpt: str = ""
+
+
+class LevelResult(BaseModel):
+    concurrency: int
+    weight: float
+    n_requests: int  # timed, spot checks included
+    n_ok: int
+    n_failed: int
+    wall_s: float | None  # first timed send → last timed response
+    prompt_tokens: int  # verified, ok requests
+    output_tokens: int  # verified, ok requests
+    server_output_tokens: int | None  # sum of usage.completion_tokens (None if any missing)
+    tok_s: float | None  # verified (prompt + output) tokens / wall_s
+    output_tok_s: float | None
+    weighted: float | None  # weight × tok_s
+    usage_mismatches: int  # |verified - usage| above the tolerance
+    usage_missing: int
+    think_tags: int
+    finish_reasons: dict[str, int] = Field(default_factory=dict)
+    spot_checks: list[SpotResult] = Field(default_factory=list)
+    e2e_ms: Dist = Field(default_factory=Dist)
+    output_tokens_per_request: Dist = Field(default_factory=Dist)
+    dispatch_lag_ms: Dist = Field(default_factory=Dist)  # every timed request
+    # after the first wave: each request due when its worker's previous one ended
+    dispatch_lag_steady_ms: Dist = Field(default_factory=Dist)
+    first_wave_ms: float | None = None  # the first `concurrency` requests all sent, after t0
+    concurrency_max: int = 0
+    concurrency_mean: float = 0.0  # time-weighted requests in flight over the level
+    # the client's own CPU time during the timed phase, and its share of the wall time:
+    # near 1.0 the client, not the server, limits the level (docs/throughput.md)
+    client_cpu_s: float | None = None
+    client_busy: float | None = None
+
+    @property
+    def spot_passed(self) -> bool:
+        return all(s.passed for s in self.spot_checks)
+
+
+class ThroughputReport(Report):
+    SCHEMA_VERSION: ClassVar[int] = 1
+    FILENAME: ClassVar[str] = "throughput.json"
+
+    kind: str = "throughput"
+    url: str
+    endpoint: str
+    model: str
+    mode: Literal["official", "strict"]
+    official: bool  # every setting is the grader's (levels, counts, lengths, no forcing)
+    non_official: dict[str, Any] = Field(default_factory=dict)
+    settings: dict[str, Any] = Field(default_factory=dict)
+    tokenizer: str = ""
+    usage_tolerance_tokens: int = 0
+    levels: list[LevelResult] = Field(default_factory=list)
+    score: float | None = None  # weighted sum of tok/s over the measured levels
+    score_complete: bool = False  # every profile level measured: comparable to the leaderboard
+    spot_checks_passed: bool = True
+    passed: bool | None = None  # strict mode: spot checks and no failed request
+    flags: list[str] = Field(default_factory=list)
+    chart: str | None = None  # PNG file in the run folder
+    wall_s: float | None = None
+    requests: list[RequestRow] = Field(default_factory=list)

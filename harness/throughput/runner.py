@@ -1,0 +1,251 @@
+"""Running the sweep: for each level, warm-up then a closed loop of timed requests.
+
+Every level keeps ``concurrency`` requests in flight until its list is sent;
+each worker's next request is due when its previous one ends (the first wave at
+the level's start), so dispatch lag = actual send - due time shows whether the
+client kept up. Bodies are serialised before a level starts, and answers are
+re-tokenised only after its last response, so no CPU work competes with sending.
+The runner appends rows to a :class:`ThroughputState`; a Ctrl-C keeps them.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import aiohttp
+
+from harness.client.http import HttpOptions, encode_body, make_session, send_request
+from harness.client.readiness import server_models
+from harness.client.records import RequestRecord
+from harness.throughput.config import ThroughputConfig
+from harness.throughput.prompts import prompt_list
+from harness.throughput.report import Kind, Phase, RequestRow
+from harness.throughput.spotcheck import SpotCheck, make_spot_checks, spot_positions, verify
+from harness.tokenizer import Tokenizer
+
+EXCERPT = 200
+OnStart = Callable[[int, Phase, int], None]  # (level, phase, requests)
+OnDone = Callable[[int, Phase, RequestRecord], None]
+
+
+@dataclass(frozen=True)
+class Item:
+    """One request of a level: a random prompt (with its known length) or a spot check."""
+
+    kind: Kind
+    prompt: str
+    prompt_tokens: int
+    spot: SpotCheck | None = None
+
+
+@dataclass
+class ThroughputState:
+    rows: list[RequestRow] = field(default_factory=list)
+    levels_done: list[int] = field(default_factory=list)
+    server_models: list[str] = field(default_factory=list)
+    model: str = ""
+    flags: list[str] = field(default_factory=list)
+    cpu_s: dict[int, float] = field(default_factory=dict)  # client CPU time of each timed phase
+
+
+def chat_body(cfg: ThroughputConfig, model: str, item: Item) -> dict[str, Any]:
+    """The grader's non-streaming chat body; ``--force-length`` adds vLLM's length knobs
+    to random prompts only (a forced spot-check answer would bury its number in filler)."""
+    body: dict[str, Any] = {
+        "model": model,
+        "messages": [{"role": "user", "content": item.prompt}],
+        "max_tokens": cfg.max_tokens,
+        "temperature": cfg.temperature,
+        "top_p": cfg.top_p,
+    }
+    if cfg.force_length and item.kind == "random":
+        body["ignore_eos"] = True
+        body["min_tokens"] = cfg.max_tokens
+    body.update(cfg.extra_body)
+    return body
+
+
+def level_items(
+    cfg: ThroughputConfig, tok: Tokenizer, level: int, shared: list[str] | None
+) -> tuple[list[Item], list[Item]]:
+    """(warm-up items, timed items) of a level. Official mode reuses ``shared``
+    (warm-up prompts first, then the timed ones) at every level; strict draws fresh ones."""
+    n_warm, n_timed = cfg.warmup, cfg.requests_per_level
+    prompts = shared
+    if prompts is None:
+        prompts = prompt_list(
+            tok, n_warm + n_timed, cfg.prompt_tokens, seed=cfg.seed, stream=f"level-{level}"
+        )
+    stream = "shared" if cfg.reuse_prompts else f"level-{level}"
+    warm = [Item("random", p, cfg.prompt_tokens) for p in prompts[:n_warm]]
+    timed: list[Item] = [Item("random", p, cfg.prompt_tokens) for p in prompts[n_warm:]]
+    spots = make_spot_checks(cfg.spot_checks, seed=cfg.seed, stream=stream)
+    for pos, spot in zip(spot_positions(n_timed, len(spots)), spots, strict=True):
+        timed.insert(pos, Item("spot", spot.question, tok.count(spot.question), spot))
+    return warm, timed
+
+
+async def closed_loop(
+    session: aiohttp.ClientSession,
+    url: str,
+    endpoint: str,
+    bodies: list[bytes],
+    concurrency: int,
+    on_done: Callable[[RequestRecord], None] | None = None,
+) -> tuple[int, list[RequestRecord | None]]:
+    """Send ``bodies`` in order with ``concurrency`` in flight. Returns (t0_ns, records)."""
+    n = len(bodies)
+    records: list[RequestRecord | None] = [None] * n
+    next_index = 0
+
+    async def worker(due_ns: int) -> None:
+        nonlocal next_index
+        while next_index < n:
+            i = next_index
+            next_index += 1
+            rec = await send_request(
+                session, url, bodies[i], endpoint=endpoint, stream=False, intended_ns=due_ns
+            )
+            due_ns = rec.end_ns or time.perf_counter_ns()
+            records[i] = rec
+            if on_done:
+                on_done(rec)
+
+    t0 = time.perf_counter_ns()
+    workers = [asyncio.create_task(worker(t0)) for _ in range(min(concurrency, n))]
+    try:
+        await asyncio.gather(*workers)
+    finally:
+        for w in workers:
+            w.cancel()
+    return t0, records
+
+
+def to_row(
+    cfg: ThroughputConfig,
+    tok: Tokenizer,
+    rec: RequestRecord,
+    item: Item,
+    *,
+    level: int,
+    phase: Phase,
+    index: int,
+    t0_ns: int,
+) -> RequestRow:
+    answer = rec.reasoning + rec.text
+    row = RequestRow(
+        level=level,
+        phase=phase,
+        index=index,
+        kind=item.kind,
+        ok=rec.ok,
+        status=rec.status,
+        error=rec.error.one_line() if rec.error else None,
+        error_kind=str(rec.error.kind) if rec.error else None,
+        prompt_tokens=item.prompt_tokens,
+        server_prompt_tokens=rec.usage_prompt_tokens,
+        output_tokens=tok.count(answer) if rec.ok else None,
+        server_output_tokens=rec.usage_completion_tokens,
+        finish_reason=rec.finish_reason,
+        e2e_ms=rec.e2e_ms if rec.ok else None,
+        dispatch_lag_ms=rec.dispatch_lag_ms,
+        start_ms=(rec.send_ns - t0_ns) / 1e6 if rec.send_ns else None,
+        end_ms=(rec.end_ns - t0_ns) / 1e6 if rec.end_ns else None,
+        think_tag=bool(rec.reasoning) or cfg.think_open in rec.text or cfg.think_close in rec.text,
+    )
+    if item.spot is not None:
+        row.spot_question = item.spot.question
+        row.spot_expected = item.spot.answer
+        row.spot_passed = rec.ok and verify(answer, item.spot.answer, cfg.think_close)
+        row.answer_excerpt = answer[:EXCERPT]
+    return row
+
+
+async def run_phase(
+    session: aiohttp.ClientSession,
+    cfg: ThroughputConfig,
+    tok: Tokenizer,
+    state: ThroughputState,
+    items: list[Item],
+    *,
+    level: int,
+    phase: Phase,
+    on_start: OnStart | None,
+    on_done: OnDone | None,
+) -> None:
+    if not items:
+        return
+    bodies = [encode_body(chat_body(cfg, state.model, it)) for it in items]
+    if on_start:
+        on_start(level, phase, len(items))
+
+    def done(rec: RequestRecord) -> None:
+        if on_done:
+            on_done(level, phase, rec)
+
+    cpu0 = time.process_time()
+    t0, records = await closed_loop(
+        session, cfg.endpoint_url, cfg.endpoint, bodies, level, on_done=done
+    )
+    if phase == "timed":
+        # this process's CPU while the level ran: the client's cost, to compare with wall time
+        state.cpu_s[level] = time.process_time() - cpu0
+    for i, (rec, item) in enumerate(zip(records, items, strict=True)):
+        if rec is not None:
+            state.rows.append(
+                to_row(cfg, tok, rec, item, level=level, phase=phase, index=i, t0_ns=t0)
+            )
+
+
+async def choose_model(cfg: ThroughputConfig, state: ThroughputState) -> str:
+    """``--model`` if given; else the profile's model when the server serves it (or does not
+    say what it serves); else the first served name, flagged (the grader sends its own)."""
+    async with aiohttp.ClientSession() as s:
+        state.server_models = await server_models(s, cfg.url)
+    if cfg.model:
+        return cfg.model
+    served = state.server_models
+    if not served or cfg.profile_model in served:
+        return cfg.profile_model
+    state.flags.append(
+        f"the server does not serve {cfg.profile_model!r}; sent {served[0]!r} "
+        f"(served: {', '.join(served)})"
+    )
+    return served[0]
+
+
+async def run_sweep(
+    cfg: ThroughputConfig,
+    tok: Tokenizer,
+    state: ThroughputState,
+    *,
+    on_start: OnStart | None = None,
+    on_done: OnDone | None = None,
+) -> None:
+    """Every level in order: warm-up (discarded), then the timed list."""
+    state.model = await choose_model(cfg, state)
+    shared: list[str] | None = None
+    if cfg.reuse_prompts:
+        n = cfg.warmup + cfg.requests_per_level
+        shared = prompt_list(tok, n, cfg.prompt_tokens, seed=cfg.seed, stream="shared")
+    opts = HttpOptions(timeout_s=cfg.timeout_s, connect_timeout_s=cfg.connect_timeout_s)
+    async with make_session(opts) as session:
+        for level in cfg.levels:
+            warm, timed = level_items(cfg, tok, level, shared)
+            for phase, items in (("warmup", warm), ("timed", timed)):
+                await run_phase(
+                    session,
+                    cfg,
+                    tok,
+                    state,
+                    items,
+                    level=level,
+                    phase=phase,  # type: ignore[arg-type]
+                    on_start=on_start,
+                    on_done=on_done,
+                )
+            state.levels_done.append(level)

@@ -1,0 +1,203 @@
+"""The sweep against the built-in simulator: request bodies, counts, verification, faults, CLI."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from harness.cli import main
+from harness.profiles import load_profile
+from harness.runs import Provenance
+from harness.throughput.analysis import build_report
+from harness.throughput.config import ThroughputConfig, from_profile
+from harness.throughput.report import ThroughputReport
+from harness.throughput.runner import ThroughputState, run_sweep
+from harness.throughput.scoring import score_from_levels
+from harness.tokenizer import load_tokenizer
+
+pytestmark = pytest.mark.timeout(120)
+
+TOK = load_tokenizer("qwen:Qwen/Qwen3.5-35B-A3B")
+PARIS = load_profile("gpumode-paris")
+
+
+def small(url: str, **kw: object) -> ThroughputConfig:
+    base: dict[str, object] = {
+        "levels": (1, 2, 4),
+        "requests_per_level": 6,
+        "prompt_tokens": 48,
+        "max_tokens": 24,
+        "seed": 3,
+    }
+    return from_profile(PARIS, url, **{**base, **kw})
+
+
+async def sweep(cfg: ThroughputConfig) -> tuple[ThroughputState, ThroughputReport]:
+    state = ThroughputState()
+    await run_sweep(cfg, TOK, state)
+    return state, build_report(cfg, state, Provenance(), complete=True)
+
+
+async def test_official_sweep_sends_the_graders_requests(simulator):
+    sim = await simulator(output_tokens=10)
+    state, rep = await sweep(small(sim.url))
+    chats = [e for e in sim.log if e.path == "/v1/chat/completions"]
+    assert len(chats) == 3 * (2 + 6 + 2)  # per level: warm-up, timed, spot checks
+    for e in chats:
+        assert set(e.body) == {"model", "messages", "max_tokens", "temperature", "top_p"}
+        assert e.body["max_tokens"] == 24 and e.body["temperature"] == 0.0
+        assert e.stream is False
+    # the grader's model is not served by the simulator: the first served name, flagged
+    assert state.model == "Qwen/Qwen3.5-4B"
+    assert any("does not serve 'Qwen/Qwen3.5-35B-A3B'" in f for f in rep.flags)
+    # one prompt list for every level, in the same order
+    per_level = [chats[k * 10 : (k + 1) * 10] for k in range(3)]
+    prompts = [[e.body["messages"][0]["content"] for e in lv] for lv in per_level]
+    assert prompts[0] == prompts[1] == prompts[2]
+    randoms = [p for p in prompts[0] if not p.startswith("What is")]
+    assert len(set(randoms)) == 8 and all(TOK.count(p) == 48 for p in randoms)
+    # verified counts: the simulator's output re-tokenises to exactly what it generated
+    for lv in rep.levels:
+        assert lv.n_requests == 8 and lv.n_ok == 8
+        assert lv.output_tokens == 8 * 10 and lv.usage_mismatches == 0
+        assert lv.prompt_tokens == 6 * 48 + sum(TOK.count(s.question) for s in lv.spot_checks)
+        assert lv.wall_s is not None and lv.wall_s > 0
+        assert lv.tok_s == pytest.approx((lv.prompt_tokens + lv.output_tokens) / lv.wall_s)
+        assert lv.concurrency_max == lv.concurrency
+        assert lv.finish_reasons == {"stop": 8}
+    assert rep.score == pytest.approx(score_from_levels(rep.levels))
+    assert rep.score == pytest.approx(sum(lv.weight * (lv.tok_s or 0) for lv in rep.levels))
+
+
+async def test_spot_checks_catch_garbage_output(simulator):
+    sim = await simulator(output_tokens=10)
+    _, rep = await sweep(small(sim.url, mode="strict", levels=(2,)))
+    spots = rep.levels[0].spot_checks
+    assert len(spots) == 2 and not any(s.passed for s in spots)
+    assert all(s.question.startswith("What is") for s in spots)
+    assert rep.passed is False and not rep.spot_checks_passed
+
+
+async def test_strict_prompts_are_fresh_per_level(simulator):
+    sim = await simulator(output_tokens=4)
+    await sweep(small(sim.url, mode="strict", levels=(1, 2), spot_checks=0))
+    chats = [e.body["messages"][0]["content"] for e in sim.log if e.path == "/v1/chat/completions"]
+    assert len(chats) == 16 and len(set(chats)) == 16
+
+
+async def test_force_length_makes_outputs_max_tokens_long(simulator):
+    sim = await simulator(output_tokens=5)
+    _, natural = await sweep(small(sim.url, levels=(2,), spot_checks=0))
+    _, forced = await sweep(small(sim.url, levels=(2,), spot_checks=0, force_length=True))
+    assert natural.levels[0].output_tokens_per_request.max == 5
+    assert forced.levels[0].output_tokens_per_request.min == 24
+    assert forced.non_official["force_length"] is True
+    bodies = [e.body for e in sim.log if e.path == "/v1/chat/completions"]
+    assert bodies[-1]["ignore_eos"] is True and bodies[-1]["min_tokens"] == 24
+
+
+async def test_usage_skew_think_leak_and_errors_are_flagged(simulator):
+    sim = await simulator(output_tokens=8, usage_skew=9, think_leak=True, error_rate=0.25, seed=1)
+    _, rep = await sweep(small(sim.url, levels=(4,), requests_per_level=12, spot_checks=0))
+    lv = rep.levels[0]
+    assert lv.n_failed > 0 and lv.n_ok + lv.n_failed == 12
+    assert lv.usage_mismatches == lv.n_ok  # every answer's usage is 9 tokens off
+    assert lv.think_tags == lv.n_ok
+    text = "\n".join(rep.flags)
+    assert "requests failed (http_status" in text
+    assert "differs from the re-tokenised count" in text and "contain thinking" in text
+
+
+def test_client_keeps_64_in_flight_against_a_separate_simulator(sim_process, tmp_path: Path):
+    """The client is not the bottleneck at c=64: 64 requests in flight, no steady dispatch lag."""
+    sp = sim_process(ttft_ms=50, itl_ms=2, output_tokens=100)
+    out = tmp_path / "run"
+    code = main(
+        [
+            "throughput",
+            "--profile",
+            "gpumode-paris",
+            "--url",
+            sp.url,
+            "--levels",
+            "64",
+            "--requests-per-level",
+            "128",
+            "--spot-checks",
+            "0",
+            "--seed",
+            "1",
+            "--ready-interval",
+            "0.2",
+            "--out",
+            str(out),
+            "--quiet",
+        ]
+    )
+    assert code == 0
+    rep = ThroughputReport.load(out)
+    lv = rep.levels[0]
+    assert lv.n_ok == 128 and lv.concurrency_max == 64
+    # two waves of 64 on a 250 ms request: anything near 2 waves' time means the client kept up
+    assert lv.concurrency_mean > 40
+    assert lv.dispatch_lag_steady_ms.p50 is not None and lv.dispatch_lag_steady_ms.p50 < 5.0
+    # the client's own CPU is a small share of the level's wall time
+    assert lv.client_busy is not None and lv.client_busy < 0.5
+    assert (out / "throughput.png").stat().st_size > 1000
+
+
+def test_cli_writes_report_chart_and_json(sim_process, tmp_path: Path, capsys):
+    sp = sim_process(output_tokens=6)
+    out = tmp_path / "run"
+    argv = [
+        "throughput",
+        "--profile",
+        "gpumode-paris",
+        "--url",
+        sp.url,
+        "--levels",
+        "1,2",
+        "--requests-per-level",
+        "3",
+        "--prompt-tokens",
+        "32",
+        "--max-tokens",
+        "16",
+        "--seed",
+        "9",
+        "--ready-interval",
+        "0.2",
+        "--out",
+        str(out),
+        "--json",
+    ]
+    assert main(argv) == 0  # official mode: failed spot checks are flagged, not fatal
+    payload = json.loads(capsys.readouterr().out)
+    assert payload["kind"] == "throughput" and "requests" not in payload
+    assert payload["non_official"]["prompt_tokens"] == 32
+    rep = ThroughputReport.load(out)
+    assert rep.chart == "throughput.png" and (out / "throughput.png").exists()
+    assert rep.provenance.seed == 9 and rep.provenance.profile == "gpumode-paris"
+    assert [lv.concurrency for lv in rep.levels] == [1, 2]
+    assert len(rep.requests) == 2 * (2 + 3 + 2)
+    assert (
+        main([*argv[:-1], "--mode", "strict", "--quiet"]) == 1
+    )  # strict: spot checks fail the run
+
+
+def test_cli_bad_input_exits_with_one_line(tmp_path: Path, capsys):
+    base = ["throughput", "--profile", "gpumode-paris", "--out", str(tmp_path / "r")]
+    assert main(base) == 2
+    assert "--url is required" in capsys.readouterr().err
+    assert main([*base, "--url", "http://127.0.0.1:9", "--levels", "3"]) == 2
+    assert "not a level of this profile" in capsys.readouterr().err
+    no_sweep = tmp_path / "nosweep.toml"
+    no_sweep.write_text('name = "x"\ntitle = "x"\n[server]\nmodel = "m"\n')
+    q = ["throughput", "--profile", str(no_sweep), "--url", "http://127.0.0.1:9"]
+    assert main([*q, "--out", str(tmp_path / "q")]) == 2
+    assert "no [throughput] section" in capsys.readouterr().err
+    unreachable = [*base, "--url", "http://127.0.0.1:9", "--ready-timeout", "0.3"]
+    assert main([*unreachable, "--ready-interval", "0.1"]) == 3
+    assert "not ready" in capsys.readouterr().err

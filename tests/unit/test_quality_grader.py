@@ -1,0 +1,122 @@
+"""The grader's request bodies and caps, the cache key, and the run config."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from harness.errors import ConfigError
+from harness.profiles import load_profile
+from harness.quality.cache import ResponseCache, body_key
+from harness.quality.config import QualityConfig
+from harness.quality.grader_lm import GraderLM, grader_body, grader_max_tokens
+
+OFF = {"chat_template_kwargs": {"enable_thinking": False}}
+ON = {"thinking": True}
+
+
+@pytest.mark.parametrize(
+    ("gen", "thinking", "override", "expected"),
+    [
+        ({"max_gen_toks": 1280}, False, None, 512),  # IFEval: task 1280, cap 512
+        ({}, True, None, 12288),  # GPQA: no task value, cap 12288
+        ({"max_gen_toks": 256}, False, None, 256),  # task below the cap
+        ({"max_gen_toks": 1280}, False, 32, 32),  # non-official cap on top
+        ({}, True, 100000, 12288),
+    ],
+)
+def test_grader_max_tokens(gen, thinking, override, expected):
+    assert (
+        grader_max_tokens(gen, thinking=thinking, cap_off=512, cap_on=12288, override=override)
+        == expected
+    )
+
+
+def test_grader_body_off_and_on():
+    off = grader_body(
+        "Q?",
+        {"until": ["x"]},
+        model="M",
+        thinking=False,
+        thinking_fields=OFF,
+        cap_off=512,
+        cap_on=12288,
+    )
+    assert off == {
+        "model": "M",
+        "messages": [{"role": "user", "content": "Q?"}],
+        "max_tokens": 512,
+        "temperature": 0.0,
+        "chat_template_kwargs": {"enable_thinking": False},
+    }
+    on = grader_body(
+        "Q?",
+        {},
+        model="M",
+        thinking=True,
+        thinking_fields=ON,
+        cap_off=512,
+        cap_on=12288,
+        stream=True,
+    )
+    assert on["thinking"] is True and on["max_tokens"] == 12288 and on["stream"] is True
+    assert "chat_template_kwargs" not in on
+
+
+def test_grader_lm_from_lm_eval_arg_strings():
+    lm = GraderLM(base_url="http://127.0.0.1:9/invocations", thinking="true", max_gen_toks="32")
+    assert lm.thinking and lm.override == 32 and lm.thinking_fields == {"thinking": True}
+    with pytest.raises(ValueError, match="base_url"):
+        GraderLM()
+
+
+def test_cache_key_includes_server_identity(tmp_path: Path):
+    body = {"model": "M", "messages": [{"role": "user", "content": "hi"}], "max_tokens": 5}
+    assert body_key("http://a|M", body) != body_key("http://b|M", body)
+    assert body_key("http://a|M", body) != body_key("http://a|M", {**body, "max_tokens": 6})
+    reordered = dict(reversed(list(body.items())))
+    assert body_key("s", body) == body_key("s", reordered)
+    cache = ResponseCache(tmp_path / "c.sqlite")
+    cache.put("k", {"content": "x"})
+    assert cache.get("k") == {"content": "x"} and cache.get("other") is None
+    cache.close()
+    again = ResponseCache(tmp_path / "c.sqlite")  # survives a restart
+    assert len(again) == 1
+    again.clear()
+    assert len(again) == 0
+    again.close()
+
+
+def _cfg(tmp_path: Path, **kw) -> QualityConfig:
+    return QualityConfig(
+        url="http://127.0.0.1:8080/",
+        profile=load_profile("efficient-qwen"),
+        data_dir=tmp_path,
+        nltk_data=tmp_path,
+        folder=tmp_path,
+        limit=0.1,
+        **kw,
+    )
+
+
+def test_config_official_and_selection(tmp_path: Path):
+    cfg = _cfg(tmp_path)
+    assert cfg.endpoint_url == "http://127.0.0.1:8080/invocations"
+    assert cfg.non_official() == {}
+    assert [b.name for b in cfg.benchmarks()] == ["mmlu_pro", "ifeval", "gpqa_diamond"]
+    cfg2 = _cfg(tmp_path, only=("gpqa_diamond",), max_gen_toks=32, stream=True)
+    assert [b.name for b in cfg2.benchmarks()] == ["gpqa_diamond"]
+    assert cfg2.non_official() == {"max_gen_toks": 32, "stream": True, "idle_timeout_s": 120.0}
+    with pytest.raises(ConfigError, match="unknown benchmark"):
+        _cfg(tmp_path, only=("nope",)).benchmarks()
+
+
+def test_profile_holds_thresholds_and_metrics():
+    spec = load_profile("efficient-qwen").require_quality()
+    got = {b.name: (b.metric, b.threshold, b.thinking, b.client) for b in spec.benchmarks}
+    assert got == {
+        "mmlu_pro": ("exact_match,custom-extract", 0.621, False, "local-chat-completions"),
+        "ifeval": ("inst_level_strict_acc,none", 0.814, False, "grader"),
+        "gpqa_diamond": ("exact_match,flexible-extract", 0.630, True, "grader"),
+    }

@@ -1,0 +1,105 @@
+"""Pure parts of submit: retry decisions, backoff, ETag checks, state file, preflight."""
+
+from __future__ import annotations
+
+import random
+from pathlib import Path
+
+import pytest
+
+from harness.errors import ConfigError, UsageError, VerdictFailed
+from harness.profiles import PackageSpec
+from harness.submit.api import scrub
+from harness.submit.preflight import check_archive, digest_file, read_api_key
+from harness.submit.retry import Action, RetryPolicy, classify_status, etag_matches
+from harness.submit.state import UploadState, load_state, save_state, state_path
+
+
+def test_classify_status() -> None:
+    assert classify_status(500) is Action.RETRY
+    assert classify_status(503) is Action.RETRY
+    assert classify_status(429) is Action.RETRY
+    assert classify_status(403) is Action.REFRESH
+    assert classify_status(400, "<Message>Request has expired</Message>") is Action.REFRESH
+    assert classify_status(400, "<Code>InvalidPart</Code>") is Action.FAIL
+    assert classify_status(404) is Action.FAIL
+
+
+def test_backoff_is_bounded_full_jitter() -> None:
+    policy = RetryPolicy(base_s=0.5, cap_s=4.0)
+    rng = random.Random(0)
+    for attempt, ceiling in [(1, 0.5), (2, 1.0), (3, 2.0), (4, 4.0), (10, 4.0)]:
+        values = [policy.backoff_s(attempt, rng) for _ in range(200)]
+        assert min(values) >= 0.0 and max(values) <= ceiling
+        assert max(values) > ceiling / 2  # jitter spans the range
+
+
+def test_etag_matches() -> None:
+    assert etag_matches('"5d41402abc4b2a76b9719d911017c592"', "5d41402abc4b2a76b9719d911017c592")
+    assert etag_matches("5D41402ABC4B2A76B9719D911017C592", "5d41402abc4b2a76b9719d911017c592")
+    assert not etag_matches(None, "5d41402abc4b2a76b9719d911017c592")
+    assert not etag_matches(
+        '"5d41402abc4b2a76b9719d911017c592-2"', "5d41402abc4b2a76b9719d911017c592"
+    )
+
+
+def test_state_roundtrip_and_key(tmp_path: Path) -> None:
+    archive = tmp_path / "image.tar.gz"
+    path = state_path(archive)
+    assert path.name == "image.tar.gz.upload.json"
+    state = UploadState(
+        file_name="image.tar.gz",
+        size=10,
+        sha256="ab",
+        team_id="t",
+        api_url="http://x",
+        upload_id="u",
+        s3_key="k",
+        parts={2: '"e2"', 1: '"e1"'},
+    )
+    save_state(path, state)
+    again = load_state(path)
+    assert again is not None and again.parts == {1: '"e1"', 2: '"e2"'}
+    assert again.matches(size=10, sha256="ab", team_id="t", api_url="http://x")
+    assert not again.matches(size=10, sha256="cd", team_id="t", api_url="http://x")
+    path.write_text("{broken")
+    assert load_state(path) is None
+    again.reset_upload()
+    assert again.parts == {} and again.upload_id is None
+
+
+def test_preflight(tmp_path: Path) -> None:
+    spec = PackageSpec(max_compressed_bytes=100)
+    bad_name = tmp_path / "image.tgz"
+    bad_name.write_bytes(b"x")
+    with pytest.raises(UsageError, match=r"only accepts 'image\.tar\.gz'"):
+        check_archive(bad_name, spec)
+    archive = tmp_path / "image.tar.gz"
+    with pytest.raises(UsageError, match="no such file"):
+        check_archive(archive, spec)
+    archive.write_bytes(b"x" * 101)
+    with pytest.raises(VerdictFailed, match="over the 100 bytes limit"):
+        check_archive(archive, spec)
+    archive.write_bytes(b"x" * 100)
+    pre = check_archive(archive, spec)
+    assert pre.size == 100 and pre.package_report == "absent" and pre.warnings
+    d = digest_file(archive)
+    assert d.md5 == "aed563ecafb4bcc5654c597a421547b2"
+    assert d.sha256 == "09ecb6ebc8bcefc733f6f2ec44f791abeed6a99edf0cc31519637898aebd52d8"
+
+
+def test_api_key_sources(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    warnings: list[str] = []
+    monkeypatch.delenv("HARNESS_API_KEY", raising=False)
+    with pytest.raises(ConfigError, match="no API key"):
+        read_api_key(None, warnings.append)
+    monkeypatch.setenv("HARNESS_API_KEY", " k1 ")
+    assert read_api_key(None, warnings.append) == "k1"
+    f = tmp_path / "key"
+    f.write_text("k2\n")
+    f.chmod(0o600)
+    assert read_api_key(str(f), warnings.append) == "k2" and warnings == []
+    f.chmod(0o640)
+    read_api_key(str(f), warnings.append)
+    assert warnings and "k2" not in warnings[0]
+    assert scrub("echo k2 back", "k2") == "echo *** back"
