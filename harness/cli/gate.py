@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import sys
 from pathlib import Path
 
@@ -86,11 +87,14 @@ def run(args: argparse.Namespace) -> int:
     else:
         folder = new_run_folder(args.out, args.name, "gate")
         plan = _plan(args, folder, profile)
-        if args.url:
-            rc = _measure(plan, console)
-        else:
-            image = True
-            rc = _measure_image(args, plan, console)
+        # with --json, stdout carries only the verdict: the steps' tables go to stderr
+        out = contextlib.redirect_stdout(sys.stderr) if args.json else contextlib.nullcontext()
+        with out:
+            if args.url:
+                rc = _measure(plan, console)
+            else:
+                image = True
+                rc = _measure_image(args, plan, console)
     report = judge_folder(folder, profile, prov, strict=args.strict, image=image)
     report.save(folder)
     _record(folder, args)

@@ -14,7 +14,7 @@ from typing import Any
 from harness.conformance.model import CheckReport, Result
 from harness.gate.report import Reason, Verdict
 from harness.latency.report import LatencyReport
-from harness.profiles import Profile
+from harness.profiles import Bucket, Profile
 from harness.quality.report import QualityReport
 from harness.stats import binomial_stderr
 
@@ -76,7 +76,9 @@ def check_rules(rep: CheckReport) -> tuple[list[Reason], list[str]]:
     return reasons, flags
 
 
-def latency_rules(rep: LatencyReport) -> tuple[list[Reason], list[str]]:
+def latency_rules(
+    rep: LatencyReport, profile_buckets: list[Bucket] | None = None
+) -> tuple[list[Reason], list[str]]:
     reasons: list[Reason] = []
     flags = [f"latency: {f}" for f in rep.flags if not f.startswith(("failures", "no-data"))]
     buckets = rep.buckets()
@@ -104,6 +106,16 @@ def latency_rules(rep: LatencyReport) -> tuple[list[Reason], list[str]]:
         flags.append(
             f"readiness took {rep.readiness_s:.0f} s, over the grader's {READY_LIMIT_S:.0f} s"
         )
+    expected = [b.name for b in profile_buckets] if profile_buckets else []
+    missing = [n for n in expected if n not in {b.name for b in buckets}]
+    if missing:
+        reasons.append(
+            Reason(
+                source="latency",
+                text=f"latency buckets not measured: {', '.join(missing)} (no score)",
+                incomplete=True,
+            )
+        )
     if rep.score is not None:
         speeds = ", ".join(f"{b.name} {b.speedup:.2f}×" for b in buckets if b.speedup is not None)
         reasons.append(Reason(source="latency", text=f"latency score {rep.score:.2f}× ({speeds})"))
@@ -120,9 +132,19 @@ def latency_rules(rep: LatencyReport) -> tuple[list[Reason], list[str]]:
     return reasons, flags
 
 
-def quality_rules(rep: QualityReport) -> tuple[list[Reason], list[str]]:
+def quality_rules(
+    rep: QualityReport, expected: list[str] | None = None
+) -> tuple[list[Reason], list[str]]:
     reasons: list[Reason] = []
     flags: list[str] = []
+    measured = {b.name for b in rep.benchmarks}
+    for name in expected or []:
+        if name not in measured:
+            reasons.append(
+                Reason(
+                    source="quality", text=f"quality gate {name} was not measured", incomplete=True
+                )
+            )
     for b in rep.benchmarks:
         if b.score is None:
             why = b.error or "no score"
@@ -176,6 +198,24 @@ def throughput_rules(data: dict[str, Any]) -> tuple[list[Reason], list[str]]:
         reasons.append(
             Reason(source="throughput", text="throughput.json is partial", incomplete=True)
         )
+    if data.get("score_complete") is False:
+        flags.append(
+            "throughput: not every level of the profile was measured: the score is not comparable"
+        )
+    if data.get("official") is False:
+        flags.append(
+            f"throughput measured with non-official settings: {data.get('non_official', {})}"
+        )
+    if data.get("spot_checks_passed") is False:
+        flags.append("throughput: a math spot check failed (garbage output under load?)")
+    if data.get("passed") is False:
+        reasons.append(
+            Reason(
+                source="throughput",
+                text="strict throughput run failed its spot checks or requests",
+                blocking=True,
+            )
+        )
     return reasons, flags
 
 
@@ -223,7 +263,8 @@ def judge(inputs: GateInputs, *, strict: bool = False) -> tuple[Verdict, list[Re
         reasons += r
         flags += f
     if inputs.latency is not None:
-        r, f = latency_rules(inputs.latency)
+        spec = inputs.profile.latency
+        r, f = latency_rules(inputs.latency, list(spec.buckets) if spec else None)
         reasons += r
         flags += f
     if inputs.throughput is not None:
@@ -231,7 +272,8 @@ def judge(inputs: GateInputs, *, strict: bool = False) -> tuple[Verdict, list[Re
         reasons += r
         flags += f
     if inputs.quality is not None:
-        r, f = quality_rules(inputs.quality)
+        qspec = inputs.profile.quality
+        r, f = quality_rules(inputs.quality, [b.name for b in qspec.benchmarks] if qspec else None)
         reasons += r
         flags += f
     if inputs.package is not None:

@@ -204,3 +204,44 @@ def test_package_rules():
     )
     assert [r.text for r in reasons] == ["package rule weights: no /opt/ml/model/config.json"]
     assert flags == ["package rule env: HF_HUB_OFFLINE not set"]
+
+
+def test_throughput_profile_gate():
+    paris = load_profile("gpumode-paris")
+    assert required_reports(paris) == ["check", "throughput", "quality"]
+    tp = {
+        "score": 1321.0,
+        "score_complete": False,
+        "official": False,
+        "non_official": {"max_tokens": 64},
+        "spot_checks_passed": False,
+        "flags": ["usage mismatch at c=4"],
+    }
+    verdict, reasons, flags = judge(
+        GateInputs(
+            profile=paris,
+            check=check_report(),
+            throughput=tp,
+            quality=None,
+            required=required_reports(paris),
+        )
+    )
+    assert verdict is Verdict.INCOMPLETE  # no quality.json yet
+    assert any(r.text == "throughput score 1,321.0 (weighted tok/s)" for r in reasons)
+    assert "throughput: usage mismatch at c=4" in flags
+    assert any("spot check failed" in f for f in flags)
+    assert any("not comparable" in f for f in flags)
+
+
+def test_partial_measurements_are_incomplete():
+    lat = latency_report()
+    lat.official = lat.official[:1]
+    lat.score = None
+    verdict, reasons, _ = judge(inputs(latency=lat, quality=quality_report(GOOD_Q)))
+    assert verdict is Verdict.INCOMPLETE
+    assert any(r.text == "latency buckets not measured: medium, long (no score)" for r in reasons)
+    q = quality_report(GOOD_Q)
+    q.benchmarks = q.benchmarks[1:2]
+    verdict, reasons, _ = judge(inputs(quality=q))
+    assert verdict is Verdict.INCOMPLETE
+    assert any(r.text == "quality gate mmlu_pro was not measured" for r in reasons)

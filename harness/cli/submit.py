@@ -1,0 +1,154 @@
+"""``harness submit image.tar.gz --team TEAM``: resumable upload to the organiser, then submit."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import sys
+from pathlib import Path
+
+import aiohttp
+from rich.console import Console
+from rich.progress import (
+    BarColumn,
+    DownloadColumn,
+    Progress,
+    TextColumn,
+    TimeRemainingColumn,
+    TransferSpeedColumn,
+)
+from rich.table import Table
+
+from harness.cli.common import add_common, positive_int, start_run
+from harness.errors import EXIT_OK, ConfigError, UsageError
+from harness.profiles import SubmitSpec
+from harness.submit.core import Hooks, SubmitConfig, SubmitReport, submit
+from harness.submit.preflight import read_api_key
+from harness.submit.retry import RetryPolicy
+
+
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    p = sub.add_parser(
+        "submit", help="upload image.tar.gz to the organiser (resumable) and submit it"
+    )
+    p.add_argument("archive", metavar="image.tar.gz", help="the archive `harness package` wrote")
+    p.add_argument("--team", required=True, help="your team id")
+    p.add_argument(
+        "--api-url", required=True, metavar="URL", help="the organiser's Submission API base URL"
+    )
+    p.add_argument(
+        "--api-key-file",
+        metavar="FILE",
+        help="file holding the API key (default: $HARNESS_API_KEY)",
+    )
+    p.add_argument(
+        "--parallel",
+        type=positive_int,
+        default=6,
+        help="parts in flight (default %(default)s; 4–8 is right for S3)",
+    )
+    p.add_argument(
+        "--attempts",
+        type=positive_int,
+        default=8,
+        help="tries per part before giving up (default %(default)s)",
+    )
+    p.add_argument(
+        "--restart", action="store_true", help="discard the saved upload state and start over"
+    )
+    p.add_argument(
+        "--dry-run", action="store_true", help="run every local check, make no network call"
+    )
+    add_common(p)
+    p.set_defaults(func=run)
+
+
+def render(report: SubmitReport, console: Console) -> None:
+    table = Table(title=f"submit {report.archive} (team {report.team_id})", show_header=False)
+    rows = [
+        ("size", f"{report.size_bytes:,} bytes"),
+        ("sha256", report.sha256),
+        (
+            "upload",
+            f"{report.upload_type or '-'}"
+            + (f", part size {report.part_size:,}" if report.part_size else ""),
+        ),
+        (
+            "parts",
+            f"{report.parts_sent} sent, {report.parts_resumed} resumed, of {report.parts_total}",
+        ),
+        ("retries / URL refreshes", f"{report.retries} / {report.url_refreshes}"),
+        ("time", f"{report.upload_seconds:.1f} s ({report.mb_per_s:.1f} MB/s)"),
+        ("s3 key", report.s3_key or "-"),
+        ("submission id", report.submission_id or "-"),
+    ]
+    for k, v in rows:
+        table.add_row(k, v)
+    console.print(table)
+
+
+def run(args: argparse.Namespace) -> int:
+    ctx = start_run(args, "submit")
+    if ctx.profile.package is None:
+        raise ConfigError(f"profile {ctx.profile.name!r} has no [package] section")
+    warn = lambda msg: ctx.console.print(f"[yellow]warning:[/] {msg}")  # noqa: E731
+    key = "" if args.dry_run else read_api_key(args.api_key_file, warn)
+    if not args.api_url.startswith(("http://", "https://")):
+        raise UsageError(f"--api-url {args.api_url!r} is not an http(s) URL")
+    cfg = SubmitConfig(
+        archive=Path(args.archive),
+        team_id=args.team,
+        api_url=args.api_url,
+        api_key=key,
+        package=ctx.profile.package,
+        submit=ctx.profile.submit or SubmitSpec(),
+        parallel=args.parallel,
+        restart=args.restart,
+        dry_run=args.dry_run,
+        policy=RetryPolicy(attempts=args.attempts),
+    )
+    columns = (
+        TextColumn("[bold]{task.description}"),
+        BarColumn(),
+        DownloadColumn(binary_units=False),
+        TransferSpeedColumn(),
+        TimeRemainingColumn(),
+    )
+    with Progress(*columns, console=ctx.console, transient=True) as bar:
+        size = cfg.archive.stat().st_size if cfg.archive.is_file() else 0
+        hashing = bar.add_task("sha256", total=size)
+        upload = bar.add_task("upload", total=size, visible=False)
+
+        def start_upload(total: int, done: int) -> None:
+            bar.update(hashing, visible=False)
+            bar.update(upload, total=total, completed=done, visible=True)
+
+        def finished(report: SubmitReport) -> None:
+            # Saved on failure too: what was sent and confirmed is a record worth keeping.
+            report.provenance = ctx.provenance
+            report.save(ctx.folder)
+
+        hooks = Hooks(
+            say=lambda msg: ctx.console.print(msg),
+            finished=finished,
+            hash_bytes=lambda n: bar.advance(hashing, n),
+            start_upload=start_upload,
+            sent_bytes=lambda n: bar.advance(upload, n),
+        )
+
+        async def go() -> SubmitReport:
+            connector = aiohttp.TCPConnector(limit=cfg.parallel + 4)
+            async with aiohttp.ClientSession(connector=connector) as session:
+                return await submit(cfg, session, hooks)
+
+        report = asyncio.run(go())
+    if report.dry_run or report.already_submitted:
+        finished(report)
+    if args.json:
+        sys.stdout.write(json.dumps(report.model_dump(mode="json"), indent=2) + "\n")
+    render(report, ctx.console)
+    if report.submission_id:
+        ctx.console.print(f"[green]submission_id[/] {report.submission_id}")
+    ctx.console.print(f"report: {ctx.folder / report.FILENAME}")
+    return EXIT_OK

@@ -1,0 +1,59 @@
+"""The container engine seam: a Docker Engine API client (Docker or Podman's socket).
+
+Every docker SDK / requests error is translated here into :class:`EngineError`
+with a hint, so callers never see a third-party exception.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any
+
+import docker
+import docker.errors
+import requests.exceptions
+
+from harness.errors import EngineError, UsageError
+
+
+def connect(docker_host: str | None = None, *, timeout_s: float = 600) -> docker.DockerClient:
+    """A client for ``--docker-host`` or ``DOCKER_HOST`` (e.g. ``unix:///run/podman/podman.sock``)."""
+    host = docker_host or os.environ.get("DOCKER_HOST")
+    try:
+        if host:
+            client = docker.DockerClient(base_url=host, timeout=int(timeout_s))
+        else:
+            client = docker.from_env(timeout=int(timeout_s))
+        client.ping()
+    except (docker.errors.DockerException, requests.exceptions.RequestException) as err:
+        where = host or "the default Docker socket"
+        raise EngineError(
+            f"cannot reach a container engine at {where}: {type(err).__name__}",
+            hint="start Docker, or `podman system service --time=0 unix:///PATH/podman.sock` "
+            "and pass --docker-host unix:///PATH/podman.sock",
+        ) from None
+    return client
+
+
+@contextmanager
+def engine_errors(what: str) -> Iterator[None]:
+    """Translate SDK errors raised inside the block, naming what was being done."""
+    try:
+        yield
+    except docker.errors.ImageNotFound:
+        raise UsageError(
+            f"{what}: no such image", hint="check the name with `docker images`"
+        ) from None
+    except docker.errors.NotFound as err:
+        raise EngineError(f"{what}: not found ({_short(err)})") from None
+    except docker.errors.APIError as err:
+        raise EngineError(f"{what}: the engine answered {_short(err)}") from None
+    except (docker.errors.DockerException, requests.exceptions.RequestException) as err:
+        raise EngineError(f"{what}: {type(err).__name__}: {_short(err)}") from None
+
+
+def _short(err: Any) -> str:
+    text = str(getattr(err, "explanation", None) or err)
+    return text.splitlines()[0][:200] if text else type(err).__name__

@@ -1,0 +1,118 @@
+"""``harness package`` core: save → inspect → judge → :class:`PackageReport`."""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass
+from pathlib import Path
+
+import docker
+
+from harness.image.archive import inspect_archive
+from harness.image.compress import Compressor
+from harness.image.rules import ImageFacts, RuleResult, facts_from_config, failed, judge
+from harness.image.save import Progress, SaveResult, save_image
+from harness.profiles import PackageSpec
+from harness.runs import Report
+
+
+class PackageReport(Report):
+    FILENAME = "package.json"
+    kind: str = "package"
+    image: str | None = None
+    image_id: str | None = None
+    archive: str  # file name only: reports never carry machine paths
+    sha256: str
+    compressed_bytes: int
+    tar_bytes: int | None = None
+    seconds: float | None = None
+    mb_per_s: float | None = None
+    compressor: str | None = None
+    level: int | None = None
+    layout: str
+    layer_count: int
+    tags: list[str]
+    entrypoint: list[str]
+    cmd: list[str]
+    exposed_ports: list[str]
+    env_names: list[str]  # names only: env values can hold tokens
+    model_files: dict[str, int]
+    parameters: int | None
+    rules: list[RuleResult]
+    passed: bool
+
+    def failures(self) -> list[RuleResult]:
+        return failed(self.rules)
+
+
+@dataclass
+class PackageConfig:
+    image: str | None  # None: inspect an existing archive only
+    archive: Path
+    spec: PackageSpec
+    level: int = 1
+    compressor: Compressor = "auto"
+    threads: int | None = None
+
+
+def _sha256_file(path: Path) -> str:
+    sha = hashlib.sha256()
+    with path.open("rb") as fh:
+        while block := fh.read(8 << 20):
+            sha.update(block)
+    return sha.hexdigest()
+
+
+def build_report(cfg: PackageConfig, saved: SaveResult | None) -> PackageReport:
+    """Inspect ``cfg.archive`` and judge it; ``saved`` carries the save figures when we made it."""
+    contents = inspect_archive(cfg.archive, model_dir=cfg.spec.model_dir)
+    size = saved.compressed_bytes if saved else cfg.archive.stat().st_size
+    facts: ImageFacts = facts_from_config(
+        filename=cfg.archive.name,
+        compressed_bytes=size,
+        tags=contents.tags,
+        config=contents.config,
+        model_files=contents.model_files,
+    )
+    rules = judge(facts, cfg.spec)
+    return PackageReport(
+        image=cfg.image,
+        image_id=saved.image_id if saved else None,
+        archive=cfg.archive.name,
+        sha256=saved.sha256 if saved else _sha256_file(cfg.archive),
+        compressed_bytes=size,
+        tar_bytes=saved.tar_bytes if saved else None,
+        seconds=round(saved.seconds, 3) if saved else None,
+        mb_per_s=round(saved.mb_per_s, 1) if saved else None,
+        compressor=saved.compressor if saved else None,
+        level=cfg.level if saved else None,
+        layout=contents.layout,
+        layer_count=contents.layer_count,
+        tags=facts.tags,
+        entrypoint=facts.entrypoint,
+        cmd=facts.cmd,
+        exposed_ports=facts.exposed_ports,
+        env_names=[e.split("=", 1)[0] for e in facts.env],
+        model_files=facts.model_files,
+        parameters=facts.parameters,
+        rules=rules,
+        passed=not failed(rules),
+    )
+
+
+def package(
+    cfg: PackageConfig, client: docker.DockerClient | None, progress: Progress | None = None
+) -> PackageReport:
+    saved = None
+    if cfg.image is not None:
+        assert client is not None
+        saved = save_image(
+            client,
+            cfg.image,
+            cfg.archive,
+            level=cfg.level,
+            compressor=cfg.compressor,
+            threads=cfg.threads,
+            progress=progress,
+        )
+    return build_report(cfg, saved)

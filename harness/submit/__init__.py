@@ -1,0 +1,1 @@
+"""Submitting an image: the organiser API client, resumable single/multipart uploads, preflight checks."""

@@ -1,0 +1,168 @@
+"""Client of the organiser's Submission API (spec/efficient-qwen.md, "Submission API").
+
+Every call is a JSON POST with the key in one header. The key lives only in
+this object's header dict; error texts are scrubbed of it before they are
+raised, so it can never reach a console, log, report or state file.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import random
+from typing import Any, Literal
+
+import aiohttp
+from pydantic import BaseModel, ValidationError
+
+from harness.errors import ProtocolError, TargetError, UnreachableError, UsageError
+from harness.submit.retry import Action, RetryPolicy, classify_status
+
+
+class PartUrl(BaseModel):
+    part_number: int
+    upload_url: str
+
+
+class UploadTarget(BaseModel):
+    """The answer of ``POST /upload-url``."""
+
+    upload_type: Literal["single", "multipart"]
+    s3_key: str | None = None
+    upload_url: str | None = None
+    upload_id: str | None = None
+    part_size: int | None = None
+    num_parts: int | None = None
+    part_urls: list[PartUrl] = []
+
+
+def scrub(text: str, secret: str) -> str:
+    return text.replace(secret, "***") if secret else text
+
+
+class OrganiserApi:
+    def __init__(
+        self,
+        session: aiohttp.ClientSession,
+        base_url: str,
+        api_key: str,
+        *,
+        header: str = "x-api-key",
+        policy: RetryPolicy | None = None,
+        rng: random.Random | None = None,
+    ) -> None:
+        self._session = session
+        self._base = base_url.rstrip("/")
+        self._key = api_key
+        self._headers = {header: api_key}
+        self._policy = policy or RetryPolicy(attempts=4, timeout_s=60)
+        self._rng = rng or random.Random()
+
+    async def _post(
+        self, path: str, body: dict[str, Any], *, attempts: int | None = None
+    ) -> dict[str, Any]:
+        url = self._base + path
+        last = ""
+        tries = attempts or self._policy.attempts
+        for attempt in range(1, tries + 1):
+            try:
+                async with self._session.post(
+                    url,
+                    json=body,
+                    headers=self._headers,
+                    timeout=aiohttp.ClientTimeout(total=self._policy.timeout_s),
+                ) as resp:
+                    text = await resp.text()
+                    status = resp.status
+            except (aiohttp.ClientError, TimeoutError, OSError) as err:
+                last = f"{type(err).__name__}"
+                if attempt == tries:
+                    raise UnreachableError(
+                        f"organiser API {path}: {last}", hint="check --api-url"
+                    ) from None
+                await asyncio.sleep(self._policy.backoff_s(attempt, self._rng))
+                continue
+            if status in (401, 403):
+                raise UsageError(
+                    f"organiser API {path}: key rejected ({status})",
+                    hint="check HARNESS_API_KEY or --api-key-file",
+                )
+            if 200 <= status < 300:
+                try:
+                    data = json.loads(text) if text.strip() else {}
+                except ValueError:
+                    raise ProtocolError(
+                        f"organiser API {path}: not JSON: {scrub(text, self._key)[:200]}"
+                    ) from None
+                if not isinstance(data, dict):
+                    raise ProtocolError(
+                        f"organiser API {path}: expected a JSON object, got {scrub(text, self._key)[:200]}"
+                    )
+                if data.get("error"):  # a 200 can carry an error body
+                    raise TargetError(
+                        f"organiser API {path}: {scrub(str(data['error']), self._key)[:300]}"
+                    )
+                return data
+            # Error texts are scrubbed: a server echoing the request must not leak the key.
+            last = f"HTTP {status}: {scrub(text, self._key)[:300]}"
+            if classify_status(status, text) is not Action.RETRY or attempt == tries:
+                raise TargetError(f"organiser API {path}: {last}")
+            await asyncio.sleep(self._policy.backoff_s(attempt, self._rng))
+        raise TargetError(f"organiser API {path}: {last}")
+
+    async def register(self, team_id: str) -> dict[str, Any]:
+        """Idempotent: registering an already registered team is fine (409 counts as done)."""
+        try:
+            return await self._post("/register", {"team_id": team_id})
+        except TargetError as err:
+            if "HTTP 409" in err.message:
+                return {"team_id": team_id, "already_registered": True}
+            raise
+
+    async def upload_url(
+        self,
+        team_id: str,
+        size: int,
+        *,
+        resume_s3_key: str | None = None,
+        resume_upload_id: str | None = None,
+    ) -> UploadTarget:
+        body: dict[str, Any] = {"team_id": team_id, "file_size_bytes": size}
+        if resume_upload_id:
+            # Not in the published API: asks for fresh URLs of an upload already
+            # started. A server that ignores it opens a new upload (detected by the caller).
+            body.update({"s3_key": resume_s3_key, "upload_id": resume_upload_id})
+        data = await self._post("/upload-url", body)
+        try:
+            target = UploadTarget.model_validate(data)
+        except ValidationError as err:
+            raise ProtocolError(
+                f"organiser API /upload-url: unexpected answer ({err.error_count()} problems)"
+            ) from None
+        if target.upload_type == "single" and not target.upload_url:
+            raise ProtocolError("organiser API /upload-url: single upload without upload_url")
+        if target.upload_type == "multipart" and not (
+            target.upload_id and target.part_size and target.part_urls
+        ):
+            raise ProtocolError(
+                "organiser API /upload-url: multipart answer lacks upload_id/part_size/part_urls"
+            )
+        return target
+
+    async def complete(
+        self, team_id: str, s3_key: str, upload_id: str, parts: dict[int, str]
+    ) -> dict[str, Any]:
+        ordered = [{"part_number": n, "etag": parts[n]} for n in sorted(parts)]
+        return await self._post(
+            "/complete-upload",
+            {"team_id": team_id, "s3_key": s3_key, "upload_id": upload_id, "parts": ordered},
+        )
+
+    async def submit(self, team_id: str, s3_key: str) -> str:
+        # One attempt only: a retried submit after a lost answer could spend a
+        # second daily submission. A failure leaves the upload complete; re-run to submit.
+        data = await self._post("/submit", {"team_id": team_id, "s3_key": s3_key}, attempts=1)
+        sid = data.get("submission_id")
+        if not sid:
+            raise ProtocolError("organiser API /submit: no submission_id in the answer")
+        return str(sid)

@@ -1,0 +1,99 @@
+"""harness gate --url against the CPU reference server: the whole chain, judged, on record.
+
+A 135M model fails the Efficient Qwen quality gates: FAIL (exit 1) is the correct verdict.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+pytestmark = [pytest.mark.e2e, pytest.mark.timeout(900)]
+
+
+def test_gate_url_measures_judges_and_records(reference_server, tmp_path):
+    run = tmp_path / "run"
+    data = tmp_path / "data"
+    prep = subprocess.run(
+        [sys.executable, "-m", "harness", "data", "fetch", "--samples", "--out", str(data)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert prep.returncode == 0, prep.stderr
+    prep = subprocess.run(
+        [sys.executable, "-m", "harness", "data", "prepare", "--out", str(data)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert prep.returncode == 0, prep.stderr
+    proc = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "harness",
+            "gate",
+            "--url",
+            reference_server.url,
+            "--out",
+            str(run),
+            "--name",
+            "e2e-gate",
+            "--note",
+            "reference server, quick settings",
+            "--runs",
+            "1",
+            "--warmup",
+            "0",
+            "--latency-mode",
+            "official",
+            "--data-dir",
+            str(data),
+            "--max-gen-toks",
+            "16",
+            "--tokenizer",
+            str(reference_server.model_dir),
+            "--json",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=880,
+    )
+    assert proc.returncode == 1, proc.stdout[-3000:] + proc.stderr[-3000:]
+    gate = json.loads((run / "gate.json").read_text())
+    assert gate["verdict"] == "FAIL"
+    assert gate["reports"] == ["check", "latency", "quality"]
+    blocking = [r["text"] for r in gate["reasons"] if r["blocking"]]
+    assert blocking and all(t.startswith("quality gate failed") for t in blocking)
+    assert not any(r["text"].startswith("check ") for r in gate["reasons"] if r["blocking"])
+    assert set(gate["bucket_speedups"]) == {"short", "medium", "long"}
+    assert gate["score"] is not None and gate["score"] > 0
+    assert any("non-official" in f for f in gate["flags"])
+    # the ledger records the run, and the report renders from it
+    ledger = [json.loads(line) for line in (tmp_path / "ledger.jsonl").read_text().splitlines()]
+    assert ledger[-1]["id"] == "run" and ledger[-1]["verdict"] == "FAIL"
+    assert (
+        ledger[-1]["name"] == "e2e-gate"
+        and ledger[-1]["note"] == "reference server, quick settings"
+    )
+    rep = subprocess.run(
+        [sys.executable, "-m", "harness", "report", str(run), "--quiet"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert rep.returncode == 0, rep.stderr
+    assert (run / "report.html").stat().st_size > 10_000
+    # judging the folder again reads the same reports and gives the same verdict
+    again = subprocess.run(
+        [sys.executable, "-m", "harness", "gate", str(run), "--json", "--quiet"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert again.returncode == 1
+    assert json.loads(again.stdout)["verdict"] == "FAIL"

@@ -1,0 +1,140 @@
+"""harness package against a private Podman service (Docker Engine API), FROM scratch images."""
+
+from __future__ import annotations
+
+import gzip
+import hashlib
+import json
+import tarfile
+from pathlib import Path
+
+import pytest
+
+from harness.cli import main
+from harness.image.archive import inspect_archive
+from harness.image.engine import connect
+from harness.image.package import PackageReport
+from tests.fixtures.podman import PodmanService, build_image, model_files
+
+pytestmark = [pytest.mark.podman, pytest.mark.timeout(300)]
+
+
+def _package(
+    podman: PodmanService, tmp_path: Path, image: str, *extra: str
+) -> tuple[int, PackageReport]:
+    out = tmp_path / "run"
+    code = main(
+        [
+            "package",
+            "--image",
+            image,
+            "--docker-host",
+            podman.socket_url,
+            "--out",
+            str(out),
+            "--quiet",
+            *extra,
+        ]
+    )
+    return code, PackageReport.load(out)
+
+
+def test_good_image_passes(podman: PodmanService, tmp_path: Path) -> None:
+    build_image(podman, "harness-test/good:1", {**model_files([1000, 64]), "/bin/serve": b"#!"})
+    code, report = _package(podman, tmp_path, "harness-test/good:1")
+    archive = tmp_path / "run" / "image.tar.gz"
+    assert code == 0, [r for r in report.rules if r.status != "pass"]
+    assert report.passed and report.archive == "image.tar.gz"
+    assert report.sha256 == hashlib.sha256(archive.read_bytes()).hexdigest()
+    assert report.compressed_bytes == archive.stat().st_size
+    assert report.parameters == 1000 * 64 + 64 * 8
+    assert "/opt/ml/model/config.json" in report.model_files
+    assert "8080/tcp" in report.exposed_ports
+    assert any(t.endswith("harness-test/good:1") for t in report.tags)
+    assert report.entrypoint == ["/bin/serve"]
+    # The archive is a real gzip'd docker-archive: manifest.json names the tag.
+    with tarfile.open(archive, "r:gz") as tar:
+        member = tar.extractfile("manifest.json")
+        assert member is not None
+        manifest = json.load(member)
+    assert any(t.endswith("harness-test/good:1") for t in manifest[0]["RepoTags"])
+    assert not (tmp_path / "run" / "image.tar.gz.partial").exists()
+
+
+def test_missing_weights_fails(podman: PodmanService, tmp_path: Path) -> None:
+    build_image(podman, "harness-test/noweights:1", model_files(weights=False))
+    code, report = _package(podman, tmp_path, "harness-test/noweights:1")
+    assert code == 1
+    assert [r.rule for r in report.failures()] == ["weights"]
+
+
+def test_missing_port_fails(podman: PodmanService, tmp_path: Path) -> None:
+    build_image(podman, "harness-test/noport:1", model_files(), expose=False)
+    code, report = _package(podman, tmp_path, "harness-test/noport:1")
+    assert code == 1
+    assert [r.rule for r in report.failures()] == ["port"]
+
+
+def test_over_size_limit_fails(podman: PodmanService, tmp_path: Path) -> None:
+    build_image(podman, "harness-test/good:1", model_files([1000, 64]))
+    code, report = _package(podman, tmp_path, "harness-test/good:1", "--max-bytes", "1000")
+    assert code == 1
+    assert [r.rule for r in report.failures()] == ["size"]
+    assert "limit 1,000 bytes" in report.failures()[0].detail
+
+
+def test_whiteout_deletes_weights_and_param_limit(podman: PodmanService, tmp_path: Path) -> None:
+    # A later layer deletes the weights (RUN is unavailable FROM scratch, so a
+    # second build adds a whiteout file by hand, as a layer would carry it).
+    files = {**model_files([1000, 64]), "/opt/ml/model/.wh.model.safetensors": b""}
+    build_image(podman, "harness-test/whiteout:1", files)
+    code, report = _package(podman, tmp_path, "harness-test/whiteout:1", "--compressor", "zlib")
+    assert code == 1
+    assert "weights" in [r.rule for r in report.failures()]
+    assert report.compressor is not None and report.compressor.startswith("zlib")
+    # the zlib path writes concatenated gzip members: one valid gzip stream
+    with gzip.open(tmp_path / "run" / "image.tar.gz") as fh:
+        assert len(fh.read()) == report.tar_bytes
+
+
+def test_inspect_existing_archive_and_engine_errors(podman: PodmanService, tmp_path: Path) -> None:
+    build_image(podman, "harness-test/good:1", model_files([1000, 64]))
+    _package(podman, tmp_path, "harness-test/good:1")
+    archive = tmp_path / "run" / "image.tar.gz"
+    contents = inspect_archive(archive)
+    assert contents.layout == "docker" and contents.layer_count >= 1
+    out2 = tmp_path / "again"
+    assert main(["package", "--archive", str(archive), "--out", str(out2), "--quiet"]) == 0
+    assert PackageReport.load(out2).sha256 == PackageReport.load(tmp_path / "run").sha256
+    # unknown image -> usage error (2); unreachable engine -> 3
+    assert (
+        main(
+            [
+                "package",
+                "--image",
+                "nope/none:0",
+                "--docker-host",
+                podman.socket_url,
+                "--out",
+                str(tmp_path / "x"),
+                "--quiet",
+            ]
+        )
+        == 2
+    )
+    assert (
+        main(
+            [
+                "package",
+                "--image",
+                "a:b",
+                "--docker-host",
+                f"unix://{tmp_path}/none.sock",
+                "--out",
+                str(tmp_path / "y"),
+                "--quiet",
+            ]
+        )
+        == 3
+    )
+    assert connect(podman.socket_url).ping()

@@ -1,0 +1,147 @@
+"""harness portal as a process, and the strict S3 proxy's real-S3 rules."""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import re
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import aiohttp
+import pytest
+
+from harness.cli import main
+from harness.submit.core import SubmitReport
+from tests.fixtures.s3 import TEST_API_KEY, PortalFactory
+
+pytestmark = pytest.mark.timeout(120)
+REPO = Path(__file__).resolve().parents[2]
+
+
+def test_portal_command_multipart_rehearsal(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    cmd = [
+        sys.executable, "-m", "harness", "portal", "--port", "0", "--api-key", TEST_API_KEY,
+        "--single-max-bytes", "100000", "--part-size", "65536",
+    ]  # fmt: skip
+    proc = subprocess.Popen(
+        cmd, cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True
+    )
+    try:
+        assert proc.stdout is not None
+        banner = ""
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline and "portal on" not in banner:
+            banner += proc.stdout.readline()
+        match = re.search(r"portal on (http://127\.0\.0\.1:\d+)", banner)
+        assert match, banner
+        archive = tmp_path / "image.tar.gz"
+        archive.write_bytes(os.urandom(300_000))
+        monkeypatch.setenv("HARNESS_API_KEY", TEST_API_KEY)
+        code = main(
+            [
+                "submit",
+                str(archive),
+                "--team",
+                "t",
+                "--api-url",
+                match.group(1),
+                "--out",
+                str(tmp_path / "run"),
+                "--quiet",
+            ]
+        )
+        assert code == 0
+        report = SubmitReport.load(tmp_path / "run")
+        assert (
+            report.upload_type == "multipart" and report.parts_total == 5 and report.submission_id
+        )
+        monkeypatch.setenv("HARNESS_API_KEY", "not-the-key")
+        assert (
+            main(
+                [
+                    "submit",
+                    str(archive),
+                    "--team",
+                    "t",
+                    "--api-url",
+                    match.group(1),
+                    "--out",
+                    str(tmp_path / "r2"),
+                    "--quiet",
+                    "--restart",
+                ]
+            )
+            == 2
+        )
+    finally:
+        os.kill(proc.pid, signal.SIGINT)
+        out, _ = proc.communicate(timeout=30)
+    assert proc.returncode == 130
+    assert TEST_API_KEY not in banner + out
+
+
+async def _presigned_put_url(stack_url: str) -> str:
+    async with aiohttp.ClientSession(headers={"x-api-key": TEST_API_KEY}) as s:
+        await s.post(stack_url + "/register", json={"team_id": "t"})
+        async with s.post(
+            stack_url + "/upload-url", json={"team_id": "t", "file_size_bytes": 10}
+        ) as resp:
+            body = await resp.json()
+    assert body["upload_type"] == "single"
+    return str(body["upload_url"])
+
+
+async def test_strict_proxy_rejects_like_real_s3(portal_stack: PortalFactory) -> None:
+    stack = portal_stack(single_max_bytes=1000)
+    url = await _presigned_put_url(stack.url)
+    data = b"0123456789"
+
+    async def chunks():  # no Content-Length: aiohttp sends it chunked
+        yield data
+
+    async with aiohttp.ClientSession() as s:
+        async with s.put(url, data=chunks()) as resp:
+            assert resp.status == 501 and "NotImplemented" in await resp.text()
+        md5 = hashlib.md5(data).hexdigest()
+        async with s.put(url, data=data, headers={"Content-MD5": md5}) as resp:
+            assert resp.status == 403 and "SignatureDoesNotMatch" in await resp.text()
+        async with s.put(url, data=data, headers={"x-amz-meta-team": "t"}) as resp:
+            assert resp.status == 403
+        stack.proxy.clock = lambda: time.time() + 7200  # two hours later: the URL has expired
+        async with s.put(url, data=data) as resp:
+            assert resp.status == 403 and "AccessDenied" in await resp.text()
+        stack.proxy.clock = time.time
+        async with s.put(url, data=data, skip_auto_headers=("Content-Type",)) as resp:
+            assert resp.status == 200
+            assert resp.headers["ETag"].strip('"') == hashlib.md5(data).hexdigest()
+    assert [r.outcome for r in stack.proxy.log] == [
+        "chunked",
+        "unsigned-header",
+        "unsigned-header",
+        "expired",
+        "stored",
+    ]
+
+
+async def test_portal_api_errors(portal_stack: PortalFactory) -> None:
+    stack = portal_stack(submissions_per_day=1)
+    async with aiohttp.ClientSession() as s:
+        async with s.post(stack.url + "/register", json={"team_id": "t"}) as resp:
+            assert resp.status == 401
+        s.headers["x-api-key"] = TEST_API_KEY
+        async with s.post(
+            stack.url + "/upload-url", json={"team_id": "nobody", "file_size_bytes": 5}
+        ) as resp:
+            assert resp.status == 400
+        async with s.post(stack.url + "/register", json={}) as resp:
+            assert resp.status == 400
+        async with s.post(
+            stack.url + "/submit", json={"team_id": "t", "s3_key": "missing"}
+        ) as resp:
+            assert resp.status == 400 and "no uploaded object" in (await resp.json())["error"]
