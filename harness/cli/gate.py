@@ -43,6 +43,11 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         "--image", help="run this image offline, measure it, and judge it with the package rules"
     )
     p.add_argument("--strict", action="store_true", help="risk flags fail the gate too")
+    p.add_argument(
+        "--keep-going",
+        action="store_true",
+        help="measure latency and quality even if a required check failed",
+    )
     p.add_argument("--runs", type=positive_int, help="latency: timed requests per bucket")
     p.add_argument("--warmup", type=non_negative_int, help="latency: warm-up requests per bucket")
     p.add_argument("--buckets", help="latency: comma-separated buckets")
@@ -124,6 +129,7 @@ def _plan(args: argparse.Namespace, folder: Path, profile: Profile) -> GatePlan:
         ready_timeout=args.ready_timeout,
         quality_only=args.quality_only,
         quiet=args.quiet,
+        keep_going=args.keep_going,
     )
 
 

@@ -23,10 +23,12 @@ def request_failure(path: str, rec: RequestRecord) -> str:
     """One line for a request that did not produce a usable answer."""
     if rec.error is None:
         return f"POST {path}: no answer"
-    if rec.status in (404, 405) and path == CHAT_PATH:
+    if rec.status in (404, 405, 501) and path == CHAT_PATH:
         return f"POST {path} answered {rec.status}: {NO_CHAT_ROUTE}"
-    if rec.status in (404, 405):
+    if rec.status in (404, 405, 501):
         return f"POST {path} answered {rec.status}: the route is missing"
+    if path == CHAT_PATH:
+        return f"POST {path} failed: {rec.error.one_line()} ({NO_CHAT_ROUTE})"
     return f"POST {path} failed: {rec.error.one_line()}"
 
 

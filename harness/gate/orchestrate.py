@@ -10,7 +10,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from harness.errors import EXIT_INTERRUPTED, EXIT_TARGET
+from harness.errors import EXIT_FAIL, EXIT_INTERRUPTED, EXIT_TARGET
 from harness.profiles import Profile
 
 
@@ -32,6 +32,7 @@ class GatePlan:
     throughput_args: list[str] = field(default_factory=list)
     skip: set[str] = field(default_factory=set)
     quiet: bool = False
+    keep_going: bool = False  # measure latency and quality even when a required check failed
 
     def steps(self) -> list[tuple[str, list[str]]]:
         common = [
@@ -87,4 +88,10 @@ def run_steps(plan: GatePlan, run: Callable[[list[str]], int], say: Callable[[st
             return rc
         if rc == EXIT_TARGET and name == "check":
             return rc  # unreachable: the later steps would only wait for it again
+        if rc == EXIT_FAIL and name == "check" and not plan.keep_going:
+            # The verdict is FAIL already; a quality run on a GPU costs ~20 minutes.
+            say(
+                "[yellow]required checks failed: latency and quality skipped (--keep-going to measure anyway)[/]"
+            )
+            return 0
     return 0
