@@ -6,8 +6,6 @@ report is built from that state, so a Ctrl-C still leaves everything measured.
 
 from __future__ import annotations
 
-import asyncio
-import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Literal
@@ -15,6 +13,7 @@ from typing import Any, Literal
 import aiohttp
 
 from harness.client.http import HttpOptions, encode_body, make_session, parse_stream, send_request
+from harness.client.loop import closed_loop
 from harness.client.readiness import server_models
 from harness.client.records import RequestRecord
 from harness.latency.config import LatencyConfig
@@ -97,49 +96,6 @@ async def run_official_bucket(
     state.finished_buckets.append(("official", bucket.name))
 
 
-async def _closed_loop(
-    session: aiohttp.ClientSession,
-    url: str,
-    endpoint: str,
-    bodies: list[bytes],
-    concurrency: int,
-    on_done: Callable[[int, RequestRecord], None] | None = None,
-) -> list[RequestRecord | None]:
-    """Send ``bodies`` with ``concurrency`` in flight; each worker's next request is due at its
-    previous one's end (the first wave at t0); the due time is recorded for the dispatch lag."""
-    n = len(bodies)
-    records: list[RequestRecord | None] = [None] * n
-    next_index = 0
-
-    async def worker(due_ns: int) -> None:
-        nonlocal next_index
-        while next_index < n:
-            i = next_index
-            next_index += 1
-            rec = await send_request(
-                session,
-                url,
-                bodies[i],
-                endpoint=endpoint,
-                stream=True,
-                intended_ns=due_ns,
-                parse=False,
-            )
-            due_ns = rec.end_ns or time.perf_counter_ns()
-            records[i] = rec
-            if on_done:
-                on_done(i, rec)
-
-    t0 = time.perf_counter_ns()
-    workers = [asyncio.create_task(worker(t0)) for _ in range(min(concurrency, n))]
-    try:
-        await asyncio.gather(*workers)
-    finally:
-        for w in workers:
-            w.cancel()
-    return records
-
-
 async def run_strict_bucket(
     session: aiohttp.ClientSession,
     cfg: LatencyConfig,
@@ -185,8 +141,8 @@ async def run_strict_bucket(
                     n,
                 )
 
-        records = await _closed_loop(
-            session, url, cfg.strict_endpoint, bodies, cfg.concurrency, on_done=tick
+        _, records = await closed_loop(
+            session, url, cfg.strict_endpoint, bodies, cfg.concurrency, stream=True, on_done=tick
         )
         for i, rec in enumerate(records):
             if rec is None:

@@ -26,11 +26,11 @@ from pydantic import BaseModel, Field
 
 from harness.cli.common import make_console
 from harness.client.http import HttpOptions, encode_body, make_session, parse_stream
+from harness.client.loop import closed_loop
 from harness.client.records import RequestRecord
 from harness.errors import TargetError
 from harness.latency.metrics import dist
 from harness.latency.report import Calibration, Dist
-from harness.latency.runner import _closed_loop
 from harness.simulate.log import LogEntry
 
 
@@ -117,8 +117,13 @@ async def _measure(
     async with make_session(opts) as session:
         cpu0 = time.process_time()
         t0 = time.perf_counter()
-        records = await _closed_loop(
-            session, url + "/v1/completions", "/v1/completions", bodies, cfg.concurrency
+        _, records = await closed_loop(
+            session,
+            url + "/v1/completions",
+            "/v1/completions",
+            bodies,
+            cfg.concurrency,
+            stream=True,
         )
         wall = time.perf_counter() - t0
         cpu = time.process_time() - cpu0

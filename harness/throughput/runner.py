@@ -10,7 +10,6 @@ The runner appends rows to a :class:`ThroughputState`; a Ctrl-C keeps them.
 
 from __future__ import annotations
 
-import asyncio
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -18,7 +17,8 @@ from typing import Any
 
 import aiohttp
 
-from harness.client.http import HttpOptions, encode_body, make_session, send_request
+from harness.client.http import HttpOptions, encode_body, make_session
+from harness.client.loop import closed_loop
 from harness.client.readiness import server_models
 from harness.client.records import RequestRecord
 from harness.throughput.config import ThroughputConfig
@@ -89,42 +89,6 @@ def level_items(
     return warm, timed
 
 
-async def closed_loop(
-    session: aiohttp.ClientSession,
-    url: str,
-    endpoint: str,
-    bodies: list[bytes],
-    concurrency: int,
-    on_done: Callable[[RequestRecord], None] | None = None,
-) -> tuple[int, list[RequestRecord | None]]:
-    """Send ``bodies`` in order with ``concurrency`` in flight. Returns (t0_ns, records)."""
-    n = len(bodies)
-    records: list[RequestRecord | None] = [None] * n
-    next_index = 0
-
-    async def worker(due_ns: int) -> None:
-        nonlocal next_index
-        while next_index < n:
-            i = next_index
-            next_index += 1
-            rec = await send_request(
-                session, url, bodies[i], endpoint=endpoint, stream=False, intended_ns=due_ns
-            )
-            due_ns = rec.end_ns or time.perf_counter_ns()
-            records[i] = rec
-            if on_done:
-                on_done(rec)
-
-    t0 = time.perf_counter_ns()
-    workers = [asyncio.create_task(worker(t0)) for _ in range(min(concurrency, n))]
-    try:
-        await asyncio.gather(*workers)
-    finally:
-        for w in workers:
-            w.cancel()
-    return t0, records
-
-
 def to_row(
     cfg: ThroughputConfig,
     tok: Tokenizer,
@@ -183,13 +147,13 @@ async def run_phase(
     if on_start:
         on_start(level, phase, len(items))
 
-    def done(rec: RequestRecord) -> None:
+    def done(_: int, rec: RequestRecord) -> None:
         if on_done:
             on_done(level, phase, rec)
 
     cpu0 = time.process_time()
     t0, records = await closed_loop(
-        session, cfg.endpoint_url, cfg.endpoint, bodies, level, on_done=done
+        session, cfg.endpoint_url, cfg.endpoint, bodies, level, stream=False, on_done=done
     )
     if phase == "timed":
         # this process's CPU while the level ran: the client's cost, to compare with wall time
