@@ -109,3 +109,21 @@ def binomial_stderr(p: float, n: int) -> float | None:
     if n <= 0:
         return None
     return float(np.sqrt(max(p * (1 - p), 0.0) / n))
+
+
+def achieved_concurrency(intervals: Sequence[tuple[int, int]]) -> tuple[int, float]:
+    """(max requests in flight, time-weighted mean in flight) over [first send, last end]."""
+    if not intervals:
+        return 0, 0.0
+    events: list[tuple[int, int]] = []
+    for start, end in intervals:
+        events.append((start, 1))
+        events.append((max(end, start), -1))
+    events.sort(key=lambda e: (e[0], e[1]))  # ends before starts at the same instant
+    peak = level = 0
+    for _, delta in events:
+        level += delta
+        peak = max(peak, level)
+    span = max(e for _, e in intervals) - min(s for s, _ in intervals)
+    busy = sum(max(0, e - s) for s, e in intervals)
+    return peak, (busy / span if span > 0 else float(peak))

@@ -29,13 +29,13 @@ from harness.quality.config import QualityConfig
 from harness.quality.report import BenchmarkResult, QualityReport, ThinkingSummary
 from harness.quality.samples import write_samples
 from harness.quality.stats import (
-    achieved_concurrency,
     benchmark_score,
     effective_limit,
     other_metrics,
     thinking_stats,
 )
 from harness.quality.transport import ProgressSink, Transport, TransportOptions
+from harness.stats import achieved_concurrency
 
 log = logging.getLogger(__name__)
 ProgressFactory = Callable[[Benchmark], ProgressSink]

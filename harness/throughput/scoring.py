@@ -12,8 +12,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Mapping, Sequence
 
-from harness.quality.stats import achieved_concurrency
-from harness.stats import summarize
+from harness.stats import achieved_concurrency, summarize
 from harness.throughput.report import Dist, LevelResult, RequestRow, SpotResult
 
 

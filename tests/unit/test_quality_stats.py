@@ -6,13 +6,13 @@ import pytest
 
 from harness.errors import ProtocolError
 from harness.quality.stats import (
-    achieved_concurrency,
     benchmark_score,
     effective_limit,
     other_metrics,
     split_think,
     thinking_stats,
 )
+from harness.stats import achieved_concurrency
 
 
 @pytest.mark.parametrize(
