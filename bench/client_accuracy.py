@@ -16,7 +16,8 @@ other against the same simulator (its log cleared in between):
 - guidellm: only with ``--guidellm-python`` (a separate venv, see README).
 
 Usage: .venv/bin/python bench/client_accuracy.py [--requests-c1 40] [--requests-c64 256]
-       [--clients harness,vllm,minimal] [--json]
+       [--clients harness,vllm,minimal] [--guidellm-python PY] [--repeats N] [--warmup] [--json]
+(see bench/README.md)
 """
 
 from __future__ import annotations
@@ -37,8 +38,13 @@ import aiohttp
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from harness.cli.common import positive_int
+from harness.client.http import HttpOptions, encode_body, make_session, parse_stream
+from harness.client.loop import closed_loop
+from harness.client.records import RequestRecord
 from harness.latency.metrics import dist
 from harness.latency.selftest import SelfTestConfig, _measure, match_errors
+from harness.latency.selftest import _body as selftest_body
 from harness.simulate.config import SimConfig
 from harness.simulate.log import LogEntry
 from harness.simulate.process import SimProcess
@@ -97,34 +103,40 @@ class MinimalRecord:
 
 
 async def run_minimal(
-    url: str, prompts: list[str], concurrency: int, max_tokens: int
+    url: str, prompts: list[str], concurrency: int, max_tokens: int, warmup: bool = False
 ) -> tuple[list[MinimalRecord], float, float]:
-    """Closed loop, ``concurrency`` workers, one session; returns records, wall s, CPU s."""
+    """Closed loop, ``concurrency`` workers, one session; returns records, wall s, CPU s.
+    ``warmup``: one wave of one-token requests first, so the timed ones find open connections."""
     records = [MinimalRecord(p) for p in prompts]
     left = list(reversed(range(len(prompts))))
     clock = time.perf_counter_ns
 
+    async def send(session: aiohttp.ClientSession, rec: MinimalRecord, tokens: int) -> None:
+        body = json.dumps(
+            {"model": "sim", "prompt": rec.prompt, "max_tokens": tokens, "stream": True}
+        ).encode()
+        rec.send_ns = clock()
+        try:
+            async with session.post(url + "/v1/completions", data=body) as resp:
+                async for chunk in resp.content.iter_any():
+                    rec.reads.append((clock(), chunk))
+        except (aiohttp.ClientError, TimeoutError) as err:
+            rec.error = f"{type(err).__name__}: {err}"
+
     async def worker(session: aiohttp.ClientSession) -> None:
         while left:
-            rec = records[left.pop()]
-            body = json.dumps(
-                {"model": "sim", "prompt": rec.prompt, "max_tokens": max_tokens, "stream": True}
-            ).encode()
-            rec.send_ns = clock()
-            try:
-                async with session.post(url + "/v1/completions", data=body) as resp:
-                    async for chunk in resp.content.iter_any():
-                        rec.reads.append((clock(), chunk))
-            except (aiohttp.ClientError, TimeoutError) as err:
-                rec.error = f"{type(err).__name__}: {err}"
+            await send(session, records[left.pop()], max_tokens)
 
-    cpu0, t0 = time.process_time(), time.perf_counter()
     connector = aiohttp.TCPConnector(limit=0)
     headers = {"Content-Type": "application/json"}
     timeout = aiohttp.ClientTimeout(total=120)
+    width = min(concurrency, len(prompts))
     async with aiohttp.ClientSession(connector=connector, headers=headers, timeout=timeout) as s:
-        await asyncio.gather(*[worker(s) for _ in range(min(concurrency, len(prompts)))])
-    return records, time.perf_counter() - t0, time.process_time() - cpu0
+        if warmup:
+            await asyncio.gather(*[send(s, MinimalRecord("warm-up"), 1) for _ in range(width)])
+        cpu0, t0 = time.process_time(), time.perf_counter()
+        await asyncio.gather(*[worker(s) for _ in range(width)])
+        return records, time.perf_counter() - t0, time.process_time() - cpu0
 
 
 def token_writes(entry: LogEntry) -> list[int]:
@@ -155,10 +167,33 @@ def add_match(
 # --- one client at one concurrency ------------------------------------------------------
 
 
-def bench_harness(sim: SimProcess, concurrency: int, n: int) -> Result:
+async def _measure_warm(
+    url: str, cfg: SelfTestConfig
+) -> tuple[list[RequestRecord | None], float, float]:
+    """selftest's ``_measure`` after one wave of one-token requests on the same session."""
+    path = "/v1/completions"
+    warm = [
+        encode_body({"model": "sim", "prompt": "warm-up", "max_tokens": 1, "stream": True})
+    ] * cfg.concurrency
+    bodies = [selftest_body(i, cfg) for i in range(cfg.requests)]
+    async with make_session(HttpOptions(timeout_s=120.0)) as session:
+        await closed_loop(session, url + path, path, warm, cfg.concurrency, stream=True)
+        cpu0, t0 = time.process_time(), time.perf_counter()
+        _, records = await closed_loop(
+            session, url + path, path, bodies, cfg.concurrency, stream=True
+        )
+        wall, cpu = time.perf_counter() - t0, time.process_time() - cpu0
+    for rec in records:
+        if rec is not None and rec.raw and rec.error is None:
+            parse_stream(rec)
+    return records, wall, cpu
+
+
+def bench_harness(sim: SimProcess, concurrency: int, n: int, warm: bool) -> Result:
     cfg = SelfTestConfig(concurrency=concurrency, requests=n, ttft_ms=50.0, itl_ms=10.0)
     res = Result("harness", concurrency, n, load_avg=os.getloadavg()[0])
-    records, res.wall_s, _ = asyncio.run(_measure(sim.url, cfg))
+    measure = _measure_warm if warm else _measure  # _measure: exactly `--self-test`'s code
+    records, res.wall_s, _ = asyncio.run(measure(sim.url, cfg))
     res.ok = sum(1 for r in records if r is not None and r.ok)
     log = sim.fetch_log()
     entries = by_prompt(log)
@@ -170,10 +205,10 @@ def bench_harness(sim: SimProcess, concurrency: int, n: int) -> Result:
     return res
 
 
-def bench_minimal(sim: SimProcess, concurrency: int, n: int) -> Result:
+def bench_minimal(sim: SimProcess, concurrency: int, n: int, warm: bool) -> Result:
     res = Result("minimal aiohttp", concurrency, n, load_avg=os.getloadavg()[0])
     prompts = [f"minimal request {i}" for i in range(n)]
-    records, res.wall_s, _ = asyncio.run(run_minimal(sim.url, prompts, concurrency, 128))
+    records, res.wall_s, _ = asyncio.run(run_minimal(sim.url, prompts, concurrency, 128, warm))
     res.ok = sum(1 for r in records if not r.error and r.reads)
     entries = by_prompt(sim.fetch_log())
     for rec in records:
@@ -184,7 +219,7 @@ def bench_minimal(sim: SimProcess, concurrency: int, n: int) -> Result:
     return res
 
 
-def bench_vllm(sim: SimProcess, concurrency: int, n: int, tokenizer: str) -> Result:
+def bench_vllm(sim: SimProcess, concurrency: int, n: int, tokenizer: str, warm: bool) -> Result:
     res = Result("vllm bench serve", concurrency, n, load_avg=os.getloadavg()[0])
     with tempfile.TemporaryDirectory(prefix="vllm-bench-") as tmp:
         argv = [
@@ -195,6 +230,8 @@ def bench_vllm(sim: SimProcess, concurrency: int, n: int, tokenizer: str) -> Res
             *("--request-rate", "inf", "--seed", str(concurrency)),
             *("--save-result", "--save-detailed", "--result-dir", tmp),
             *("--result-filename", "result.json"),
+            # its warm-ups repeat the first prompt: the log pairing keeps the last (timed) one
+            *(("--num-warmups", str(concurrency)) if warm else ()),
         ]
         env = dict(os.environ, HF_HUB_OFFLINE="1", TRANSFORMERS_OFFLINE="1")
         t0 = time.perf_counter()
@@ -303,7 +340,7 @@ def render(results: list[Result], sim_desc: str) -> None:
             f"{r.ok} / {r.requests}",
             str(r.matched),
             *(_f(_stat(xs, p)) for xs in (r.ttft_error_ms, r.recv_lag_ms) for p in (0.5, 0.99)),
-            f"{r.load_avg:.1f}",
+            f"{r.load_avg:.1f}",  # the highest of the runs pooled in this row
         )
     console = Console(stderr=True, width=110)
     console.print(t)
@@ -312,11 +349,66 @@ def render(results: list[Result], sim_desc: str) -> None:
             console.print(f"[yellow]{r.client} c={r.concurrency}: {r.note}")
 
 
+def _kind(r: Result) -> str:
+    return {"harness": "harness", "minimal aiohttp": "minimal", "vllm bench serve": "vllm"}.get(
+        r.client, "guidellm"
+    )
+
+
+def merge(a: Result, b: Result) -> Result:
+    return Result(
+        a.client,
+        a.concurrency,
+        a.requests + b.requests,
+        a.ok + b.ok,
+        a.matched + b.matched,
+        a.ttft_error_ms + b.ttft_error_ms,
+        a.recv_lag_ms + b.recv_lag_ms,
+        a.wall_s + b.wall_s,
+        max(a.load_avg, b.load_avg),
+        "; ".join(x for x in (a.note, b.note) if x),
+    )
+
+
+def run_client(
+    sim: SimProcess, client: str, c: int, n: int, a: argparse.Namespace, tokenizer: str | None
+) -> list[Result]:
+    sim.clear_log()
+    print(f"… {client} at concurrency {c}: {n} requests", file=sys.stderr)
+    if client == "harness":
+        return [bench_harness(sim, c, n, a.warmup)]
+    if client == "minimal":
+        return [bench_minimal(sim, c, n, a.warmup)]
+    assert tokenizer is not None
+    if client == "vllm":
+        return [bench_vllm(sim, c, n, tokenizer, a.warmup)]
+    out = [bench_guidellm(sim, c, n, a.guidellm_python, tokenizer, None)]
+    if c > 1 and a.guidellm_workers:
+        sim.clear_log()
+        out.append(bench_guidellm(sim, c, n, a.guidellm_python, tokenizer, a.guidellm_workers))
+    return out
+
+
+def int_list(text: str) -> list[int]:
+    """A comma list of positive integers (argparse type)."""
+    try:
+        values = [int(x) for x in text.split(",") if x.strip()]
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected e.g. 1,64, got {text!r}") from None
+    if not values or min(values) < 1:
+        raise argparse.ArgumentTypeError(f"expected positive integers, got {text!r}")
+    return values
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
-    ap.add_argument("--requests-c1", type=int, default=40, help="requests at concurrency 1")
-    ap.add_argument("--requests-c64", type=int, default=256, help="requests at concurrency 64")
-    ap.add_argument("--concurrency", default="1,64", help="comma list of 1 and/or 64")
+    ap.add_argument(
+        "--requests-c1", type=positive_int, default=40, help="requests at concurrency 1"
+    )
+    ap.add_argument(
+        "--requests-c64", type=positive_int, default=256, help="requests at concurrency 64"
+    )
+    ap.add_argument("--concurrency", type=int_list, default=[1, 64], help="comma list")
     ap.add_argument("--clients", default="harness,vllm,minimal", help="comma list")
     ap.add_argument("--tokenizer", help="tokenizer folder for vLLM's bench (default: test model)")
     ap.add_argument("--guidellm-python", help="python of a venv with guidellm (see README)")
@@ -325,6 +417,15 @@ def main() -> int:
         type=int,
         default=2,
         help="also run guidellm with this many worker processes at concurrency > 1 (0: no)",
+    )
+    ap.add_argument(
+        "--warmup",
+        action="store_true",
+        help="one wave of warm-up requests before timing (harness, minimal, vLLM's "
+        "--num-warmups), so no timed request pays a TCP connect; guidellm stays cold",
+    )
+    ap.add_argument(
+        "--repeats", type=positive_int, default=1, help="runs per client, pooled, interleaved"
     )
     ap.add_argument("--json", action="store_true", help="print the results as JSON on stdout")
     a = ap.parse_args()
@@ -342,28 +443,21 @@ def main() -> int:
         tokenizer = str(ensure_test_model())
     sim_cfg = SimConfig(ttft_ms=50.0, itl_ms=10.0, output_tokens=128, log_bodies=True)
     desc = "one process: TTFT 50 ms, ITL 10 ms, 128 tokens, 1 token/event"
-    results: list[Result] = []
+    desc += ", warm connections" if a.warmup else ", cold start (no warm-up)"
+    if a.repeats > 1:
+        desc += f", {a.repeats} runs pooled"
+    pooled: dict[tuple[str, int], Result] = {}
     with SimProcess(sim_cfg) as sim:
-        for c in (int(x) for x in a.concurrency.split(",")):
+        for c in a.concurrency:
             n = a.requests_c1 if c == 1 else a.requests_c64
-            for client in clients:
-                sim.clear_log()
-                print(f"… {client} at concurrency {c}: {n} requests", file=sys.stderr)
-                if client == "harness":
-                    results.append(bench_harness(sim, c, n))
-                elif client == "minimal":
-                    results.append(bench_minimal(sim, c, n))
-                elif client == "vllm":
-                    assert tokenizer is not None
-                    results.append(bench_vllm(sim, c, n, tokenizer))
-                else:
-                    assert tokenizer is not None
-                    py = a.guidellm_python
-                    results.append(bench_guidellm(sim, c, n, py, tokenizer, None))
-                    if c > 1 and a.guidellm_workers:
-                        sim.clear_log()
-                        w = a.guidellm_workers
-                        results.append(bench_guidellm(sim, c, n, py, tokenizer, w))
+            for rep in range(a.repeats):
+                # rotate the order each run, so drift in the machine's load hits all alike
+                order = clients[rep % len(clients) :] + clients[: rep % len(clients)]
+                for client in order:
+                    for res in run_client(sim, client, c, n, a, tokenizer):
+                        key = (res.client, c)
+                        pooled[key] = merge(pooled[key], res) if key in pooled else res
+    results = sorted(pooled.values(), key=lambda r: (r.concurrency, clients.index(_kind(r))))
     render(results, desc)
     if a.json:
         out = []

@@ -35,6 +35,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from client_accuracy import by_prompt, run_minimal, token_writes
 
+from harness.cli.common import positive_int
 from harness.latency.metrics import dist
 from harness.latency.report import Dist
 from harness.latency.selftest import SelfTestConfig, _measure
@@ -228,11 +229,26 @@ def render(results: list[IngestResult], tokens: int) -> None:
     Console(stderr=True, width=200).print(t)
 
 
+def int_list(text: str) -> list[int]:
+    """A comma list of positive integers (argparse type)."""
+    try:
+        values = [int(x) for x in text.split(",") if x.strip()]
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected e.g. 1,64, got {text!r}") from None
+    if not values or min(values) < 1:
+        raise argparse.ArgumentTypeError(f"expected positive integers, got {text!r}")
+    return values
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
-    ap.add_argument("--requests", type=int, default=640, help="requests per client and setting")
-    ap.add_argument("--tokens", type=int, default=512, help="output tokens per request")
-    ap.add_argument("--tokens-per-chunk", default="1,8", help="comma list of tokens per event")
+    ap.add_argument(
+        "--requests", type=positive_int, default=640, help="requests per client and setting"
+    )
+    ap.add_argument("--tokens", type=positive_int, default=512, help="output tokens per request")
+    ap.add_argument(
+        "--tokens-per-chunk", type=int_list, default=[1, 8], help="comma list of tokens per event"
+    )
     ap.add_argument("--clients", default="harness,minimal", help="comma list")
     ap.add_argument("--json", action="store_true", help="print the results as JSON on stdout")
     a = ap.parse_args()
@@ -241,7 +257,7 @@ def main() -> int:
         print(f"ingest: bad --clients {a.clients!r}; valid: harness, minimal")
         return 2
     results: list[IngestResult] = []
-    for per in (int(x) for x in a.tokens_per_chunk.split(",")):
+    for per in a.tokens_per_chunk:
         cfg = SimConfig(itl_ms=1.0, output_tokens=a.tokens, tokens_per_chunk=per, log_bodies=True)
         with SimProcess(cfg) as sim:
             for client in clients:
