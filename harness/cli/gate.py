@@ -58,7 +58,10 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p.add_argument("--data-dir", help="quality: benchmark data folder")
     p.add_argument("--max-gen-toks", type=positive_int, help="quality: NON-OFFICIAL generation cap")
     p.add_argument("--quality-only", help="quality: comma-separated benchmarks")
-    p.add_argument("--tokenizer", help="check: tokenizer for usage honesty (default: profile's)")
+    p.add_argument(
+        "--tokenizer",
+        help="check and latency: the served model's tokenizer for token counts (default: profile's)",
+    )
     p.add_argument(
         "--ready-timeout", type=positive_float, help="readiness wait in s (default: profile, 600)"
     )

@@ -53,6 +53,8 @@ class GatePlan:
         out.append(("check", check))
         if self.profile.latency is not None:
             lat = ["latency", *common, "--mode", self.latency_mode, *ready]
+            if self.tokenizer:
+                lat += ["--tokenizer", self.tokenizer]
             lat_opts: tuple[tuple[str, object], ...] = (
                 ("--runs", self.runs),
                 ("--warmup", self.warmup),
