@@ -38,7 +38,7 @@ import aiohttp
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from harness.cli.common import positive_int
+from harness.cli.common import int_list, positive_int
 from harness.client.http import HttpOptions, encode_body, make_session, parse_stream
 from harness.client.loop import closed_loop
 from harness.client.records import RequestRecord
@@ -387,17 +387,6 @@ def run_client(
         sim.clear_log()
         out.append(bench_guidellm(sim, c, n, a.guidellm_python, tokenizer, a.guidellm_workers))
     return out
-
-
-def int_list(text: str) -> list[int]:
-    """A comma list of positive integers (argparse type)."""
-    try:
-        values = [int(x) for x in text.split(",") if x.strip()]
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected e.g. 1,64, got {text!r}") from None
-    if not values or min(values) < 1:
-        raise argparse.ArgumentTypeError(f"expected positive integers, got {text!r}")
-    return values
 
 
 def main() -> int:

@@ -35,7 +35,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from client_accuracy import by_prompt, run_minimal, token_writes
 
-from harness.cli.common import positive_int
+from harness.cli.common import int_list, positive_int
 from harness.latency.metrics import dist
 from harness.latency.report import Dist
 from harness.latency.selftest import SelfTestConfig, _measure
@@ -227,17 +227,6 @@ def render(results: list[IngestResult], tokens: int) -> None:
             f"{r.load_avg:.1f}",
         )
     Console(stderr=True, width=200).print(t)
-
-
-def int_list(text: str) -> list[int]:
-    """A comma list of positive integers (argparse type)."""
-    try:
-        values = [int(x) for x in text.split(",") if x.strip()]
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected e.g. 1,64, got {text!r}") from None
-    if not values or min(values) < 1:
-        raise argparse.ArgumentTypeError(f"expected positive integers, got {text!r}")
-    return values
 
 
 def main() -> int:

@@ -8,6 +8,14 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from rich.console import Console
+from rich.progress import (
+    BarColumn,
+    DownloadColumn,
+    Progress,
+    TextColumn,
+    TimeRemainingColumn,
+    TransferSpeedColumn,
+)
 
 from harness.profiles import DEFAULT_PROFILE, Profile, load_profile
 from harness.runs import Provenance, new_run_folder, redact_argv
@@ -55,6 +63,30 @@ def non_negative_int(text: str) -> int:
     if value < 0:
         raise argparse.ArgumentTypeError(f"{text!r} must be >= 0")
     return value
+
+
+def int_list(text: str) -> list[int]:
+    """A comma list of positive integers (argparse type), e.g. ``1,2,64``."""
+    try:
+        values = [int(x) for x in text.split(",") if x.strip()]
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected e.g. 1,64, got {text!r}") from None
+    if not values or min(values) < 1:
+        raise argparse.ArgumentTypeError(f"expected positive integers, got {text!r}")
+    return values
+
+
+def byte_progress(console: Console) -> Progress:
+    """A transient progress bar for byte streams (save, hash, upload): MB, MB/s, ETA."""
+    return Progress(
+        TextColumn("[bold]{task.description}"),
+        BarColumn(),
+        DownloadColumn(binary_units=False),
+        TransferSpeedColumn(),
+        TimeRemainingColumn(),
+        console=console,
+        transient=True,
+    )
 
 
 def make_console(args: argparse.Namespace) -> Console:

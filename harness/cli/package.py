@@ -8,17 +8,9 @@ import sys
 from pathlib import Path
 
 from rich.console import Console
-from rich.progress import (
-    BarColumn,
-    DownloadColumn,
-    Progress,
-    TextColumn,
-    TimeRemainingColumn,
-    TransferSpeedColumn,
-)
 from rich.table import Table
 
-from harness.cli.common import add_common, positive_int, start_run
+from harness.cli.common import add_common, byte_progress, positive_int, start_run
 from harness.errors import EXIT_FAIL, EXIT_OK, ConfigError, UsageError
 from harness.image.engine import connect
 from harness.image.package import PackageConfig, PackageReport, package
@@ -117,14 +109,7 @@ def run(args: argparse.Namespace) -> int:
         threads=args.threads,
     )
     client = connect(args.docker_host) if args.image else None
-    columns = (
-        TextColumn("[bold]{task.description}"),
-        BarColumn(),
-        DownloadColumn(binary_units=False),
-        TransferSpeedColumn(),
-        TimeRemainingColumn(),
-    )
-    with Progress(*columns, console=ctx.console, transient=True) as bar:
+    with byte_progress(ctx.console) as bar:
         task = bar.add_task(f"save {args.image or archive.name}", total=None)
 
         def progress(done: int, total: int) -> None:

@@ -10,17 +10,9 @@ from pathlib import Path
 
 import aiohttp
 from rich.console import Console
-from rich.progress import (
-    BarColumn,
-    DownloadColumn,
-    Progress,
-    TextColumn,
-    TimeRemainingColumn,
-    TransferSpeedColumn,
-)
 from rich.table import Table
 
-from harness.cli.common import add_common, positive_int, start_run
+from harness.cli.common import add_common, byte_progress, positive_int, start_run
 from harness.errors import EXIT_OK, ConfigError, UsageError
 from harness.profiles import SubmitSpec
 from harness.submit.core import Hooks, SubmitConfig, SubmitReport, submit
@@ -108,14 +100,7 @@ def run(args: argparse.Namespace) -> int:
         dry_run=args.dry_run,
         policy=RetryPolicy(attempts=args.attempts),
     )
-    columns = (
-        TextColumn("[bold]{task.description}"),
-        BarColumn(),
-        DownloadColumn(binary_units=False),
-        TransferSpeedColumn(),
-        TimeRemainingColumn(),
-    )
-    with Progress(*columns, console=ctx.console, transient=True) as bar:
+    with byte_progress(ctx.console) as bar:
         size = cfg.archive.stat().st_size if cfg.archive.is_file() else 0
         hashing = bar.add_task("sha256", total=size)
         upload = bar.add_task("upload", total=size, visible=False)
