@@ -69,6 +69,8 @@ class Result:
     ok: int = 0
     matched: int = 0
     ttft_error_ms: list[float] = field(default_factory=list)
+    # the same from when the request's first bytes reached the simulator (not its handler)
+    ttft_error_wire_ms: list[float] = field(default_factory=list)
     # the client-side part alone: first token received − its write (absolute clocks needed)
     recv_lag_ms: list[float] = field(default_factory=list)
     wall_s: float = 0.0
@@ -112,8 +114,17 @@ async def run_minimal(
     clock = time.perf_counter_ns
 
     async def send(session: aiohttp.ClientSession, rec: MinimalRecord, tokens: int) -> None:
+        # the self-test's body (usage chunk included): the simulator does the same work
+        # for both clients, so only the clients differ
         body = json.dumps(
-            {"model": "sim", "prompt": rec.prompt, "max_tokens": tokens, "stream": True}
+            {
+                "model": "sim",
+                "prompt": rec.prompt,
+                "max_tokens": tokens,
+                "temperature": 0.0,
+                "stream": True,
+                "stream_options": {"include_usage": True},
+            }
         ).encode()
         rec.send_ns = clock()
         try:
@@ -159,6 +170,8 @@ def add_match(
     if entry is None or ttft_ms is None or not writes:
         return
     res.ttft_error_ms.append(ttft_ms - (writes[0] - entry.arrival_ns) / 1e6)
+    if entry.received_ns is not None:
+        res.ttft_error_wire_ms.append(ttft_ms - (writes[0] - entry.received_ns) / 1e6)
     if first_ns is not None:
         res.recv_lag_ms.append((first_ns - writes[0]) / 1e6)
     res.matched += 1
@@ -189,34 +202,72 @@ async def _measure_warm(
     return records, wall, cpu
 
 
-def bench_harness(sim: SimProcess, concurrency: int, n: int, warm: bool) -> Result:
-    cfg = SelfTestConfig(concurrency=concurrency, requests=n, ttft_ms=50.0, itl_ms=10.0)
-    res = Result("harness", concurrency, n, load_avg=os.getloadavg()[0])
-    measure = _measure_warm if warm else _measure  # _measure: exactly `--self-test`'s code
-    records, res.wall_s, _ = asyncio.run(measure(sim.url, cfg))
+def harness_result(
+    res: Result, records: list[RequestRecord | None], log: list[LogEntry], cfg: SelfTestConfig
+) -> Result:
     res.ok = sum(1 for r in records if r is not None and r.ok)
-    log = sim.fetch_log()
     entries = by_prompt(log)
     for i, rec in enumerate(records):  # selftest's prompts are "self-test request {i}"
         if rec is not None and rec.ok:
             add_match(res, entries.get(f"self-test request {i}"), rec.ttft_ms, rec.first_token_ns)
     # the same pairing as `harness latency --self-test` reports (a cross-check)
-    assert len(match_errors(records, log, cfg)[0]) == res.matched
+    assert len(match_errors(records, log, cfg).ttft) == res.matched
     return res
 
 
-def bench_minimal(sim: SimProcess, concurrency: int, n: int, warm: bool) -> Result:
-    res = Result("minimal aiohttp", concurrency, n, load_avg=os.getloadavg()[0])
-    prompts = [f"minimal request {i}" for i in range(n)]
-    records, res.wall_s, _ = asyncio.run(run_minimal(sim.url, prompts, concurrency, 128, warm))
+def minimal_result(res: Result, records: list[MinimalRecord], log: list[LogEntry]) -> Result:
     res.ok = sum(1 for r in records if not r.error and r.reads)
-    entries = by_prompt(sim.fetch_log())
+    entries = by_prompt(log)
     for rec in records:
         evs = rec.events() if not rec.error else []
         if evs:
             first = evs[0][0]
             add_match(res, entries.get(rec.prompt), (first - rec.send_ns) / 1e6, first)
     return res
+
+
+def bench_harness(sim: SimProcess, concurrency: int, n: int, warm: bool) -> Result:
+    cfg = SelfTestConfig(concurrency=concurrency, requests=n, ttft_ms=50.0, itl_ms=10.0)
+    res = Result("harness", concurrency, n, load_avg=os.getloadavg()[0])
+    measure = _measure_warm if warm else _measure  # _measure: exactly `--self-test`'s code
+    records, res.wall_s, _ = asyncio.run(measure(sim.url, cfg))
+    return harness_result(res, records, sim.fetch_log(), cfg)
+
+
+def bench_minimal(sim: SimProcess, concurrency: int, n: int, warm: bool) -> Result:
+    res = Result("minimal aiohttp", concurrency, n, load_avg=os.getloadavg()[0])
+    prompts = [f"minimal request {i}" for i in range(n)]
+    records, res.wall_s, _ = asyncio.run(run_minimal(sim.url, prompts, concurrency, 128, warm))
+    return minimal_result(res, records, sim.fetch_log())
+
+
+def bench_mixed(
+    sim: SimProcess, concurrency: int, n: int, warm: bool, harness_first: bool
+) -> list[Result]:
+    """Both clients at once in one event loop, half the concurrency and requests each:
+    every wave holds requests of both, so both meet the same simulator and the same
+    machine, and what differs is their code. Who starts first alternates by run
+    (the first half of a wave reaches the simulator's queue first)."""
+    half_c, half_n = max(1, concurrency // 2), max(1, n // 2)
+    cfg = SelfTestConfig(concurrency=half_c, requests=half_n, ttft_ms=50.0, itl_ms=10.0)
+    prompts = [f"minimal request {i}" for i in range(half_n)]
+    load = os.getloadavg()[0]
+    h = Result("harness", concurrency, half_n, load_avg=load)
+    m = Result("minimal aiohttp", concurrency, half_n, load_avg=load)
+
+    async def both() -> tuple[Any, Any]:
+        measure = _measure_warm if warm else _measure
+        if harness_first:
+            hr = asyncio.ensure_future(measure(sim.url, cfg))
+            mr = asyncio.ensure_future(run_minimal(sim.url, prompts, half_c, 128, warm))
+        else:
+            mr = asyncio.ensure_future(run_minimal(sim.url, prompts, half_c, 128, warm))
+            hr = asyncio.ensure_future(measure(sim.url, cfg))
+        return await hr, await mr
+
+    (h_records, h.wall_s, _), (m_records, m.wall_s, _) = asyncio.run(both())
+    log = sim.fetch_log()
+    return [harness_result(h, h_records, log, cfg), minimal_result(m, m_records, log)]
 
 
 def bench_vllm(sim: SimProcess, concurrency: int, n: int, tokenizer: str, warm: bool) -> Result:
@@ -325,13 +376,16 @@ def render(results: list[Result], sim_desc: str) -> None:
     t = Table(
         title=f"TTFT error vs the simulator's truth ({sim_desc})",
         title_justify="left",
-        caption="TTFT err = client TTFT − (first token write − request arrival), both at the "
-        "simulator; recv lag = first token received − its write, the client's side alone "
-        "(guidellm stamps with time.time(): not comparable, so none)",
+        caption="TTFT err = client TTFT − (first token write − request start), both at the "
+        "simulator; the request starts when its handler starts (handler) or when its first "
+        "bytes reached the simulator (wire: leaves out the simulator's own queueing when a "
+        "wave lands at once); recv lag = first token received − its write, the client's side "
+        "alone (guidellm stamps with time.time(): not comparable, so none)",
         caption_justify="left",
     )
-    cols = ("client", "conc.", "ok / sent", "matched", "TTFT err median ms", "p99 ms")
-    for col in (*cols, "recv lag median ms", "p99 ms", "load"):
+    cols = ("client", "conc.", "ok / sent", "matched")
+    pairs = ("handler", "wire", "recv lag")
+    for col in (*cols, *(f"{x} {q}" for x in pairs for q in ("median", "p99")), "load"):
         t.add_column(col, justify="left" if col == "client" else "right")
     for r in results:
         t.add_row(
@@ -339,14 +393,68 @@ def render(results: list[Result], sim_desc: str) -> None:
             str(r.concurrency),
             f"{r.ok} / {r.requests}",
             str(r.matched),
-            *(_f(_stat(xs, p)) for xs in (r.ttft_error_ms, r.recv_lag_ms) for p in (0.5, 0.99)),
+            *(
+                _f(_stat(xs, p))
+                for xs in (r.ttft_error_ms, r.ttft_error_wire_ms, r.recv_lag_ms)
+                for p in (0.5, 0.99)
+            ),
             f"{r.load_avg:.1f}",  # the highest of the runs pooled in this row
         )
-    console = Console(stderr=True, width=110)
+    console = Console(stderr=True, width=130)
     console.print(t)
     for r in results:
         if r.note:
             console.print(f"[yellow]{r.client} c={r.concurrency}: {r.note}")
+
+
+def paired(runs: dict[tuple[str, int], list[Result]]) -> list[dict[str, Any]]:
+    """Per concurrency, harness vs the minimal client run by run (the same repeat index):
+    how many runs the harness's median and p99 were at or below the minimal client's."""
+    out = []
+    for (client, c), hs in sorted(runs.items()):
+        ms = runs.get(("minimal aiohttp", c))
+        if client != "harness" or not ms:
+            continue
+        for truth in ("ttft_error_ms", "ttft_error_wire_ms"):
+            for q in (0.5, 0.99):
+                h = [_stat(getattr(r, truth), q) for r in hs]
+                m = [_stat(getattr(r, truth), q) for r in ms]
+                both = [
+                    (a, b) for a, b in zip(h, m, strict=False) if a is not None and b is not None
+                ]
+                out.append(
+                    {
+                        "concurrency": c,
+                        "truth": "handler" if truth == "ttft_error_ms" else "wire",
+                        "statistic": "median" if q == 0.5 else "p99",
+                        "harness": [round(a, 3) for a, _ in both],
+                        "minimal": [round(b, 3) for _, b in both],
+                        "harness_at_or_below": sum(1 for a, b in both if a <= b),
+                        "runs": len(both),
+                    }
+                )
+    return out
+
+
+def render_paired(rows: list[dict[str, Any]]) -> None:
+    from rich.console import Console
+    from rich.table import Table
+
+    if not rows:
+        return
+    t = Table(title="Run by run: harness vs minimal aiohttp (TTFT error, ms)", title_justify="left")
+    for col in ("conc.", "truth", "stat", "harness per run", "minimal per run", "harness ≤"):
+        t.add_column(col, justify="right" if col in ("conc.", "harness ≤") else "left")
+    for row in rows:
+        t.add_row(
+            str(row["concurrency"]),
+            row["truth"],
+            row["statistic"],
+            " ".join(f"{v:.2f}" for v in row["harness"]),
+            " ".join(f"{v:.2f}" for v in row["minimal"]),
+            f"{row['harness_at_or_below']} of {row['runs']}",
+        )
+    Console(stderr=True, width=130).print(t)
 
 
 def _kind(r: Result) -> str:
@@ -363,6 +471,7 @@ def merge(a: Result, b: Result) -> Result:
         a.ok + b.ok,
         a.matched + b.matched,
         a.ttft_error_ms + b.ttft_error_ms,
+        a.ttft_error_wire_ms + b.ttft_error_wire_ms,
         a.recv_lag_ms + b.recv_lag_ms,
         a.wall_s + b.wall_s,
         max(a.load_avg, b.load_avg),
@@ -370,10 +479,30 @@ def merge(a: Result, b: Result) -> Result:
     )
 
 
-def run_client(
-    sim: SimProcess, client: str, c: int, n: int, a: argparse.Namespace, tokenizer: str | None
-) -> list[Result]:
+def prime(sim: SimProcess, concurrency: int) -> None:
+    """Two untimed waves at this concurrency before any client is timed: a fresh simulator's
+    first wave is slower (cold code paths, start-up garbage), and it would otherwise land
+    on whichever client happens to go first."""
+    prompts = [f"prime {i}" for i in range(2 * concurrency)]
+    asyncio.run(run_minimal(sim.url, prompts, concurrency, 16))
     sim.clear_log()
+
+
+def run_client(
+    sim: SimProcess,
+    client: str,
+    c: int,
+    n: int,
+    a: argparse.Namespace,
+    tokenizer: str | None,
+    rep: int,
+) -> list[Result]:
+    if a.mixed and client == "minimal":
+        return []  # ran with the harness
+    sim.clear_log()
+    if a.mixed and client == "harness":
+        print(f"… harness + minimal at once at concurrency {c}: {n} requests", file=sys.stderr)
+        return bench_mixed(sim, c, n, a.warmup, harness_first=rep % 2 == 0)
     print(f"… {client} at concurrency {c}: {n} requests", file=sys.stderr)
     if client == "harness":
         return [bench_harness(sim, c, n, a.warmup)]
@@ -416,6 +545,12 @@ def main() -> int:
     ap.add_argument(
         "--repeats", type=positive_int, default=1, help="runs per client, pooled, interleaved"
     )
+    ap.add_argument(
+        "--mixed",
+        action="store_true",
+        help="run the harness and the minimal client at the same time, half the concurrency "
+        "each, so every wave holds both (an A/B test of their code alone)",
+    )
     ap.add_argument("--json", action="store_true", help="print the results as JSON on stdout")
     a = ap.parse_args()
     clients = [c.strip() for c in a.clients.split(",") if c.strip()]
@@ -435,27 +570,36 @@ def main() -> int:
     desc += ", warm connections" if a.warmup else ", cold start (no warm-up)"
     if a.repeats > 1:
         desc += f", {a.repeats} runs pooled"
+    if a.mixed:
+        desc += ", harness and minimal at once (half the concurrency each)"
     pooled: dict[tuple[str, int], Result] = {}
+    runs: dict[tuple[str, int], list[Result]] = {}
     with SimProcess(sim_cfg) as sim:
         for c in a.concurrency:
             n = a.requests_c1 if c == 1 else a.requests_c64
+            prime(sim, c)
             for rep in range(a.repeats):
                 # rotate the order each run, so drift in the machine's load hits all alike
                 order = clients[rep % len(clients) :] + clients[: rep % len(clients)]
                 for client in order:
-                    for res in run_client(sim, client, c, n, a, tokenizer):
+                    for res in run_client(sim, client, c, n, a, tokenizer, rep):
                         key = (res.client, c)
                         pooled[key] = merge(pooled[key], res) if key in pooled else res
+                        runs.setdefault(key, []).append(res)
     results = sorted(pooled.values(), key=lambda r: (r.concurrency, clients.index(_kind(r))))
     render(results, desc)
+    comparison = paired(runs)
+    render_paired(comparison)
     if a.json:
         out = []
         for r in results:
             d = asdict(r)
             d["ttft_error_ms"] = dist(r.ttft_error_ms).model_dump()
+            d["ttft_error_wire_ms"] = dist(r.ttft_error_wire_ms).model_dump()
             d["recv_lag_ms"] = dist(r.recv_lag_ms).model_dump()
             out.append(d)
-        sys.stdout.write(json.dumps({"simulator": desc, "results": out}, indent=2) + "\n")
+        doc = {"simulator": desc, "results": out, "harness_vs_minimal": comparison}
+        sys.stdout.write(json.dumps(doc, indent=2) + "\n")
     return 0 if all(r.matched for r in results) else 1
 
 

@@ -3,7 +3,8 @@
 The schedule is absolute: the first wave is due at t0, each later request when
 its worker's previous one ended; that due time is recorded on the request
 (``intended_ns``) so the dispatch lag (actual send − due) can be reported.
-Latency strict mode, the self-test and the throughput sweep all use it.
+Latency strict mode, the self-test and the throughput sweep all use it. The
+garbage collector is paused while it runs (gc_pause.py).
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from collections.abc import Callable
 
 import aiohttp
 
+from harness.client.gc_pause import gc_paused
 from harness.client.http import send_request
 from harness.client.records import RequestRecord
 
@@ -56,11 +58,12 @@ async def closed_loop(
             if on_done:
                 on_done(i, rec)
 
-    t0 = time.perf_counter_ns()
-    workers = [asyncio.create_task(worker(t0)) for _ in range(min(concurrency, n))]
-    try:
-        await asyncio.gather(*workers)
-    finally:
-        for w in workers:
-            w.cancel()
+    with gc_paused():  # a full collection mid-wave would show up as client error
+        t0 = time.perf_counter_ns()
+        workers = [asyncio.create_task(worker(t0)) for _ in range(min(concurrency, n))]
+        try:
+            await asyncio.gather(*workers)
+        finally:
+            for w in workers:
+                w.cancel()
     return t0, records

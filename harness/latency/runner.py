@@ -12,6 +12,7 @@ from typing import Any, Literal
 
 import aiohttp
 
+from harness.client.gc_pause import gc_paused
 from harness.client.http import HttpOptions, encode_body, make_session, parse_stream, send_request
 from harness.client.loop import closed_loop
 from harness.client.readiness import server_models
@@ -80,7 +81,8 @@ async def run_official_bucket(
     phases: tuple[tuple[Phase, int], ...] = (("warmup", cfg.warmup), ("timed", cfg.runs))
     for phase, n in phases:
         for i in range(n):
-            rec = await send_request(session, url, body, endpoint=cfg.endpoint, stream=False)
+            with gc_paused():  # collections happen between requests, never inside one
+                rec = await send_request(session, url, body, endpoint=cfg.endpoint, stream=False)
             row, _ = to_row(
                 rec,
                 bucket=bucket.name,

@@ -14,6 +14,7 @@ from harness.simulate.emit import drop, emit_stream, emit_whole, json_response
 from harness.simulate.engine import Engine
 from harness.simulate.faults import Fault, FaultPlan
 from harness.simulate.log import LogEntry, RequestLog
+from harness.simulate.receive import ReceiveStamps
 from harness.simulate.requests import BadRequest, Kind, parse_json, parse_request
 from harness.simulate.shapes import ChunkTemplate, dumps, error_body, new_id
 from harness.tokenizer import Tokenizer, load_tokenizer
@@ -35,6 +36,7 @@ class Simulator:
         self.inflight = 0
         self.closing = asyncio.Event()
         self._conns: dict[tuple[int, int | None], list[int]] = {}
+        self.received = ReceiveStamps()  # filled by the listening site (receive.py)
 
     # ---- connection identity: (transport id, peer port) -> [conn id, requests so far]
     def _conn(self, request: web.Request) -> tuple[int, int | None, int]:
@@ -68,6 +70,7 @@ class Simulator:
     @web.middleware
     async def _middleware(self, request: web.Request, handler: Handler) -> web.StreamResponse:
         arrival = _now()
+        received = self.received.claim(request.transport)
         if request.path.startswith("/_sim/"):
             return await handler(request)
         conn_id, port, nth = self._conn(request)
@@ -75,6 +78,7 @@ class Simulator:
             method=request.method,
             path=request.path,
             arrival_ns=arrival,
+            received_ns=received,
             conn_id=conn_id,
             peer_port=port,
             conn_request_index=nth,
@@ -93,6 +97,7 @@ class Simulator:
                 entry.status = resp.status
             return resp
         finally:
+            self.received.forget(request.transport)  # a body's later segments
             entry.end_ns = _now()
             self.log.finish(entry)
 

@@ -4,7 +4,10 @@ All times are ``time.perf_counter_ns()`` (CLOCK_MONOTONIC on Linux), comparable
 across processes on one machine. For every write the simulator keeps three
 stamps: the scheduled ``deadline``, ``intended`` (taken right before the write
 call) and ``written`` (right after it returned, i.e. the bytes are with the
-kernel). Tests compare a client's receive times with ``written``.
+kernel). Tests compare a client's receive times with ``written``. For the
+request itself there are two: ``received_ns`` (its first bytes reached the
+process) and ``arrival_ns`` (its handler started); the gap is queueing inside
+the simulator when many requests land at once (see receive.py).
 """
 
 from __future__ import annotations
@@ -21,7 +24,7 @@ class LogEntry:
     index: int
     method: str
     path: str
-    arrival_ns: int
+    arrival_ns: int  # the handler started
     conn_id: int
     peer_port: int | None
     conn_request_index: int  # 0 for the first request on a connection (keep-alive shows as > 0)
@@ -44,6 +47,8 @@ class LogEntry:
     chunk_intended_ns: list[int] = field(default_factory=list)
     chunk_written_ns: list[int] = field(default_factory=list)
     end_ns: int | None = None
+    # the request's first bytes reached the process (receive.py); None when not seen
+    received_ns: int | None = None
 
     def record_write(
         self, tokens: int, deadline_ns: int, intended_ns: int, written_ns: int

@@ -10,6 +10,7 @@ from harness.errors import UsageError
 from harness.simulate.app import Simulator
 from harness.simulate.config import SimConfig
 from harness.simulate.log import LogEntry
+from harness.simulate.receive import StampingSite
 from harness.tokenizer import Tokenizer
 
 
@@ -53,7 +54,7 @@ class SimServer:
         # shutdown_timeout small: hanging requests (--hang-rate) must not hold up the exit
         self._runner = web.AppRunner(self.sim.app(), access_log=None, shutdown_timeout=0.5)
         await self._runner.setup()
-        site = web.TCPSite(self._runner, self.host, self.port, backlog=1024)
+        site = StampingSite(self._runner, self.host, self.port, self.sim.received, backlog=1024)
         try:
             await site.start()
         except OSError as err:

@@ -278,3 +278,23 @@ def test_cli_ctrl_c_saves_partial_report(sim_process, tmp_path):
     assert saved["complete"] is False
     assert len(saved["requests"]) >= 3
     assert "partial latency report saved" in err
+
+
+def test_cli_self_test_reports_both_ttft_errors(tmp_path):
+    """`--self-test` against its own simulator process: every request matched with the
+    log, the TTFT error from the handler start and from the bytes received."""
+    proc = subprocess.run(
+        harness_cmd("latency", "--self-test", "--concurrency", "4", "--runs", "16", "--json"),
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert proc.returncode == 0, proc.stderr
+    res = json.loads(proc.stdout)
+    assert res["requests_ok"] == 16 and res["requests_failed"] == 0
+    assert res["ttft_error_ms"]["n"] == 16 and res["ttft_error_wire_ms"]["n"] == 16
+    assert res["sim_queue_ms"]["min"] >= 0
+    # from the bytes received the start is earlier, so the truth is longer and the error smaller
+    assert res["ttft_error_wire_ms"]["median"] <= res["ttft_error_ms"]["median"]
+    assert res["chunk_error_ms"]["n"] == 16 * 128
+    assert "from bytes received" in proc.stderr
