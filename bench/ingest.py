@@ -33,7 +33,8 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from client_accuracy import by_prompt, run_minimal, token_writes
+from accuracy_results import by_prompt, token_writes
+from minimal_client import run_minimal
 
 from harness.cli.common import int_list, positive_int
 from harness.latency.metrics import dist
