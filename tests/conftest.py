@@ -5,4 +5,5 @@ pytest_plugins = [
     "tests.fixtures.reference_server",
     "tests.fixtures.s3",
     "tests.fixtures.podman",
+    "tests.fixtures.recording",
 ]
