@@ -7,7 +7,6 @@ in the record, never an error.
 
 from __future__ import annotations
 
-import asyncio
 import json
 from typing import Any
 
@@ -27,7 +26,7 @@ async def _get_json(
             if resp.status != 200:
                 return None, f"HTTP {resp.status}"
             return json.loads(await resp.read()), None
-    except (aiohttp.ClientError, TimeoutError, asyncio.TimeoutError) as err:
+    except (aiohttp.ClientError, TimeoutError) as err:
         return None, type(err).__name__
     except (ValueError, UnicodeDecodeError):
         return None, "not JSON"

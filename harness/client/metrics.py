@@ -10,7 +10,6 @@ failure and the report says why.
 
 from __future__ import annotations
 
-import asyncio
 from dataclasses import dataclass, field
 from typing import Literal
 
@@ -56,7 +55,7 @@ async def scrape(
             if resp.status != 200:
                 return Scrape(None, f"GET {path} answered HTTP {resp.status}")
             raw = await resp.content.read(_BODY_MAX)
-    except (aiohttp.ClientError, TimeoutError, asyncio.TimeoutError) as err:
+    except (aiohttp.ClientError, TimeoutError) as err:
         return Scrape(None, f"GET {path} failed: {type(err).__name__}")
     try:
         return Scrape(parse_exposition(raw.decode("utf-8", "replace")))

@@ -131,16 +131,16 @@ def test_build_section_orders_buckets_and_keeps_notes():
     assert build_section({}, []).items == []
 
 
-@pytest.mark.parametrize(
-    ("choice", "mode", "on"),
-    [
-        ("auto", "official", False),
-        ("auto", "strict", True),
-        ("auto", "both", True),
-        ("on", "official", True),
-        ("off", "both", False),
-    ],  # fmt: skip
-)
+CHOICES = [
+    ("auto", "official", False),
+    ("auto", "strict", True),
+    ("auto", "both", True),
+    ("on", "official", True),
+    ("off", "both", False),
+]
+
+
+@pytest.mark.parametrize(("choice", "mode", "on"), CHOICES)
 def test_metrics_enabled(choice, mode, on):
     assert metrics_enabled(choice, mode) is on
 
