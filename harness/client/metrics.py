@@ -11,12 +11,10 @@ failure and the report says why.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Literal
 
 import aiohttp
 from prometheus_client.parser import text_string_to_metric_families
 
-Edge = Literal["start", "end"]
 _BODY_MAX = 16 * 1024 * 1024
 
 
@@ -92,7 +90,7 @@ class MetricsRecorder:
         self.last = got.snapshot
         return got.snapshot
 
-    async def edge(self, edge: Edge, mode: str, name: str) -> None:
+    async def edge(self, edge: str, mode: str, name: str) -> None:
         """The runners' hook: called at the start and at the end of a bucket or level."""
         snap = await self.take()
         if snap is None:
