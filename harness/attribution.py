@@ -195,6 +195,24 @@ def build_section(
     return section
 
 
+def section_for(
+    pairs: Mapping[tuple[str, str], tuple[Values, Values]],
+    notes: list[str],
+    *,
+    scraped: bool,
+    choice: MetricsChoice,
+) -> AttributionSection:
+    """The report's section; when scraping was off, one note that says why."""
+    if not scraped:
+        return AttributionSection(
+            notes=[
+                f"/metrics not scraped (--metrics {choice}): official mode sends only the "
+                "grader's requests; --metrics on adds the scrapes between buckets/levels"
+            ]
+        )
+    return build_section(pairs, notes)
+
+
 def section_lines(section: AttributionSection) -> list[str]:
     """What the console shows: the sentences, then the notes."""
     return [*section.sentences, *(f"note: {n}" for n in section.notes)]

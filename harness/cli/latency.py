@@ -7,13 +7,7 @@ import asyncio
 import json
 import sys
 
-from harness.attribution import (
-    AttributionSection,
-    MetricsChoice,
-    build_section,
-    metrics_enabled,
-    section_lines,
-)
+from harness.attribution import metrics_enabled, section_for, section_lines
 from harness.cli.common import (
     RunContext,
     add_common,
@@ -132,17 +126,6 @@ def config_from_args(args: argparse.Namespace, ctx: RunContext) -> LatencyConfig
     )
 
 
-def attribution_section(recorder: MetricsRecorder, choice: MetricsChoice) -> AttributionSection:
-    if not recorder.pairs and not recorder.notes and not recorder.enabled:
-        return AttributionSection(
-            notes=[
-                f"/metrics not scraped (--metrics {choice}): official mode sends only the "
-                "grader's requests; --metrics on adds the scrapes between buckets"
-            ]
-        )
-    return build_section(recorder.pairs, recorder.notes)
-
-
 def run(args: argparse.Namespace) -> int:
     if args.self_test:
         from harness.latency.selftest import run_self_test_cli
@@ -156,7 +139,8 @@ def run(args: argparse.Namespace) -> int:
     cfg = config_from_args(args, ctx)
     tok = load_tokenizer(cfg.tokenizer, server_url=cfg.url, model=cfg.model)
     state = LatencyState()
-    recorder = MetricsRecorder(cfg.url, enabled=metrics_enabled(args.metrics, cfg.mode))
+    scraping = metrics_enabled(args.metrics, cfg.mode)
+    recorder = MetricsRecorder(cfg.url, enabled=scraping)
     console = ctx.console
     progress = LatencyProgress(console)
     complete = False
@@ -200,7 +184,9 @@ def run(args: argparse.Namespace) -> int:
     finally:
         if state.rows or complete:
             report = build_report(cfg, state, ctx.provenance, complete=complete)
-            report.attribution = attribution_section(recorder, args.metrics)
+            report.attribution = section_for(
+                recorder.pairs, recorder.notes, scraped=scraping, choice=args.metrics
+            )
             if complete and cfg.calibrate:
                 from harness.latency.selftest import quick_calibration
 
@@ -209,7 +195,7 @@ def run(args: argparse.Namespace) -> int:
             if complete:
                 render_report(console, report, str(ctx.folder))
                 for line in section_lines(report.attribution):
-                    console.print(f"attribution: {line}")
+                    console.print(f"attribution: {line}", markup=False)
                 if args.json:
                     sys.stdout.write(
                         json.dumps(report.model_dump(exclude={"requests"}), indent=2) + "\n"

@@ -6,6 +6,7 @@ import pytest
 
 from harness.cli import main
 from harness.latency.report import LatencyReport
+from harness.throughput.report import ThroughputReport
 
 pytestmark = pytest.mark.timeout(180)
 
@@ -53,3 +54,21 @@ def test_metrics_on_in_official_mode(sim_process, tmp_path) -> None:
     rep = _latency(sp.url, tmp_path / "on", "--metrics", "on")
     assert rep.attribution is not None and rep.attribution.get("official", "short") is not None
     assert rep.provenance.server is not None and not rep.provenance.server.taken
+
+
+def test_throughput_strict_levels_are_attributed(sim_process, tmp_path) -> None:
+    sp = sim_process(output_tokens=6, prefix_cache=True)
+    out = tmp_path / "tp"
+    argv = ["throughput", "--profile", "gpumode-paris", "--url", sp.url, "--levels", "1,2"]
+    argv += ["--requests-per-level", "3", "--prompt-tokens", "32", "--max-tokens", "16"]
+    argv += ["--seed", "9", "--ready-interval", "0.2", "--no-chart", "--out", str(out)]
+    main([*argv, "--mode", "strict", "--quiet"])  # the exit code is the spot checks' business
+    rep = ThroughputReport.load(out)
+    att = rep.attribution
+    assert att is not None and [a.name for a in att.items] == ["c=1", "c=2"]
+    assert all(a.mode == "throughput" for a in att.items)
+    # every request of a level is counted: its prompt tokens are the server's queries
+    for a, level in zip(att.items, (1, 2), strict=True):
+        rows = [r for r in rep.requests if r.level == level and r.server_prompt_tokens]
+        assert a.prefix_queried_tokens == sum(r.server_prompt_tokens or 0 for r in rows)
+    assert [s.split(":")[0] for s in att.sentences] == ["c=1", "c=2"]
