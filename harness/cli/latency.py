@@ -71,8 +71,8 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         "--metrics",
         choices=("auto", "on", "off"),
         default="auto",
-        help="scrape the server's /metrics around each bucket for attribution, and take its "
-        "fingerprint (auto: off in official mode, on in strict/both)",
+        help="scrape the server's /metrics around each bucket for attribution "
+        "(auto: off in official mode, on in strict/both)",
     )
     p.add_argument("--no-calibrate", action="store_true", help="skip the client timing self-check")
     p.add_argument(
