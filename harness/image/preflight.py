@@ -11,7 +11,9 @@ See docs/package.md.
 
 from __future__ import annotations
 
+import json
 import re
+from pathlib import Path
 from typing import Any
 
 from pydantic import BaseModel, Field
@@ -103,6 +105,23 @@ def platform_rule(config: dict[str, Any]) -> RuleResult:
         f'there with "exec format error"; rebuild with `docker build --platform '
         f"{TARGET_OS}/{TARGET_ARCH}`",
     )
+
+
+def platform_failure(folder: Path) -> str | None:
+    """The failed platform rule's detail from a run folder's package.json, else None.
+    ``gate --image`` stops there: an image for another platform cannot start."""
+    try:
+        data = json.loads((folder / "package.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    for rule in data.get("rules") or [] if isinstance(data, dict) else []:
+        if (
+            isinstance(rule, dict)
+            and rule.get("rule") == "platform"
+            and rule.get("status") == "fail"
+        ):
+            return str(rule.get("detail", ""))
+    return None
 
 
 def _history(config: dict[str, Any]) -> list[str | None]:

@@ -66,3 +66,16 @@ def test_amd64_image_passes_and_has_a_size_breakdown(podman: PodmanService, tmp_
     pip = [p for p in sizes.largest_paths if p.kind == "pip cache"]
     assert [(p.path, p.bytes) for p in pip] == [("/root/.cache/pip/wheels", 50_000)]
     assert sizes.hints[0].startswith("pip cache: 50,000 bytes")
+
+
+def test_gate_image_stops_at_the_platform_rule(podman: PodmanService, tmp_path: Path) -> None:
+    _build_arm64(podman, tmp_path, "harness-test/arm64-gate:1")
+    run = tmp_path / "gate"
+    argv = ["gate", "--image", "harness-test/arm64-gate:1", "--docker-host", podman.socket_url]
+    code = main([*argv, "--out", str(run), "--quiet"])
+    assert code == 1
+    gate = json.loads((run / "gate.json").read_text())
+    assert gate["verdict"] == "FAIL"
+    texts = [r["text"] for r in gate["reasons"]]
+    assert any(t.startswith("package rule platform: linux/arm64") for t in texts), texts
+    assert not (run / "check.json").exists()  # never started
