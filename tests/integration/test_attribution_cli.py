@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from harness.cli import main
+from harness.conformance import CheckReport
 from harness.latency.report import LatencyReport
 from harness.throughput.report import ThroughputReport
 
@@ -72,3 +73,15 @@ def test_throughput_strict_levels_are_attributed(sim_process, tmp_path) -> None:
         rows = [r for r in rep.requests if r.level == level and r.server_prompt_tokens]
         assert a.prefix_queried_tokens == sum(r.server_prompt_tokens or 0 for r in rows)
     assert [s.split(":")[0] for s in att.sentences] == ["c=1", "c=2"]
+
+
+def test_check_records_the_server_fingerprint(sim_process, tmp_path) -> None:
+    sp = sim_process(ttft_ms=1.0, max_model_len=12345)
+    code = main(
+        ["check", "--url", sp.url, "--only", "readiness", "--out", str(tmp_path), "--quiet"]
+    )
+    assert code == 0
+    server = CheckReport.load(tmp_path).provenance.server
+    assert server is not None and server.taken
+    assert (server.engine, server.max_model_len) == ("harness-simulate", 12345)
+    assert server.models == list(sp.cfg.models)
