@@ -38,6 +38,30 @@ def _cpu_model() -> str:
     return platform.processor() or platform.machine()
 
 
+class ServerFingerprint(BaseModel):
+    """Which server build answered: so two runs of different builds are never compared silently.
+
+    Taken from GET /version, /v1/models and /metrics (harness/client/fingerprint.py);
+    ``taken`` is False in pure official mode, which sends only the grader's requests.
+    """
+
+    taken: bool = True
+    engine: str | None = None  # e.g. "vllm" (from /v1/models owned_by or a *_info metric)
+    version: str | None = None
+    models: list[str] = Field(default_factory=list)
+    max_model_len: int | None = None
+    note: str | None = None  # what could not be read, or why nothing was taken
+
+    def label(self) -> str:
+        """A short name for tables: ``vllm 0.32.0 · max_len 8704``."""
+        if not self.taken:
+            return "not taken"
+        parts = [p for p in (self.engine, self.version) if p]
+        if self.max_model_len is not None:
+            parts.append(f"max_len {self.max_model_len}")
+        return " ".join(parts) if parts else "unknown"
+
+
 class Provenance(BaseModel):
     """Who measured what, how, from where. Never holds credentials."""
 
@@ -56,6 +80,7 @@ class Provenance(BaseModel):
     python: str = Field(default_factory=lambda: sys.version.split()[0])
     started_at: str = Field(default_factory=lambda: datetime.now(UTC).isoformat())
     finished_at: str | None = None
+    server: ServerFingerprint | None = None
 
 
 def redact_argv(argv: list[str]) -> list[str]:

@@ -9,6 +9,7 @@ import sys
 from rich.console import Console
 
 from harness.cli.common import add_common, make_console, positive_float, start_run
+from harness.client.fingerprint import take_fingerprint
 from harness.conformance import Check, CheckReport, run_checks
 from harness.conformance.plan import CheckOptions, plan_run
 from harness.conformance.registry import PlannedCheck
@@ -95,8 +96,11 @@ def run(args: argparse.Namespace) -> int:
         partial.save(ctx.folder)
         print(f"harness: partial check report saved: {ctx.folder}/check.json", file=sys.stderr)
         raise
+    # after the checks (they wait for readiness): engine, version, models, max_model_len
+    report.provenance.server = asyncio.run(take_fingerprint(cfg.url))
     report.save(ctx.folder)
     render_report(console, report, str(ctx.folder))
+    console.print(f"server: {report.provenance.server.label()}", markup=False)
     if args.json:
         sys.stdout.write(report.to_json() + "\n")
     return EXIT_OK if report.ok else EXIT_FAIL

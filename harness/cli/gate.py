@@ -155,6 +155,11 @@ def _measure_image(args: argparse.Namespace, plan: GatePlan, console: Console) -
     rc = harness_main(pkg)
     if rc == EXIT_INTERRUPTED:
         return rc
+    from harness.image.preflight import platform_failure
+
+    if (wrong := platform_failure(plan.folder)) is not None:
+        console.print(f"[bold]gate ▸ not run[/]: the image is for {wrong.split(':')[0]}")
+        return rc  # package.json carries the FAIL reason; running it would only time out
     client = connect(args.docker_host)
     ready = plan.profile.readiness
 

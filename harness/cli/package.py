@@ -14,6 +14,7 @@ from harness.cli.common import add_common, byte_progress, positive_int, start_ru
 from harness.errors import EXIT_FAIL, EXIT_OK, ConfigError, UsageError
 from harness.image.engine import connect
 from harness.image.package import PackageConfig, PackageReport, package
+from harness.image.rules import human_bytes
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -76,6 +77,7 @@ def render(report: PackageReport, console: Console) -> None:
             f"{report.seconds:.1f} s ({report.mb_per_s:.1f} MB/s, {report.compressor})"
         )
     console.print(f"sha256 {report.sha256}")
+    render_sizes(report, console)
     verdict = "[green]PASS[/]" if report.passed else "[bold red]FAIL[/]"
     console.print(
         f"{verdict}: "
@@ -85,6 +87,23 @@ def render(report: PackageReport, console: Console) -> None:
             else "; ".join(f"{r.rule}: {r.detail}" for r in report.failures())
         )
     )
+
+
+def render_sizes(report: PackageReport, console: Console, *, top: int = 5) -> None:
+    """The pre-flight size breakdown: largest layers and directories, then the hints."""
+    sizes = report.sizes
+    if sizes is None or not sizes.layers:
+        return
+    console.print(
+        f"size: {human_bytes(sizes.total_bytes)} uncompressed in {len(sizes.layers)} layers"
+    )
+    for lay in sorted(sizes.layers, key=lambda x: -x.bytes)[:top]:
+        step = (lay.created_by or "").replace("\n", " ")[:70]
+        console.print(f"  layer {lay.index}: {human_bytes(lay.bytes)}  {step}", markup=False)
+    for p in sizes.largest_paths[:top]:
+        console.print(f"  {human_bytes(p.bytes):>14}  {p.path}  ({p.kind})", markup=False)
+    for hint in sizes.hints:
+        console.print(f"  hint: {hint}", markup=False)
 
 
 def run(args: argparse.Namespace) -> int:

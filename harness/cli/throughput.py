@@ -9,6 +9,7 @@ import random
 import sys
 import time
 
+from harness.attribution import metrics_enabled, section_for, section_lines
 from harness.cli.common import (
     add_common,
     non_negative_int,
@@ -16,6 +17,7 @@ from harness.cli.common import (
     positive_int,
     start_run,
 )
+from harness.client.metrics import MetricsRecorder
 from harness.client.readiness import wait_ready
 from harness.errors import EXIT_FAIL, EXIT_OK, EXIT_TARGET, UsageError
 from harness.throughput.analysis import build_report
@@ -56,6 +58,13 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p.add_argument("--ready-timeout", type=positive_float, help="readiness wait, s")
     p.add_argument("--ready-interval", type=positive_float, help="readiness poll interval, s")
     p.add_argument("--no-chart", action="store_true", help="do not write throughput.png")
+    p.add_argument(
+        "--metrics",
+        choices=("auto", "on", "off"),
+        default="auto",
+        help="scrape the server's /metrics around each level for attribution "
+        "(auto: off in official mode, on in strict)",
+    )
     add_common(p)
     p.set_defaults(func=run)
 
@@ -97,13 +106,22 @@ def run(args: argparse.Namespace) -> int:
             )
         )
     state = ThroughputState()
+    scraping = metrics_enabled(args.metrics, cfg.mode)
+    recorder = MetricsRecorder(cfg.url, enabled=scraping)
     progress = SweepProgress(console)
     complete = False
     started = time.perf_counter()
     try:
         with progress.live():
             asyncio.run(
-                run_sweep(cfg, tok, state, on_start=progress.on_start, on_done=progress.on_done)
+                run_sweep(
+                    cfg,
+                    tok,
+                    state,
+                    on_start=progress.on_start,
+                    on_done=progress.on_done,
+                    on_edge=recorder.edge,
+                )
             )
         complete = True
     finally:
@@ -113,6 +131,9 @@ def run(args: argparse.Namespace) -> int:
             ctx.provenance,
             complete=complete,
             wall_s=time.perf_counter() - started,
+        )
+        report.attribution = section_for(
+            recorder.pairs, recorder.notes, scraped=scraping, choice=args.metrics
         )
         if complete and not args.no_chart:
             chart = write_chart(report, ctx.folder)
@@ -124,6 +145,8 @@ def run(args: argparse.Namespace) -> int:
                 file=sys.stderr,
             )
     render_report(console, report, str(ctx.folder))
+    for line in section_lines(report.attribution):
+        console.print(f"attribution: {line}", markup=False)
     if args.json:
         sys.stdout.write(json.dumps(report.model_dump(exclude={"requests"}), indent=2) + "\n")
     if any(lv.n_ok == 0 for lv in report.levels):

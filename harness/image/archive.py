@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import contextlib
 import gzip
+import heapq
 import io
 import json
 import posixpath
@@ -37,13 +38,34 @@ class FileEntry:
     header_error: str | None = None
 
 
+_DIR_DEPTH = 5  # sizes are summed per directory this deep (usr/local/lib/python3.11/site-packages)
+_LARGEST_FILES = 5
+
+
 @dataclass
 class LayerSummary:
-    """What one layer adds or deletes under the model folder (paths without a leading /)."""
+    """What one layer adds or deletes under the model folder (paths without a leading /),
+    and what it weighs: every regular file counts, for the pre-flight size breakdown."""
 
     files: dict[str, FileEntry] = field(default_factory=dict)
     whiteouts: list[str] = field(default_factory=list)  # deleted paths
     opaque_dirs: list[str] = field(default_factory=list)  # dirs whose lower content is hidden
+    total_bytes: int = 0
+    file_count: int = 0
+    dir_bytes: dict[str, int] = field(default_factory=dict)  # directory (<= _DIR_DEPTH) -> bytes
+    largest: list[tuple[int, str]] = field(default_factory=list)  # (size, path), a min-heap
+    deleted: list[str] = field(default_factory=list)  # every whiteout, anywhere in the image
+
+    def count(self, path: str, size: int) -> None:
+        self.total_bytes += size
+        self.file_count += 1
+        parts = path.split("/")[:-1][:_DIR_DEPTH]
+        key = "/".join(parts) or "."
+        self.dir_bytes[key] = self.dir_bytes.get(key, 0) + size
+        if len(self.largest) < _LARGEST_FILES:
+            heapq.heappush(self.largest, (size, path))
+        elif size > self.largest[0][0]:
+            heapq.heapreplace(self.largest, (size, path))
 
 
 @dataclass
@@ -55,6 +77,7 @@ class ImageContents:
     layer_count: int
     model_files: dict[str, FileEntry]  # absolute paths under the model folder
     layout: str  # "docker" or "oci"
+    layers: list[LayerSummary] = field(default_factory=list)  # bottom-up, as in the manifest
 
 
 def _norm(path: str) -> str:
@@ -98,6 +121,11 @@ def summarise_layer(stream: IO[bytes], model_dir: str) -> LayerSummary:
     with tarfile.open(fileobj=stream, mode="r|*") as layer:
         for member in layer:
             path = _norm(member.name)
+            if member.isfile():
+                summary.count(path, member.size)
+            name = posixpath.basename(path)
+            if name.startswith(".wh.") and name != ".wh..wh..opq":
+                summary.deleted.append(posixpath.join(posixpath.dirname(path), name[4:]))
             if not (path == prefix or path.startswith(prefix + "/")):
                 # Whiteouts of a parent dir (/opt/ml/.wh.model, /opt/.wh..wh..opq) also matter.
                 base = posixpath.basename(path)
@@ -280,6 +308,7 @@ def inspect_stream(
         layer_count=len(layer_names),
         model_files=merge_layers(summaries),
         layout=layout,
+        layers=summaries,
     )
 
 

@@ -10,6 +10,7 @@ import docker
 
 from harness.image.archive import inspect_archive
 from harness.image.compress import Compressor
+from harness.image.preflight import SizeBreakdown, platform_rule, size_breakdown
 from harness.image.rules import ImageFacts, RuleResult, facts_from_config, failed, judge
 from harness.image.save import Progress, SaveResult, save_image
 from harness.profiles import PackageSpec
@@ -40,6 +41,8 @@ class PackageReport(Report):
     parameters: int | None
     rules: list[RuleResult]
     passed: bool
+    platform: str | None = None  # os/architecture from the image config
+    sizes: SizeBreakdown | None = None  # pre-flight: per layer, per directory, with hints
 
     def failures(self) -> list[RuleResult]:
         return failed(self.rules)
@@ -74,7 +77,8 @@ def build_report(cfg: PackageConfig, saved: SaveResult | None) -> PackageReport:
         config=contents.config,
         model_files=contents.model_files,
     )
-    rules = judge(facts, cfg.spec)
+    # the platform first: an arm64 image fails on the grader whatever else is right
+    rules = [platform_rule(contents.config), *judge(facts, cfg.spec)]
     return PackageReport(
         image=cfg.image,
         image_id=saved.image_id if saved else None,
@@ -97,6 +101,11 @@ def build_report(cfg: PackageConfig, saved: SaveResult | None) -> PackageReport:
         parameters=facts.parameters,
         rules=rules,
         passed=not failed(rules),
+        platform="/".join(
+            str(contents.config.get(k)) for k in ("os", "architecture") if contents.config.get(k)
+        )
+        or None,
+        sizes=size_breakdown(contents, cfg.spec.model_dir),
     )
 
 

@@ -6,6 +6,7 @@ from typing import ClassVar, Literal
 
 from pydantic import BaseModel, Field
 
+from harness.attribution import AttributionSection
 from harness.runs import Report
 
 
@@ -114,6 +115,7 @@ class LatencyReport(Report):
     gaps: list[Gap] = Field(default_factory=list)
     flags: list[str] = Field(default_factory=list)
     calibration: Calibration | None = None
+    attribution: AttributionSection | None = None  # /metrics deltas (docs/attribution.md)
     requests: list[RequestRow] = Field(default_factory=list)
 
     def buckets(self) -> list[BucketResult]:

@@ -6,7 +6,7 @@ report is built from that state, so a Ctrl-C still leaves everything measured.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -26,6 +26,8 @@ from harness.tokenizer import Tokenizer
 
 Phase = Literal["warmup", "timed"]
 OnRow = Callable[[RequestRow, int], None]  # (row, total requests in this bucket+phase)
+# ("start" | "end", mode, bucket name), awaited between buckets: the /metrics scrapes hook here
+OnEdge = Callable[[str, str, str], Awaitable[None]]
 
 
 @dataclass
@@ -181,6 +183,7 @@ async def run_latency(
     *,
     on_bucket: Callable[[str, Bucket], None] | None = None,
     on_row: OnRow | None = None,
+    on_edge: OnEdge | None = None,
 ) -> None:
     """Every requested bucket, official first then strict (when the mode asks for both)."""
     model = await discover_model(cfg, state)
@@ -195,7 +198,11 @@ async def run_latency(
             for bucket in cfg.buckets:
                 if on_bucket:
                     on_bucket(mode, bucket)
+                if on_edge:
+                    await on_edge("start", mode, bucket.name)
                 if mode == "official":
                     await run_official_bucket(session, cfg, bucket, tok, state, on_row)
                 else:
                     await run_strict_bucket(session, cfg, bucket, tok, state, model, on_row)
+                if on_edge:
+                    await on_edge("end", mode, bucket.name)

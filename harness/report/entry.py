@@ -16,6 +16,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from harness.report.folder import RunFiles, dicts, flag, num, pair, read_run, strings, text
+from harness.runs import ServerFingerprint as RunServer
 
 Verdict = Literal["PASS", "FAIL", "INCOMPLETE"]
 LEDGER_SCHEMA_VERSION = 1
@@ -27,10 +28,11 @@ class ServerFingerprint(BaseModel):
 
     url: str | None = None
     models: list[str] = Field(default_factory=list)
+    build: str | None = None  # provenance.server.label(): engine, version, max_model_len
 
     def label(self) -> str:
         models = ", ".join(self.models)
-        return " · ".join(x for x in (self.url, models) if x) or "—"
+        return " · ".join(x for x in (self.url, models, self.build) if x) or "—"
 
 
 class BucketMedian(BaseModel):
@@ -195,16 +197,20 @@ def _started(run: RunFiles) -> str:
 def _fingerprint(run: RunFiles) -> ServerFingerprint:
     url: str | None = None
     models: list[str] = []
+    build: str | None = None
     for rep in run.reports.values():
         prov = rep.get("provenance")
         url = url or text(prov, "url") or text(rep, "url") or None
         for m in strings(prov, "server_models"):
             if m not in models:
                 models.append(m)
+        server = prov.get("server") if isinstance(prov, dict) else None
+        if build is None and isinstance(server, dict) and server.get("taken"):
+            build = RunServer.model_validate(server).label()
     quality_model = text(run.get("quality.json"), "model")
     if not models and quality_model:
         models.append(quality_model)
-    return ServerFingerprint(url=url, models=models)
+    return ServerFingerprint(url=url, models=models, build=build)
 
 
 def _argv_option(run: RunFiles, option: str) -> str | None:

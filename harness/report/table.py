@@ -68,7 +68,9 @@ def ledger_table(entries: Sequence[LedgerEntry], best_id: str | None) -> LedgerT
         bucket_names += [b.name for b in e.buckets if b.mode == mode and b.name not in bucket_names]
         for q in e.quality:
             bench.setdefault(q.name, q.title)
-    headers = ["time", "run", "note", "verdict", "score"]
+    # the server build, once any run took a fingerprint: different builds side by side show it
+    builds = any(e.server.build for e in entries)
+    headers = ["time", "run", *(["server"] if builds else []), "note", "verdict", "score"]
     headers += [*bucket_names, *bench.values(), "status"]
     rows: list[LedgerRow] = []
     for e in sorted(entries, key=lambda e: (e.time, e.id), reverse=True):
@@ -82,6 +84,7 @@ def ledger_table(entries: Sequence[LedgerEntry], best_id: str | None) -> LedgerT
         cells = [
             fmt_time(e.time, short=True),
             e.short_label(),
+            *([e.server.build or DASH] if builds else []),
             e.note or DASH,
             e.verdict or DASH,
             score,
@@ -114,7 +117,7 @@ def rich_ledger(table: LedgerTable, title: str) -> Table:
         show_edge=False,
     )
     for h in table.headers:
-        left = h in ("time", "run", "note", "status")
+        left = h in ("time", "run", "server", "note", "status")
         t.add_column(
             h,
             justify="left" if left else "right",
@@ -125,6 +128,7 @@ def rich_ledger(table: LedgerTable, title: str) -> Table:
         cells = [escape(c) for c in row.cells]  # names and notes are user text
         style = VERDICT_STYLE.get(row.entry.verdict or "")
         if style:
-            cells[3] = f"[{style}]{cells[3]}[/]"
+            at = table.headers.index("verdict")
+            cells[at] = f"[{style}]{cells[at]}[/]"
         t.add_row(*cells, style="bold" if row.best else None)
     return t

@@ -9,11 +9,13 @@ from typing import Any
 
 from aiohttp import web
 
+from harness import __version__
 from harness.simulate.config import SimConfig
 from harness.simulate.emit import drop, emit_stream, emit_whole, json_response
 from harness.simulate.engine import Engine
 from harness.simulate.faults import Fault, FaultPlan
 from harness.simulate.log import LogEntry, RequestLog
+from harness.simulate.metrics import SimCounters, exposition
 from harness.simulate.receive import ReceiveStamps
 from harness.simulate.requests import BadRequest, Kind, parse_json, parse_request
 from harness.simulate.shapes import ChunkTemplate, dumps, error_body, new_id
@@ -37,6 +39,7 @@ class Simulator:
         self.closing = asyncio.Event()
         self._conns: dict[tuple[int, int | None], list[int]] = {}
         self.received = ReceiveStamps()  # filled by the listening site (receive.py)
+        self.counters = SimCounters()  # served at /metrics (metrics.py)
 
     # ---- connection identity: (transport id, peer port) -> [conn id, requests so far]
     def _conn(self, request: web.Request) -> tuple[int, int | None, int]:
@@ -58,6 +61,8 @@ class Simulator:
         r.add_post("/ping", self._ok)
         r.add_get("/health", self._ok)
         r.add_get("/v1/models", self._models)
+        r.add_get("/metrics", self._metrics)
+        r.add_get("/version", self._version)
         r.add_post("/invocations", self._invocations)
         r.add_post("/v1/completions", self._completions)
         r.add_post("/v1/chat/completions", self._chat)
@@ -120,6 +125,13 @@ class Simulator:
         ]
         return json_response(dumps({"object": "list", "data": data}), 200, None)
 
+    async def _metrics(self, request: web.Request) -> web.StreamResponse:
+        text = exposition(self.counters, self.cfg.models[0])
+        return web.Response(text=text, content_type="text/plain", charset="utf-8")
+
+    async def _version(self, request: web.Request) -> web.StreamResponse:
+        return json_response(dumps({"version": __version__}), 200, None)
+
     async def _get_log(self, request: web.Request) -> web.StreamResponse:
         try:
             since = int(request.query.get("since", "0"))
@@ -133,6 +145,7 @@ class Simulator:
     async def _clear_log(self, request: web.Request) -> web.StreamResponse:
         self.log.clear()
         self.engine.cache.clear()
+        self.counters.clear()
         return json_response(b'{"cleared":true}', 200, None)
 
     async def _tokenize(self, request: web.Request) -> web.StreamResponse:
@@ -239,6 +252,7 @@ class Simulator:
             except BadRequest as err:
                 return self._bad(entry, raw, err)
             entry.prompt_tokens = plan.prompt_tokens
+            self.counters.record(plan.prompt_tokens, plan.cached_tokens, len(plan.pieces))
             entry.cached_prompt_tokens = plan.cached_tokens
             entry.completion_tokens = len(plan.pieces)
             entry.reported_completion_tokens = plan.reported_completion_tokens

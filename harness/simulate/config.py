@@ -25,6 +25,8 @@ ROUTES = (
     "/v1/chat/completions",
     "/tokenize",
     "/detokenize",
+    "/metrics",
+    "/version",
 )
 
 

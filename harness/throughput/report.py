@@ -6,6 +6,7 @@ from typing import Any, ClassVar, Literal
 
 from pydantic import BaseModel, Field
 
+from harness.attribution import AttributionSection
 from harness.runs import Report
 
 Kind = Literal["random", "spot"]
@@ -116,4 +117,5 @@ class ThroughputReport(Report):
     flags: list[str] = Field(default_factory=list)
     chart: str | None = None  # PNG file in the run folder
     wall_s: float | None = None
+    attribution: AttributionSection | None = None  # /metrics deltas (docs/attribution.md)
     requests: list[RequestRow] = Field(default_factory=list)

@@ -11,7 +11,7 @@ The runner appends rows to a :class:`ThroughputState`; a Ctrl-C keeps them.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -30,6 +30,8 @@ from harness.tokenizer import Tokenizer
 EXCERPT = 200
 OnStart = Callable[[int, Phase, int], None]  # (level, phase, requests)
 OnDone = Callable[[int, Phase, RequestRecord], None]
+# ("start" | "end", "throughput", "c=<level>"), awaited between levels: the /metrics scrapes
+OnEdge = Callable[[str, str, str], Awaitable[None]]
 
 
 @dataclass(frozen=True)
@@ -189,6 +191,7 @@ async def run_sweep(
     *,
     on_start: OnStart | None = None,
     on_done: OnDone | None = None,
+    on_edge: OnEdge | None = None,
 ) -> None:
     """Every level in order: warm-up (discarded), then the timed list."""
     state.model = await choose_model(cfg, state)
@@ -200,6 +203,8 @@ async def run_sweep(
     async with make_session(opts) as session:
         for level in cfg.levels:
             warm, timed = level_items(cfg, tok, level, shared)
+            if on_edge:
+                await on_edge("start", "throughput", f"c={level}")
             for phase, items in (("warmup", warm), ("timed", timed)):
                 await run_phase(
                     session,
@@ -212,4 +217,6 @@ async def run_sweep(
                     on_start=on_start,
                     on_done=on_done,
                 )
+            if on_edge:
+                await on_edge("end", "throughput", f"c={level}")
             state.levels_done.append(level)

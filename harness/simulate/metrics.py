@@ -1,0 +1,62 @@
+"""The simulator's small Prometheus ``/metrics``, in vLLM's metric names.
+
+Counts what the engine already decides: prompt tokens looked up in the prefix
+cache and the cached ones (``Plan.cached_tokens``, whole 16-token blocks), prompt
+and generated tokens, finished requests. No speculative decoding and no
+preemptions are simulated, so those counters stay at zero; the KV-cache gauge
+is 0. Deterministic: the same requests in the same order give the same numbers.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from harness import __version__
+
+ENGINE_NAME = "harness-simulate"
+
+
+@dataclass
+class SimCounters:
+    prefix_cache_queries: int = 0
+    prefix_cache_hits: int = 0
+    prompt_tokens: int = 0
+    generation_tokens: int = 0
+    requests: int = 0
+
+    def record(self, prompt_tokens: int, cached_tokens: int, generated: int) -> None:
+        self.prefix_cache_queries += prompt_tokens
+        self.prefix_cache_hits += cached_tokens
+        self.prompt_tokens += prompt_tokens
+        self.generation_tokens += generated
+        self.requests += 1
+
+    def clear(self) -> None:
+        self.prefix_cache_queries = self.prefix_cache_hits = 0
+        self.prompt_tokens = self.generation_tokens = self.requests = 0
+
+
+def exposition(c: SimCounters, model: str) -> str:
+    """Prometheus text format 0.0.4, the way vLLM labels its samples."""
+    lab = f'{{engine="0",model_name="{model}"}}'
+    rows = [
+        ("vllm:prefix_cache_queries", "counter", "Prefix cache queries, in terms of number of queried tokens.", c.prefix_cache_queries),
+        ("vllm:prefix_cache_hits", "counter", "Prefix cache hits, in terms of number of cached tokens.", c.prefix_cache_hits),
+        ("vllm:prompt_tokens", "counter", "Number of prefill tokens processed.", c.prompt_tokens),
+        ("vllm:generation_tokens", "counter", "Number of generation tokens processed.", c.generation_tokens),
+        ("vllm:num_preemptions", "counter", "Cumulative number of preemption from the engine.", 0),
+        ("vllm:request_success", "counter", "Count of successfully processed requests.", c.requests),
+    ]  # fmt: skip
+    lines: list[str] = []
+    for name, kind, text, value in rows:
+        lines += [f"# HELP {name}_total {text}", f"# TYPE {name}_total {kind}"]
+        lines.append(f"{name}_total{lab} {float(value)}")
+    lines += [
+        "# HELP vllm:kv_cache_usage_perc KV-cache usage. 1 means 100 percent usage.",
+        "# TYPE vllm:kv_cache_usage_perc gauge",
+        f"vllm:kv_cache_usage_perc{lab} 0.0",
+        "# HELP harness_simulate_info The simulator's engine and version.",
+        "# TYPE harness_simulate_info gauge",
+        f'harness_simulate_info{{engine="{ENGINE_NAME}",version="{__version__}"}} 1.0',
+    ]
+    return "\n".join(lines) + "\n"

@@ -1,0 +1,69 @@
+"""Attribution from the CPU reference server's real /metrics: official vs strict.
+
+Deterministic facts only: the counters are there, the repeated filler hits the prefix
+cache more than unique prompts do, the fingerprint names the engine. The sentence itself
+is printed (pytest -s) for the record, never compared.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from harness.cli import main
+from harness.latency.report import LatencyReport
+from reference_server.launch import ServerProcess
+
+pytestmark = [pytest.mark.e2e, pytest.mark.timeout(1500)]
+
+
+def test_official_vs_strict_attribution_from_real_counters(
+    reference_server: ServerProcess, tmp_path: Path
+) -> None:
+    out = tmp_path / "run"
+    code = main(
+        [
+            "latency",
+            "--url",
+            reference_server.url,
+            "--mode",
+            "both",
+            "--buckets",
+            "short,medium",
+            "--runs",
+            "1",
+            "--warmup",
+            "1",
+            "--tokenizer",
+            str(reference_server.model_dir),
+            "--no-calibrate",
+            "--out",
+            str(out),
+            "--quiet",
+        ]
+    )
+    assert code == 0
+    rep = LatencyReport.load(out)
+    server = rep.provenance.server
+    assert server is not None and server.taken
+    assert server.engine == "vllm" and server.version
+    assert server.max_model_len == 8704
+    assert "Qwen/Qwen3.5-4B" in server.models
+    att = rep.attribution
+    assert att is not None and att.notes == []
+    for mode in ("official", "strict"):
+        for bucket in ("short", "medium"):
+            a = att.get(mode, bucket)
+            assert a is not None, (mode, bucket)
+            assert a.prefix_queried_tokens and a.prefix_queried_tokens > 0
+            assert a.prefix_hit_rate is not None
+    off, strict = att.get("official", "medium"), att.get("strict", "medium")
+    assert off is not None and strict is not None
+    assert off.prefix_hit_rate is not None and strict.prefix_hit_rate is not None
+    # 2 identical ~2k-token prompts: the 2nd comes (in whole KV blocks) from the cache;
+    # unique prompts share no block
+    assert off.prefix_hit_tokens and off.prefix_hit_tokens > 0
+    assert off.prefix_hit_rate > strict.prefix_hit_rate
+    assert [s.split(":")[0] for s in att.sentences] == ["short bucket", "medium bucket"]
+    print("\n".join(att.sentences))

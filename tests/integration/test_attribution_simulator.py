@@ -1,0 +1,82 @@
+"""Attribution against the simulator's /metrics: deterministic prefix-cache counts per bucket."""
+
+from __future__ import annotations
+
+import pytest
+
+from harness.attribution import build_section
+from harness.client.fingerprint import take_fingerprint
+from harness.client.metrics import MetricsRecorder
+from harness.latency.config import LatencyConfig
+from harness.latency.runner import LatencyState, run_latency
+from harness.profiles import load_profile
+from harness.simulate.metrics import ENGINE_NAME
+from harness.tokenizer import load_tokenizer
+
+pytestmark = pytest.mark.timeout(120)
+
+SPEC = load_profile().require_latency()
+TOK = load_tokenizer("qwen:Qwen/Qwen3.5-4B")
+SHORT_MEDIUM = tuple(b.model_copy(update={"max_tokens": 4}) for b in SPEC.buckets[:2])
+
+
+def cfg_for(url: str, mode: str) -> LatencyConfig:
+    return LatencyConfig(
+        url=url, mode=mode, buckets=SHORT_MEDIUM, runs=3, warmup=1, calibrate=False, timeout_s=10
+    )  # type: ignore[arg-type]
+
+
+async def test_official_vs_strict_prefix_cache_from_simulator_counters(simulator):
+    sim = await simulator(ttft_ms=1, itl_ms=0.5, prefix_cache=True)
+    rec = MetricsRecorder(sim.url)
+    await run_latency(cfg_for(sim.url, "both"), TOK, LatencyState(), on_edge=rec.edge)
+    sec = build_section(rec.pairs, rec.notes)
+    short_off = sec.get("official", "short")
+    medium_off = sec.get("official", "medium")
+    assert short_off is not None and medium_off is not None
+    # the filler is 61 / 2041 tokens; 4 identical requests: 3 of them hit every whole
+    # 16-token block of the first one (48 / 2032 tokens); the first medium request already
+    # finds the short filler's 48 tokens (the same sentence repeated)
+    assert (short_off.prefix_queried_tokens, short_off.prefix_hit_tokens) == (244.0, 144.0)
+    assert (medium_off.prefix_queried_tokens, medium_off.prefix_hit_tokens) == (8164.0, 6144.0)
+    strict_short = sec.get("strict", "short")
+    strict_medium = sec.get("strict", "medium")
+    assert strict_short is not None and strict_medium is not None
+    assert strict_short.prefix_queried_tokens == 4 * 64.0
+    assert strict_medium.prefix_queried_tokens == 4 * 2048.0
+    assert strict_medium.prefix_hit_rate is not None
+    assert medium_off.prefix_hit_rate is not None
+    assert medium_off.prefix_hit_rate > strict_medium.prefix_hit_rate
+    assert sec.sentences[1].startswith(
+        "medium bucket: 75 % of prompt tokens from the prefix cache on the repeated filler, "
+    )
+    assert sec.notes == []
+
+
+async def test_absent_metrics_is_one_note(simulator):
+    sim = await simulator(ttft_ms=1, itl_ms=0.5, disable_route=["/metrics"])
+    rec = MetricsRecorder(sim.url)
+    state = LatencyState()
+    await run_latency(cfg_for(sim.url, "strict"), TOK, state, on_edge=rec.edge)
+    sec = build_section(rec.pairs, rec.notes)
+    assert sec.items == []
+    assert sec.notes == ["GET /metrics answered HTTP 404: no attribution from server counters"]
+    assert len([e for e in sim.log if e.path == "/metrics"]) == 1  # asked once, then stopped
+    assert len(state.rows) == 2 * 4
+
+
+async def test_disabled_recorder_sends_nothing(simulator):
+    sim = await simulator(ttft_ms=1, itl_ms=0.5)
+    rec = MetricsRecorder(sim.url, enabled=False)
+    await run_latency(cfg_for(sim.url, "official"), TOK, LatencyState(), on_edge=rec.edge)
+    assert not [e for e in sim.log if e.path == "/metrics"]
+    assert rec.pairs == {} and rec.notes == []
+
+
+async def test_fingerprint_of_the_simulator(simulator):
+    sim = await simulator(ttft_ms=1, itl_ms=0.5, max_model_len=9000)
+    fp = await take_fingerprint(sim.url)
+    assert fp.engine == ENGINE_NAME
+    assert fp.max_model_len == 9000
+    assert fp.models == list(sim.cfg.models)
+    assert fp.note is None
