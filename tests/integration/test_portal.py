@@ -144,4 +144,6 @@ async def test_portal_api_errors(portal_stack: PortalFactory) -> None:
         async with s.post(
             stack.url + "/submit", json={"team_id": "t", "s3_key": "missing"}
         ) as resp:
-            assert resp.status == 400 and "no uploaded object" in (await resp.json())["error"]
+            body = await resp.json()
+            assert resp.status == 404 and "no uploaded object" in body["error"]
+            assert body["s3_code"] == "NoSuchKey"
