@@ -167,8 +167,8 @@ async def submit(
             if not cfg.resubmit:
                 report.submit_unconfirmed = True
                 raise TargetError(
-                    f"an earlier run sent /submit for {state.s3_key} and was stopped before the answer:"
-                    " the submission may have arrived, so nothing was sent",
+                    f"an earlier run sent /submit for {state.s3_key} and got no answer (killed,"
+                    " or the connection failed): the submission may have arrived, so nothing was sent",
                     hint="check your team's submissions for today with the organiser;"
                     " only if none arrived, re-run with --resubmit",
                 )

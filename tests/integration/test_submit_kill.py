@@ -53,7 +53,9 @@ def test_kill_at_each_multipart_phase(portal_stack: PortalFactory, tmp_path: Pat
     assert out.unconfirmed_submit and out.resubmitted
     assert out.succeeded, out.output
     assert out.resent == []
-    assert sorted(r.part_number or 0 for r in stack.proxy.stored()) == [1, 2, 3, 4, 5, 6]
+    # A part S3 stored while the process was frozen at a pause was never confirmed:
+    # sending it again is allowed (and is all that may be sent twice).
+    assert {r.part_number for r in stack.proxy.stored()} == {1, 2, 3, 4, 5, 6}
 
 
 def test_kill_after_completion_when_s3_forgot_the_upload(
