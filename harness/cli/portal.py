@@ -57,6 +57,14 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         "--submissions-per-day", type=positive_int, help="enforce a daily limit per team"
     )
     p.add_argument(
+        "--repeat-complete-s",
+        type=float,
+        default=600.0,
+        metavar="S",
+        help="answer a repeated /complete-upload with the first 200 for S seconds, then"
+        " 404 NoSuchUpload, like S3 (default %(default)s; 0 = always NoSuchUpload)",
+    )
+    p.add_argument(
         "--no-strict",
         action="store_true",
         help="hand out URLs straight to S3 (default: through a proxy that rejects what real S3 rejects)",
@@ -101,6 +109,7 @@ def run(args: argparse.Namespace) -> int:
             part_size=args.part_size,
             url_expiry_s=args.url_expiry_s,
             submissions_per_day=args.submissions_per_day,
+            repeat_complete_s=args.repeat_complete_s,
         )
         portal = Portal(cfg)
         try:

@@ -50,6 +50,13 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         "--restart", action="store_true", help="discard the saved upload state and start over"
     )
     p.add_argument(
+        "--resubmit",
+        action="store_true",
+        help="send /submit although an earlier run's /submit got no answer"
+        " (only after checking with the organiser that it did not arrive: a second"
+        " submission costs the day)",
+    )
+    p.add_argument(
         "--dry-run", action="store_true", help="run every local check, make no network call"
     )
     add_common(p)
@@ -73,6 +80,12 @@ def render(report: SubmitReport, console: Console) -> None:
         ("retries / URL refreshes", f"{report.retries} / {report.url_refreshes}"),
         ("time", f"{report.upload_seconds:.1f} s ({report.mb_per_s:.1f} MB/s)"),
         ("s3 key", report.s3_key or "-"),
+        *(
+            [("completion", "assumed (S3 no longer knew the upload id)")]
+            if report.completion_assumed
+            else []
+        ),
+        *([("uploaded again", report.reupload_reason)] if report.reupload_reason else []),
         ("submission id", report.submission_id or "-"),
     ]
     for k, v in rows:
@@ -97,6 +110,7 @@ def run(args: argparse.Namespace) -> int:
         submit=ctx.profile.submit or SubmitSpec(),
         parallel=args.parallel,
         restart=args.restart,
+        resubmit=args.resubmit,
         dry_run=args.dry_run,
         policy=RetryPolicy(attempts=args.attempts),
     )

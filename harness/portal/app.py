@@ -7,6 +7,12 @@ multipart URLs. Extra, for rehearsals and tests: ``--single-max-bytes`` and
 accepts ``upload_id`` + ``s3_key`` to hand out fresh URLs for an upload already
 started (the resume path of ``harness submit``).
 
+``/complete-upload`` answers a repeated completion like S3 does
+(docs/submit.md, "What S3 answers to a repeated completion"): the same 200
+within ``repeat_complete_s`` of the first, then 404 ``NoSuchUpload``, as for
+an unknown or aborted upload id. S3's own refusals are passed on with S3's
+status and code: ``{"error": "...", "s3_code": "NoSuchUpload"}``.
+
 The API key is compared in constant time and never logged.
 """
 
@@ -17,6 +23,7 @@ import hmac
 import math
 import time
 import uuid
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -39,6 +46,9 @@ class PortalConfig:
     url_expiry_s: int = 7200
     submissions_per_day: int | None = None
     region: str = "us-east-1"
+    # How long S3 keeps answering 200 to a repeated completion (not published by
+    # AWS; seen right after the first one). 0: every repeat is NoSuchUpload.
+    repeat_complete_s: float = 600.0
 
 
 @dataclass
@@ -52,9 +62,19 @@ class Upload:
 
 
 @dataclass
+class Completed:
+    """A completed multipart upload, to answer a repeated completion like S3."""
+
+    s3_key: str
+    answer: dict[str, Any]
+    at: float
+
+
+@dataclass
 class PortalState:
     teams: set[str] = field(default_factory=set)
     uploads: dict[str, Upload] = field(default_factory=dict)
+    completed: dict[str, Completed] = field(default_factory=dict)
     submissions: list[dict[str, Any]] = field(default_factory=list)
     calls: list[str] = field(
         default_factory=list
@@ -72,13 +92,30 @@ def s3_client(endpoint: str, region: str = "us-east-1") -> Any:
     )
 
 
-def _error(status: int, message: str) -> web.Response:
-    return web.json_response({"error": message}, status=status)
+def _error(status: int, message: str, s3_code: str | None = None) -> web.Response:
+    body: dict[str, Any] = {"error": message}
+    if s3_code:
+        body["s3_code"] = s3_code
+    return web.json_response(body, status=status)
+
+
+def _s3_refusal(err: botocore.exceptions.ClientError, what: str) -> web.Response:
+    """S3's refusal passed on: its 4xx status and code; its 5xx as a 502 (the portal's upstream failed)."""
+    code = str(err.response.get("Error", {}).get("Code", "?"))
+    status = int(err.response.get("ResponseMetadata", {}).get("HTTPStatusCode", 500))
+    return _error(status if 400 <= status < 500 else 502, f"S3 refused to {what}: {code}", code)
+
+
+_NO_SUCH_UPLOAD = (
+    "S3 refused to complete the upload: NoSuchUpload"
+    " (the upload id is unknown, or the upload was completed or aborted)"
+)
 
 
 class Portal:
-    def __init__(self, cfg: PortalConfig) -> None:
+    def __init__(self, cfg: PortalConfig, clock: Callable[[], float] = time.monotonic) -> None:
         self.cfg = cfg
+        self.clock = clock
         self.state = PortalState()
         self.s3 = s3_client(cfg.s3_endpoint, cfg.region)
 
@@ -191,34 +228,47 @@ class Portal:
 
     async def complete_upload(self, request: web.Request) -> web.Response:
         body = await self._body(request, "team_id", "s3_key", "upload_id", "parts")
+        key, upload_id = str(body["s3_key"]), str(body["upload_id"])
         parts = [
             {"PartNumber": int(p["part_number"]), "ETag": str(p["etag"])} for p in body["parts"]
         ]
+        done = self.state.completed.get(upload_id)
+        if done is not None:
+            if done.s3_key == key and self.clock() - done.at <= self.cfg.repeat_complete_s:
+                return web.json_response(done.answer)  # S3 repeats its answer for a while
+            return _error(404, _NO_SUCH_UPLOAD, "NoSuchUpload")
         try:
+            # Asked first because moto answers 500 (not S3's 404) when completing
+            # an unknown upload id; ListParts gives S3's NoSuchUpload.
+            await asyncio.to_thread(
+                self.s3.list_parts, Bucket=self.cfg.bucket, Key=key, UploadId=upload_id, MaxParts=1
+            )
             result = await asyncio.to_thread(
                 self.s3.complete_multipart_upload,
                 Bucket=self.cfg.bucket,
-                Key=str(body["s3_key"]),
-                UploadId=str(body["upload_id"]),
+                Key=key,
+                UploadId=upload_id,
                 MultipartUpload={"Parts": parts},
             )
         except botocore.exceptions.ClientError as err:
-            return _error(
-                400,
-                f"S3 refused to complete the upload: {err.response.get('Error', {}).get('Code', '?')}",
-            )
-        self.state.uploads.pop(str(body["upload_id"]), None)
-        return web.json_response(
-            {"s3_key": body["s3_key"], "etag": result.get("ETag"), "completed": True}
-        )
+            if err.response.get("Error", {}).get("Code") == "NoSuchUpload":
+                return _error(404, _NO_SUCH_UPLOAD, "NoSuchUpload")
+            return _s3_refusal(err, "complete the upload")
+        self.state.uploads.pop(upload_id, None)
+        answer = {"s3_key": key, "etag": result.get("ETag"), "completed": True}
+        self.state.completed[upload_id] = Completed(key, answer, self.clock())
+        return web.json_response(answer)
 
     async def submit(self, request: web.Request) -> web.Response:
         body = await self._body(request, "team_id", "s3_key")
         team, key = str(body["team_id"]), str(body["s3_key"])
         try:
             head = await asyncio.to_thread(self.s3.head_object, Bucket=self.cfg.bucket, Key=key)
-        except botocore.exceptions.ClientError:
-            return _error(400, f"no uploaded object at {key}")
+        except botocore.exceptions.ClientError as err:
+            status = int(err.response.get("ResponseMetadata", {}).get("HTTPStatusCode", 0))
+            if status == 404:
+                return _error(404, f"no uploaded object at {key}", "NoSuchKey")
+            return _s3_refusal(err, "look up the object")
         day = time.strftime("%Y-%m-%d", time.gmtime())
         today = [s for s in self.state.submissions if s["team_id"] == team and s["day"] == day]
         limit = self.cfg.submissions_per_day

@@ -46,7 +46,7 @@ class PutRecord:
     part_number: int | None
     upload_id: str | None
     key: str
-    outcome: str  # "stored", "expired", "unsigned-header", "chunked", "no-length", "fault-5xx", "fault-reset"
+    outcome: str  # "stored", "expired", "unsigned-header", "chunked", "no-length", "fault-5xx", "fault-reset", "client-gone"
     status: int
     size: int
 
@@ -115,7 +115,13 @@ class S3Proxy:
             return _s3_error(403, "AccessDenied", "Request has expired")
         if self.faults.delay_s:
             await asyncio.sleep(self.faults.delay_s)
-        body = await request.read()
+        try:
+            body = await request.read()
+        except ConnectionResetError:
+            # The client went away mid-body (killed, or its connection dropped):
+            # S3 stores nothing of such a PUT.
+            record.outcome = "client-gone"
+            return web.Response(status=400)
         record.size = len(body)
         if self.faults.bandwidth_bps:
             await asyncio.sleep(len(body) / self.faults.bandwidth_bps)

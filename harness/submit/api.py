@@ -36,6 +36,27 @@ class UploadTarget(BaseModel):
     part_urls: list[PartUrl] = []
 
 
+class ApiRefused(TargetError):
+    """The organiser answered with a definite refusal (a 4xx other than 401/403/429).
+
+    A refusal is an answer: the request did not take effect. ``status`` and the
+    scrubbed ``body`` let callers tell "no such upload" and "no such object" apart.
+    """
+
+    def __init__(self, message: str, *, status: int, body: str, hint: str | None = None) -> None:
+        super().__init__(message, hint=hint)
+        self.status = status
+        self.body = body
+
+    def names(self, s3_code: str) -> bool:
+        """Whether the refusal names this S3 error code (e.g. ``NoSuchUpload``)."""
+        return s3_code.lower() in self.body.lower()
+
+    def object_missing(self) -> bool:
+        """``/submit`` refused because no object is stored at the key."""
+        return self.names("NoSuchKey") or "no uploaded object" in self.body.lower()
+
+
 def scrub(text: str, secret: str) -> str:
     return text.replace(secret, "***") if secret else text
 
@@ -105,6 +126,10 @@ class OrganiserApi:
                 return data
             # Error texts are scrubbed: a server echoing the request must not leak the key.
             last = f"HTTP {status}: {scrub(text, self._key)[:300]}"
+            if 400 <= status < 500 and status != 429:
+                raise ApiRefused(
+                    f"organiser API {path}: {last}", status=status, body=scrub(text, self._key)
+                )
             if classify_status(status, text) is not Action.RETRY or attempt == tries:
                 raise TargetError(f"organiser API {path}: {last}")
             await asyncio.sleep(self._policy.backoff_s(attempt, self._rng))
@@ -160,7 +185,7 @@ class OrganiserApi:
 
     async def submit(self, team_id: str, s3_key: str) -> str:
         # One attempt only: a retried submit after a lost answer could spend a
-        # second daily submission. A failure leaves the upload complete; re-run to submit.
+        # second daily submission. The caller records the intent before this call.
         data = await self._post("/submit", {"team_id": team_id, "s3_key": s3_key}, attempts=1)
         sid = data.get("submission_id")
         if not sid:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import math
 import random
 import time
 from collections.abc import Callable
@@ -13,14 +12,16 @@ from pathlib import Path
 import aiohttp
 from pydantic import Field
 
-from harness.errors import HarnessError, ProtocolError
+from harness.errors import HarnessError, TargetError
 from harness.profiles import PackageSpec, SubmitSpec
 from harness.runs import Report
-from harness.submit.api import OrganiserApi, UploadTarget
+from harness.submit.api import ApiRefused, OrganiserApi
+from harness.submit.pause import checkpoint
 from harness.submit.preflight import check_archive, digest_file
 from harness.submit.retry import RetryPolicy
 from harness.submit.state import UploadState, discard_state, load_state, save_state, state_path
-from harness.submit.uploader import UploadStats, UrlSource, upload_parts, upload_single
+from harness.submit.steps import UploadRun
+from harness.submit.uploader import UploadStats
 
 
 class SubmitReport(Report):
@@ -48,6 +49,12 @@ class SubmitReport(Report):
     mb_per_s: float = 0.0
     resumed: bool = False
     already_submitted: bool = False
+    # The organiser had forgotten the upload id when completion was asked again
+    # (S3 NoSuchUpload): an earlier run's completion is taken to have gone through.
+    completion_assumed: bool = False
+    # An earlier run's /submit got no answer; nothing was sent this time (see --resubmit).
+    submit_unconfirmed: bool = False
+    reupload_reason: str | None = None  # why the file was uploaded again from scratch
     submission_id: str | None = None
     error: str | None = None
     warnings: list[str] = Field(default_factory=list)
@@ -63,6 +70,7 @@ class SubmitConfig:
     submit: SubmitSpec
     parallel: int = 6
     restart: bool = False
+    resubmit: bool = False  # send /submit although an earlier run's /submit got no answer
     dry_run: bool = False
     policy: RetryPolicy = field(default_factory=RetryPolicy)
     seed: int | None = None
@@ -77,20 +85,6 @@ class Hooks:
     start_upload: Callable[[int, int], None] = lambda _total, _done: None
     sent_bytes: Callable[[int], None] | None = None
     finished: Callable[[SubmitReport], None] = lambda _report: None  # also on failure
-
-
-def _part_plan(size: int, target: UploadTarget) -> tuple[int, int]:
-    part_size = int(target.part_size or 0)
-    expected = math.ceil(size / part_size)
-    if target.num_parts is not None and target.num_parts != expected:
-        raise ProtocolError(
-            f"the organiser says {target.num_parts} parts of {part_size} bytes; the file needs {expected}"
-        )
-    if len(target.part_urls) < expected:
-        raise ProtocolError(
-            f"the organiser gave {len(target.part_urls)} part URLs for {expected} parts"
-        )
-    return part_size, expected
 
 
 async def submit(
@@ -153,15 +147,37 @@ async def submit(
     api = OrganiserApi(session, cfg.api_url, cfg.api_key, header=cfg.submit.header, rng=rng)
     stats = UploadStats()
     start = time.perf_counter()
+    run = UploadRun(cfg, api, session, state, spath, digests.md5, stats, rng, h, report)
     try:
+        if state.submit_requested:
+            if not cfg.resubmit:
+                report.submit_unconfirmed = True
+                raise TargetError(
+                    f"an earlier run sent /submit for {state.s3_key} and got no answer (killed,"
+                    " or the connection failed): the submission may have arrived, so nothing was sent",
+                    hint="check your team's submissions for today with the organiser;"
+                    " only if none arrived, re-run with --resubmit",
+                )
+            h.say("--resubmit: sending /submit again although an earlier run's may have arrived")
         await api.register(cfg.team_id)
+        checkpoint("registered")
         if not state.uploaded:
-            await _upload(cfg, api, session, state, spath, digests.md5, stats, rng, h)
+            await run.upload_and_complete()
         report.upload_seconds = round(time.perf_counter() - start, 3)
-        assert state.s3_key is not None
-        report.submission_id = await api.submit(cfg.team_id, state.s3_key)
-        state.submission_id = report.submission_id
-        save_state(spath, state)
+        try:
+            report.submission_id = await run.submit_key()
+        except ApiRefused as err:
+            if not err.object_missing():
+                raise
+            # The organiser's word beats our inference: the object is not there
+            # (an assumed completion that did not happen, or a lost object).
+            reason = f"the organiser says no object is stored at {state.s3_key} ({err.message})"
+            h.say(f"{reason}: uploading the whole file again")
+            report.reupload_reason = reason
+            state.reset_upload()
+            save_state(spath, state)
+            await run.upload_and_complete()
+            report.submission_id = await run.submit_key()
     except BaseException as err:  # recorded, then re-raised: Ctrl-C and errors alike
         report.complete = False
         report.error = err.one_line() if isinstance(err, HarnessError) else type(err).__name__
@@ -195,92 +211,3 @@ def _fill(report: SubmitReport, state: UploadState, stats: UploadStats) -> None:
     report.etag_mismatches = stats.etag_mismatches
     if report.upload_seconds > 0:
         report.mb_per_s = round(stats.bytes_sent / 1e6 / report.upload_seconds, 1)
-
-
-async def _upload(
-    cfg: SubmitConfig,
-    api: OrganiserApi,
-    session: aiohttp.ClientSession,
-    state: UploadState,
-    spath: Path,
-    md5: str,
-    stats: UploadStats,
-    rng: random.Random,
-    h: Hooks,
-) -> None:
-    resuming = state.upload_type == "multipart" and state.upload_id is not None
-    target = await api.upload_url(
-        cfg.team_id,
-        state.size,
-        resume_s3_key=state.s3_key if resuming else None,
-        resume_upload_id=state.upload_id if resuming else None,
-    )
-    if resuming and (target.upload_id != state.upload_id or target.s3_key != state.s3_key):
-        h.say(
-            "the organiser opened a new upload instead of resuming: confirmed parts must be sent again"
-        )
-        state.reset_upload()
-    state.upload_type, state.s3_key = target.upload_type, target.s3_key
-    if not target.s3_key:
-        raise ProtocolError("organiser API /upload-url: no s3_key in the answer")
-
-    async def refresh() -> UploadTarget:
-        fresh = await api.upload_url(
-            cfg.team_id, state.size, resume_s3_key=state.s3_key, resume_upload_id=state.upload_id
-        )
-        if fresh.upload_type == "single":
-            # A fresh single URL may name a new key: the object will be there.
-            state.s3_key = fresh.s3_key
-            save_state(spath, state)
-        elif fresh.upload_id != state.upload_id:
-            raise ProtocolError("fresh URLs were for a different upload")
-        return fresh
-
-    urls = UrlSource(target, refresh, cfg.policy, stats)
-    if target.upload_type == "single":
-        state.upload_id = None
-        save_state(spath, state)
-        h.start_upload(state.size, 0)
-        await upload_single(
-            session,
-            cfg.archive,
-            state.size,
-            md5,
-            urls,
-            policy=cfg.policy,
-            stats=stats,
-            rng=rng,
-            on_bytes=h.sent_bytes,
-        )
-        state.uploaded = True
-        save_state(spath, state)
-        return
-
-    part_size, num_parts = _part_plan(state.size, target)
-    if state.part_size not in (None, part_size):
-        h.say("the part size changed since the last run: confirmed parts must be sent again")
-        state.parts = {}
-    state.upload_id, state.part_size, state.num_parts = target.upload_id, part_size, num_parts
-    save_state(spath, state)
-    todo = [n for n in range(1, num_parts + 1) if n not in state.parts]
-    stats.parts_total = num_parts
-    stats.parts_resumed = num_parts - len(todo)
-    done_bytes = sum(min(part_size, state.size - (n - 1) * part_size) for n in state.parts)
-    if stats.parts_resumed:
-        h.say(
-            f"resuming upload: {stats.parts_resumed}/{num_parts} parts already confirmed, {len(todo)} to send"
-        )
-    h.start_upload(state.size, done_bytes)
-
-    def confirm(n: int, etag: str) -> None:
-        state.parts[n] = etag
-        save_state(spath, state)
-
-    await upload_parts(
-        session, cfg.archive, state.size, part_size, todo, urls, confirm,
-        parallel=cfg.parallel, policy=cfg.policy, stats=stats, rng=rng, on_bytes=h.sent_bytes,
-    )  # fmt: skip
-    assert state.upload_id is not None and state.s3_key is not None
-    await api.complete(cfg.team_id, state.s3_key, state.upload_id, state.parts)
-    state.uploaded = True
-    save_state(spath, state)

@@ -144,4 +144,59 @@ async def test_portal_api_errors(portal_stack: PortalFactory) -> None:
         async with s.post(
             stack.url + "/submit", json={"team_id": "t", "s3_key": "missing"}
         ) as resp:
-            assert resp.status == 400 and "no uploaded object" in (await resp.json())["error"]
+            body = await resp.json()
+            assert resp.status == 404 and "no uploaded object" in body["error"]
+            assert body["s3_code"] == "NoSuchKey"
+
+
+async def test_repeated_and_unknown_completion_like_s3(portal_stack: PortalFactory) -> None:
+    """A repeated completion: the same 200 for a while, then 404 NoSuchUpload, as for an unknown id."""
+    stack = portal_stack(single_max_bytes=1000, part_size=64 * 1024, repeat_complete_s=60)
+    data = os.urandom(100_000)  # two parts
+    now = [1000.0]
+    stack.portal.clock = lambda: now[0]
+    async with aiohttp.ClientSession(headers={"x-api-key": TEST_API_KEY}) as s:
+        await s.post(stack.url + "/register", json={"team_id": "t"})
+        async with s.post(
+            stack.url + "/upload-url", json={"team_id": "t", "file_size_bytes": len(data)}
+        ) as resp:
+            target = await resp.json()
+        parts = []
+        for p in target["part_urls"]:
+            n = p["part_number"]
+            chunk = data[(n - 1) * 65536 : n * 65536]
+            async with s.put(
+                p["upload_url"], data=chunk, skip_auto_headers=("Content-Type",)
+            ) as resp:
+                assert resp.status == 200
+                parts.append({"part_number": n, "etag": resp.headers["ETag"]})
+        body = {"team_id": "t", "s3_key": target["s3_key"], "upload_id": target["upload_id"]}
+
+        async def complete(**extra: object) -> tuple[int, dict[str, object]]:
+            async with s.post(
+                stack.url + "/complete-upload", json={**body, "parts": parts, **extra}
+            ) as resp:
+                return resp.status, await resp.json()
+
+        first = await complete()
+        assert first[0] == 200 and first[1]["completed"]
+        now[0] += 59  # within the window: S3 repeats its answer
+        assert await complete() == first
+        now[0] += 2  # past it: S3 no longer knows the upload id
+        status, err = await complete()
+        assert status == 404 and err["s3_code"] == "NoSuchUpload"
+        status, err = await complete(upload_id="no-such-upload-id")
+        assert status == 404 and err["s3_code"] == "NoSuchUpload"
+        # S3's other refusals keep S3's status and code: a wrong ETag is InvalidPart.
+        async with s.post(
+            stack.url + "/upload-url", json={"team_id": "t", "file_size_bytes": len(data)}
+        ) as resp:
+            fresh = await resp.json()
+        bad = [{"part_number": 1, "etag": '"00000000000000000000000000000000"'}]
+        async with s.post(
+            stack.url + "/complete-upload",
+            json={"team_id": "t", "s3_key": fresh["s3_key"], "upload_id": fresh["upload_id"],
+                  "parts": bad},
+        ) as resp:  # fmt: skip
+            assert resp.status == 400 and (await resp.json())["s3_code"] == "InvalidPart"
+    assert stack.object_bytes(target["s3_key"]) == data

@@ -9,7 +9,8 @@ import pytest
 
 from harness.errors import ConfigError, UsageError, VerdictFailed
 from harness.profiles import PackageSpec
-from harness.submit.api import scrub
+from harness.submit.api import ApiRefused, scrub
+from harness.submit.pause import PAUSE_ENV, checkpoint
 from harness.submit.preflight import check_archive, digest_file, read_api_key
 from harness.submit.retry import Action, RetryPolicy, classify_status, etag_matches
 from harness.submit.state import UploadState, load_state, save_state, state_path
@@ -103,3 +104,42 @@ def test_api_key_sources(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Non
     read_api_key(str(f), warnings.append)
     assert warnings and "k2" not in warnings[0]
     assert scrub("echo k2 back", "k2") == "echo *** back"
+
+
+def test_state_intents_and_durable_write(tmp_path: Path) -> None:
+    path = state_path(tmp_path / "image.tar.gz")
+    # A version-1 file (before the intents) reads as "neither requested".
+    path.write_text(
+        '{"schema_version": 1, "file_name": "image.tar.gz", "size": 10, "sha256": "ab",'
+        ' "team_id": "t", "api_url": "http://x", "upload_id": "u", "num_parts": 2,'
+        ' "parts": {"1": "e1", "2": "e2"}}'
+    )
+    old = load_state(path)
+    assert old is not None and not old.complete_requested and not old.submit_requested
+    assert old.all_parts_confirmed()
+    old.complete_requested = old.submit_requested = True
+    save_state(path, old)
+    assert [p.name for p in tmp_path.iterdir()] == [path.name]  # no temp file left behind
+    again = load_state(path)
+    assert again is not None and again.complete_requested and again.submit_requested
+    again.reset_upload()
+    assert not (again.complete_requested or again.submit_requested or again.parts)
+    assert not again.all_parts_confirmed()
+
+
+def test_api_refusal_kinds() -> None:
+    gone = ApiRefused("x", status=404, body='{"error": "...", "s3_code": "NoSuchUpload"}')
+    assert gone.names("NoSuchUpload") and not gone.object_missing()
+    missing = ApiRefused("x", status=404, body='{"error": "no uploaded object at k"}')
+    assert missing.object_missing()
+    assert ApiRefused("x", status=400, body="<Code>NoSuchKey</Code>").object_missing()
+    assert not ApiRefused("x", status=400, body='{"error": "InvalidPart"}').object_missing()
+
+
+def test_pause_checkpoint_passes_unless_named(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv(PAUSE_ENV, raising=False)
+    checkpoint("completed")  # unset: returns at once
+    monkeypatch.setenv(PAUSE_ENV, "submitted")
+    checkpoint("completed")  # another phase: returns
+    monkeypatch.setenv(PAUSE_ENV, "part-confirmed:1000")
+    checkpoint("part-confirmed")  # not yet the 1000th time: returns
