@@ -7,6 +7,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from harness import __version__
+from harness.compare.section import compare_section
 from harness.report import html
 from harness.report.entry import LedgerEntry
 from harness.report.folder import dicts, latency_samples, num, read_run, text
@@ -209,5 +210,6 @@ def run_page(folder: Path, e: LedgerEntry, *, now: datetime | None = None) -> st
             _gaps(folder),
         ),
         html.section("Quality", html.figure(quality) if quality else "", _quality_table(e)),
+        compare_section(folder),
     ]
     return html.page(f"harness — run {e.label()}", _stamp(now), parts)
