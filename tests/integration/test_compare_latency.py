@@ -1,0 +1,105 @@
+"""harness compare on simulator runs: a known TTFT difference is found, identical runs are not.
+
+Two simulator processes with exact TTFTs (30 and 33 ms, no ITL), `harness
+latency` (official + strict, short bucket) against each, then `harness compare`.
+The verdicts rest on 30 timed requests per mode; a 3 ms shift on ~30 ms is
+about ten times the client's own timing error (docs/timing.md).
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from harness.cli import main
+from harness.compare.model import CompareReport
+
+pytestmark = pytest.mark.timeout(300)
+
+LATENCY = ["--mode", "both", "--buckets", "short", "--runs", "30", "--warmup", "2"]
+LATENCY += ["--no-calibrate", "--ready-interval", "0.2", "--quiet"]
+
+
+def measure(url: str, out: Path, *extra: str) -> Path:
+    assert main(["latency", "--url", url, *LATENCY, *extra, "--out", str(out)]) == 0
+    return out
+
+
+def compare(a: Path, b: Path, capsys: pytest.CaptureFixture[str]) -> CompareReport:
+    capsys.readouterr()
+    assert main(["compare", str(a), str(b), "--json", "--quiet"]) == 0
+    return CompareReport.model_validate(json.loads(capsys.readouterr().out))
+
+
+def by_key(rep: CompareReport) -> dict[tuple[str, str], object]:
+    return {(d.mode, d.metric): d for d in rep.latency}
+
+
+def test_known_ttft_difference_is_slower(sim_process, tmp_path, capsys):
+    sim_a = sim_process(ttft_ms=30, itl_ms=0)
+    sim_b = sim_process(ttft_ms=33, itl_ms=0)
+    a = measure(sim_a.url, tmp_path / "a")
+    b = measure(sim_b.url, tmp_path / "b")
+    rep = compare(a, b, capsys)
+    diffs = by_key(rep)
+    assert set(diffs) == {("official", "e2e"), ("strict", "e2e"), ("strict", "ttft")}
+    for key in (("official", "e2e"), ("strict", "ttft")):
+        d = diffs[key]
+        assert d.verdict == "slower", d  # type: ignore[attr-defined]
+        # CI excludes 0; its width depends on the machine's load, so no bound on the top
+        assert d.ci95_ms[0] > 0  # type: ignore[attr-defined]
+    assert {s.mode: s.verdict for s in rep.latency_scores} == {
+        "official": "lower",
+        "strict": "lower",
+    }
+    # the comparison is saved into B for report.html's compare section
+    assert CompareReport.load(b).run_a == str(a)
+
+
+def test_identical_settings_with_repeats_are_within_noise(sim_process, tmp_path, capsys):
+    sim = sim_process(ttft_ms=30, itl_ms=0)
+    a = measure(sim.url, tmp_path / "a", "--repeats", "2")
+    b = measure(sim.url, tmp_path / "b", "--repeats", "2")
+    assert sorted(p.name for p in a.iterdir()) == [
+        "latency.json",
+        "latency_repeats.json",
+        "repeat-1",
+        "repeat-2",
+    ]
+    pooled = json.loads((a / "latency.json").read_text())
+    assert pooled["settings"]["repeats"] == 2
+    assert len([r for r in pooled["requests"] if r["phase"] == "timed"]) == 2 * 2 * 30
+    rep = compare(a, b, capsys)
+    for d in rep.latency:
+        assert d.verdict == "within noise", d
+        assert d.n_a == d.n_b == 60
+
+
+def test_incomparable_runs_are_refused(sim_process, tmp_path, capsys):
+    sim = sim_process(ttft_ms=1, itl_ms=0)
+    a = measure(sim.url, tmp_path / "a")
+    b = tmp_path / "b"
+    assert (
+        main(
+            [
+                "latency",
+                "--url",
+                sim.url,
+                *LATENCY[:2],
+                "--buckets",
+                "medium",
+                *LATENCY[4:],
+                "--out",
+                str(b),
+            ]
+        )
+        == 0
+    )
+    capsys.readouterr()
+    assert main(["compare", str(a), str(b)]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1
+    assert "not comparable" in err[0] and "official buckets: A ['short'], B ['medium']" in err[0]
+    assert main(["compare", str(a), str(tmp_path / "missing")]) == 2
