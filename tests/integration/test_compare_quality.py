@@ -7,6 +7,7 @@ The run folders are written here in the format `harness quality` writes
 from __future__ import annotations
 
 import json
+import shutil
 from pathlib import Path
 
 import pytest
@@ -14,12 +15,14 @@ import pytest
 from harness.cli import main
 from harness.compare.model import CompareReport
 from harness.compare.stats import mcnemar_exact
+from harness.data.layout import SAMPLES_DIR
+from harness.data.punkt import write_punkt_tab
 from harness.quality.report import BenchmarkResult, QualityReport
 from harness.report.entry import entry_for_folder
 from harness.report.pages import run_page
 from harness.runs import Provenance
 
-pytestmark = pytest.mark.timeout(60)
+pytestmark = pytest.mark.timeout(180)
 
 N = 20
 THRESHOLD = 0.621
@@ -106,3 +109,58 @@ def test_other_limit_is_refused(tmp_path, capsys):
     assert main(["compare", str(a), str(b)]) == 2
     err = capsys.readouterr().err
     assert "quality limit: A 0.1, B 0.5" in err
+
+
+def test_real_quality_run_from_the_simulator(sim_process, tmp_path, capsys):
+    """A: `harness quality` on the simulator (its samples as written); B: A with two items
+    made right. compare finds exactly those, on the real per-sample format."""
+    write_punkt_tab(tmp_path / "nltk")
+    sim = sim_process(ttft_ms=1, itl_ms=0)
+    a = tmp_path / "a"
+    rc = main(
+        [
+            "quality",
+            "--url",
+            sim.url,
+            "--data-dir",
+            str(SAMPLES_DIR),
+            "--nltk-data",
+            str(tmp_path / "nltk"),
+            "--only",
+            "mmlu_pro",
+            "--limit",
+            "0.5",
+            "--max-gen-toks",
+            "16",
+            "--out",
+            str(a),
+            "--quiet",
+        ]
+    )
+    assert rc == 1  # the simulator's words answer no question right
+    b = tmp_path / "b"
+    shutil.copytree(a, b)
+    path = b / "samples_mmlu_pro.jsonl"
+    rows = [json.loads(line) for line in path.read_text().splitlines()]
+    flip = {"mmlu_pro_math", "mmlu_pro_law"}
+    for r in rows:
+        if r["task"] in flip and r["filter"] == "custom-extract":
+            assert r["correct"] == 0.0
+            r["correct"], r["extracted"] = 1.0, "B"
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    q = json.loads((b / "quality.json").read_text())
+    (bench,) = q["benchmarks"]
+    for task in flip:
+        bench["subtasks"][task] = 1.0
+    bench["score"] = sum(bench["subtasks"].values()) / len(bench["subtasks"])
+    (b / "quality.json").write_text(json.dumps(q))
+
+    capsys.readouterr()
+    assert main(["compare", str(a), str(b), "--json", "--quiet", "--no-save"]) == 0
+    rep = CompareReport.model_validate(json.loads(capsys.readouterr().out))
+    (d,) = rep.quality
+    assert sorted(f.task for f in d.flipped) == sorted(flip)
+    assert all(f.correct_b and not f.correct_a and f.answer_b == "B" for f in d.flipped)
+    assert (d.b_only, d.a_only, d.n_pairs) == (2, 0, 14)
+    assert d.mcnemar_p == pytest.approx(0.5)  # 2 · (1/2)^2
+    assert d.diff == pytest.approx(2 / 14)
