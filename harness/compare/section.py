@@ -18,6 +18,7 @@ from harness.compare.model import CompareReport
 from harness.errors import HarnessError
 from harness.report import html
 from harness.report.plots import Plot
+from harness.stats import binomial_stderr
 
 COLORS = {"faster": "#2e7d32", "higher": "#2e7d32", "slower": "#c62828", "lower": "#c62828"}
 NEUTRAL = "#757575"
@@ -53,15 +54,45 @@ def latency_plot(rep: CompareReport) -> Plot | None:
     ax.set_yticks(range(len(rows)), [f"{d.mode} {d.bucket} {d.metric}" for d in rows])
     ax.invert_yaxis()
     ax.set_xlabel("B − A, % of A's median (positive = B slower); grey: noise band")
+    return _plot(
+        fig,
+        "compare-latency",
+        "latency difference per bucket with 95 % CI",
+        "difference of medians B − A per bucket with confidence intervals",
+    )
+
+
+def quality_plot(rep: CompareReport) -> Plot | None:
+    """A's and B's score per benchmark, B's 95 % sampling interval, and the gate threshold."""
+    rows = [q for q in rep.quality if q.score_a is not None or q.score_b is not None]
+    if not rows:
+        return None
+    fig = Figure(figsize=(7.5, 0.5 * len(rows) + 1.2))
+    ax = fig.add_subplot()
+    for y, q in enumerate(rows):
+        if q.score_a is not None:
+            ax.plot([q.score_a], [y], "o", color=NEUTRAL, label="A" if y == 0 else None)
+        if q.score_b is not None:
+            color = "#2e7d32" if q.passed_b else "#c62828"
+            se = binomial_stderr(q.score_b, q.n_b) or 0.0
+            ax.plot([q.score_b - 1.96 * se, q.score_b + 1.96 * se], [y, y], color=color, lw=2)
+            ax.plot([q.score_b], [y], "D", color=color, label="B" if y == 0 else None)
+        ax.plot([q.threshold, q.threshold], [y - 0.35, y + 0.35], color="#212121", lw=1.5)
+    ax.set_yticks(range(len(rows)), [q.title for q in rows])
+    ax.invert_yaxis()
+    ax.set_xlim(0, 1)
+    ax.set_xlabel("score (bar: threshold; line: B's 95 % sampling interval)")
+    ax.legend(loc="lower right", fontsize="small")
+    return _plot(
+        fig, "compare-quality", "quality of A and B against the gate", "quality scores A and B"
+    )
+
+
+def _plot(fig: Figure, key: str, title: str, alt: str) -> Plot:
     FigureCanvasAgg(fig)
     buf = io.BytesIO()
     fig.savefig(buf, format="png", dpi=100, bbox_inches="tight", metadata={"Software": None})
-    return Plot(
-        key="compare-latency",
-        title="latency difference per bucket with 95 % CI",
-        png_b64=base64.b64encode(buf.getvalue()).decode(),
-        alt="difference of medians B − A per bucket with confidence intervals",
-    )
+    return Plot(key=key, title=title, png_b64=base64.b64encode(buf.getvalue()).decode(), alt=alt)
 
 
 def _latency_table(rep: CompareReport) -> str:
@@ -153,12 +184,13 @@ def compare_section(folder: Path) -> str:
         return html.section("Compare", html.bullet_list([err.one_line()], "problems"))
     if rep is None:
         return ""
-    plot = latency_plot(rep)
+    lat, qual = latency_plot(rep), quality_plot(rep)
     return html.section(
         f"Compare with {Path(rep.run_a).name}",
         html.paragraph(f"A = {rep.run_a}, B = this run; differences are B − A."),
-        html.figure(plot) if plot else "",
+        html.figure(lat) if lat else "",
         _latency_table(rep) if rep.latency else "",
+        html.figure(qual) if qual else "",
         _quality_table(rep) if rep.quality else "",
         _throughput_table(rep) if rep.throughput else "",
         html.bullet_list(rep.notes, "flags"),

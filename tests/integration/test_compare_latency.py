@@ -15,6 +15,8 @@ import pytest
 
 from harness.cli import main
 from harness.compare.model import CompareReport
+from harness.report.entry import entry_for_folder
+from harness.report.pages import run_page
 
 pytestmark = pytest.mark.timeout(300)
 
@@ -54,8 +56,10 @@ def test_known_ttft_difference_is_slower(sim_process, tmp_path, capsys):
         "official": "lower",
         "strict": "lower",
     }
-    # the comparison is saved into B for report.html's compare section
+    # the comparison is saved into B for report.html's compare section, with its plot
     assert CompareReport.load(b).run_a == str(a)
+    page = run_page(b, entry_for_folder(b))
+    assert 'id="plot-compare-latency"' in page and "slower" in page
 
 
 def test_identical_settings_with_repeats_are_within_noise(sim_process, tmp_path, capsys):

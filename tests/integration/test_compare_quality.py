@@ -98,6 +98,7 @@ def test_flipped_items_listed_with_mcnemar_p(tmp_path, capsys):
     # report.html of B carries the compare section
     page = run_page(b, entry_for_folder(b))
     assert "Compare with a" in page and "mmlu_pro_math#11" in page
+    assert 'id="plot-compare-quality"' in page
 
 
 def test_other_limit_is_refused(tmp_path, capsys):
