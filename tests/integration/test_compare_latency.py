@@ -1,9 +1,10 @@
 """harness compare on simulator runs: a known TTFT difference is found, identical runs are not.
 
-Two simulator processes with exact TTFTs (30 and 33 ms, no ITL), `harness
+Two simulator processes with exact TTFTs (30 and 40 ms, no ITL), `harness
 latency` (official + strict, short bucket) against each, then `harness compare`.
-The verdicts rest on 30 timed requests per mode; a 3 ms shift on ~30 ms is
-about ten times the client's own timing error (docs/timing.md).
+The verdicts rest on 30 timed requests per mode. On a quiet machine 3 ms is
+found as well (docs/compare.md); 10 ms keeps the test sure on a loaded one,
+where other processes add several ms to a share of the requests.
 """
 
 from __future__ import annotations
@@ -41,7 +42,7 @@ def by_key(rep: CompareReport) -> dict[tuple[str, str], object]:
 
 def test_known_ttft_difference_is_slower(sim_process, tmp_path, capsys):
     sim_a = sim_process(ttft_ms=30, itl_ms=0)
-    sim_b = sim_process(ttft_ms=33, itl_ms=0)
+    sim_b = sim_process(ttft_ms=40, itl_ms=0)
     a = measure(sim_a.url, tmp_path / "a")
     b = measure(sim_b.url, tmp_path / "b")
     rep = compare(a, b, capsys)
