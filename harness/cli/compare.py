@@ -55,9 +55,14 @@ def run(args: argparse.Namespace) -> int:
     prov = Provenance(command_line=redact_argv(list(getattr(args, "argv", []))), seed=args.seed)
     report = compare_runs(cfg, prov)
     report.provenance.profile = report.profile
+    console = make_console(args)
     if not args.no_save:
-        report.save(b)
-    render(make_console(args), report)
+        try:
+            report.save(b)
+        except OSError as err:
+            # the comparison itself stands; only report.html's section is lost
+            console.print(f"[yellow]note: compare.json not saved in {b}: {err.strerror}[/]")
+    render(console, report)
     if args.json:
         sys.stdout.write(report.to_json() + "\n")
     return EXIT_OK

@@ -178,4 +178,7 @@ def check(a: RunData, b: RunData) -> Comparability:
     ):
         if (ra is None) != (rb is None):
             out.notes.append(f"{kind}: only in {'A' if ra is not None else 'B'}, not compared")
+        for side, rep in (("A", ra), ("B", rb)):
+            if rep is not None and not rep.complete:
+                out.notes.append(f"{kind}: {side}'s report is partial (the run was interrupted)")
     return out

@@ -127,3 +127,12 @@ def test_comparable_profile_and_kinds(tmp_path: Path):
     assert not c.ok and "profile: A 'efficient-qwen', B 'gpumode-paris'" in c.reason()
     c2 = check(RunData(folder=tmp_path), RunData(folder=tmp_path))
     assert not c2.ok and "share no report" in c2.reason()
+
+
+def test_partial_report_is_a_note(tmp_path: Path):
+    partial = report(A)
+    partial.complete = False
+    c = check(
+        RunData(folder=tmp_path, latency=report(A)), RunData(folder=tmp_path, latency=partial)
+    )
+    assert c.ok and c.notes == ["latency: B's report is partial (the run was interrupted)"]
