@@ -154,6 +154,16 @@ def throughput_differences(a: ThroughputReport, b: ThroughputReport) -> list[str
     return diffs
 
 
+def vlm_differences(a: dict[str, Any], b: dict[str, Any]) -> list[str]:
+    return _some(
+        [
+            _diff("vlm mode", a.get("mode"), b.get("mode")),
+            _diff("vlm non-official settings", a.get("non_official"), b.get("non_official")),
+            _diff("vlm samples planned", a.get("samples_planned"), b.get("samples_planned")),
+        ]
+    )
+
+
 def check(a: RunData, b: RunData) -> Comparability:
     """Everything that differs between A and B, and the report kinds to compare."""
     out = Comparability()
@@ -171,6 +181,9 @@ def check(a: RunData, b: RunData) -> Comparability:
     if a.throughput is not None and b.throughput is not None:
         out.kinds.append("throughput")
         out.differences += throughput_differences(a.throughput, b.throughput)
+    if a.vlm is not None and b.vlm is not None:
+        out.kinds.append("vlm")
+        out.differences += vlm_differences(a.vlm, b.vlm)
     for kind, ra, rb in (
         ("latency", a.latency, b.latency),
         ("quality", a.quality, b.quality),

@@ -11,6 +11,7 @@ from harness.compare.load import load_run
 from harness.compare.model import CompareReport
 from harness.compare.quality import compare_quality
 from harness.compare.throughput import compare_throughput
+from harness.compare.vlm import compare_vlm
 from harness.errors import UsageError
 from harness.runs import Provenance
 
@@ -52,5 +53,9 @@ def compare_runs(cfg: CompareConfig, provenance: Provenance | None = None) -> Co
     if a.throughput is not None and b.throughput is not None:
         report.throughput, report.throughput_score = compare_throughput(
             a.throughput, b.throughput, min_effect_pct=cfg.min_effect_pct, seed=cfg.seed
+        )
+    if a.vlm is not None and b.vlm is not None:
+        report.vlm = compare_vlm(
+            a.vlm_samples, b.vlm_samples, min_effect_pct=cfg.min_effect_pct, seed=cfg.seed
         )
     return report

@@ -19,6 +19,8 @@ from harness.quality.report import QualityReport
 from harness.throughput.report import ThroughputReport
 
 Sample = dict[str, Any]
+VLM_FILE = "vlm.json"
+VLM_SCHEMA_VERSION = 1
 
 
 @dataclass
@@ -31,13 +33,23 @@ class RunData:
     quality: QualityReport | None = None
     samples: dict[str, list[Sample]] = field(default_factory=dict)  # benchmark name → rows
     throughput: ThroughputReport | None = None
+    # vlm.json as plain data: its typed model lives in the VLM package (harness/compare/vlm.py)
+    vlm: dict[str, Any] | None = None
 
     @property
     def profile(self) -> str | None:
         for rep in (self.latency, self.quality, self.throughput):
             if rep is not None:
                 return rep.provenance.profile
+        if self.vlm is not None:
+            prov = self.vlm.get("provenance")
+            return str(prov.get("profile")) if isinstance(prov, dict) else None
         return None
+
+    @property
+    def vlm_samples(self) -> list[Sample]:
+        rows = (self.vlm or {}).get("samples")
+        return [r for r in rows if isinstance(r, dict)] if isinstance(rows, list) else []
 
 
 def _samples(path: Path) -> list[Sample]:
@@ -58,6 +70,22 @@ def _samples(path: Path) -> list[Sample]:
     return rows
 
 
+def _json_object(path: Path) -> dict[str, Any]:
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except OSError as err:
+        raise ConfigError(f"{path}: unreadable ({err.strerror})") from None
+    except (json.JSONDecodeError, UnicodeDecodeError):
+        raise ConfigError(f"{path}: not valid JSON") from None
+    if not isinstance(data, dict):
+        raise ConfigError(f"{path}: not a JSON object")
+    if data.get("schema_version") != VLM_SCHEMA_VERSION:
+        raise ConfigError(
+            f"{path}: schema_version {data.get('schema_version')}, compare reads {VLM_SCHEMA_VERSION}"
+        )
+    return data
+
+
 def load_run(folder: Path) -> RunData:
     """Load every report ``compare`` understands from ``folder``; a broken one is a ConfigError."""
     if not folder.is_dir():
@@ -75,9 +103,11 @@ def load_run(folder: Path) -> RunData:
                 run.samples[bench.name] = _samples(path)
     if (folder / ThroughputReport.FILENAME).is_file():
         run.throughput = ThroughputReport.load(folder)
-    if run.latency is None and run.quality is None and run.throughput is None:
+    if (folder / VLM_FILE).is_file():
+        run.vlm = _json_object(folder / VLM_FILE)
+    if run.latency is None and run.quality is None and run.throughput is None and not run.vlm:
         raise UsageError(
-            f"{folder}: no latency.json, quality.json or throughput.json",
+            f"{folder}: no latency.json, quality.json, throughput.json or vlm.json",
             hint="compare needs run folders written by harness latency / quality / throughput",
         )
     return run

@@ -90,6 +90,44 @@ class LevelDiff(BaseModel):
     verdict: Verdict
 
 
+class PairedMean(BaseModel):
+    """A per-sample quantity paired by question_id: means of A and B, mean of B − A, its CI."""
+
+    metric: str  # "ttft_ms" | "tok_s"
+    n_pairs: int
+    mean_a: float | None
+    mean_b: float | None
+    diff: float | None
+    diff_pct: float | None
+    ci95: tuple[float, float] | None
+    verdict: Verdict
+
+
+class VlmFlip(BaseModel):
+    question_id: int | str | None
+    correct_a: bool
+    correct_b: bool
+    prediction_a: str
+    prediction_b: str
+    answers: list[str] = Field(default_factory=list)
+
+
+class VlmDiff(BaseModel):
+    """AICAS VLM runs paired per sample by question_id (docs/compare.md)."""
+
+    n_pairs: int
+    unpaired: int
+    ttft: PairedMean
+    tok_s: PairedMean
+    accuracy_metric: str = "containment"
+    accuracy_a: float | None = None
+    accuracy_b: float | None = None
+    b_only: int = 0
+    a_only: int = 0
+    mcnemar_p: float | None = None
+    flipped: list[VlmFlip] = Field(default_factory=list)
+
+
 class CompareReport(Report):
     """The result of ``harness compare A B`` (also saved as ``compare.json`` with ``--save``)."""
 
@@ -107,4 +145,5 @@ class CompareReport(Report):
     quality: list[QualityDiff] = Field(default_factory=list)
     throughput: list[LevelDiff] = Field(default_factory=list)
     throughput_score: ScoreDiff | None = None
+    vlm: VlmDiff | None = None
     notes: list[str] = Field(default_factory=list)

@@ -124,5 +124,31 @@ def render(console: Console, rep: CompareReport) -> None:
         console.print(t)
         if rep.throughput_score:
             console.print(_score_line("weighted score (tok/s)", rep.throughput_score, 1))
+    if rep.vlm:
+        v = rep.vlm
+        t = Table(title=f"VLM (paired by question_id, {v.n_pairs} pairs)", title_justify="left")
+        for col in ("metric", "mean A", "mean B", "Δ", "Δ %", "95 % CI", "verdict"):
+            t.add_column(col, justify="left" if col in ("metric", "verdict") else "right")
+        for m in (v.ttft, v.tok_s):
+            t.add_row(
+                m.metric,
+                _f(m.mean_a, 2),
+                _f(m.mean_b, 2),
+                _f(m.diff, 2, sign=True),
+                _f(m.diff_pct, sign=True),
+                _ci(m.ci95, 2),
+                _v(m.verdict),
+            )
+        console.print(t)
+        console.print(
+            f"VLM accuracy ({v.accuracy_metric}): A {_f(v.accuracy_a, 3)} → B {_f(v.accuracy_b, 3)}, "
+            f"B only right {v.b_only}, A only right {v.a_only}, McNemar p {_p(v.mcnemar_p)}"
+        )
+        for f in v.flipped[:FLIPS_SHOWN]:
+            arrow = "[green]✗→✓[/]" if f.correct_b else "[red]✓→✗[/]"
+            console.print(
+                f"  {arrow} {escape(str(f.question_id))}: A {escape(repr(f.prediction_a[:60]))} "
+                f"B {escape(repr(f.prediction_b[:60]))} answers {escape(repr(f.answers[:3]))}"
+            )
     for note in rep.notes:
         console.print(f"[yellow]note: {escape(note)}[/]")

@@ -176,6 +176,40 @@ def _throughput_table(rep: CompareReport) -> str:
     return html.table(headers, rows, left=["verdict"])
 
 
+def _vlm_table(rep: CompareReport) -> str:
+    v = rep.vlm
+    if v is None:
+        return ""
+    headers = ["metric", "mean A", "mean B", "Δ", "Δ %", "95% CI", "verdict"]
+    rows = [
+        [
+            m.metric,
+            _num(m.mean_a, 2),
+            _num(m.mean_b, 2),
+            _num(m.diff, 2, sign=True),
+            _num(m.diff_pct, sign=True),
+            _ci(m.ci95, 2),
+            m.verdict,
+        ]
+        for m in (v.ttft, v.tok_s)
+    ]
+    acc = (
+        f"VLM accuracy ({v.accuracy_metric}): A {_num(v.accuracy_a, 3)}, B {_num(v.accuracy_b, 3)}; "
+        f"B only right {v.b_only}, A only right {v.a_only}, McNemar p "
+        + ("—" if v.mcnemar_p is None else f"{v.mcnemar_p:.3g}")
+    )
+    flips = [
+        f"{f.question_id}: {'wrong → right' if f.correct_b else 'right → wrong'} "
+        f"(A {f.prediction_a[:60]!r}, B {f.prediction_b[:60]!r})"
+        for f in v.flipped
+    ]
+    return (
+        html.table(headers, rows, left=["metric", "verdict"])
+        + html.paragraph(acc)
+        + html.bullet_list(flips, "flips")
+    )
+
+
 def compare_section(folder: Path) -> str:
     """The HTML section for ``folder``'s saved comparison; '' when there is none."""
     try:
@@ -193,5 +227,6 @@ def compare_section(folder: Path) -> str:
         html.figure(qual) if qual else "",
         _quality_table(rep) if rep.quality else "",
         _throughput_table(rep) if rep.throughput else "",
+        _vlm_table(rep),
         html.bullet_list(rep.notes, "flags"),
     )

@@ -42,6 +42,24 @@ def diff_of_medians_ci(
     return _interval(diffs, level)
 
 
+def paired_mean_diff_ci(
+    diffs: Sequence[float],
+    *,
+    level: float = 0.95,
+    resamples: int = RESAMPLES,
+    seed: int = 0,
+) -> tuple[float, float] | None:
+    """Bootstrap CI of the mean of paired differences (B − A per item, items resampled)."""
+    if not len(diffs):
+        return None
+    a = np.asarray(diffs, dtype=float)
+    if a.size == 1:
+        return float(a[0]), float(a[0])
+    rng = np.random.default_rng(seed)
+    means = a[rng.integers(0, a.size, size=(resamples, a.size))].mean(axis=1)
+    return _interval(means, level)
+
+
 def score_diff_ci(
     a: Sequence[Sequence[float]],
     b: Sequence[Sequence[float]],
