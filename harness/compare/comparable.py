@@ -45,7 +45,7 @@ class Comparability:
 
     def reason(self) -> str:
         if not self.kinds:
-            return "the runs share no report (latency, quality or throughput)"
+            return "the runs share no report (latency, quality, throughput or vlm)"
         return "runs are not comparable: " + "; ".join(self.differences)
 
 

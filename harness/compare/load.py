@@ -108,7 +108,7 @@ def load_run(folder: Path) -> RunData:
     if run.latency is None and run.quality is None and run.throughput is None and not run.vlm:
         raise UsageError(
             f"{folder}: no latency.json, quality.json, throughput.json or vlm.json",
-            hint="compare needs run folders written by harness latency / quality / throughput",
+            hint="compare needs run folders written by harness latency / quality / throughput / vlm",
         )
     return run
 
