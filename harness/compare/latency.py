@@ -33,15 +33,19 @@ def samples(rows: Sequence[RequestRow], mode: str, bucket: str, metric: str) -> 
     return out
 
 
-def _between_run(reps: Sequence[RepeatsReport | None], mode: str, bucket: str) -> tuple[float, str]:
+def _between_run(
+    reps: Sequence[RepeatsReport | None], mode: str, bucket: str, metric: str
+) -> tuple[float, str]:
+    """The larger between-run range of this metric's medians over A's and B's repeats."""
     band = 0.0
     counts: list[int] = []
     for rep in reps:
         if rep is None:
             continue
         rb = rep.bucket(mode, bucket)
-        if rb is not None and rb.range_ms is not None:
-            band = max(band, rb.range_ms)
+        rng = None if rb is None else (rb.ttft_range_ms if metric == "ttft" else rb.range_ms)
+        if rng is not None:
+            band = max(band, rng)
             counts.append(rep.repeats)
     return band, (f"between-run range of {'/'.join(map(str, counts))} repeats" if counts else "")
 
@@ -109,8 +113,8 @@ def compare_latency(
         names = [x.name for x in getattr(a, mode)]
         metrics = ("e2e", "ttft") if mode == "strict" else ("e2e",)
         for name in names:
-            band, src = _between_run((repeats_a, repeats_b), mode, name)
             for metric in metrics:
+                band, src = _between_run((repeats_a, repeats_b), mode, name, metric)
                 xa = samples(a.requests, mode, name, metric)
                 xb = samples(b.requests, mode, name, metric)
                 if metric == "ttft" and not xa and not xb:
@@ -123,9 +127,8 @@ def compare_latency(
                         bucket=name,
                         metric=metric,
                         min_effect_pct=min_effect_pct,
-                        # the repeat spread is of e2e medians; TTFT has only the floor
-                        spread_ms=band if metric == "e2e" else 0.0,
-                        spread_src=src if metric == "e2e" else "",
+                        spread_ms=band,
+                        spread_src=src,
                         seed=seed,
                     )
                 )

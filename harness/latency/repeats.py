@@ -67,6 +67,10 @@ class RepeatBucket(BaseModel):
     mean_ms: float | None
     sd_ms: float | None  # between-run SD of the medians
     range_ms: float | None  # max - min of the medians
+    # strict mode: the same for the TTFT medians
+    ttft_medians_ms: list[float | None] = Field(default_factory=list)
+    ttft_sd_ms: float | None = None
+    ttft_range_ms: float | None = None
 
 
 class RepeatsReport(Report):
@@ -119,6 +123,8 @@ def summarize_repeats(
         ]
         medians = [b.median_ms if b else None for b in found]
         s = _present(medians)
+        ttfts = [b.ttft.median if b and b.ttft else None for b in found]
+        st = _present(ttfts)
         buckets.append(
             RepeatBucket(
                 mode=mode,
@@ -128,6 +134,9 @@ def summarize_repeats(
                 mean_ms=s.mean,
                 sd_ms=s.sd,
                 range_ms=s.range,
+                ttft_medians_ms=ttfts if st.n else [],
+                ttft_sd_ms=st.sd,
+                ttft_range_ms=st.range,
             )
         )
     scores = [r.score for r in reports]

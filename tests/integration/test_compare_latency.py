@@ -65,21 +65,38 @@ def test_known_ttft_difference_is_slower(sim_process, tmp_path, capsys):
 
 def test_identical_settings_with_repeats_are_within_noise(sim_process, tmp_path, capsys):
     sim = sim_process(ttft_ms=30, itl_ms=0)
-    a = measure(sim.url, tmp_path / "a", "--repeats", "2")
-    b = measure(sim.url, tmp_path / "b", "--repeats", "2")
+    a = measure(sim.url, tmp_path / "a", "--repeats", "3")
+    b = measure(sim.url, tmp_path / "b", "--repeats", "3")
     assert sorted(p.name for p in a.iterdir()) == [
         "latency.json",
         "latency_repeats.json",
         "repeat-1",
         "repeat-2",
+        "repeat-3",
     ]
     pooled = json.loads((a / "latency.json").read_text())
-    assert pooled["settings"]["repeats"] == 2
-    assert len([r for r in pooled["requests"] if r["phase"] == "timed"]) == 2 * 2 * 30
-    rep = compare(a, b, capsys)
+    assert pooled["settings"]["repeats"] == 3
+    assert len([r for r in pooled["requests"] if r["phase"] == "timed"]) == 3 * 2 * 30
+    # A shared 2-core test machine under load moves a ~30 ms median by several % between
+    # runs taken a minute apart (docs/compare.md); 10 % keeps this test about the plumbing.
+    capsys.readouterr()
+    args = ["compare", str(a), str(b), "--json", "--quiet", "--min-effect", "10"]
+    assert main(args) == 0
+    rep = CompareReport.model_validate(json.loads(capsys.readouterr().out))
+    spreads = [
+        {
+            (x["mode"], m): x[k]
+            for x in json.loads((f / "latency_repeats.json").read_text())["buckets"]
+            for m, k in (("e2e", "range_ms"), ("ttft", "ttft_range_ms"))
+        }
+        for f in (a, b)
+    ]
     for d in rep.latency:
+        assert d.n_a == d.n_b == 90
+        # the band is the larger of the floor and both runs' between-run ranges
+        band = max(spreads[0][(d.mode, d.metric)], spreads[1][(d.mode, d.metric)])
+        assert d.noise_ms == pytest.approx(max(band, 0.1 * d.median_a_ms))
         assert d.verdict == "within noise", d
-        assert d.n_a == d.n_b == 60
 
 
 def test_incomparable_runs_are_refused(sim_process, tmp_path, capsys):

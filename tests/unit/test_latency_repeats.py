@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from harness.latency.repeats import pool_states, run_repeats, spread, summarize_repeats
-from harness.latency.report import BucketResult, LatencyReport, RequestRow
+from harness.latency.report import BucketResult, Dist, LatencyReport, RequestRow
 from harness.latency.runner import LatencyState
 
 
@@ -20,7 +20,7 @@ def test_spread_empty_and_single():
     assert (one.n, one.mean, one.sd, one.range) == (1, 5.0, 0.0, 0.0)
 
 
-def _rep(median: float | None, score: float | None) -> LatencyReport:
+def _rep(median: float | None, score: float | None, ttft: float | None = None) -> LatencyReport:
     b = BucketResult(
         name="short",
         mode="official",
@@ -34,6 +34,7 @@ def _rep(median: float | None, score: float | None) -> LatencyReport:
         median_ms=median,
         median_ci95=(median, median) if median else None,
         speedup=None,
+        ttft=Dist(n=1, median=ttft) if ttft is not None else None,
     )
     return LatencyReport(mode="official", official=[b], score=score)
 
@@ -46,6 +47,12 @@ def test_summarize_repeats():
     assert s.scores == [1.0, 2.0] and s.score_range == 1.0
     assert s.repeats == 2 and s.folders == ["repeat-1", "repeat-2"]
     assert s.bucket("official", "short") is b and s.bucket("strict", "short") is None
+
+
+def test_summarize_repeats_ttft():
+    s = summarize_repeats([_rep(10.0, 1.0, ttft=3.0), _rep(14.0, 2.0, ttft=4.5)])
+    assert s.buckets[0].ttft_medians_ms == [3.0, 4.5] and s.buckets[0].ttft_range_ms == 1.5
+    assert summarize_repeats([_rep(10.0, 1.0)]).buckets[0].ttft_medians_ms == []
 
 
 def test_summarize_repeats_missing_values():
