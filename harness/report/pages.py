@@ -7,8 +7,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from harness import __version__
-from harness.compare.section import compare_section
 from harness.report import html
+from harness.report.compare_section import compare_section
 from harness.report.entry import LedgerEntry
 from harness.report.folder import dicts, latency_samples, num, read_run, text
 from harness.report.frontier import frontier, waterfall

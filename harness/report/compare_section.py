@@ -1,7 +1,8 @@
-"""The compare section of a run's report.html: the saved comparison as tables and a plot.
+"""The compare section of a run's report.html: the saved comparison as tables and plots.
 
 ``harness compare A B`` saves ``compare.json`` into B; the run page of B calls
-:func:`compare_section` and shows nothing when there is no comparison.
+:func:`compare_section` and shows nothing when there is no comparison. It lives
+in report/ (which reads every kind of report) so that compare never imports report.
 """
 
 from __future__ import annotations
