@@ -6,6 +6,7 @@ import argparse
 import asyncio
 import json
 import sys
+from pathlib import Path
 
 from harness.attribution import metrics_enabled, section_for, section_lines
 from harness.cli.common import (
@@ -23,8 +24,16 @@ from harness.errors import EXIT_OK, EXIT_TARGET, UsageError
 from harness.latency.analysis import build_report
 from harness.latency.config import LatencyConfig
 from harness.latency.render import LatencyProgress, render_report
+from harness.latency.repeats import (
+    REPEAT_DIR,
+    pool_states,
+    render_repeats,
+    run_repeats,
+    summarize_repeats,
+)
+from harness.latency.report import LatencyReport
 from harness.latency.runner import LatencyState, run_latency
-from harness.tokenizer import load_tokenizer
+from harness.tokenizer import Tokenizer, load_tokenizer
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -75,6 +84,14 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         "(auto: off in official mode, on in strict/both)",
     )
     p.add_argument("--no-calibrate", action="store_true", help="skip the client timing self-check")
+    p.add_argument(
+        "--repeats",
+        type=positive_int,
+        default=1,
+        metavar="N",
+        help="run the whole procedure N times: repeat-i/ folders, pooled latency.json, "
+        "between-run spread in latency_repeats.json (default: 1)",
+    )
     p.add_argument(
         "--self-test", action="store_true", help="measure the harness's own timing error"
     )
@@ -138,7 +155,55 @@ def run(args: argparse.Namespace) -> int:
     ctx = start_run(args, "latency", url=args.url)
     cfg = config_from_args(args, ctx)
     tok = load_tokenizer(cfg.tokenizer, server_url=cfg.url, model=cfg.model)
-    state = LatencyState()
+    if args.repeats > 1:
+        return _run_repeats(args, ctx, cfg, tok)
+    return _run_once(args, ctx, cfg, tok, ctx.folder, LatencyState())
+
+
+def _run_repeats(
+    args: argparse.Namespace, ctx: RunContext, cfg: LatencyConfig, tok: Tokenizer
+) -> int:
+    """The procedure N times into repeat-i/, then the pooled report and the spread (docs/compare.md)."""
+    states: list[LatencyState] = []
+    codes: list[int] = []
+    folders: list[str] = []
+
+    def one(i: int) -> LatencyReport:
+        ctx.console.print(f"[bold]repeat {i}/{args.repeats}[/]")
+        sub = REPEAT_DIR.format(i=i)
+        state = LatencyState()
+        codes.append(_run_once(args, ctx, cfg, tok, ctx.folder / sub, state, emit_json=False))
+        states.append(state)
+        folders.append(sub)
+        return LatencyReport.load(ctx.folder / sub)
+
+    reports = run_repeats(args.repeats, one)
+    pooled = build_report(cfg, pool_states(states), ctx.provenance, complete=True)
+    pooled.settings["repeats"] = args.repeats
+    pooled.calibration = reports[-1].calibration if reports else None
+    pooled.save(ctx.folder)
+    summary = summarize_repeats(reports, folders)
+    summary.provenance = ctx.provenance
+    summary.save(ctx.folder)
+    ctx.console.print(f"[bold]pooled over {args.repeats} repeats[/]")
+    render_report(ctx.console, pooled, str(ctx.folder))
+    render_repeats(ctx.console, summary)
+    if args.json:
+        out = {"latency": pooled.model_dump(exclude={"requests"}), "repeats": summary.model_dump()}
+        sys.stdout.write(json.dumps(out, indent=2) + "\n")
+    return max(codes)
+
+
+def _run_once(
+    args: argparse.Namespace,
+    ctx: RunContext,
+    cfg: LatencyConfig,
+    tok: Tokenizer,
+    folder: Path,
+    state: LatencyState,
+    *,
+    emit_json: bool = True,
+) -> int:
     scraping = metrics_enabled(args.metrics, cfg.mode)
     recorder = MetricsRecorder(cfg.url, enabled=scraping)
     console = ctx.console
@@ -191,18 +256,18 @@ def run(args: argparse.Namespace) -> int:
                 from harness.latency.selftest import quick_calibration
 
                 report.calibration = quick_calibration()
-            report.save(ctx.folder)
+            report.save(folder)
             if complete:
-                render_report(console, report, str(ctx.folder))
+                render_report(console, report, str(folder))
                 for line in section_lines(report.attribution):
                     console.print(f"attribution: {line}", markup=False)
-                if args.json:
+                if args.json and emit_json:
                     sys.stdout.write(
                         json.dumps(report.model_dump(exclude={"requests"}), indent=2) + "\n"
                     )
             else:
                 print(
-                    f"harness: partial latency report saved: {ctx.folder}/latency.json",
+                    f"harness: partial latency report saved: {folder}/latency.json",
                     file=sys.stderr,
                 )
     if any(b.n_ok == 0 for b in report.buckets()):

@@ -8,6 +8,7 @@ from pathlib import Path
 
 from harness import __version__
 from harness.report import html
+from harness.report.compare_section import compare_section
 from harness.report.entry import LedgerEntry
 from harness.report.folder import dicts, latency_samples, num, read_run, text
 from harness.report.frontier import frontier, waterfall
@@ -209,5 +210,6 @@ def run_page(folder: Path, e: LedgerEntry, *, now: datetime | None = None) -> st
             _gaps(folder),
         ),
         html.section("Quality", html.figure(quality) if quality else "", _quality_table(e)),
+        compare_section(folder),
     ]
     return html.page(f"harness — run {e.label()}", _stamp(now), parts)

@@ -1,0 +1,68 @@
+"""``harness compare RUN_A RUN_B``: is B really faster / better than A, beyond noise?"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from harness.cli.common import make_console
+from harness.compare.core import CompareConfig, compare_runs
+from harness.compare.render import render
+from harness.errors import EXIT_OK, UsageError
+from harness.runs import Provenance, redact_argv
+
+
+def _pct(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"{text!r} must be >= 0")
+    return value
+
+
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    p = sub.add_parser(
+        "compare", help="paired A/B verdict per bucket / benchmark / level, with CIs"
+    )
+    p.add_argument("run_a", metavar="RUN_A", help="the reference run folder (A)")
+    p.add_argument("run_b", metavar="RUN_B", help="the run folder to judge against it (B)")
+    p.add_argument(
+        "--min-effect",
+        type=_pct,
+        default=1.0,
+        metavar="PCT",
+        help="differences below PCT %% of A are within noise (default: %(default)s)",
+    )
+    p.add_argument("--seed", type=int, default=0, help="bootstrap seed (default: 0)")
+    p.add_argument(
+        "--no-save",
+        action="store_true",
+        help="do not write compare.json into RUN_B (report.html's compare section reads it)",
+    )
+    p.add_argument("--json", action="store_true", help="machine-readable JSON on stdout")
+    p.add_argument("--quiet", action="store_true", help="no console tables")
+    p.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    a, b = Path(args.run_a), Path(args.run_b)
+    if a.resolve() == b.resolve():
+        raise UsageError("RUN_A and RUN_B are the same folder", hint="pass two different runs")
+    cfg = CompareConfig(run_a=a, run_b=b, seed=args.seed, min_effect_pct=args.min_effect)
+    prov = Provenance(command_line=redact_argv(list(getattr(args, "argv", []))), seed=args.seed)
+    report = compare_runs(cfg, prov)
+    report.provenance.profile = report.profile
+    console = make_console(args)
+    if not args.no_save:
+        try:
+            report.save(b)
+        except OSError as err:
+            # the comparison itself stands; only report.html's section is lost
+            console.print(f"[yellow]note: compare.json not saved in {b}: {err.strerror}[/]")
+    render(console, report)
+    if args.json:
+        sys.stdout.write(report.to_json() + "\n")
+    return EXIT_OK

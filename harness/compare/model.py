@@ -1,0 +1,149 @@
+"""Typed records of one comparison; ``CompareReport`` is what ``--json`` prints (stable keys).
+
+Every difference is B − A: for latency a positive difference means B is slower,
+for scores and throughput a positive difference means B is higher.
+"""
+
+from __future__ import annotations
+
+from typing import ClassVar, Literal
+
+from pydantic import BaseModel, Field
+
+from harness.runs import Report
+
+Verdict = Literal["faster", "slower", "higher", "lower", "within noise", "no data"]
+
+
+class LatencyDiff(BaseModel):
+    """One bucket, one mode, one metric (``e2e`` always; ``ttft`` in strict mode)."""
+
+    mode: Literal["official", "strict"]
+    bucket: str
+    metric: Literal["e2e", "ttft"]
+    n_a: int
+    n_b: int
+    median_a_ms: float | None
+    median_b_ms: float | None
+    diff_ms: float | None
+    diff_pct: float | None  # of A's median
+    ci95_ms: tuple[float, float] | None
+    noise_ms: float  # the band a difference must exceed (min effect, between-run spread)
+    noise_source: str  # "min-effect 1.0 %" or "between-run range of N repeats"
+    verdict: Verdict
+
+
+class ScoreDiff(BaseModel):
+    """A weighted score (latency mean speedup, throughput weighted tok/s), B − A."""
+
+    mode: str
+    score_a: float | None
+    score_b: float | None
+    diff: float | None
+    diff_pct: float | None
+    ci95: tuple[float, float] | None
+    noise: float
+    noise_source: str
+    verdict: Verdict
+
+
+class FlippedItem(BaseModel):
+    task: str
+    doc_id: int | str | None
+    index: int | None = None  # instruction index for list-valued metrics (IFEval inst-level)
+    correct_a: bool
+    correct_b: bool
+    answer_a: str
+    answer_b: str
+    target: str
+
+
+class QualityDiff(BaseModel):
+    benchmark: str
+    title: str
+    metric: str
+    score_a: float | None
+    score_b: float | None
+    diff: float | None
+    n_pairs: int  # items scored in both runs
+    both_right: int
+    both_wrong: int
+    b_only: int  # right in B, wrong in A
+    a_only: int  # right in A, wrong in B
+    mcnemar_p: float | None  # exact, two-sided; None without per-item samples
+    threshold: float
+    passed_a: bool | None
+    passed_b: bool | None
+    pass_probability_b: float | None  # P(full-set score ≥ threshold), docs/compare.md
+    n_b: int
+    flipped: list[FlippedItem] = Field(default_factory=list)
+    note: str = ""
+
+
+class LevelDiff(BaseModel):
+    concurrency: int
+    tok_s_a: float | None
+    tok_s_b: float | None
+    diff: float | None
+    diff_pct: float | None
+    ci95: tuple[float, float] | None
+    verdict: Verdict
+
+
+class PairedMean(BaseModel):
+    """A per-sample quantity paired by question_id: means of A and B, mean of B − A, its CI."""
+
+    metric: str  # "ttft_ms" | "tok_s"
+    n_pairs: int
+    mean_a: float | None
+    mean_b: float | None
+    diff: float | None
+    diff_pct: float | None
+    ci95: tuple[float, float] | None
+    verdict: Verdict
+
+
+class VlmFlip(BaseModel):
+    question_id: int | str | None
+    correct_a: bool
+    correct_b: bool
+    prediction_a: str
+    prediction_b: str
+    answers: list[str] = Field(default_factory=list)
+
+
+class VlmDiff(BaseModel):
+    """AICAS VLM runs paired per sample by question_id (docs/compare.md)."""
+
+    n_pairs: int
+    unpaired: int
+    ttft: PairedMean
+    tok_s: PairedMean
+    accuracy_metric: str = "containment"
+    accuracy_a: float | None = None
+    accuracy_b: float | None = None
+    b_only: int = 0
+    a_only: int = 0
+    mcnemar_p: float | None = None
+    flipped: list[VlmFlip] = Field(default_factory=list)
+
+
+class CompareReport(Report):
+    """The result of ``harness compare A B`` (also saved as ``compare.json`` with ``--save``)."""
+
+    SCHEMA_VERSION: ClassVar[int] = 1
+    FILENAME: ClassVar[str] = "compare.json"
+
+    kind: str = "compare"
+    run_a: str
+    run_b: str
+    profile: str
+    seed: int = 0
+    min_effect_pct: float = 1.0
+    latency: list[LatencyDiff] = Field(default_factory=list)
+    latency_scores: list[ScoreDiff] = Field(default_factory=list)
+    quality: list[QualityDiff] = Field(default_factory=list)
+    throughput: list[LevelDiff] = Field(default_factory=list)
+    throughput_score: ScoreDiff | None = None
+    vlm: VlmDiff | None = None
+    notes: list[str] = Field(default_factory=list)

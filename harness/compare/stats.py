@@ -1,0 +1,187 @@
+"""Pure statistics for A/B comparisons: no I/O, no clocks (style.md rule 4).
+
+Every bootstrap takes a ``seed`` and resamples A and B independently (the two
+runs are independent samples of their servers); percentile intervals.
+Empty input gives ``None``; one sample gives a zero-width interval.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+RESAMPLES = 2000
+
+
+def _interval(values: np.ndarray, level: float) -> tuple[float, float]:
+    lo, hi = np.percentile(values, [(1 - level) / 2 * 100, (1 + level) / 2 * 100])
+    return float(lo), float(hi)
+
+
+def _boot_medians(xs: Sequence[float], rng: np.random.Generator, resamples: int) -> np.ndarray:
+    a = np.asarray(xs, dtype=float)
+    return np.median(a[rng.integers(0, a.size, size=(resamples, a.size))], axis=1)
+
+
+def diff_of_medians_ci(
+    a: Sequence[float],
+    b: Sequence[float],
+    *,
+    level: float = 0.95,
+    resamples: int = RESAMPLES,
+    seed: int = 0,
+) -> tuple[float, float] | None:
+    """Bootstrap CI of ``median(b) - median(a)``; None when either side is empty."""
+    if not len(a) or not len(b):
+        return None
+    rng = np.random.default_rng(seed)
+    diffs = _boot_medians(b, rng, resamples) - _boot_medians(a, rng, resamples)
+    return _interval(diffs, level)
+
+
+def paired_mean_diff_ci(
+    diffs: Sequence[float],
+    *,
+    level: float = 0.95,
+    resamples: int = RESAMPLES,
+    seed: int = 0,
+) -> tuple[float, float] | None:
+    """Bootstrap CI of the mean of paired differences (B − A per item, items resampled)."""
+    if not len(diffs):
+        return None
+    a = np.asarray(diffs, dtype=float)
+    if a.size == 1:
+        return float(a[0]), float(a[0])
+    rng = np.random.default_rng(seed)
+    means = a[rng.integers(0, a.size, size=(resamples, a.size))].mean(axis=1)
+    return _interval(means, level)
+
+
+def score_diff_ci(
+    a: Sequence[Sequence[float]],
+    b: Sequence[Sequence[float]],
+    baselines: Sequence[float],
+    *,
+    level: float = 0.95,
+    resamples: int = RESAMPLES,
+    seed: int = 0,
+) -> tuple[float, float] | None:
+    """Bootstrap CI of ``score(b) - score(a)``, score = mean over buckets of baseline / median.
+
+    ``a[k]`` and ``b[k]`` are bucket k's per-request latencies; every bucket of
+    both runs is resampled independently in each replicate.
+    """
+    n = len(baselines)
+    if n == 0 or len(a) != n or len(b) != n or any(not len(x) for x in (*a, *b)):
+        return None
+    rng = np.random.default_rng(seed)
+    total = np.zeros(resamples)
+    for xa, xb, base in zip(a, b, baselines, strict=True):
+        total += base / _boot_medians(xb, rng, resamples) - base / _boot_medians(xa, rng, resamples)
+    return _interval(total / n, level)
+
+
+@dataclass(frozen=True)
+class LevelSample:
+    """One throughput level: its measured tok/s and its requests' (tokens, seconds)."""
+
+    tok_s: float
+    tokens: Sequence[float]
+    seconds: Sequence[float]
+
+
+def _ratio_replicates(level: LevelSample, rng: np.random.Generator, resamples: int) -> np.ndarray:
+    t = np.asarray(level.tokens, dtype=float)
+    s = np.asarray(level.seconds, dtype=float)
+    if t.size == 0 or s.sum() <= 0:
+        return np.full(resamples, level.tok_s)
+    idx = rng.integers(0, t.size, size=(resamples, t.size))
+    ratio = t[idx].sum(axis=1) / np.maximum(s[idx].sum(axis=1), 1e-12)
+    return level.tok_s * ratio / (t.sum() / s.sum())
+
+
+def weighted_throughput_diff_ci(
+    a: Sequence[LevelSample],
+    b: Sequence[LevelSample],
+    weights: Sequence[float],
+    *,
+    level: float = 0.95,
+    resamples: int = RESAMPLES,
+    seed: int = 0,
+) -> tuple[float, float] | None:
+    """CI of ``sum(w·tok_s(b)) - sum(w·tok_s(a))`` from per-request (tokens, seconds).
+
+    A level's tok/s is fixed by its wall time; its sampling error comes from
+    which requests it happened to serve. Each replicate resamples a level's
+    requests and rescales the measured tok/s by the ratio of resampled to
+    observed tokens per request-second (a ratio estimator), levels and runs
+    independently. One level with weight 1 gives that level's CI.
+    """
+    if not weights or len(a) != len(weights) or len(b) != len(weights):
+        return None
+    if any(len(x.tokens) == 0 or len(x.tokens) != len(x.seconds) for x in (*a, *b)):
+        return None
+    rng = np.random.default_rng(seed)
+    total = np.zeros(resamples)
+    for la, lb, w in zip(a, b, weights, strict=True):
+        total += w * (_ratio_replicates(lb, rng, resamples) - _ratio_replicates(la, rng, resamples))
+    return _interval(total, level)
+
+
+def mcnemar_exact(b_only: int, a_only: int) -> float:
+    """Exact McNemar p-value: two-sided binomial test of the discordant pairs at 1/2.
+
+    ``b_only``: items right in B and wrong in A; ``a_only``: the reverse.
+    No discordant pair gives p = 1.
+    """
+    n = b_only + a_only
+    if n == 0:
+        return 1.0
+    k = min(b_only, a_only)
+    tail = sum(math.comb(n, i) for i in range(k + 1)) / 2**n
+    return min(1.0, 2 * tail)
+
+
+def normal_cdf(z: float) -> float:
+    return 0.5 * (1 + math.erf(z / math.sqrt(2)))
+
+
+def pass_probability(score: float | None, n: int, threshold: float) -> float | None:
+    """P(full-set score ≥ threshold) given a score measured on ``n`` items.
+
+    Model (docs/compare.md): the ``n`` scored items are a random sample of the
+    full set, so the full-set score is approximately normal around the measured
+    score with standard error sqrt(p̃(1-p̃)/n), where p̃ = (k + 1/2) / (n + 1)
+    and k = score·n (the Jeffreys-style half count keeps the error above zero
+    at 0 % and 100 %). No finite-population correction: the full set is
+    assumed much larger than the sample. ``None`` without a score or items.
+    """
+    if score is None or n <= 0:
+        return None
+    k = score * n
+    p_tilde = (k + 0.5) / (n + 1)
+    se = math.sqrt(p_tilde * (1 - p_tilde) / n)
+    return normal_cdf((score - threshold) / se)
+
+
+def verdict(
+    diff: float | None,
+    ci: tuple[float, float] | None,
+    *,
+    noise: float = 0.0,
+    higher_is_better: bool = False,
+) -> str:
+    """``better`` / ``worse`` / ``within noise`` / ``no data`` for a B - A difference.
+
+    A difference counts only when its CI excludes 0 AND it is larger than the
+    noise band (the between-run spread when repeats exist, and the minimum effect).
+    """
+    if diff is None or ci is None:
+        return "no data"
+    if (ci[0] <= 0 <= ci[1]) or abs(diff) <= noise:
+        return "within noise"
+    up = diff > 0
+    return "better" if up == higher_is_better else "worse"

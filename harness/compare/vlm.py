@@ -1,0 +1,125 @@
+"""VLM (AICAS) A/B: samples paired by question_id.
+
+TTFT and tok/s: the mean of the per-sample differences B − A over samples
+counted in both runs (the contest averages per sample), with a bootstrap CI
+over pairs. Accuracy: the containment score (1 when a ground-truth answer
+appears in the prediction) as right / wrong per sample, exact McNemar on the
+discordant pairs, and the flipped samples.
+
+``vlm.json`` is read as plain data (harness/compare/load.py): only the
+per-sample keys below are used, so this module does not depend on the VLM
+package's classes.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from harness.compare.model import PairedMean, Verdict, VlmDiff, VlmFlip
+from harness.compare.stats import mcnemar_exact, paired_mean_diff_ci, verdict
+
+PREDICTION_CHARS = 200
+Sample = dict[str, Any]
+
+
+def _by_id(samples: Sequence[Sample]) -> dict[Any, Sample]:
+    out: dict[Any, Sample] = {}
+    for s in samples:
+        qid = s.get("question_id")
+        out.setdefault(qid if qid is not None else f"#{s.get('index')}", s)
+    return out
+
+
+def _num(s: Sample, key: str) -> float | None:
+    v = s.get(key)
+    return float(v) if isinstance(v, int | float) and not isinstance(v, bool) else None
+
+
+def paired_mean(
+    pairs: Sequence[tuple[Sample, Sample]],
+    key: str,
+    *,
+    higher_is_better: bool,
+    min_effect_pct: float,
+    seed: int,
+) -> PairedMean:
+    xs = [
+        (a, b)
+        for sa, sb in pairs
+        if sa.get("counted") and sb.get("counted")
+        for a, b in [(_num(sa, key), _num(sb, key))]
+        if a is not None and b is not None
+    ]
+    mean_a = sum(a for a, _ in xs) / len(xs) if xs else None
+    mean_b = sum(b for _, b in xs) / len(xs) if xs else None
+    diff = mean_b - mean_a if mean_a is not None and mean_b is not None else None
+    ci = paired_mean_diff_ci([b - a for a, b in xs], seed=seed)
+    v = verdict(
+        diff, ci, noise=abs(mean_a or 0.0) * min_effect_pct / 100, higher_is_better=higher_is_better
+    )
+    words = (
+        {"better": "faster", "worse": "slower"}
+        if key == "ttft_ms"
+        else {"better": "higher", "worse": "lower"}
+    )
+    word: Verdict = words.get(v, v)  # type: ignore[assignment]
+    return PairedMean(
+        metric=key,
+        n_pairs=len(xs),
+        mean_a=mean_a,
+        mean_b=mean_b,
+        diff=diff,
+        diff_pct=diff / mean_a * 100 if diff is not None and mean_a else None,
+        ci95=ci,
+        verdict=word,
+    )
+
+
+def compare_vlm(
+    a: Sequence[Sample], b: Sequence[Sample], *, min_effect_pct: float = 1.0, seed: int = 0
+) -> VlmDiff:
+    ia, ib = _by_id(a), _by_id(b)
+    common = [k for k in ib if k in ia]
+    pairs = [(ia[k], ib[k]) for k in common]
+    b_only = a_only = 0
+    flips: list[VlmFlip] = []
+    scored = 0
+    right_a = right_b = 0
+    for k, (sa, sb) in zip(common, pairs, strict=True):
+        ca, cb = _num(sa, "accuracy_containment"), _num(sb, "accuracy_containment")
+        if ca is None or cb is None:
+            continue
+        scored += 1
+        ra, rb = ca >= 0.5, cb >= 0.5
+        right_a += ra
+        right_b += rb
+        if ra != rb:
+            b_only += rb
+            a_only += ra
+            flips.append(
+                VlmFlip(
+                    question_id=k,
+                    correct_a=ra,
+                    correct_b=rb,
+                    prediction_a=str(sa.get("prediction") or "")[:PREDICTION_CHARS],
+                    prediction_b=str(sb.get("prediction") or "")[:PREDICTION_CHARS],
+                    answers=[str(x) for x in sb.get("answers") or []],
+                )
+            )
+    return VlmDiff(
+        n_pairs=len(common),
+        unpaired=len(set(ia) ^ set(ib)),
+        ttft=paired_mean(
+            pairs, "ttft_ms", higher_is_better=False, min_effect_pct=min_effect_pct, seed=seed
+        ),
+        tok_s=paired_mean(
+            pairs, "tok_s", higher_is_better=True, min_effect_pct=min_effect_pct, seed=seed
+        ),
+        accuracy_a=right_a / scored if scored else None,
+        accuracy_b=right_b / scored if scored else None,
+        b_only=b_only,
+        a_only=a_only,
+        mcnemar_p=mcnemar_exact(b_only, a_only) if scored else None,
+        flipped=flips,
+    )
