@@ -51,10 +51,7 @@ def settle(
         ids = tok.encode(text_of(ids))
         if len(ids) == n_tokens:
             return text_of(ids), True
-        if len(ids) > n_tokens:
-            ids = ids[:n_tokens]
-        else:
-            ids = ids + pad(n_tokens - len(ids))
+        ids = ids[:n_tokens] if len(ids) > n_tokens else ids + pad(n_tokens - len(ids))
     return text_of(ids), False
 
 

@@ -26,7 +26,6 @@ from __future__ import annotations
 import http.client
 import json
 import re
-import socket
 import time
 import urllib.error
 import urllib.request
@@ -84,7 +83,7 @@ def post_like_grader(
     except (json.JSONDecodeError, UnicodeDecodeError) as err:
         rec.error = RequestError(ErrorKind.MALFORMED_JSON, f"response is not JSON: {err}")
         return rec
-    except (TimeoutError, socket.timeout) as err:
+    except TimeoutError as err:
         rec.error = RequestError(ErrorKind.TIMEOUT, f"timed out: {err or 'no answer in time'}")
         return rec
     except urllib.error.URLError as err:

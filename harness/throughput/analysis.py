@@ -74,7 +74,9 @@ def build_report(
             # tok/s rounded before weighting; the row-span wall stays in the rows
             lv.wall_s = numbers.wall_s
             lv.tok_s = numbers.tok_s
-            lv.output_tok_s = numbers.verified_completion / numbers.wall_s if numbers.wall_s else None
+            lv.output_tok_s = (
+                numbers.verified_completion / numbers.wall_s if numbers.wall_s else None
+            )
             lv.weighted = lv.weight * numbers.tok_s
             if numbers.token_discrepancy:
                 flags.append(

@@ -136,11 +136,15 @@ async def send_like_grader(
                     row.server_prompt_tokens, row.server_output_tokens = _usage(body)
                     row.output_tokens = tok.count(content)  # inside the slot, like the grader
                     row.ok = True
-                    reason = body["choices"][0].get("finish_reason") if body.get("choices") else None
+                    reason = (
+                        body["choices"][0].get("finish_reason") if body.get("choices") else None
+                    )
                     row.finish_reason = reason if isinstance(reason, str) else None
                     row.think_tag = cfg.think_open in content or cfg.think_close in content
                     if spot is not None:
-                        row.spot_passed = grader_passes(content, spot.answer, cfg.spec.spot_tolerance)
+                        row.spot_passed = grader_passes(
+                            content, spot.answer, cfg.spec.spot_tolerance
+                        )
                         row.answer_excerpt = content[:EXCERPT]
         except asyncio.CancelledError:
             raise
@@ -212,8 +216,15 @@ async def run_level_like_grader(
     warm = await asyncio.gather(
         *(
             send_like_grader(
-                session, cfg, tok, sem, model, prompts[i % len(prompts)], None,
-                new_row("warmup", i, None), t_warm,
+                session,
+                cfg,
+                tok,
+                sem,
+                model,
+                prompts[i % len(prompts)],
+                None,
+                new_row("warmup", i, None),
+                t_warm,
             )
             for i in range(cfg.warmup)
         )
@@ -245,7 +256,9 @@ def grader_numbers(
     digits = cfg.tok_s_decimals if cfg.tok_s_decimals is not None else 2
 
     def off(reported: int, verified: int) -> bool:
-        return abs(reported - verified) > max(verified * cfg.usage_flag_ratio, cfg.usage_flag_tokens)
+        return abs(reported - verified) > max(
+            verified * cfg.usage_flag_ratio, cfg.usage_flag_tokens
+        )
 
     return GraderLevel(
         concurrency=level,

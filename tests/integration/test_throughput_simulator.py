@@ -14,7 +14,6 @@ from harness.throughput.analysis import build_report
 from harness.throughput.config import ThroughputConfig, from_profile
 from harness.throughput.report import ThroughputReport
 from harness.throughput.runner import ThroughputState, run_sweep
-from harness.throughput.scoring import score_from_levels
 from harness.tokenizer import load_tokenizer
 
 pytestmark = pytest.mark.timeout(120)

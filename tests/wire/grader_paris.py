@@ -12,7 +12,6 @@ sides can be given the same ones.
 from __future__ import annotations
 
 import asyncio
-import random
 import re
 import time
 from pathlib import Path
@@ -124,7 +123,10 @@ async def send(session, url, prompt, max_tokens, sem, tokenizer, answer=None) ->
 async def run_level(session, url, prompts, c, n, max_tokens, tokenizer, spots, rnd, warmup=2):
     sem = asyncio.Semaphore(c)
     await asyncio.gather(
-        *(send(session, url, prompts[i % len(prompts)], max_tokens, sem, tokenizer) for i in range(warmup))
+        *(
+            send(session, url, prompts[i % len(prompts)], max_tokens, sem, tokenizer)
+            for i in range(warmup)
+        )
     )
     positions = set(rnd.sample(range(n), min(len(spots), n))) if spots else set()
     it = iter(spots)
@@ -170,8 +172,15 @@ async def run_benchmark(
             spots = [pool[(i * 2 + j) % len(pool)] for j in range(2)]
             out.append(
                 await run_level(
-                    session, f"{base_url}/v1/chat/completions", prompts, c, num_requests,
-                    max_tokens, tokenizer, spots, rnd,
+                    session,
+                    f"{base_url}/v1/chat/completions",
+                    prompts,
+                    c,
+                    num_requests,
+                    max_tokens,
+                    tokenizer,
+                    spots,
+                    rnd,
                 )
             )
     return out

@@ -114,7 +114,22 @@ def test_official_sweep_on_the_wire_equals_the_graders(recording_server):
         assert lv.tok_s == round(lv.tok_s or 0, 2)
     assert any("server usage differs from the verified counts" in f for f in report.flags)
     # the score: Σ weight × rounded tok/s, like eval/score.py
-    assert report.score == pytest.approx(grader_paris.score(
-        [{"concurrency": lv.concurrency, "throughput_tok_per_sec": lv.tok_s} for lv in report.levels],
-        accuracy=1.0,
-    ))
+    assert report.score == pytest.approx(
+        grader_paris.score(
+            [
+                {"concurrency": lv.concurrency, "throughput_tok_per_sec": lv.tok_s}
+                for lv in report.levels
+            ],
+            accuracy=1.0,
+        )
+    )
+
+
+def test_check_fails_an_empty_content_like_check_server(recording_server, tmp_path):
+    from harness.cli import main
+
+    for text, code in (("", 1), ("Hello!", 0)):
+        srv: RecordingServer = recording_server(text=text)
+        argv = ["check", "--profile", "gpumode-paris", "--url", srv.url, "--only"]
+        rc = main([*argv, "chat_completions", "--out", str(tmp_path / f"r{code}"), "--quiet"])
+        assert rc == code
