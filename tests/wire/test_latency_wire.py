@@ -132,3 +132,34 @@ def test_success_rule_and_medians_equal_the_graders(recording_server):
     again = bucket_result(BUCKETS[0], grader_rows, mode="official", endpoint="/invocations")
     assert again.median_ms is not None and theirs.median_ms is not None
     assert round(again.median_ms, 2) == theirs.median_ms
+
+
+def test_strict_client_asks_identity_and_survives_a_server_that_compresses_anyway(
+    recording_server,
+):
+    import gzip
+    import json
+
+    from harness.client.http import HttpOptions, make_session, send_request
+    from tests.fixtures.recording import default_reply
+
+    def forced_gzip(rec: Recorded) -> Reply | None:
+        if rec.method != "POST":
+            return None
+        body, headers = default_reply(rec, "compressed but fine").encoded()
+        return Reply(200, gzip.compress(body), {**headers, "Content-Encoding": "gzip"})
+
+    srv: RecordingServer = recording_server(forced_gzip)
+
+    async def go() -> list[tuple[bool, str]]:
+        out = []
+        async with make_session(HttpOptions(timeout_s=10)) as s:
+            for stream in (False, True):
+                body = {"prompt": "hi", "max_tokens": 4, "stream": stream}
+                rec = await send_request(s, srv.url + "/v1/completions", body)
+                out.append((rec.ok, rec.text))
+        return out
+
+    assert asyncio.run(go()) == [(True, "compressed but fine")] * 2
+    assert all(r.header("Accept-Encoding") == "identity" for r in srv.requests)
+    assert json.loads(srv.requests[0].body)["prompt"] == "hi"
