@@ -32,7 +32,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from harness.cli.common import positive_int
 from harness.latency.config import LatencyConfig
 from harness.latency.runner import LatencyState, run_official_bucket
-from harness.profiles import load_profile
+from harness.profiles import Bucket, load_profile
 from harness.simulate.config import SimConfig
 from harness.simulate.process import SimProcess
 from harness.tokenizer import load_tokenizer
@@ -56,18 +56,25 @@ def measure(args: argparse.Namespace) -> dict[str, Any]:
         tok = load_tokenizer(cfg.tokenizer)
         grader_latency.wait_for_container(sim.url, interval_s=0.2)
         one = replace(cfg, runs=1, warmup=0)
-        for bucket in spec.buckets:
+
+        async def pair(bucket: Bucket) -> tuple[list[float], list[float]]:
+            """One event loop for the whole bucket, as in ``harness latency`` (its worker
+            thread is reused); the grader's blocking calls simply block it in between."""
             ours: list[float] = []
             theirs: list[float] = []
             spec_b = [(bucket.name, bucket.prompt_tokens, bucket.max_tokens)]
             grader_latency.run_latency(sim.url, spec_b, warmup=args.warmup, runs=0)
-            asyncio.run(run_official_bucket(replace(cfg, runs=0), bucket, tok, LatencyState()))
+            await run_official_bucket(replace(cfg, runs=0), bucket, tok, LatencyState())
             for _ in range(args.runs):
                 g = grader_latency.run_latency(sim.url, spec_b, warmup=0, runs=1)[bucket.name]
                 theirs += g.latencies_ms
                 state = LatencyState()
-                asyncio.run(run_official_bucket(one, bucket, tok, state))
+                await run_official_bucket(one, bucket, tok, state)
                 ours += [r.e2e_ms for r in state.rows if r.ok and r.e2e_ms is not None]
+            return ours, theirs
+
+        for bucket in spec.buckets:
+            ours, theirs = asyncio.run(pair(bucket))
             m_ours, m_theirs = statistics.median(ours), statistics.median(theirs)
             out["buckets"].append(
                 {
