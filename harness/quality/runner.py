@@ -21,7 +21,7 @@ import aiohttp
 
 from harness.client.readiness import server_models
 from harness.data.layout import render_tasks, require_data
-from harness.data.punkt import require_punkt
+from harness.data.punkt import ensure_punkt
 from harness.errors import HarnessError, UnreachableError
 from harness.profiles import Benchmark
 from harness.quality.cache import ResponseCache
@@ -71,11 +71,11 @@ def _offline_env(cfg: QualityConfig) -> None:
 
 
 def preflight(cfg: QualityConfig) -> None:
-    """Everything that can fail before the first request: data, punkt_tab."""
+    """Everything that can fail before the first request: data, punkt_tab (written if missing)."""
     tasks = [b.task for b in cfg.benchmarks()]
     require_data(cfg.data_dir, tasks)
     if any(t.startswith("ifeval") for t in tasks):
-        require_punkt(cfg.nltk_data)
+        ensure_punkt(cfg.nltk_data)
 
 
 def _build_lm(cfg: QualityConfig, bench: Benchmark, transport: Transport) -> Any:
