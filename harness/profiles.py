@@ -124,6 +124,25 @@ class SubmitSpec(Strict):
     evaluation_minutes: int = 95
 
 
+class SpotQuestion(Strict):
+    """One of the grader's fixed spot-check questions and its numeric answer."""
+
+    question: str
+    answer: int
+
+
+class CorrectnessRule(Strict):
+    """One reading of the correctness gate (Paris has two that disagree): ``metric`` of the
+    ``benchmark``'s lm-eval results must be ≥ ``threshold``; ``source`` names who says so."""
+
+    name: str
+    source: str
+    benchmark: str
+    metric: str
+    threshold: float
+    zeroes_score: bool = False  # the grader's scoring script sets the score to 0 on failure
+
+
 class ThroughputSpec(Strict):
     endpoint: str = "/v1/chat/completions"
     levels: list[int]
@@ -132,10 +151,20 @@ class ThroughputSpec(Strict):
     warmup_per_level: int = 2
     prompt_tokens: int = 1024
     max_tokens: int = 1024
-    temperature: float = 0.0
+    temperature: float = 0.0  # random prompts
+    spot_temperature: float = 0.0  # spot-check questions
     top_p: float = 1.0
+    send_top_p: bool = True  # False: the body carries no top_p (the server's default applies)
     spot_checks_per_level: int = 2
     reuse_prompts_across_levels: bool = True
+    # the grader's prompt builder: at most this many decode→encode rounds, last text kept
+    prompt_rounds: int = Field(default=10, ge=1)
+    spot_pool: list[SpotQuestion] = Field(default_factory=list)  # empty: harness's own checks
+    spot_tolerance: float = 0.01
+    tok_s_decimals: int | None = None  # the grader rounds each level's tok/s before weighting
+    usage_flag_ratio: float = 0.05  # server usage vs verified counts, per level:
+    usage_flag_tokens: int = 10  # flagged above max(ratio × verified, tokens)
+    correctness_rules: list[CorrectnessRule] = Field(default_factory=list)
 
 
 class CheckSpec(Strict):

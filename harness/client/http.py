@@ -5,6 +5,11 @@ arrive and parsed afterwards (streamed reads are kept raw until the stream ends,
 so parsing never delays the next timestamp). Every failure becomes a
 :class:`RequestError` on the record; nothing is raised out of a run except
 cancellation.
+
+Compression: the session sets ``auto_decompress=False`` (raw reads keep their
+arrival times), so it asks for ``Accept-Encoding: identity``; a server that
+compresses anyway is decompressed here, after the timestamps (no mode fails on
+a compressing server).
 """
 
 from __future__ import annotations
@@ -12,6 +17,7 @@ from __future__ import annotations
 import asyncio
 import json
 import time
+import zlib
 from dataclasses import dataclass
 from typing import Any
 
@@ -53,7 +59,8 @@ def make_session(opts: HttpOptions) -> aiohttp.ClientSession:
         timeout=timeout,
         read_bufsize=READ_BUFSIZE,
         auto_decompress=False,
-        headers={"Content-Type": "application/json"},
+        # aiohttp's default asks for gzip/deflate, which it would then not undo
+        headers={"Content-Type": "application/json", "Accept-Encoding": "identity"},
     )
 
 
@@ -89,6 +96,7 @@ async def send_request(
         async with session.post(url, data=data) as resp:
             rec.headers_ns = time.perf_counter_ns()
             rec.status = resp.status
+            rec.content_encoding = resp.headers.get("Content-Encoding", "").strip().lower()
             if resp.status >= 400:
                 raw = await resp.read()
                 rec.end_ns = time.perf_counter_ns()
@@ -106,7 +114,7 @@ async def send_request(
                 rec.end_ns = time.perf_counter_ns()
                 rec.first_byte_ns = rec.end_ns
                 rec.n_bytes = len(raw)
-                _parse_json_body(raw, rec)
+                _parse_json_body(_decoded(raw, rec), rec)
                 rec.parsed_ns = time.perf_counter_ns()
     except asyncio.CancelledError:
         rec.error = RequestError(ErrorKind.CANCELLED, "cancelled")
@@ -140,6 +148,25 @@ async def _read_stream(resp: aiohttp.ClientResponse, rec: RequestRecord) -> None
     rec.end_ns = clock()
     if raw:
         rec.first_byte_ns = raw[0][0]
+
+
+def _decompressor(encoding: str) -> zlib._Decompress | None:
+    if encoding in ("gzip", "x-gzip"):
+        return zlib.decompressobj(wbits=zlib.MAX_WBITS | 16)
+    if encoding == "deflate":
+        return zlib.decompressobj()
+    return None  # identity, or an encoding we cannot undo (left for the JSON error to show)
+
+
+def _decoded(raw: bytes, rec: RequestRecord) -> bytes:
+    """``raw`` with the response's Content-Encoding undone (the session never does it)."""
+    dec = _decompressor(rec.content_encoding)
+    if dec is None or not raw:
+        return raw
+    try:
+        return dec.decompress(raw) + dec.flush()
+    except zlib.error:
+        return raw
 
 
 def _choice_text(choice: dict[str, Any]) -> tuple[str, str]:
@@ -207,7 +234,12 @@ def parse_stream(rec: RequestRecord) -> None:
     texts: list[str] = []
     reasons: list[str] = []
     saw_done = False
-    for t_ns, chunk in rec.raw:
+    dec = _decompressor(rec.content_encoding)
+    for t_ns, raw_chunk in rec.raw:
+        try:
+            chunk = dec.decompress(raw_chunk) if dec else raw_chunk
+        except zlib.error:
+            chunk = raw_chunk
         for data in splitter.feed(chunk):
             saw_done = _take_event(data, t_ns, rec, texts, reasons) or saw_done
             if rec.error:

@@ -11,6 +11,7 @@ failure and the report says why.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 import aiohttp
 from prometheus_client.parser import text_string_to_metric_families
@@ -89,6 +90,10 @@ class MetricsRecorder:
             return None
         self.last = got.snapshot
         return got.snapshot
+
+    async def bucket_hook(self, mode: str, bucket: Any, edge: str) -> None:
+        """The latency runner's hook: ``(mode, bucket, "before" | "after")``."""
+        await self.edge("start" if edge == "before" else "end", mode, bucket.name)
 
     async def edge(self, edge: str, mode: str, name: str) -> None:
         """The runners' hook: called at the start and at the end of a bucket or level."""

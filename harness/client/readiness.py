@@ -13,6 +13,7 @@ from dataclasses import dataclass
 
 import aiohttp
 
+from harness.client.urllib_client import GraderPoll, poll_once_like_grader
 from harness.errors import UnreachableError
 
 
@@ -56,8 +57,17 @@ async def wait_ready(
     timeout_s: float = 600.0,
     on_attempt: Callable[[int, float, str], None] | None = None,
     session: aiohttp.ClientSession | None = None,
+    like_grader: GraderPoll | None = None,
 ) -> ReadyResult:
-    """Poll ``base_url + path`` until it answers 200; raise UnreachableError after ``timeout_s``."""
+    """Poll ``base_url + path`` until it answers 200; raise UnreachableError after ``timeout_s``.
+
+    ``like_grader``: poll exactly as the Efficient Qwen grader does instead (urllib GETs,
+    its per-try timeout, at most its number of tries; any answer urllib does not raise on
+    is ready), so official mode sends no request the grader would not."""
+    if like_grader is not None:
+        return await _wait_like_grader(
+            base_url, like_grader, timeout_s=timeout_s, on_attempt=on_attempt
+        )
     url = base_url.rstrip("/") + path
     own = session is None
     sess = session or aiohttp.ClientSession()
@@ -82,6 +92,33 @@ async def wait_ready(
     finally:
         if own:
             await sess.close()
+
+
+async def _wait_like_grader(
+    base_url: str,
+    poll: GraderPoll,
+    *,
+    timeout_s: float,
+    on_attempt: Callable[[int, float, str], None] | None,
+) -> ReadyResult:
+    url = base_url.rstrip("/") + poll.path
+    start = time.monotonic()
+    last = ""
+    for attempt in range(1, poll.tries + 1):
+        last = await asyncio.to_thread(poll_once_like_grader, url, poll.timeout_s)
+        elapsed = time.monotonic() - start
+        if on_attempt:
+            on_attempt(attempt, elapsed, last)
+        if last == "ready":
+            return ReadyResult(url, True, elapsed, attempt, last)
+        if attempt == poll.tries or elapsed + poll.interval_s > timeout_s:
+            break
+        await asyncio.sleep(poll.interval_s)
+    raise UnreachableError(
+        f"{url} not ready after {time.monotonic() - start:.0f} s "
+        f"({attempt} grader-style attempts, last: {last})",
+        hint="check the URL and port, or raise --ready-timeout",
+    )
 
 
 async def server_models(session: aiohttp.ClientSession, base_url: str) -> list[str]:

@@ -65,7 +65,11 @@ class RequestRecord:
     usage_total_tokens: int | None = None
     events: list[StreamEvent] = field(default_factory=list)
     n_bytes: int = 0
+    content_encoding: str = ""  # the response's Content-Encoding, undone after timing
     error: RequestError | None = None
+    # a 200 whose JSON has no choices (or []): the Efficient Qwen grader times it as a
+    # success, so official latency does too, and flags it (probably a broken server)
+    empty_choices: bool = False
     response: dict[str, Any] | None = None  # the parsed body (non-streaming), for checks
     raw: list[tuple[int, bytes]] = field(
         default_factory=list, repr=False

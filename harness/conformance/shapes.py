@@ -80,7 +80,21 @@ async def completions(ctx: CheckContext) -> Outcome:
 )
 async def chat_completions(ctx: CheckContext) -> Outcome:
     rec, ev = await ctx.post(CHAT_PATH, ctx.chat_body())
+    if rec.response is not None and _empty_content(rec.response):
+        # GPU MODE's eval/check_server.py fails a content that is an empty string
+        return failed(
+            f"POST {CHAT_PATH}: choices[0].message.content is an empty string "
+            "(the Paris check_server needs a non-empty string)",
+            [ev],
+        )
     return judge_shape(CHAT_PATH, rec, ev, chat_shape, "choices[0].message.content")
+
+
+def _empty_content(obj: dict[str, Any]) -> bool:
+    choices = obj.get("choices")
+    first = choices[0] if isinstance(choices, list) and choices else None
+    msg = first.get("message") if isinstance(first, dict) else None
+    return isinstance(msg, dict) and msg.get("content") == ""
 
 
 @check(

@@ -17,6 +17,7 @@ from harness.latency.report import LatencyReport
 from harness.profiles import Bucket, Profile
 from harness.quality.report import QualityReport
 from harness.stats import binomial_stderr
+from harness.throughput.correctness import evaluate, gated_score
 
 READY_LIMIT_S = 600.0  # the grader polls /ping for up to 10 minutes
 PREFIX_SHARE_RISK = 0.5  # more than half the official speedup not reproduced by unique prompts
@@ -219,6 +220,42 @@ def throughput_rules(data: dict[str, Any]) -> tuple[list[Reason], list[str]]:
     return reasons, flags
 
 
+def correctness_rules(inputs: GateInputs) -> list[Reason]:
+    """Every reading of a throughput profile's correctness gate (Paris: the README's and
+    eval/score.py's); a failing one is blocking and named, and says when the grader
+    scores 0 (harness/throughput/correctness.py)."""
+    spec = inputs.profile.throughput
+    if spec is None or not spec.correctness_rules or inputs.quality is None:
+        return []
+    metrics: dict[str, dict[str, float]] = {}
+    for b in inputs.quality.benchmarks:
+        metrics[b.name] = dict(b.other_metrics)
+        if b.score is not None:
+            metrics[b.name][b.metric] = b.score
+    verdict = evaluate(spec.correctness_rules, metrics)
+    out = [
+        Reason(
+            source="quality",
+            text=f"correctness gate {'passed' if o.passed else 'FAILED' if o.passed is False else 'not measured'}: {o.line()}",
+            blocking=o.passed is False,
+            incomplete=o.passed is None,
+        )
+        for o in verdict.outcomes
+    ]
+    if verdict.zeroes_score:
+        score = inputs.throughput.get("score") if inputs.throughput else None
+        out.append(
+            Reason(
+                source="throughput",
+                text=f"the grader's score is {gated_score(score, verdict):.0f}: "
+                f"{', '.join(o.rule.name for o in verdict.failed)} failed "
+                f"(harness measured {score if score is not None else 'no score'})",
+                blocking=True,
+            )
+        )
+    return out
+
+
 def package_rules(data: dict[str, Any]) -> tuple[list[Reason], list[str]]:
     reasons: list[Reason] = []
     flags: list[str] = []
@@ -276,6 +313,8 @@ def judge(inputs: GateInputs, *, strict: bool = False) -> tuple[Verdict, list[Re
         r, f = quality_rules(inputs.quality, [b.name for b in qspec.benchmarks] if qspec else None)
         reasons += r
         flags += f
+    if inputs.quality is not None and inputs.profile.throughput is not None:
+        reasons += correctness_rules(inputs)
     if inputs.package is not None:
         r, f = package_rules(inputs.package)
         reasons += r

@@ -5,6 +5,7 @@ Pure functions over report data (style.md rule 4).
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Sequence
 from typing import Literal
 
@@ -49,6 +50,20 @@ def explain_gap(off: BucketResult, strict: BucketResult) -> Gap:
         share_of_official_speedup=share,
         cause=cause,
     )
+
+
+def empty_choice_flags(rows: Sequence[RequestRow]) -> list[str]:
+    """The grader times a 200 without choices as a success: official mode follows it, and
+    says so loudly, since such a server is almost certainly broken, not fast."""
+    counts = Counter(
+        r.bucket for r in rows if r.mode == "official" and r.phase == "timed" and r.empty_choices
+    )
+    return [
+        f"EMPTY-CHOICES: {n} timed official {name} responses were HTTP 200 with no choices; "
+        "the grader times them as successes (so does official mode), but your server is "
+        "probably broken: check its answers"
+        for name, n in counts.items()
+    ]
 
 
 def risk_flags(official: Sequence[BucketResult], strict: Sequence[BucketResult]) -> list[str]:
@@ -151,6 +166,7 @@ def build_report(
             "concurrency": cfg.concurrency,
             "force_length": cfg.force_length,
             "new_connection_per_request": cfg.new_connection_per_request,
+            "server_models": state.server_models_note or "from GET /v1/models (harness extra)",
             "official_procedure": cfg.runs == 50 and cfg.warmup == 5 and len(cfg.buckets) == 3,
         },
         readiness_s=state.readiness_s,
@@ -160,6 +176,6 @@ def build_report(
         score_ci95=ci,
         strict_score=score_of(strict) if official and strict else None,
         gaps=gaps,
-        flags=risk_flags(official, strict),
+        flags=empty_choice_flags(state.rows) + risk_flags(official, strict),
         requests=list(state.rows),
     )

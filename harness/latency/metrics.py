@@ -77,6 +77,7 @@ def to_row(
         finish_reason=rec.finish_reason,
         e2e_ms=rec.e2e_ms if rec.ok else None,
         dispatch_lag_ms=rec.dispatch_lag_ms,
+        empty_choices=rec.empty_choices,
     )
     itls: list[float] = []
     if rec.stream and rec.ok:

@@ -32,6 +32,7 @@ class RequestRow(BaseModel):
     end_of_stream_ms: float | None = None
     dispatch_lag_ms: float | None = None
     n_chunks: int | None = None
+    empty_choices: bool = False  # a 200 without choices, timed as a success (the grader's rule)
 
 
 class Dist(BaseModel):

@@ -1,11 +1,21 @@
 """Running the latency buckets: official (the grader's loop) and strict (streamed, unique prompts).
 
+Official mode sends with the grader's own client (stdlib urllib + ``json.dumps``,
+harness/client/urllib_client.py) from a worker thread, one request at a time,
+and sends nothing the grader does not send: no ``/v1/models`` look-up, so the
+served model names are "not taken" in a pure official run. Strict mode uses
+harness's aiohttp client (streamed, unique exact-length prompts) and asks
+``/v1/models`` for the model name: a harness extra, labelled as such.
+
 The runner only measures and appends rows to a :class:`LatencyState`; the
 report is built from that state, so a Ctrl-C still leaves everything measured.
+A ``hook`` is awaited before and after every bucket (Prometheus scraping plugs in
+there; it is the caller's choice to pass one in official mode).
 """
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any, Literal
@@ -13,10 +23,11 @@ from typing import Any, Literal
 import aiohttp
 
 from harness.client.gc_pause import gc_paused
-from harness.client.http import HttpOptions, encode_body, make_session, parse_stream, send_request
+from harness.client.http import HttpOptions, encode_body, make_session, parse_stream
 from harness.client.loop import closed_loop
 from harness.client.readiness import server_models
 from harness.client.records import RequestRecord
+from harness.client.urllib_client import post_like_grader
 from harness.latency.config import LatencyConfig
 from harness.latency.metrics import to_row
 from harness.latency.report import RequestRow
@@ -26,8 +37,9 @@ from harness.tokenizer import Tokenizer
 
 Phase = Literal["warmup", "timed"]
 OnRow = Callable[[RequestRow, int], None]  # (row, total requests in this bucket+phase)
-# ("start" | "end", mode, bucket name), awaited between buckets: the /metrics scrapes hook here
-OnEdge = Callable[[str, str, str], Awaitable[None]]
+Edge = Literal["before", "after"]
+BucketHook = Callable[[str, Bucket, Edge], Awaitable[None]]  # (mode, bucket, edge)
+NOT_TAKEN = "not taken: official mode sends only the grader's requests"
 
 
 @dataclass
@@ -35,6 +47,7 @@ class LatencyState:
     rows: list[RequestRow] = field(default_factory=list)
     itls: dict[tuple[str, str], list[float]] = field(default_factory=dict)
     server_models: list[str] = field(default_factory=list)
+    server_models_note: str = ""  # why server_models is empty when it is on purpose
     readiness_s: float | None = None
     finished_buckets: list[tuple[str, str]] = field(default_factory=list)  # (mode, bucket)
 
@@ -69,22 +82,24 @@ def strict_body(
 
 
 async def run_official_bucket(
-    session: aiohttp.ClientSession,
     cfg: LatencyConfig,
     bucket: Bucket,
     tok: Tokenizer,
     state: LatencyState,
     on_row: OnRow | None = None,
 ) -> None:
-    """5 warm-up + 50 timed requests, strictly one at a time, the same body every time."""
+    """5 warm-up + 50 timed requests, strictly one at a time, the same payload every time,
+    each sent and timed exactly as the grader's ``_invoke`` does (in a worker thread)."""
     url = cfg.url.rstrip("/") + cfg.endpoint
-    body = encode_body(official_body(cfg, bucket))
+    payload = official_body(cfg, bucket)
     prompt_tokens = tok.count(cfg.filler(bucket.prompt_tokens))
     phases: tuple[tuple[Phase, int], ...] = (("warmup", cfg.warmup), ("timed", cfg.runs))
     for phase, n in phases:
         for i in range(n):
             with gc_paused():  # collections happen between requests, never inside one
-                rec = await send_request(session, url, body, endpoint=cfg.endpoint, stream=False)
+                rec = await asyncio.to_thread(
+                    post_like_grader, url, payload, timeout_s=cfg.timeout_s, endpoint=cfg.endpoint
+                )
             row, _ = to_row(
                 rec,
                 bucket=bucket.name,
@@ -183,26 +198,36 @@ async def run_latency(
     *,
     on_bucket: Callable[[str, Bucket], None] | None = None,
     on_row: OnRow | None = None,
-    on_edge: OnEdge | None = None,
+    hook: BucketHook | None = None,
 ) -> None:
-    """Every requested bucket, official first then strict (when the mode asks for both)."""
-    model = await discover_model(cfg, state)
+    """Every requested bucket, official first then strict (when the mode asks for both).
+
+    ``hook(mode, bucket, "before"|"after")`` is awaited around each bucket, outside
+    every timed window."""
     modes: list[str] = ["official", "strict"] if cfg.mode == "both" else [cfg.mode]
+    model: str | None = None
+    if "strict" in modes:
+        model = await discover_model(cfg, state)
+    else:
+        state.server_models_note = NOT_TAKEN
     for mode in modes:
-        opts = HttpOptions(
-            timeout_s=cfg.timeout_s,
-            connect_timeout_s=cfg.connect_timeout_s,
-            new_connection_per_request=(mode == "official" and cfg.new_connection_per_request),
-        )
+        if mode == "official":
+            for bucket in cfg.buckets:
+                if on_bucket:
+                    on_bucket(mode, bucket)
+                if hook:
+                    await hook(mode, bucket, "before")
+                await run_official_bucket(cfg, bucket, tok, state, on_row)
+                if hook:
+                    await hook(mode, bucket, "after")
+            continue
+        opts = HttpOptions(timeout_s=cfg.timeout_s, connect_timeout_s=cfg.connect_timeout_s)
         async with make_session(opts) as session:
             for bucket in cfg.buckets:
                 if on_bucket:
                     on_bucket(mode, bucket)
-                if on_edge:
-                    await on_edge("start", mode, bucket.name)
-                if mode == "official":
-                    await run_official_bucket(session, cfg, bucket, tok, state, on_row)
-                else:
-                    await run_strict_bucket(session, cfg, bucket, tok, state, model, on_row)
-                if on_edge:
-                    await on_edge("end", mode, bucket.name)
+                if hook:
+                    await hook(mode, bucket, "before")
+                await run_strict_bucket(session, cfg, bucket, tok, state, model, on_row)
+                if hook:
+                    await hook(mode, bucket, "after")

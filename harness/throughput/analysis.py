@@ -68,6 +68,24 @@ def build_report(
             tolerance=cfg.usage_tolerance,
             client_cpu_s=state.cpu_s.get(level),
         )
+        numbers = state.grader.get(level)
+        if numbers is not None:
+            # official: the grader's wall (before task creation → after gather) and its
+            # tok/s rounded before weighting; the row-span wall stays in the rows
+            lv.wall_s = numbers.wall_s
+            lv.tok_s = numbers.tok_s
+            lv.output_tok_s = (
+                numbers.verified_completion / numbers.wall_s if numbers.wall_s else None
+            )
+            lv.weighted = lv.weight * numbers.tok_s
+            if numbers.token_discrepancy:
+                flags.append(
+                    f"c={level}: server usage differs from the verified counts by more than "
+                    f"max({cfg.usage_flag_ratio:.0%}, {cfg.usage_flag_tokens} tokens) "
+                    f"(prompt reported {numbers.reported_prompt} vs verified "
+                    f"{numbers.verified_prompt}, completion {numbers.reported_completion} vs "
+                    f"{numbers.verified_completion}): the grader prints a token-count warning"
+                )
         levels.append(lv)
         errors = Counter(r.error_kind or "?" for r in rows if r.phase == "timed" and not r.ok)
         flags += level_flags(cfg, lv, errors)
@@ -91,6 +109,9 @@ def build_report(
     provenance.tokenizer = cfg.tokenizer
     provenance.seed = cfg.seed
     provenance.server_models = state.server_models
+    settings = cfg.settings()
+    if state.server_models_note:
+        settings["server_models"] = state.server_models_note
     report = ThroughputReport(
         provenance=provenance,
         complete=complete,
@@ -100,7 +121,7 @@ def build_report(
         mode=cfg.mode,
         official=not non_official,
         non_official=non_official,
-        settings=cfg.settings(),
+        settings=settings,
         tokenizer=cfg.tokenizer,
         usage_tolerance_tokens=cfg.usage_tolerance,
         levels=levels,

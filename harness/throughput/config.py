@@ -22,8 +22,10 @@ class ThroughputConfig:
     warmup: int = 2
     prompt_tokens: int = 1024
     max_tokens: int = 1024
-    temperature: float = 0.0
+    temperature: float = 0.0  # random prompts
+    spot_temperature: float = 0.0
     top_p: float = 1.0
+    send_top_p: bool = True
     spot_checks: int = 2
     force_length: bool = False  # ignore_eos + min_tokens: outputs really max_tokens long
     seed: int = 0
@@ -35,6 +37,10 @@ class ThroughputConfig:
     think_open: str = "<think>"
     think_close: str = "</think>"
     usage_tolerance: int = 4
+    prompt_rounds: int = 10
+    tok_s_decimals: int | None = None
+    usage_flag_ratio: float = 0.05
+    usage_flag_tokens: int = 10
     extra_body: dict[str, Any] = field(default_factory=dict)
 
     @property
@@ -57,6 +63,7 @@ class ThroughputConfig:
         if list(self.levels) != list(s.levels):
             out["levels"] = list(self.levels)
         for name, ours, theirs in (
+            ("temperature", self.temperature, s.temperature),
             ("requests_per_level", self.requests_per_level, s.requests_per_level),
             ("warmup_per_level", self.warmup, s.warmup_per_level),
             ("prompt_tokens", self.prompt_tokens, s.prompt_tokens),
@@ -83,7 +90,8 @@ class ThroughputConfig:
             "prompt_tokens": self.prompt_tokens,
             "max_tokens": self.max_tokens,
             "temperature": self.temperature,
-            "top_p": self.top_p,
+            "spot_temperature": self.spot_temperature,
+            "top_p": self.top_p if self.send_top_p else None,
             "spot_checks_per_level": self.spot_checks,
             "reuse_prompts_across_levels": self.reuse_prompts,
             "force_length": self.force_length,
@@ -139,7 +147,13 @@ def from_profile(profile: Profile, url: str, **overrides: Any) -> ThroughputConf
         "prompt_tokens": spec.prompt_tokens,
         "max_tokens": spec.max_tokens,
         "temperature": spec.temperature,
+        "spot_temperature": spec.spot_temperature,
         "top_p": spec.top_p,
+        "send_top_p": spec.send_top_p,
+        "prompt_rounds": spec.prompt_rounds,
+        "tok_s_decimals": spec.tok_s_decimals,
+        "usage_flag_ratio": spec.usage_flag_ratio,
+        "usage_flag_tokens": spec.usage_flag_tokens,
         "spot_checks": spec.spot_checks_per_level,
         "profile_model": profile.server.model,
         "tokenizer": profile.server.tokenizer,

@@ -1,9 +1,17 @@
-"""Prompts of random token ids, exactly ``n`` tokens long (vLLM RandomDataset style).
+"""Random-token prompts of a target length: the Paris grader's procedure, and harness's own.
 
-The grader draws ids uniformly from the whole vocabulary minus the special
-tokens, decodes them to text and re-encodes until the text is exactly ``n``
-tokens: re-encoding random ids merges and splits pieces, so the first decode is
-rarely exact. Every prompt is a pure function of ``(seed, index)``.
+- :func:`grader_prompts` is the grader's procedure (docs/throughput.md): the
+  allowed ids are the vocabulary minus the special ids; prompt ``i`` starts as
+  a window of CONSECUTIVE allowed ids at a random offset (+ i, wrapping), then
+  at most 10 decode (specials skipped) → encode rounds pad with random allowed
+  ids or cut; the last text is kept even if it is not exact. The grader's
+  generator is unseeded; harness passes a seeded ``numpy`` generator (the seam
+  that makes a run repeatable and lets tests give both sides the same prompts).
+- :func:`prompt_list` is harness's stricter variant (strict mode): independent
+  random ids, exact length verified (it raises rather than keep a wrong length),
+  every prompt a pure function of ``(seed, stream, index)``.
+
+Both settle through the one loop, :func:`harness.prompts.settle`.
 """
 
 from __future__ import annotations
@@ -11,7 +19,10 @@ from __future__ import annotations
 import random
 from collections.abc import Sequence
 
+import numpy as np
+
 from harness.errors import ConfigError
+from harness.prompts import settle
 from harness.tokenizer import Tokenizer
 
 MAX_ROUNDS = 32
@@ -25,6 +36,27 @@ def regular_ids(tok: Tokenizer) -> list[int]:
     return ids
 
 
+def grader_prompts(
+    tok: Tokenizer, count: int, n_tokens: int, rng: np.random.Generator, *, rounds: int = 10
+) -> list[str]:
+    """``count`` prompts built exactly as the Paris grader builds them (see module doc)."""
+    if n_tokens <= 0:
+        raise ConfigError(f"prompt length must be positive, got {n_tokens}")
+    allowed = np.array(regular_ids(tok))
+    size = len(allowed)
+
+    def pad(k: int) -> list[int]:
+        return [int(x) for x in allowed[rng.integers(0, size, size=k)]]
+
+    out: list[str] = []
+    for i in range(count):
+        offset = int(rng.integers(0, size))
+        ids = [int(x) for x in allowed[(offset + i + np.arange(n_tokens)) % size]]
+        text, _ = settle(tok, ids, n_tokens, pad, rounds, skip_ids=tok.special_ids)
+        out.append(text)
+    return out
+
+
 def random_token_prompt(
     tok: Tokenizer, n_tokens: int, rng: random.Random, pool: Sequence[int]
 ) -> str:
@@ -32,19 +64,17 @@ def random_token_prompt(
     if n_tokens <= 0:
         raise ConfigError(f"prompt length must be positive, got {n_tokens}")
     ids = [rng.choice(pool) for _ in range(n_tokens)]
-    for _ in range(MAX_ROUNDS):
-        text = tok.decode(ids)
-        again = tok.encode(text)
-        if len(again) == n_tokens:
-            return text
-        if len(again) > n_tokens:
-            ids = again[:n_tokens]
-        else:
-            ids = again + [rng.choice(pool) for _ in range(n_tokens - len(again))]
-    raise ConfigError(
-        f"could not build an exact {n_tokens}-token random prompt with {tok.name}",
-        hint="try another --seed or a different --tokenizer",
-    )
+
+    def pad(k: int) -> list[int]:
+        return [rng.choice(pool) for _ in range(k)]
+
+    text, exact = settle(tok, ids, n_tokens, pad, MAX_ROUNDS)
+    if not exact:
+        raise ConfigError(
+            f"could not build an exact {n_tokens}-token random prompt with {tok.name}",
+            hint="try another --seed or a different --tokenizer",
+        )
+    return text
 
 
 def prompt_list(

@@ -1,6 +1,9 @@
-"""Running the sweep: for each level, warm-up then a closed loop of timed requests.
+"""Running the sweep. Official mode is the grader's own loop (grader_loop.py: its
+prompts, body, semaphore, counting, wall and rounding, and no request it does not
+send: the model name is the profile's, never looked up). Strict mode is harness's
+stricter measurement, below.
 
-Every level keeps ``concurrency`` requests in flight until its list is sent;
+Strict: for each level, warm-up then a closed loop of timed requests. Every level keeps ``concurrency`` requests in flight until its list is sent;
 each worker's next request is due when its previous one ends (the first wave at
 the level's start), so dispatch lag = actual send - due time shows whether the
 client kept up. Bodies are serialised before a level starts, and answers are
@@ -10,21 +13,30 @@ The runner appends rows to a :class:`ThroughputState`; a Ctrl-C keeps them.
 
 from __future__ import annotations
 
+import random
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any
 
 import aiohttp
+import numpy as np
 
 from harness.client.http import HttpOptions, encode_body, make_session
 from harness.client.loop import closed_loop
 from harness.client.readiness import server_models
 from harness.client.records import RequestRecord
 from harness.throughput.config import ThroughputConfig
-from harness.throughput.prompts import prompt_list
+from harness.throughput.grader_loop import GraderLevel, grader_session, run_level_like_grader
+from harness.throughput.prompts import grader_prompts, prompt_list
 from harness.throughput.report import Kind, Phase, RequestRow
-from harness.throughput.spotcheck import SpotCheck, make_spot_checks, spot_positions, verify
+from harness.throughput.spotcheck import (
+    SpotCheck,
+    level_spots,
+    make_spot_checks,
+    spot_positions,
+    verify,
+)
 from harness.tokenizer import Tokenizer
 
 EXCERPT = 200
@@ -52,6 +64,8 @@ class ThroughputState:
     model: str = ""
     flags: list[str] = field(default_factory=list)
     cpu_s: dict[int, float] = field(default_factory=dict)  # client CPU time of each timed phase
+    grader: dict[int, GraderLevel] = field(default_factory=dict)  # official: the grader's numbers
+    server_models_note: str = ""  # why server_models is empty when it is on purpose
 
 
 def chat_body(cfg: ThroughputConfig, model: str, item: Item) -> dict[str, Any]:
@@ -61,9 +75,10 @@ def chat_body(cfg: ThroughputConfig, model: str, item: Item) -> dict[str, Any]:
         "model": model,
         "messages": [{"role": "user", "content": item.prompt}],
         "max_tokens": cfg.max_tokens,
-        "temperature": cfg.temperature,
-        "top_p": cfg.top_p,
+        "temperature": cfg.spot_temperature if item.kind == "spot" else cfg.temperature,
     }
+    if cfg.send_top_p:
+        body["top_p"] = cfg.top_p
     if cfg.force_length and item.kind == "random":
         body["ignore_eos"] = True
         body["min_tokens"] = cfg.max_tokens
@@ -71,21 +86,16 @@ def chat_body(cfg: ThroughputConfig, model: str, item: Item) -> dict[str, Any]:
     return body
 
 
-def level_items(
-    cfg: ThroughputConfig, tok: Tokenizer, level: int, shared: list[str] | None
-) -> tuple[list[Item], list[Item]]:
-    """(warm-up items, timed items) of a level. Official mode reuses ``shared``
-    (warm-up prompts first, then the timed ones) at every level; strict draws fresh ones."""
+def level_items(cfg: ThroughputConfig, tok: Tokenizer, level: int) -> tuple[list[Item], list[Item]]:
+    """(warm-up items, timed items) of a strict level: fresh exact-length prompts per level,
+    harness's spot checks inserted (harness's own procedure; official is grader_loop.py)."""
     n_warm, n_timed = cfg.warmup, cfg.requests_per_level
-    prompts = shared
-    if prompts is None:
-        prompts = prompt_list(
-            tok, n_warm + n_timed, cfg.prompt_tokens, seed=cfg.seed, stream=f"level-{level}"
-        )
-    stream = "shared" if cfg.reuse_prompts else f"level-{level}"
+    prompts = prompt_list(
+        tok, n_warm + n_timed, cfg.prompt_tokens, seed=cfg.seed, stream=f"level-{level}"
+    )
     warm = [Item("random", p, cfg.prompt_tokens) for p in prompts[:n_warm]]
     timed: list[Item] = [Item("random", p, cfg.prompt_tokens) for p in prompts[n_warm:]]
-    spots = make_spot_checks(cfg.spot_checks, seed=cfg.seed, stream=stream)
+    spots = make_spot_checks(cfg.spot_checks, seed=cfg.seed, stream=f"level-{level}")
     for pos, spot in zip(spot_positions(n_timed, len(spots)), spots, strict=True):
         timed.insert(pos, Item("spot", spot.question, tok.count(spot.question), spot))
     return warm, timed
@@ -184,6 +194,60 @@ async def choose_model(cfg: ThroughputConfig, state: ThroughputState) -> str:
     return served[0]
 
 
+def grader_spot_pool(cfg: ThroughputConfig, rng: random.Random) -> list[SpotCheck]:
+    """The grader's pool, shuffled once per run (harness's own questions if the profile has none)."""
+    pool = [SpotCheck(q.question, q.answer) for q in cfg.spec.spot_pool] or make_spot_checks(
+        8, seed=cfg.seed, stream="pool"
+    )
+    rng.shuffle(pool)
+    return pool
+
+
+async def run_official_sweep(
+    cfg: ThroughputConfig,
+    tok: Tokenizer,
+    state: ThroughputState,
+    *,
+    prompts: list[str] | None = None,
+    rng: random.Random | None = None,
+    on_start: OnStart | None = None,
+    on_edge: OnEdge | None = None,
+) -> None:
+    """The grader's sweep. ``prompts`` / ``rng`` replace the grader's unseeded draws
+    (default: built from ``cfg.seed``), so a run can be repeated and compared."""
+    state.model = cfg.model or cfg.profile_model
+    state.server_models_note = "not taken: official mode sends only the grader's requests"
+    if prompts is None:
+        # the grader builds 128 and uses the first 64 (62 once 2 are replaced); the draws
+        # are sequential, so building only those needed gives the same first prompts
+        prompts = grader_prompts(
+            tok,
+            max(cfg.requests_per_level, cfg.warmup),
+            cfg.prompt_tokens,
+            np.random.default_rng(cfg.seed),
+            rounds=cfg.prompt_rounds,
+        )
+    rng = rng or random.Random(cfg.seed)
+    pool = grader_spot_pool(cfg, rng)
+    async with grader_session(cfg.timeout_s) as session:
+        for i, level in enumerate(cfg.levels):
+            if on_start:
+                on_start(level, "timed", cfg.requests_per_level)
+            spots = level_spots(pool, i, cfg.spot_checks)
+            if on_edge:  # a harness extra (--metrics on), outside the level's wall
+                await on_edge("start", "throughput", f"c={level}")
+            cpu0 = time.process_time()
+            rows, numbers = await run_level_like_grader(
+                session, cfg, tok, state.model, prompts, level, spots, rng
+            )
+            state.cpu_s[level] = time.process_time() - cpu0
+            if on_edge:
+                await on_edge("end", "throughput", f"c={level}")
+            state.rows.extend(rows)
+            state.grader[level] = numbers
+            state.levels_done.append(level)
+
+
 async def run_sweep(
     cfg: ThroughputConfig,
     tok: Tokenizer,
@@ -194,15 +258,14 @@ async def run_sweep(
     on_edge: OnEdge | None = None,
 ) -> None:
     """Every level in order: warm-up (discarded), then the timed list."""
+    if cfg.mode == "official":
+        await run_official_sweep(cfg, tok, state, on_start=on_start, on_edge=on_edge)
+        return
     state.model = await choose_model(cfg, state)
-    shared: list[str] | None = None
-    if cfg.reuse_prompts:
-        n = cfg.warmup + cfg.requests_per_level
-        shared = prompt_list(tok, n, cfg.prompt_tokens, seed=cfg.seed, stream="shared")
     opts = HttpOptions(timeout_s=cfg.timeout_s, connect_timeout_s=cfg.connect_timeout_s)
     async with make_session(opts) as session:
         for level in cfg.levels:
-            warm, timed = level_items(cfg, tok, level, shared)
+            warm, timed = level_items(cfg, tok, level)
             if on_edge:
                 await on_edge("start", "throughput", f"c={level}")
             for phase, items in (("warmup", warm), ("timed", timed)):

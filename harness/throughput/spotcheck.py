@@ -1,9 +1,11 @@
 """Math spot checks: questions with known answers mixed in among the random prompts.
 
 The grader mixes two per level in "to catch garbage output": a server that is
-fast because it returns noise fails them. A check passes when the expected
-number appears as a number in the answer (after any think block): lenient on
-wording, strict on the value.
+fast because it returns noise fails them. Official mode uses the grader's own
+pool (the profile's ``spot_pool``), its order (shuffled once per run, level i
+takes ``pool[(2i + j) % len]``) and its check (:func:`grader_passes`: any
+unsigned number in the content within the tolerance). Strict mode keeps
+harness's own seeded questions and :func:`verify` (the think block ignored).
 """
 
 from __future__ import annotations
@@ -13,12 +15,30 @@ import re
 from dataclasses import dataclass
 
 _NUMBER = re.compile(r"-?\d[\d,]*(?:\.\d+)?")
+# the grader removes thousands commas, then reads digits with an optional decimal part
+_GRADER_NUMBER = re.compile(r"\d+(?:\.\d*)?")
 
 
 @dataclass(frozen=True)
 class SpotCheck:
     question: str
     answer: int
+
+
+def level_spots(pool: list[SpotCheck], level_index: int, per_level: int) -> list[SpotCheck]:
+    """The grader's spot checks for the ``level_index``-th level of the sweep."""
+    if not pool:
+        return []
+    start = (level_index * per_level) % len(pool)
+    return [pool[(start + j) % len(pool)] for j in range(per_level)]
+
+
+def grader_passes(content: str, expected: float, tolerance: float) -> bool:
+    """The grader's check: some number in ``content`` (commas removed) is within ``tolerance``."""
+    return any(
+        abs(float(m) - expected) < tolerance
+        for m in _GRADER_NUMBER.findall(content.replace(",", ""))
+    )
 
 
 def make_spot_checks(n: int, *, seed: int, stream: str) -> list[SpotCheck]:

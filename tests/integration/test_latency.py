@@ -241,7 +241,9 @@ def test_cli_json_and_report_file(sim_process, tmp_path):
     assert [b["name"] for b in saved["official"]] == ["short", "medium", "long"]
     assert {"median_ms", "speedup", "n_ok", "n_failed"} <= set(saved["official"][0])
     assert len(saved["requests"]) == 12
-    assert saved["provenance"]["server_models"] == ["Qwen/Qwen3.5-4B", "sim"]
+    # official mode sends only the grader's requests: no /v1/models, labelled
+    assert saved["provenance"]["server_models"] == []
+    assert saved["settings"]["server_models"].startswith("not taken: official mode")
 
 
 def test_cli_ctrl_c_saves_partial_report(sim_process, tmp_path):

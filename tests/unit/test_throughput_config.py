@@ -31,7 +31,14 @@ def test_paris_profile_is_the_graders(paris):
         2,
         2,
     )
-    assert (spec.prompt_tokens, spec.max_tokens, spec.temperature, spec.top_p) == (1024, 1024, 0, 1)
+    assert (spec.prompt_tokens, spec.max_tokens, spec.temperature, spec.top_p) == (1024, 1024, 1, 1)
+    # random prompts at 1.0, spot checks at 0.0, no top_p in the body, tok/s rounded to 2
+    assert (spec.spot_temperature, spec.send_top_p, spec.tok_s_decimals) == (0.0, False, 2)
+    assert (spec.prompt_rounds, len(spec.spot_pool)) == (10, 8)
+    assert [(r.name, r.metric, r.threshold, r.zeroes_score) for r in spec.correctness_rules] == [
+        ("README", "exact_match,flexible-extract", 0.875, False),
+        ("score.py", "exact_match,strict-match", 0.85, True),
+    ]
     assert paris.latency is None and paris.server.ready_path == "/health"
     gsm8k = paris.require_quality().benchmarks[0]
     assert (gsm8k.task, gsm8k.num_docs, gsm8k.threshold, gsm8k.num_fewshot) == (
@@ -109,27 +116,20 @@ def test_chat_body_is_the_graders_and_force_length_spares_spot_checks(paris):
         "model": "m",
         "messages": [{"role": "user", "content": "hi"}],
         "max_tokens": 8,
-        "temperature": 0.0,
-        "top_p": 1.0,
+        "temperature": 1.0,  # random prompts at 1.0, no top_p (the grader's body)
         "ignore_eos": True,
         "min_tokens": 8,
     }
-    assert "ignore_eos" not in chat_body(cfg, "m", Item("spot", "What is 1 + 1?", 8))
+    spot = chat_body(cfg, "m", Item("spot", "What is 1 + 1?", 8))
+    assert "ignore_eos" not in spot and spot["temperature"] == 0.0
 
 
-def test_official_levels_reuse_one_list_strict_draws_fresh(paris, qwen):
-    official = from_profile(paris, "http://x", requests_per_level=4, prompt_tokens=32, seed=1)
-    shared = [f"p{i}" for i in range(6)]
-    warm1, timed1 = level_items(official, qwen, 1, shared)
-    _, timed8 = level_items(official, qwen, 8, shared)
-    assert [i.prompt for i in warm1] == ["p0", "p1"]
-    assert [i.kind for i in timed1] == ["random", "random", "spot", "random", "spot", "random"]
-    assert [i.prompt for i in timed1] == [i.prompt for i in timed8]
+def test_strict_levels_draw_fresh_prompts(paris, qwen):
     strict = from_profile(
         paris, "http://x", mode="strict", requests_per_level=4, prompt_tokens=32, seed=1
     )
-    _, s1 = level_items(strict, qwen, 1, None)
-    _, s2 = level_items(strict, qwen, 2, None)
+    _, s1 = level_items(strict, qwen, 1)
+    _, s2 = level_items(strict, qwen, 2)
     p1 = {i.prompt for i in s1 if i.kind == "random"}
     assert len(p1) == 4 and not p1 & {i.prompt for i in s2 if i.kind == "random"}
     assert all(qwen.count(i.prompt) == 32 for i in s1 if i.kind == "random")

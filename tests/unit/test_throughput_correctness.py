@@ -1,0 +1,81 @@
+"""The Paris correctness gate, both readings (README ≥ 87.5 %, score.py strict-match ≥ 0.85)."""
+
+from __future__ import annotations
+
+import pytest
+
+from harness.gate.report import Verdict
+from harness.gate.rules import GateInputs, correctness_rules, judge
+from harness.profiles import load_profile
+from harness.quality.report import BenchmarkResult, QualityReport
+from harness.throughput.correctness import evaluate, gated_score
+from tests.wire.grader_paris import score as grader_score
+
+PARIS = load_profile("gpumode-paris")
+RULES = PARIS.require_throughput().correctness_rules
+
+
+def gsm(flexible: float | None, strict: float | None) -> dict[str, dict[str, float]]:
+    m = {}
+    if flexible is not None:
+        m["exact_match,flexible-extract"] = flexible
+    if strict is not None:
+        m["exact_match,strict-match"] = strict
+    return {"gsm8k": m}
+
+
+@pytest.mark.parametrize(
+    ("flexible", "strict", "failed", "zero"),
+    [
+        (0.915, 0.910, [], False),  # the reference vLLM run passes both
+        (0.880, 0.840, ["score.py"], True),  # README passes, score.py fails: score 0
+        (0.870, 0.860, ["README"], False),  # score.py passes (score kept), README fails
+        (0.800, 0.800, ["README", "score.py"], True),
+        (0.875, 0.85, [], False),  # both thresholds are inclusive, on the raw value
+    ],
+)
+def test_both_rules_are_evaluated_and_named(flexible, strict, failed, zero):
+    v = evaluate(RULES, gsm(flexible, strict))
+    assert [o.rule.name for o in v.failed] == failed
+    assert v.passed is (not failed)
+    assert v.zeroes_score is zero
+    assert gated_score(1234.5, v) == (0.0 if zero else 1234.5)
+    # score.py's own arithmetic on the same number agrees
+    assert (
+        grader_score([{"concurrency": 1, "throughput_tok_per_sec": 1234.5}], strict) == 0
+    ) is zero
+
+
+def test_a_missing_metric_is_not_measured_not_passed():
+    v = evaluate(RULES, gsm(0.9, None))
+    assert v.passed is None and [o.rule.name for o in v.missing] == ["score.py"]
+    assert "not measured" in v.missing[0].line()
+
+
+def quality(flexible: float, strict: float) -> QualityReport:
+    b = BenchmarkResult(
+        name="gsm8k",
+        title="GSM8K",
+        task="gsm8k_cot",
+        metric="exact_match,flexible-extract",
+        threshold=0.875,
+        score=flexible,
+        n=200,
+        other_metrics={"exact_match,strict-match": strict},
+    )
+    return QualityReport(benchmarks=[b])
+
+
+def test_gate_fails_naming_the_rule_and_zeroes_the_score():
+    inputs = GateInputs(
+        profile=PARIS, quality=quality(0.90, 0.84), throughput={"score": 5000.0, "complete": True}
+    )
+    reasons = correctness_rules(inputs)
+    texts = [r.text for r in reasons if r.blocking]
+    assert len(texts) == 2
+    assert texts[0].startswith("correctness gate FAILED: score.py: gsm8k exact_match,strict-match")
+    assert texts[1].startswith("the grader's score is 0: score.py failed (harness measured 5000.0)")
+    verdict, _, _ = judge(inputs)
+    assert verdict is Verdict.FAIL
+    ok = correctness_rules(GateInputs(profile=PARIS, quality=quality(0.9, 0.9)))
+    assert [r.blocking for r in ok] == [False, False]
