@@ -29,7 +29,7 @@ def cfg_for(url: str, mode: str) -> LatencyConfig:
 async def test_official_vs_strict_prefix_cache_from_simulator_counters(simulator):
     sim = await simulator(ttft_ms=1, itl_ms=0.5, prefix_cache=True)
     rec = MetricsRecorder(sim.url)
-    await run_latency(cfg_for(sim.url, "both"), TOK, LatencyState(), on_edge=rec.edge)
+    await run_latency(cfg_for(sim.url, "both"), TOK, LatencyState(), hook=rec.bucket_hook)
     sec = build_section(rec.pairs, rec.notes)
     short_off = sec.get("official", "short")
     medium_off = sec.get("official", "medium")
@@ -57,7 +57,7 @@ async def test_absent_metrics_is_one_note(simulator):
     sim = await simulator(ttft_ms=1, itl_ms=0.5, disable_route=["/metrics"])
     rec = MetricsRecorder(sim.url)
     state = LatencyState()
-    await run_latency(cfg_for(sim.url, "strict"), TOK, state, on_edge=rec.edge)
+    await run_latency(cfg_for(sim.url, "strict"), TOK, state, hook=rec.bucket_hook)
     sec = build_section(rec.pairs, rec.notes)
     assert sec.items == []
     assert sec.notes == ["GET /metrics answered HTTP 404: no attribution from server counters"]
@@ -68,7 +68,7 @@ async def test_absent_metrics_is_one_note(simulator):
 async def test_disabled_recorder_sends_nothing(simulator):
     sim = await simulator(ttft_ms=1, itl_ms=0.5)
     rec = MetricsRecorder(sim.url, enabled=False)
-    await run_latency(cfg_for(sim.url, "official"), TOK, LatencyState(), on_edge=rec.edge)
+    await run_latency(cfg_for(sim.url, "official"), TOK, LatencyState(), hook=rec.bucket_hook)
     assert not [e for e in sim.log if e.path == "/metrics"]
     assert rec.pairs == {} and rec.notes == []
 
