@@ -17,14 +17,21 @@ SWEEP += ["--prompt-tokens", "32", "--max-tokens", "32", "--spot-checks", "0", "
 SWEEP += ["--ready-interval", "0.2", "--quiet"]
 
 
+PARIS_MODEL = ("Qwen/Qwen3.5-35B-A3B",)  # official mode sends the profile's model, as the grader
+
+
 def sweep(url: str, out: Path) -> Path:
     assert main(["throughput", "--url", url, *SWEEP, "--out", str(out)]) == 0
     return out
 
 
 def test_half_speed_decoding_is_lower_per_level_and_in_score(sim_process, tmp_path, capsys):
-    a = sweep(sim_process(ttft_ms=5, itl_ms=2, output_tokens=32).url, tmp_path / "a")
-    b = sweep(sim_process(ttft_ms=5, itl_ms=4, output_tokens=32).url, tmp_path / "b")
+    a = sweep(
+        sim_process(ttft_ms=5, itl_ms=2, output_tokens=32, models=PARIS_MODEL).url, tmp_path / "a"
+    )
+    b = sweep(
+        sim_process(ttft_ms=5, itl_ms=4, output_tokens=32, models=PARIS_MODEL).url, tmp_path / "b"
+    )
     capsys.readouterr()
     assert main(["compare", str(a), str(b), "--json", "--quiet", "--no-save"]) == 0
     rep = CompareReport.model_validate(json.loads(capsys.readouterr().out))
@@ -39,7 +46,7 @@ def test_half_speed_decoding_is_lower_per_level_and_in_score(sim_process, tmp_pa
 
 
 def test_other_max_tokens_is_refused(sim_process, tmp_path, capsys):
-    url = sim_process(ttft_ms=1, itl_ms=0, output_tokens=16).url
+    url = sim_process(ttft_ms=1, itl_ms=0, output_tokens=16, models=PARIS_MODEL).url
     a = sweep(url, tmp_path / "a")
     args = list(SWEEP)
     args[args.index("--max-tokens") + 1] = "16"
