@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
-from typing import ClassVar, Literal
+from typing import Any, ClassVar, Literal
 
 from pydantic import BaseModel, Field
 
-from harness.runs import Report
+from harness.risk import RiskFlag, flag_from_text
+from harness.runs import Migration, Report
+from harness.stats import Dist as Dist  # re-exported: the one distribution type
 
 
 class RequestRow(BaseModel):
@@ -31,20 +33,6 @@ class RequestRow(BaseModel):
     end_of_stream_ms: float | None = None
     dispatch_lag_ms: float | None = None
     n_chunks: int | None = None
-
-
-class Dist(BaseModel):
-    n: int = 0
-    mean: float | None = None
-    median: float | None = None
-    p50: float | None = None
-    p90: float | None = None
-    p95: float | None = None
-    p99: float | None = None
-    min: float | None = None
-    max: float | None = None
-    stdev: float | None = None
-    ci95: tuple[float, float] | None = None  # bootstrap CI of the median
 
 
 class BucketResult(BaseModel):
@@ -75,8 +63,11 @@ class BucketResult(BaseModel):
     errors: dict[str, int] = Field(default_factory=dict)  # error kind → count (timed)
 
 
+GapCause = Literal["agree", "early_stop", "prefix_cache", "strict_faster", "no_data"]
+
+
 class Gap(BaseModel):
-    """Official vs strict for one bucket, and its likely cause."""
+    """Official vs strict for one bucket, and its likely cause (``cause_kind`` for code)."""
 
     bucket: str
     official_median_ms: float | None
@@ -84,7 +75,8 @@ class Gap(BaseModel):
     official_speedup: float | None
     strict_speedup: float | None
     share_of_official_speedup: float | None  # (S_off - S_strict) / S_off
-    cause: str
+    cause_kind: GapCause = "agree"
+    cause: str  # the explanation the user reads
 
 
 class Calibration(BaseModel):
@@ -98,9 +90,33 @@ class Calibration(BaseModel):
     note: str = ""
 
 
+# Schema-1 gap causes were only text; their first words name the cause.
+_CAUSE_PREFIXES: dict[str, GapCause] = {
+    "early stop": "early_stop",
+    "prefix cache": "prefix_cache",
+    "strict is faster": "strict_faster",
+    "one mode has no": "no_data",
+}
+
+
+def _v1_to_v2(data: dict[str, Any]) -> dict[str, Any]:
+    """Schema 2: flags are :class:`RiskFlag` records; gaps carry ``cause_kind``."""
+    data["flags"] = [flag_from_text(f, "latency") for f in data.get("flags", [])]
+    gaps = []
+    for gap in data.get("gaps", []):
+        if isinstance(gap, dict) and "cause_kind" not in gap:
+            cause = str(gap.get("cause", ""))
+            kind = next((k for p, k in _CAUSE_PREFIXES.items() if cause.startswith(p)), "agree")
+            gap = {**gap, "cause_kind": kind}
+        gaps.append(gap)
+    data["gaps"] = gaps
+    return data
+
+
 class LatencyReport(Report):
     FILENAME: ClassVar[str] = "latency.json"
-    SCHEMA_VERSION: ClassVar[int] = 1
+    SCHEMA_VERSION: ClassVar[int] = 2
+    MIGRATIONS: ClassVar[dict[int, Migration]] = {1: _v1_to_v2}
 
     kind: str = "latency"
     mode: Literal["official", "strict", "both"]
@@ -112,7 +128,7 @@ class LatencyReport(Report):
     score_ci95: tuple[float, float] | None = None
     strict_score: float | None = None
     gaps: list[Gap] = Field(default_factory=list)
-    flags: list[str] = Field(default_factory=list)
+    flags: list[RiskFlag] = Field(default_factory=list)
     calibration: Calibration | None = None
     requests: list[RequestRow] = Field(default_factory=list)
 

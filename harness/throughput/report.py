@@ -6,22 +6,12 @@ from typing import Any, ClassVar, Literal
 
 from pydantic import BaseModel, Field
 
-from harness.runs import Report
+from harness.risk import RiskFlag, flag_from_text
+from harness.runs import Migration, Report
+from harness.stats import Dist as Dist  # re-exported: the one distribution type
 
 Kind = Literal["random", "spot"]
 Phase = Literal["warmup", "timed"]
-
-
-class Dist(BaseModel):
-    """Summary of one quantity over a level's timed requests."""
-
-    n: int = 0
-    mean: float | None = None
-    p50: float | None = None
-    p90: float | None = None
-    p99: float | None = None
-    min: float | None = None
-    max: float | None = None
 
 
 class RequestRow(BaseModel):
@@ -94,8 +84,15 @@ class LevelResult(BaseModel):
         return all(s.passed for s in self.spot_checks)
 
 
+def _v1_to_v2(data: dict[str, Any]) -> dict[str, Any]:
+    """Schema 2: flags are :class:`RiskFlag` records (schema 1: strings)."""
+    data["flags"] = [flag_from_text(f, "throughput") for f in data.get("flags", [])]
+    return data
+
+
 class ThroughputReport(Report):
-    SCHEMA_VERSION: ClassVar[int] = 1
+    SCHEMA_VERSION: ClassVar[int] = 2
+    MIGRATIONS: ClassVar[dict[int, Migration]] = {1: _v1_to_v2}
     FILENAME: ClassVar[str] = "throughput.json"
 
     kind: str = "throughput"
@@ -113,7 +110,7 @@ class ThroughputReport(Report):
     score_complete: bool = False  # every profile level measured: comparable to the leaderboard
     spot_checks_passed: bool = True
     passed: bool | None = None  # strict mode: spot checks and no failed request
-    flags: list[str] = Field(default_factory=list)
+    flags: list[RiskFlag] = Field(default_factory=list)
     chart: str | None = None  # PNG file in the run folder
     wall_s: float | None = None
     requests: list[RequestRow] = Field(default_factory=list)

@@ -2,6 +2,7 @@ import pytest
 
 from harness.client.records import ErrorKind, RequestError, RequestRecord, StreamEvent
 from harness.latency.analysis import explain_gap, risk_flags
+from harness.risk import FlagKind
 from harness.latency.metrics import bucket_result, itl_values, strip_think, to_row
 from harness.latency.report import RequestRow
 from harness.profiles import Bucket
@@ -127,17 +128,20 @@ def test_short_outputs_flagged():
     res = bucket_result(BUCKET, rows([100.0, 100.0], out=1), mode="official", endpoint="/x")
     assert res.n_short_outputs == 2
     flags = risk_flags([res], [])
-    assert any(f.startswith("early-stop: 2/2") for f in flags)
+    (flag,) = flags
+    assert (flag.kind, flag.source) == (FlagKind.EARLY_STOP, "latency")
+    assert flag.text.startswith("early-stop: 2/2")
 
 
 def test_gap_prefix_cache_and_early_stop():
     off = bucket_result(BUCKET, rows([100.0] * 5), mode="official", endpoint="/x")
     strict = bucket_result(BUCKET, rows([400.0] * 5, mode="strict"), mode="strict", endpoint="/y")
     gap = explain_gap(off, strict)
-    assert gap.cause.startswith("prefix cache")
+    assert (gap.cause_kind, gap.cause.startswith("prefix cache")) == ("prefix_cache", True)
     assert gap.official_speedup == 10.0 and gap.strict_speedup == 2.5
     assert gap.share_of_official_speedup == pytest.approx(0.75)
     short = bucket_result(BUCKET, rows([100.0] * 5, out=1), mode="official", endpoint="/x")
+    assert explain_gap(short, strict).cause_kind == "early_stop"
     assert explain_gap(short, strict).cause.startswith("early stop")
     same = bucket_result(BUCKET, rows([390.0] * 5, mode="strict"), mode="strict", endpoint="/y")
     assert explain_gap(
