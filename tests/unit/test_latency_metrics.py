@@ -2,10 +2,10 @@ import pytest
 
 from harness.client.records import ErrorKind, RequestError, RequestRecord, StreamEvent
 from harness.latency.analysis import explain_gap, risk_flags
-from harness.risk import FlagKind
 from harness.latency.metrics import bucket_result, itl_values, strip_think, to_row
 from harness.latency.report import RequestRow
 from harness.profiles import Bucket
+from harness.risk import FlagKind
 from harness.tokenizer import load_tokenizer
 
 MS = 1_000_000
