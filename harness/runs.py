@@ -22,7 +22,7 @@ import time
 from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, ClassVar, Self, TypeVar
+from typing import Any, ClassVar, Literal, Self, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
@@ -64,6 +64,32 @@ class Provenance(BaseModel):
     python: str = Field(default_factory=lambda: sys.version.split()[0])
     started_at: str = Field(default_factory=lambda: datetime.now(UTC).isoformat())
     finished_at: str | None = None
+
+
+Phase = Literal["warmup", "timed"]
+
+
+class RequestRow(BaseModel):
+    """One request as a report records it: what every measurement's rows share.
+
+    ``latency.report.RequestRow`` and ``throughput.report.RequestRow`` add what
+    only they measure (bucket and stream timings; level, send/end times, spot
+    checks). Times in ms from the request's send.
+    """
+
+    phase: Phase
+    index: int  # position in the send order of its bucket / level
+    ok: bool
+    status: int | None = None
+    error: str | None = None
+    error_kind: str | None = None
+    prompt_tokens: int | None = None  # client tokenizer
+    server_prompt_tokens: int | None = None  # usage.prompt_tokens
+    output_tokens: int | None = None  # client re-tokenisation of the output (verified)
+    server_output_tokens: int | None = None  # usage.completion_tokens
+    finish_reason: str | None = None
+    e2e_ms: float | None = None
+    dispatch_lag_ms: float | None = None  # actual send − intended send
 
 
 def redact_argv(argv: list[str]) -> list[str]:

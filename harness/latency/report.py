@@ -8,30 +8,18 @@ from pydantic import BaseModel, Field
 
 from harness.risk import RiskFlag, flag_from_text
 from harness.runs import Migration, Report
+from harness.runs import RequestRow as BaseRequestRow
 from harness.stats import Dist as Dist  # re-exported: the one distribution type
 
 
-class RequestRow(BaseModel):
-    """One request as measured. Times in ms from the send timestamp."""
+class RequestRow(BaseRequestRow):
+    """One latency request: the shared row plus its bucket, mode and stream timings."""
 
     bucket: str
     mode: Literal["official", "strict"]
-    phase: Literal["warmup", "timed"]
-    index: int
-    ok: bool
-    status: int | None = None
-    error: str | None = None
-    error_kind: str | None = None
-    prompt_tokens: int | None = None  # client tokenizer
-    server_prompt_tokens: int | None = None  # usage.prompt_tokens
-    output_tokens: int | None = None  # client re-tokenisation of the output
-    server_output_tokens: int | None = None  # usage.completion_tokens
-    finish_reason: str | None = None
-    e2e_ms: float | None = None
     ttft_ms: float | None = None
     tpot_ms: float | None = None
     end_of_stream_ms: float | None = None
-    dispatch_lag_ms: float | None = None
     n_chunks: int | None = None
 
 

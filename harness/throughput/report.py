@@ -8,28 +8,22 @@ from pydantic import BaseModel, Field
 
 from harness.risk import RiskFlag, flag_from_text
 from harness.runs import Migration, Report
+from harness.runs import Phase as Phase  # re-exported: the runner names it here
+from harness.runs import RequestRow as BaseRequestRow
 from harness.stats import Dist as Dist  # re-exported: the one distribution type
 
 Kind = Literal["random", "spot"]
-Phase = Literal["warmup", "timed"]
 
 
-class RequestRow(BaseModel):
+class RequestRow(BaseRequestRow):
+    """One throughput request: the shared row plus its level, send/end times and spot check.
+
+    Its prompt tokens are the prompt text alone; ``server_prompt_tokens`` includes the
+    chat template.
+    """
+
     level: int
-    phase: Phase
-    index: int  # position in the level's send order
     kind: Kind
-    ok: bool
-    status: int | None = None
-    error: str | None = None
-    error_kind: str | None = None
-    prompt_tokens: int | None = None  # client tokenizer, the prompt text alone
-    server_prompt_tokens: int | None = None  # usage.prompt_tokens (includes the chat template)
-    output_tokens: int | None = None  # client re-tokenisation of the answer (verified)
-    server_output_tokens: int | None = None  # usage.completion_tokens
-    finish_reason: str | None = None
-    e2e_ms: float | None = None
-    dispatch_lag_ms: float | None = None
     start_ms: float | None = None  # send time, ms after the level's timed start
     end_ms: float | None = None
     think_tag: bool = False  # "<think>" or "</think>" in the answer

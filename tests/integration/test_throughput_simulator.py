@@ -9,6 +9,7 @@ import pytest
 
 from harness.cli import main
 from harness.profiles import load_profile
+from harness.risk import FlagKind
 from harness.runs import Provenance
 from harness.throughput.analysis import build_report
 from harness.throughput.config import ThroughputConfig, from_profile
@@ -51,7 +52,8 @@ async def test_official_sweep_sends_the_graders_requests(simulator):
         assert e.stream is False
     # the grader's model is not served by the simulator: the first served name, flagged
     assert state.model == "Qwen/Qwen3.5-4B"
-    assert any("does not serve 'Qwen/Qwen3.5-35B-A3B'" in f for f in rep.flags)
+    (flag,) = [f for f in rep.flags if f.kind is FlagKind.SERVED_MODEL]
+    assert "does not serve 'Qwen/Qwen3.5-35B-A3B'" in flag.text
     # one prompt list for every level, in the same order
     per_level = [chats[k * 10 : (k + 1) * 10] for k in range(3)]
     prompts = [[e.body["messages"][0]["content"] for e in lv] for lv in per_level]
@@ -105,7 +107,7 @@ async def test_usage_skew_think_leak_and_errors_are_flagged(simulator):
     assert lv.n_failed > 0 and lv.n_ok + lv.n_failed == 12
     assert lv.usage_mismatches == lv.n_ok  # every answer's usage is 9 tokens off
     assert lv.think_tags == lv.n_ok
-    text = "\n".join(rep.flags)
+    text = "\n".join(f.text for f in rep.flags)
     assert "requests failed (http_status" in text
     assert "differs from the re-tokenised count" in text and "contain thinking" in text
 

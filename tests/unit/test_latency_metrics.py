@@ -3,8 +3,9 @@ import pytest
 from harness.client.records import ErrorKind, RequestError, RequestRecord, StreamEvent
 from harness.latency.analysis import explain_gap, risk_flags
 from harness.latency.metrics import bucket_result, itl_values, strip_think, to_row
+from harness.latency.procedure import official_procedure
 from harness.latency.report import RequestRow
-from harness.profiles import Bucket
+from harness.profiles import Bucket, load_profile
 from harness.risk import FlagKind
 from harness.tokenizer import load_tokenizer
 
@@ -152,3 +153,14 @@ def test_gap_prefix_cache_and_early_stop():
 def test_strip_think():
     assert strip_think("<think>\nhmm\n</think>\n\nAnswer") == "Answer"
     assert strip_think("plain") == "plain"
+
+
+def test_official_procedure_is_the_profiles_runs_warmups_and_buckets():
+    spec = load_profile().require_latency()
+    names = [b.name for b in spec.buckets]
+    assert official_procedure(spec.runs, spec.warmup, names, spec)
+    assert not official_procedure(spec.runs - 1, spec.warmup, names, spec)
+    assert not official_procedure(spec.runs, spec.warmup + 1, names, spec)
+    assert not official_procedure(spec.runs, spec.warmup, names[:2], spec)
+    quick = spec.model_copy(update={"runs": 3, "warmup": 1})
+    assert official_procedure(3, 1, names, quick)

@@ -61,5 +61,3 @@ def test_bad_value_and_bad_toml(tmp_path):
 def test_unknown_bucket_name():
     with pytest.raises(ConfigError, match="short, medium, long"):
         load_profile().require_latency().bucket("huge")
-
-
