@@ -77,5 +77,10 @@ def flag_from_text(raw: Any, source: str) -> Any:
     return {"kind": kind.value, "text": raw, "source": source}
 
 
+def migrate_flags(raw: Any, source: str) -> Any:
+    """A schema-1 ``flags`` list with its strings made records; anything else unchanged."""
+    return [flag_from_text(f, source) for f in raw] if isinstance(raw, list) else raw
+
+
 def texts(flags: list[RiskFlag]) -> list[str]:
     return [f.text for f in flags]

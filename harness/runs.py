@@ -138,7 +138,14 @@ class Report(BaseModel):
 
     @classmethod
     def from_json(cls, text: str) -> Self:
-        return cls.model_validate_json(text)
+        """Parse one report's JSON text, migrating an older schema like :func:`load_report`."""
+        try:
+            data = json.loads(text)
+        except json.JSONDecodeError as err:
+            raise ConfigError(f"{cls.FILENAME}: not valid JSON ({err})") from None
+        if not isinstance(data, dict):
+            raise ConfigError(f"{cls.FILENAME}: not a JSON object")
+        return _validate(data, cls, cls.FILENAME)
 
     def save(self, folder: Path) -> Path:
         folder.mkdir(parents=True, exist_ok=True)
@@ -171,7 +178,8 @@ def migrate(data: dict[str, Any], kind: type[Report], where: str = "") -> dict[s
     if isinstance(version, bool) or not isinstance(version, int):
         raise ConfigError(f"{where}: no integer schema_version (got {version!r})")
     if version > kind.SCHEMA_VERSION:
-        writer = data.get("provenance", {}).get("harness_version", "?")
+        prov = data.get("provenance")
+        writer = prov.get("harness_version", "?") if isinstance(prov, dict) else "?"
         raise ConfigError(
             f"{where}: schema_version {version} (written by harness {writer}); this harness "
             f"{__version__} reads {kind.__name__} up to version {kind.SCHEMA_VERSION}",
@@ -211,17 +219,21 @@ def load_report(folder: Path, kind: type[R]) -> R | None:
         raise ConfigError(f"{path.name}: not valid JSON ({err})") from None
     if not isinstance(data, dict):
         raise ConfigError(f"{path.name}: not a JSON object")
+    return _validate(data, kind, path.name)
+
+
+def _validate(data: dict[str, Any], kind: type[R], where: str) -> R:
     expected = kind.model_fields["kind"].default
     if data.get("kind", expected) != expected:
-        raise ConfigError(f"{path.name}: a {data.get('kind')!r} report, not {expected!r}")
-    data = migrate(data, kind, path.name)
+        raise ConfigError(f"{where}: a {data.get('kind')!r} report, not {expected!r}")
+    data = migrate(data, kind, where)
     try:
         return kind.model_validate(data)
     except ValidationError as err:
         first = err.errors()[0]
         loc = ".".join(str(p) for p in first["loc"])
         raise ConfigError(
-            f"{path.name}: does not match the {kind.__name__} schema "
+            f"{where}: does not match the {kind.__name__} schema "
             f"({err.error_count()} error(s); first at {loc}: {first['msg']})"
         ) from None
 

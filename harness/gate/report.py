@@ -7,7 +7,7 @@ from typing import Any, ClassVar
 
 from pydantic import BaseModel, Field
 
-from harness.risk import RiskFlag, flag_from_text
+from harness.risk import RiskFlag, migrate_flags
 from harness.runs import Migration, Report
 
 
@@ -28,11 +28,13 @@ class Reason(BaseModel):
 
 def _v1_to_v2(data: dict[str, Any]) -> dict[str, Any]:
     """Schema 2: flags are :class:`RiskFlag` records (schema 1: strings)."""
-    data["flags"] = [flag_from_text(f, "gate") for f in data.get("flags", [])]
+    data["flags"] = migrate_flags(data.get("flags", []), "gate")
     # hand-written schema-1 files sometimes held reasons as bare strings
-    data["reasons"] = [
-        {"source": "gate", "text": r} if isinstance(r, str) else r for r in data.get("reasons", [])
-    ]
+    reasons = data.get("reasons", [])
+    if isinstance(reasons, list):
+        data["reasons"] = [
+            {"source": "gate", "text": r} if isinstance(r, str) else r for r in reasons
+        ]
     return data
 
 

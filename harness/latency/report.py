@@ -6,7 +6,7 @@ from typing import Any, ClassVar, Literal
 
 from pydantic import BaseModel, Field
 
-from harness.risk import RiskFlag, flag_from_text
+from harness.risk import RiskFlag, migrate_flags
 from harness.runs import Migration, Report
 from harness.runs import RequestRow as BaseRequestRow
 from harness.stats import Dist as Dist  # re-exported: the one distribution type
@@ -89,16 +89,19 @@ _CAUSE_PREFIXES: dict[str, GapCause] = {
 
 def _v1_to_v2(data: dict[str, Any]) -> dict[str, Any]:
     """Schema 2: flags are :class:`RiskFlag` records; gaps carry ``cause_kind``."""
-    data["flags"] = [flag_from_text(f, "latency") for f in data.get("flags", [])]
-    gaps = []
-    for gap in data.get("gaps", []):
-        if isinstance(gap, dict) and "cause_kind" not in gap:
-            cause = str(gap.get("cause", ""))
-            kind = next((k for p, k in _CAUSE_PREFIXES.items() if cause.startswith(p)), "agree")
-            gap = {**gap, "cause_kind": kind}
-        gaps.append(gap)
-    data["gaps"] = gaps
+    data["flags"] = migrate_flags(data.get("flags", []), "latency")
+    gaps = data.get("gaps", [])
+    if isinstance(gaps, list):  # anything else is left for validation to refuse
+        data["gaps"] = [_gap_v2(g) for g in gaps]
     return data
+
+
+def _gap_v2(gap: Any) -> Any:
+    if not isinstance(gap, dict) or "cause_kind" in gap:
+        return gap
+    cause = str(gap.get("cause", ""))
+    kind = next((k for p, k in _CAUSE_PREFIXES.items() if cause.startswith(p)), "agree")
+    return {**gap, "cause_kind": kind}
 
 
 class LatencyReport(Report):

@@ -6,7 +6,7 @@ from typing import Any, ClassVar, Literal
 
 from pydantic import BaseModel, Field
 
-from harness.risk import RiskFlag, flag_from_text
+from harness.risk import RiskFlag, migrate_flags
 from harness.runs import Migration, Report
 from harness.runs import Phase as Phase  # re-exported: the runner names it here
 from harness.runs import RequestRow as BaseRequestRow
@@ -80,7 +80,7 @@ class LevelResult(BaseModel):
 
 def _v1_to_v2(data: dict[str, Any]) -> dict[str, Any]:
     """Schema 2: flags are :class:`RiskFlag` records (schema 1: strings)."""
-    data["flags"] = [flag_from_text(f, "throughput") for f in data.get("flags", [])]
+    data["flags"] = migrate_flags(data.get("flags", []), "throughput")
     return data
 
 
