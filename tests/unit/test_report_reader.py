@@ -10,14 +10,16 @@ import pytest
 
 from harness.cli import main
 from harness.errors import EXIT_INCOMPLETE, EXIT_USAGE, ConfigError
-from harness.gate.judge import read_inputs
+from harness.gate.judge import judge_folder, read_inputs
 from harness.gate.report import GateReport
+from harness.image.rules import RuleResult
 from harness.latency.report import LatencyReport
 from harness.profiles import load_profile
 from harness.report.folder import read_run
 from harness.risk import FlagKind
-from harness.runs import load_report
+from harness.runs import Provenance, load_report
 from harness.throughput.report import ThroughputReport
+from tests.unit.test_gate_rules import package_report
 from tests.unit.test_report_data import make_run, write_quality
 
 T0 = "2026-01-01T10:00:00+00:00"
@@ -197,3 +199,13 @@ def test_gate_and_report_read_the_same_reports(tmp_path: Path) -> None:
     assert inputs.latency == run.get(LatencyReport)
     assert inputs.quality is not None and inputs.quality == run.reports["quality.json"]
     assert inputs.check is None and inputs.throughput is None and inputs.package is None
+
+
+def test_gate_reads_package_json_typed(tmp_path: Path) -> None:
+    rules = [RuleResult(rule="size", status="fail", detail="21 GB is over 20 GB")]
+    package_report(rules, passed=False).save(tmp_path)
+    gate = judge_folder(tmp_path, load_profile("efficient-qwen"), Provenance(), image=True)
+    assert gate.verdict == "FAIL" and "package" in gate.reports
+    assert [r.text for r in gate.reasons if r.blocking] == [
+        "package rule size: 21 GB is over 20 GB"
+    ]
