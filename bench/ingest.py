@@ -37,13 +37,12 @@ from accuracy_results import by_prompt, token_writes
 from minimal_client import run_minimal
 
 from harness.cli.common import int_list, positive_int
-from harness.latency.metrics import dist
-from harness.latency.report import Dist
 from harness.latency.selftest import SelfTestConfig, _measure
 from harness.simulate.bench import cpu_seconds
 from harness.simulate.config import SimConfig
 from harness.simulate.log import LogEntry
 from harness.simulate.process import SimProcess
+from harness.stats import Dist, dist
 
 
 @dataclass

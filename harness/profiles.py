@@ -6,7 +6,6 @@ Competitions are data (docs/profiles.md). Each section is a pydantic model with
 
 from __future__ import annotations
 
-import math
 import tomllib
 from pathlib import Path
 from typing import Any, Literal
@@ -51,10 +50,7 @@ class LatencySpec(Strict):
     endpoint: str = "/invocations"
     warmup: int = Field(default=5, ge=0)
     runs: int = Field(default=50, ge=1)
-    statistic: Literal["median"] = "median"
-    score: Literal["mean_speedup"] = "mean_speedup"
     new_connection_per_request: bool = True
-    drop_failed: bool = True
     filler_sentence: str = "The quick brown fox jumps over the lazy dog. "
     filler_divisor: int = 10
     filler_min_repeats: int = 1
@@ -271,10 +267,3 @@ def load_profile(name_or_path: str | None = None) -> Profile:
     except tomllib.TOMLDecodeError as err:
         raise ConfigError(f"{path.name}: invalid TOML: {err}") from None
     return parse_profile(data, source=path.name)
-
-
-def limit_docs(limit: float | None, n: int) -> int:
-    """The grader's limit semantics: a fraction below 1.0 takes the first ceil(f*n) docs."""
-    if limit is None or limit >= 1.0:
-        return n
-    return min(n, math.ceil(limit * n))

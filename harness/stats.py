@@ -7,23 +7,30 @@ Percentiles use linear interpolation (numpy's default, as vLLM's benchmark and
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 
 import numpy as np
+from pydantic import BaseModel
 
 
-@dataclass(frozen=True)
-class Summary:
-    n: int
-    mean: float | None
-    median: float | None
-    p50: float | None
-    p90: float | None
-    p95: float | None
-    p99: float | None
-    min: float | None
-    max: float | None
-    stdev: float | None
+class Dist(BaseModel):
+    """The one summary of a distribution (ms, tokens, …) in every report.
+
+    Its JSON keys are report data: latency.json, throughput.json and the
+    self-test write them (docs/reports.md). ``ci95`` is the bootstrap 95 % CI
+    of the median, filled only where a report asks for it.
+    """
+
+    n: int = 0
+    mean: float | None = None
+    median: float | None = None
+    p50: float | None = None
+    p90: float | None = None
+    p95: float | None = None
+    p99: float | None = None
+    min: float | None = None
+    max: float | None = None
+    stdev: float | None = None
+    ci95: tuple[float, float] | None = None
 
 
 def median(xs: Sequence[float]) -> float | None:
@@ -34,12 +41,13 @@ def percentile(xs: Sequence[float], q: float) -> float | None:
     return float(np.percentile(np.asarray(xs, dtype=float), q)) if len(xs) else None
 
 
-def summarize(xs: Sequence[float]) -> Summary:
+def dist(xs: Sequence[float], *, ci: bool = False, seed: int = 0) -> Dist:
+    """Summarise ``xs``; with ``ci`` also the bootstrap CI of the median (seeded)."""
     if not len(xs):
-        return Summary(0, None, None, None, None, None, None, None, None, None)
+        return Dist()
     a = np.asarray(xs, dtype=float)
     p50, p90, p95, p99 = (float(v) for v in np.percentile(a, [50, 90, 95, 99]))
-    return Summary(
+    return Dist(
         n=int(a.size),
         mean=float(a.mean()),
         median=p50,
@@ -50,6 +58,7 @@ def summarize(xs: Sequence[float]) -> Summary:
         min=float(a.min()),
         max=float(a.max()),
         stdev=float(a.std(ddof=1)) if a.size > 1 else 0.0,
+        ci95=bootstrap_median_ci(xs, seed=seed) if ci else None,
     )
 
 

@@ -141,6 +141,7 @@ def config_from_args(args: argparse.Namespace, ctx: RunContext) -> LatencyConfig
         ready_timeout_s=args.ready_timeout or ready.timeout_s,
         calibrate=not args.no_calibrate,
         think_close=ctx.profile.server.think_close,
+        spec=spec,
     )
 
 

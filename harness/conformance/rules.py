@@ -6,7 +6,7 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
-from harness.stats import summarize
+from harness.stats import dist
 
 USAGE_KEYS = ("prompt_tokens", "completion_tokens", "total_tokens")
 FINISH_REASONS = ("stop", "length")
@@ -169,7 +169,7 @@ def first_difference(a: str, b: str, context: int = 30) -> str:
 
 def latency_spread(ms: list[float]) -> dict[str, float]:
     """min / median / p90 / max (ms) and max/min, over successful requests."""
-    s = summarize(ms)
+    s = dist(ms)
     if s.n == 0 or s.min is None or s.max is None or s.p50 is None or s.p90 is None:
         return {}
     return {

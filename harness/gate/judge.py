@@ -2,52 +2,42 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
-from typing import Any
 
 from harness.conformance.model import CheckReport
 from harness.errors import HarnessError
 from harness.gate.report import GateReport, Reason, Verdict
 from harness.gate.rules import GateInputs, judge, required_reports
+from harness.image.package import PackageReport
 from harness.latency.report import LatencyReport
 from harness.profiles import Profile
 from harness.quality.report import QualityReport
-from harness.runs import Provenance
-
-
-def _load_data(folder: Path, name: str, problems: list[Reason]) -> dict[str, Any] | None:
-    path = folder / f"{name}.json"
-    if not path.exists():
-        return None
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, json.JSONDecodeError) as err:
-        problems.append(
-            Reason(source="gate", text=f"{path.name} is unreadable: {err}", incomplete=True)
-        )
-        return None
-    return data if isinstance(data, dict) else None
+from harness.runs import Provenance, R, load_report
+from harness.throughput.report import ThroughputReport
 
 
 def read_inputs(
     folder: Path, profile: Profile, *, image: bool = False
 ) -> tuple[GateInputs, list[Reason]]:
+    """Every report the gate reads, through the one reader; an unreadable one is a problem."""
     problems: list[Reason] = []
-    inputs = GateInputs(profile=profile, required=required_reports(profile, image=image))
-    for attr, cls in (
-        ("check", CheckReport),
-        ("latency", LatencyReport),
-        ("quality", QualityReport),
-    ):
-        if not (folder / cls.FILENAME).exists():
-            continue
+
+    def load(kind: type[R]) -> R | None:
         try:
-            setattr(inputs, attr, cls.load(folder))
+            return load_report(folder, kind)
         except HarnessError as err:
             problems.append(Reason(source="gate", text=err.one_line(), incomplete=True))
-    inputs.throughput = _load_data(folder, "throughput", problems)
-    inputs.package = _load_data(folder, "package", problems)
+            return None
+
+    inputs = GateInputs(
+        profile=profile,
+        required=required_reports(profile, image=image),
+        check=load(CheckReport),
+        latency=load(LatencyReport),
+        quality=load(QualityReport),
+        throughput=load(ThroughputReport),
+        package=load(PackageReport),
+    )
     return inputs, problems
 
 
@@ -63,13 +53,13 @@ def judge_folder(
     verdict, reasons, flags = judge(inputs, strict=strict)
     if problems and verdict is Verdict.PASS:
         verdict = Verdict.INCOMPLETE
-    lat = inputs.latency
+    lat, tp = inputs.latency, inputs.throughput
     score: float | None = None
     score_name = ""
     if lat is not None:
         score, score_name = lat.score, "mean speedup"
-    elif inputs.throughput is not None and isinstance(inputs.throughput.get("score"), int | float):
-        score, score_name = float(inputs.throughput["score"]), "weighted tok/s"
+    elif tp is not None and tp.score is not None:
+        score, score_name = tp.score, "weighted tok/s"
     return GateReport(
         verdict=verdict,
         strict=strict,

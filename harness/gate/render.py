@@ -25,7 +25,7 @@ def render_gate(console: Console, rep: GateReport, folder: str) -> None:
                 else "(do not fail the gate; --strict to make them)"
             )
         )
-        lines += [f"[yellow]⚠[/] {f}" for f in rep.flags]
+        lines += [f"[yellow]⚠[/] {f.text}" for f in rep.flags]
     title = f"[{_STYLE[rep.verdict]}]{rep.verdict.value}[/]"
     if rep.score is not None:
         title += f"  score {rep.score:.2f} ({rep.score_name})"

@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 from enum import StrEnum
-from typing import ClassVar
+from typing import Any, ClassVar
 
 from pydantic import BaseModel, Field
 
-from harness.runs import Report
+from harness.risk import RiskFlag, migrate_flags
+from harness.runs import Migration, Report
 
 
 class Verdict(StrEnum):
@@ -25,15 +26,30 @@ class Reason(BaseModel):
     incomplete: bool = False  # a required measurement is missing or partial
 
 
+def _v1_to_v2(data: dict[str, Any]) -> dict[str, Any]:
+    """Schema 2: flags are :class:`RiskFlag` records (schema 1: strings)."""
+    data["flags"] = migrate_flags(data.get("flags", []), "gate")
+    # hand-written schema-1 files sometimes held reasons as bare strings
+    reasons = data.get("reasons", [])
+    if isinstance(reasons, list):
+        data["reasons"] = [
+            {"source": "gate", "text": r} if isinstance(r, str) else r for r in reasons
+        ]
+    return data
+
+
 class GateReport(Report):
     FILENAME: ClassVar[str] = "gate.json"
-    SCHEMA_VERSION: ClassVar[int] = 1
+    SCHEMA_VERSION: ClassVar[int] = 2
+    MIGRATIONS: ClassVar[dict[int, Migration]] = {1: _v1_to_v2}
 
     kind: str = "gate"
     verdict: Verdict
     strict: bool = False
     reasons: list[Reason] = Field(default_factory=list)
-    flags: list[str] = Field(default_factory=list)  # risk flags (fail the gate only with --strict)
+    flags: list[RiskFlag] = Field(
+        default_factory=list
+    )  # risk flags (fail the gate only with --strict)
     score: float | None = None  # the competition's score (latency mean speedup / throughput)
     score_name: str = ""
     bucket_speedups: dict[str, float | None] = Field(default_factory=dict)

@@ -1,32 +1,63 @@
 """The gate's rules: pure functions from report data to reasons and flags.
 
 Each rule reads one report and returns :class:`Reason` lines (blocking or not)
-and risk flags. :func:`judge` combines them: any blocking reason → FAIL; else
-any missing or partial required report → INCOMPLETE; else PASS. ``strict``
-turns every risk flag into a blocking reason.
+and :class:`~harness.risk.RiskFlag` records. :func:`judge` combines them: any
+blocking reason → FAIL; else any missing or partial required report →
+INCOMPLETE; else PASS. ``strict`` turns every risk flag into a blocking reason.
+Rules read flags by ``kind``, never by their text, and take every grader number
+(readiness limit, runs, warm-ups, buckets) from the profile.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
 
 from harness.conformance.model import CheckReport, Result
 from harness.gate.report import Reason, Verdict
-from harness.latency.report import LatencyReport
-from harness.profiles import Bucket, Profile
+from harness.image.package import PackageReport
+from harness.latency.procedure import official_procedure
+from harness.latency.report import GapCause, LatencyReport
+from harness.profiles import LatencySpec, Profile
 from harness.quality.report import QualityReport
+from harness.risk import FlagKind, RiskFlag
 from harness.stats import binomial_stderr
 from harness.throughput.correctness import evaluate, gated_score
+from harness.throughput.report import ThroughputReport
 
-READY_LIMIT_S = 600.0  # the grader polls /ping for up to 10 minutes
-PREFIX_SHARE_RISK = 0.5  # more than half the official speedup not reproduced by unique prompts
+# harness's own threshold, not a grader's: more than half the official speedup
+# not reproduced by unique prompts is worth a flag
+PREFIX_SHARE_RISK = 0.5
 
 # check names whose failure or warning is a named risk of the competition rules
-RISKY_CHECKS = {
-    "thinking_off": "thinking leaks into content with thinking OFF",
-    "one_stack": "different answers through different endpoints (routing by endpoint is forbidden)",
+RISKY_CHECKS: dict[str, tuple[FlagKind, str]] = {
+    "thinking_off": (FlagKind.THINKING_LEAK, "thinking leaks into content with thinking OFF"),
+    "one_stack": (
+        FlagKind.ENDPOINT_ROUTING,
+        "different answers through different endpoints (routing by endpoint is forbidden)",
+    ),
 }
+
+# the report's own flags the gate replaces with its own lines (from the bucket counts)
+_RESTATED_BY_GATE = {FlagKind.REQUEST_FAILURES, FlagKind.NO_DATA}
+
+_GAP_LABEL: dict[GapCause, str] = {
+    "agree": "the modes agree",
+    "early_stop": "early stop",
+    "prefix_cache": "prefix cache",
+    "strict_faster": "strict is faster",
+    "no_data": "no data",
+}
+
+
+def _flag(kind: FlagKind, source: str, text: str) -> RiskFlag:
+    return RiskFlag(kind=kind, text=text, source=source)
+
+
+def _readiness_flag(source: str, readiness_s: float | None, limit_s: float) -> list[RiskFlag]:
+    if readiness_s is None or readiness_s <= limit_s:
+        return []
+    text = f"readiness took {readiness_s:.0f} s, over the grader's {limit_s:.0f} s"
+    return [_flag(FlagKind.SLOW_READINESS, source, text)]
 
 
 @dataclass
@@ -35,8 +66,8 @@ class GateInputs:
     check: CheckReport | None = None
     latency: LatencyReport | None = None
     quality: QualityReport | None = None
-    throughput: dict[str, Any] | None = None  # throughput.json as data (its own schema)
-    package: dict[str, Any] | None = None  # package.json as data (only with --image)
+    throughput: ThroughputReport | None = None
+    package: PackageReport | None = None  # only with --image
     required: list[str] = field(default_factory=list)
 
 
@@ -53,23 +84,21 @@ def required_reports(profile: Profile, *, image: bool = False) -> list[str]:
     return out
 
 
-def check_rules(rep: CheckReport) -> tuple[list[Reason], list[str]]:
+def check_rules(rep: CheckReport, ready_limit_s: float) -> tuple[list[Reason], list[RiskFlag]]:
     reasons: list[Reason] = []
-    flags: list[str] = []
+    flags: list[RiskFlag] = []
     for c in rep.checks:
         if c.required and c.result is Result.FAIL:
             reasons.append(
                 Reason(source="check", text=f"check {c.name} failed: {c.reason}", blocking=True)
             )
         elif c.result in (Result.FAIL, Result.WARN):
-            flags.append(f"check {c.name} ({c.result.value}): {c.reason}")
-        for key, risk in RISKY_CHECKS.items():
-            if c.name == key and c.result in (Result.FAIL, Result.WARN):
-                flags.append(f"{risk}: {c.reason}")
-    if rep.readiness_s is not None and rep.readiness_s > READY_LIMIT_S:
-        flags.append(
-            f"readiness took {rep.readiness_s:.0f} s, over the grader's {READY_LIMIT_S:.0f} s"
-        )
+            text = f"check {c.name} ({c.result.value}): {c.reason}"
+            flags.append(_flag(FlagKind.CHECK_NOT_PASSED, "check", text))
+        risky = RISKY_CHECKS.get(c.name)
+        if risky is not None and c.result in (Result.FAIL, Result.WARN):
+            flags.append(_flag(risky[0], "check", f"{risky[1]}: {c.reason}"))
+    flags += _readiness_flag("check", rep.readiness_s, ready_limit_s)
     if not rep.complete:
         reasons.append(
             Reason(source="check", text="check.json is partial (interrupted)", incomplete=True)
@@ -78,10 +107,14 @@ def check_rules(rep: CheckReport) -> tuple[list[Reason], list[str]]:
 
 
 def latency_rules(
-    rep: LatencyReport, profile_buckets: list[Bucket] | None = None
-) -> tuple[list[Reason], list[str]]:
+    rep: LatencyReport, spec: LatencySpec | None, ready_limit_s: float
+) -> tuple[list[Reason], list[RiskFlag]]:
     reasons: list[Reason] = []
-    flags = [f"latency: {f}" for f in rep.flags if not f.startswith(("failures", "no-data"))]
+    flags = [
+        _flag(f.kind, "latency", f"latency: {f.text}")
+        for f in rep.flags
+        if f.kind not in _RESTATED_BY_GATE
+    ]
     buckets = rep.buckets()
     for b in buckets:
         if b.n_ok == 0:
@@ -94,20 +127,27 @@ def latency_rules(
             )
         elif b.n_failed:
             flags.append(
-                f"latency: {b.n_failed} timed {b.name} requests failed and were dropped ({b.errors})"
+                _flag(
+                    FlagKind.REQUEST_FAILURES,
+                    "latency",
+                    f"latency: {b.n_failed} timed {b.name} requests failed and were dropped "
+                    f"({b.errors})",
+                )
             )
     for gap in rep.gaps:
         share = gap.share_of_official_speedup
         if share is not None and share > PREFIX_SHARE_RISK:
             flags.append(
-                f"latency: {share:.0%} of the {gap.bucket} speedup is not reproduced with unique prompts "
-                f"({gap.cause.split(':')[0]}): the grader's repeated prompt flatters it"
+                _flag(
+                    FlagKind.SPEEDUP_GAP,
+                    "latency",
+                    f"latency: {share:.0%} of the {gap.bucket} speedup is not reproduced with "
+                    f"unique prompts ({_GAP_LABEL[gap.cause_kind]}): the grader's repeated "
+                    "prompt flatters it",
+                )
             )
-    if rep.readiness_s is not None and rep.readiness_s > READY_LIMIT_S:
-        flags.append(
-            f"readiness took {rep.readiness_s:.0f} s, over the grader's {READY_LIMIT_S:.0f} s"
-        )
-    expected = [b.name for b in profile_buckets] if profile_buckets else []
+    flags += _readiness_flag("latency", rep.readiness_s, ready_limit_s)
+    expected = [b.name for b in spec.buckets] if spec else []
     missing = [n for n in expected if n not in {b.name for b in buckets}]
     if missing:
         reasons.append(
@@ -121,10 +161,23 @@ def latency_rules(
         speeds = ", ".join(f"{b.name} {b.speedup:.2f}×" for b in buckets if b.speedup is not None)
         reasons.append(Reason(source="latency", text=f"latency score {rep.score:.2f}× ({speeds})"))
     settings = rep.settings
-    if not settings.get("official_procedure", True):
+    # judged against this profile, not the report's own ``official_procedure``: the
+    # profile is what the gate predicts for (reports without settings are not judged)
+    if (
+        spec is not None
+        and "runs" in settings
+        and not official_procedure(
+            settings.get("runs"), settings.get("warmup"), settings.get("buckets"), spec
+        )
+    ):
         flags.append(
-            f"latency measured with {settings.get('runs')} runs / {settings.get('warmup')} warm-up "
-            f"over {settings.get('buckets')} (the grader: 50 / 5 over short, medium, long)"
+            _flag(
+                FlagKind.NON_OFFICIAL,
+                "latency",
+                f"latency measured with {settings.get('runs')} runs / {settings.get('warmup')} "
+                f"warm-up over {settings.get('buckets')} (the grader: {spec.runs} / "
+                f"{spec.warmup} over {', '.join(b.name for b in spec.buckets)})",
+            )
         )
     if not rep.complete:
         reasons.append(
@@ -135,9 +188,9 @@ def latency_rules(
 
 def quality_rules(
     rep: QualityReport, expected: list[str] | None = None
-) -> tuple[list[Reason], list[str]]:
+) -> tuple[list[Reason], list[RiskFlag]]:
     reasons: list[Reason] = []
-    flags: list[str] = []
+    flags: list[RiskFlag] = []
     measured = {b.name for b in rep.benchmarks}
     for name in expected or []:
         if name not in measured:
@@ -163,19 +216,17 @@ def quality_rules(
         else:
             reasons.append(Reason(source="quality", text=f"quality gate passed: {line}"))
         if se is not None and abs(b.score - b.threshold) <= 2 * se:
-            flags.append(
-                f"quality: {b.title} is within its sampling error of the threshold ({line})"
-            )
+            text = f"quality: {b.title} is within its sampling error of the threshold ({line})"
+            flags.append(_flag(FlagKind.NEAR_THRESHOLD, "quality", text))
         if b.errors:
-            flags.append(
-                f"quality: {b.errors} {b.title} requests failed every attempt and were scored as wrong"
-            )
+            text = f"quality: {b.errors} {b.title} requests failed every attempt and were scored as wrong"
+            flags.append(_flag(FlagKind.REQUEST_FAILURES, "quality", text))
         if b.thinking_stats and b.thinking_stats.lost_to_budget:
-            flags.append(
-                f"quality: {b.thinking_stats.lost_to_budget} {b.title} answers lost to the thinking budget"
-            )
+            text = f"quality: {b.thinking_stats.lost_to_budget} {b.title} answers lost to the thinking budget"
+            flags.append(_flag(FlagKind.THINKING_BUDGET, "quality", text))
     if not rep.official and rep.non_official:
-        flags.append(f"quality measured with non-official settings: {rep.non_official}")
+        text = f"quality measured with non-official settings: {rep.non_official}"
+        flags.append(_flag(FlagKind.NON_OFFICIAL, "quality", text))
     if not rep.complete:
         reasons.append(
             Reason(source="quality", text="quality.json is partial (interrupted)", incomplete=True)
@@ -183,33 +234,37 @@ def quality_rules(
     return reasons, flags
 
 
-def throughput_rules(data: dict[str, Any]) -> tuple[list[Reason], list[str]]:
+def throughput_rules(rep: ThroughputReport) -> tuple[list[Reason], list[RiskFlag]]:
     reasons: list[Reason] = []
-    flags = [f"throughput: {f}" for f in data.get("flags", []) if isinstance(f, str)]
-    score = data.get("score")
-    if isinstance(score, int | float):
+    flags = [_flag(f.kind, "throughput", f"throughput: {f.text}") for f in rep.flags]
+    if rep.score is not None:
         reasons.append(
-            Reason(source="throughput", text=f"throughput score {score:,.1f} (weighted tok/s)")
+            Reason(source="throughput", text=f"throughput score {rep.score:,.1f} (weighted tok/s)")
         )
     else:
         reasons.append(
             Reason(source="throughput", text="throughput.json has no score", incomplete=True)
         )
-    if data.get("complete") is False:
+    if not rep.complete:
         reasons.append(
             Reason(source="throughput", text="throughput.json is partial", incomplete=True)
         )
-    if data.get("score_complete") is False:
+    if not rep.score_complete:
         flags.append(
-            "throughput: not every level of the profile was measured: the score is not comparable"
+            _flag(
+                FlagKind.PARTIAL_SWEEP,
+                "throughput",
+                "throughput: not every level of the profile was measured: the score is not "
+                "comparable",
+            )
         )
-    if data.get("official") is False:
-        flags.append(
-            f"throughput measured with non-official settings: {data.get('non_official', {})}"
-        )
-    if data.get("spot_checks_passed") is False:
-        flags.append("throughput: a math spot check failed (garbage output under load?)")
-    if data.get("passed") is False:
+    if not rep.official:
+        text = f"throughput measured with non-official settings: {rep.non_official}"
+        flags.append(_flag(FlagKind.NON_OFFICIAL, "throughput", text))
+    if not rep.spot_checks_passed:
+        text = "throughput: a math spot check failed (garbage output under load?)"
+        flags.append(_flag(FlagKind.SPOT_CHECK, "throughput", text))
+    if rep.passed is False:
         reasons.append(
             Reason(
                 source="throughput",
@@ -243,7 +298,7 @@ def correctness_rules(inputs: GateInputs) -> list[Reason]:
         for o in verdict.outcomes
     ]
     if verdict.zeroes_score:
-        score = inputs.throughput.get("score") if inputs.throughput else None
+        score = inputs.throughput.score if inputs.throughput else None
         out.append(
             Reason(
                 source="throughput",
@@ -256,18 +311,16 @@ def correctness_rules(inputs: GateInputs) -> list[Reason]:
     return out
 
 
-def package_rules(data: dict[str, Any]) -> tuple[list[Reason], list[str]]:
+def package_rules(rep: PackageReport) -> tuple[list[Reason], list[RiskFlag]]:
     reasons: list[Reason] = []
-    flags: list[str] = []
-    for rule in data.get("rules", []):
-        if not isinstance(rule, dict):
-            continue
-        text = f"package rule {rule.get('rule')}: {rule.get('detail', '')}"
-        if rule.get("status") == "fail":
+    flags: list[RiskFlag] = []
+    for rule in rep.rules:
+        text = f"package rule {rule.rule}: {rule.detail}"
+        if rule.status == "fail":
             reasons.append(Reason(source="package", text=text, blocking=True))
-        elif rule.get("status") == "warn":
-            flags.append(text)
-    if data.get("passed") is False and not reasons:
+        elif rule.status == "warn":
+            flags.append(_flag(FlagKind.PACKAGE_WARNING, "package", text))
+    if not rep.passed and not reasons:
         reasons.append(
             Reason(
                 source="package", text="package.json says the image failed its rules", blocking=True
@@ -276,9 +329,13 @@ def package_rules(data: dict[str, Any]) -> tuple[list[Reason], list[str]]:
     return reasons, flags
 
 
-def judge(inputs: GateInputs, *, strict: bool = False) -> tuple[Verdict, list[Reason], list[str]]:
+def judge(
+    inputs: GateInputs, *, strict: bool = False
+) -> tuple[Verdict, list[Reason], list[RiskFlag]]:
+    profile = inputs.profile
+    ready_limit_s = profile.readiness.timeout_s
     reasons: list[Reason] = []
-    flags: list[str] = []
+    flags: list[RiskFlag] = []
     present = {
         "check": inputs.check,
         "latency": inputs.latency,
@@ -295,33 +352,34 @@ def judge(inputs: GateInputs, *, strict: bool = False) -> tuple[Verdict, list[Re
                     incomplete=True,
                 )
             )
+    steps: list[tuple[list[Reason], list[RiskFlag]]] = []
     if inputs.check is not None:
-        r, f = check_rules(inputs.check)
-        reasons += r
-        flags += f
+        steps.append(check_rules(inputs.check, ready_limit_s))
     if inputs.latency is not None:
-        spec = inputs.profile.latency
-        r, f = latency_rules(inputs.latency, list(spec.buckets) if spec else None)
-        reasons += r
-        flags += f
+        steps.append(latency_rules(inputs.latency, profile.latency, ready_limit_s))
     if inputs.throughput is not None:
-        r, f = throughput_rules(inputs.throughput)
-        reasons += r
-        flags += f
+        steps.append(throughput_rules(inputs.throughput))
     if inputs.quality is not None:
-        qspec = inputs.profile.quality
-        r, f = quality_rules(inputs.quality, [b.name for b in qspec.benchmarks] if qspec else None)
-        reasons += r
-        flags += f
-    if inputs.quality is not None and inputs.profile.throughput is not None:
-        reasons += correctness_rules(inputs)
+        qspec = profile.quality
+        steps.append(
+            quality_rules(inputs.quality, [b.name for b in qspec.benchmarks] if qspec else None)
+        )
+    if inputs.quality is not None and profile.throughput is not None:
+        steps.append((correctness_rules(inputs), []))
     if inputs.package is not None:
-        r, f = package_rules(inputs.package)
-        reasons += r
-        flags += f
-    flags = list(dict.fromkeys(flags))
+        steps.append(package_rules(inputs.package))
+    for step_reasons, step_flags in steps:
+        reasons += step_reasons
+        flags += step_flags
+    # the same risk seen by two reports (slow readiness: check and latency) is one flag
+    unique: dict[tuple[FlagKind, str], RiskFlag] = {}
+    for flag in flags:
+        unique.setdefault((flag.kind, flag.text), flag)
+    flags = list(unique.values())
     if strict:
-        reasons += [Reason(source="gate", text=f"--strict: {f}", blocking=True) for f in flags]
+        reasons += [
+            Reason(source="gate", text=f"--strict: {flag.text}", blocking=True) for flag in flags
+        ]
     if any(r.blocking for r in reasons):
         verdict = Verdict.FAIL
     elif any(r.incomplete for r in reasons):

@@ -11,8 +11,10 @@ from typing import Literal
 
 from harness.latency.config import LatencyConfig
 from harness.latency.metrics import bucket_result
-from harness.latency.report import BucketResult, Gap, LatencyReport, RequestRow
+from harness.latency.procedure import official_procedure
+from harness.latency.report import BucketResult, Gap, GapCause, LatencyReport, RequestRow
 from harness.latency.runner import LatencyState
+from harness.risk import FlagKind, RiskFlag
 from harness.runs import Provenance
 from harness.stats import bootstrap_score_ci, mean_speedup
 
@@ -22,24 +24,29 @@ GAP_TOLERANCE = 0.10  # below a 10 % difference the two modes agree
 def explain_gap(off: BucketResult, strict: BucketResult) -> Gap:
     s_off, s_str = off.speedup, strict.speedup
     share = (s_off - s_str) / s_off if s_off and s_str is not None else None
+    kind: GapCause = "agree"
     cause = "agree (within 10 %)"
     if off.median_ms is not None and strict.median_ms is not None:
         rel = (strict.median_ms - off.median_ms) / strict.median_ms
         short_off = off.n_ok and off.n_short_outputs / off.n_ok > 0.5
         short_str = strict.n_ok and strict.n_short_outputs / strict.n_ok > 0.5
         if rel > GAP_TOLERANCE and short_off and not short_str:
+            kind = "early_stop"
             cause = (
                 f"early stop: official responses average {off.output_tokens_mean or 0:.0f} of "
                 f"{off.max_tokens} tokens; the grader counts a short answer as fast"
             )
         elif rel > GAP_TOLERANCE:
+            kind = "prefix_cache"
             cause = (
                 "prefix cache: the official prompt is the same text every time, so the server "
                 "skips its prefill; unique prompts are slower"
             )
         elif rel < -GAP_TOLERANCE:
+            kind = "strict_faster"
             cause = "strict is faster: streaming or endpoint overhead in the official path"
     elif off.median_ms is None or strict.median_ms is None:
+        kind = "no_data"
         cause = "one mode has no successful request"
     return Gap(
         bucket=off.name,
@@ -48,51 +55,64 @@ def explain_gap(off: BucketResult, strict: BucketResult) -> Gap:
         official_speedup=s_off,
         strict_speedup=s_str,
         share_of_official_speedup=share,
+        cause_kind=kind,
         cause=cause,
     )
 
 
-def empty_choice_flags(rows: Sequence[RequestRow]) -> list[str]:
+def empty_choice_flags(rows: Sequence[RequestRow]) -> list[RiskFlag]:
     """The grader times a 200 without choices as a success: official mode follows it, and
     says so loudly, since such a server is almost certainly broken, not fast."""
     counts = Counter(
         r.bucket for r in rows if r.mode == "official" and r.phase == "timed" and r.empty_choices
     )
     return [
-        f"EMPTY-CHOICES: {n} timed official {name} responses were HTTP 200 with no choices; "
-        "the grader times them as successes (so does official mode), but your server is "
-        "probably broken: check its answers"
+        RiskFlag(
+            kind=FlagKind.EMPTY_CHOICES,
+            text=f"EMPTY-CHOICES: {n} timed official {name} responses were HTTP 200 with no "
+            "choices; the grader times them as successes (so does official mode), but your "
+            "server is probably broken: check its answers",
+            source="latency",
+        )
         for name, n in counts.items()
     ]
 
 
-def risk_flags(official: Sequence[BucketResult], strict: Sequence[BucketResult]) -> list[str]:
-    flags: list[str] = []
+def risk_flags(official: Sequence[BucketResult], strict: Sequence[BucketResult]) -> list[RiskFlag]:
+    flags: list[RiskFlag] = []
+
+    def add(kind: FlagKind, text: str) -> None:
+        flags.append(RiskFlag(kind=kind, text=text, source="latency"))
+
     for b in official:
         if b.n_short_outputs:
-            flags.append(
+            add(
+                FlagKind.EARLY_STOP,
                 f"early-stop: {b.n_short_outputs}/{b.n_ok} official {b.name} responses stopped "
                 f"before max_tokens={b.max_tokens} (min {b.output_tokens_min} tokens); the grader "
-                "times them as faster"
+                "times them as faster",
             )
     for b in [*official, *strict]:
         if b.n_failed:
             kinds = ", ".join(f"{k}×{v}" for k, v in sorted(b.errors.items()))
-            flags.append(
-                f"failures: {b.n_failed} timed {b.mode} {b.name} requests failed ({kinds})"
+            add(
+                FlagKind.REQUEST_FAILURES,
+                f"failures: {b.n_failed} timed {b.mode} {b.name} requests failed ({kinds})",
             )
         if b.n_ok == 0:
-            flags.append(f"no-data: every timed {b.mode} {b.name} request failed")
+            add(FlagKind.NO_DATA, f"no-data: every timed {b.mode} {b.name} request failed")
         if b.n_usage_mismatch:
-            flags.append(
+            add(
+                FlagKind.USAGE_MISMATCH,
                 f"usage-mismatch: {b.n_usage_mismatch} {b.mode} {b.name} responses report "
-                "completion_tokens different from the re-tokenised output"
+                "completion_tokens different from the re-tokenised output",
             )
         if b.n_prompt_mismatch:
-            flags.append(
+            add(
+                FlagKind.PROMPT_MISMATCH,
                 f"prompt-mismatch: in {b.n_prompt_mismatch} strict {b.name} requests the server "
                 f"counted a different prompt length than {b.prompt_tokens_nominal} (its tokenizer "
-                "is not the one used to build the prompt)"
+                "is not the one used to build the prompt)",
             )
     return flags
 
@@ -167,7 +187,8 @@ def build_report(
             "force_length": cfg.force_length,
             "new_connection_per_request": cfg.new_connection_per_request,
             "server_models": state.server_models_note or "from GET /v1/models (harness extra)",
-            "official_procedure": cfg.runs == 50 and cfg.warmup == 5 and len(cfg.buckets) == 3,
+            "official_procedure": cfg.spec is not None
+            and official_procedure(cfg.runs, cfg.warmup, [b.name for b in cfg.buckets], cfg.spec),
         },
         readiness_s=state.readiness_s,
         official=official,

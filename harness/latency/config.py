@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Literal
 
-from harness.profiles import Bucket
+from harness.profiles import Bucket, LatencySpec
 
 Mode = Literal["official", "strict", "both"]
 
@@ -37,6 +37,8 @@ class LatencyConfig:
     calibrate: bool = True
     think_close: str = "</think>"
     extra_body: dict[str, object] = field(default_factory=dict)
+    # the profile's [latency] section: what the grader does (runs, warm-ups, buckets)
+    spec: LatencySpec | None = None
 
     def filler(self, prompt_tokens: int) -> str:
         return self.filler_sentence * max(

@@ -13,9 +13,10 @@ from collections.abc import Sequence
 from typing import Literal
 
 from harness.client.records import RequestRecord
-from harness.latency.report import BucketResult, Dist, RequestRow
+from harness.latency.report import BucketResult, RequestRow
 from harness.profiles import Bucket
-from harness.stats import bootstrap_median_ci, speedup, summarize
+from harness.stats import dist as dist  # re-exported: the self-test imports it here
+from harness.stats import speedup
 from harness.tokenizer import Tokenizer
 
 
@@ -88,23 +89,6 @@ def to_row(
             row.tpot_ms = (rec.last_token_ns - rec.first_token_ns) / 1e6 / (out_tokens - 1)
         itls = itl_values(rec, event_token_counts(rec, tok))
     return row, itls
-
-
-def dist(xs: Sequence[float], *, ci: bool = False, seed: int = 0) -> Dist:
-    s = summarize(xs)
-    return Dist(
-        n=s.n,
-        mean=s.mean,
-        median=s.median,
-        p50=s.p50,
-        p90=s.p90,
-        p95=s.p95,
-        p99=s.p99,
-        min=s.min,
-        max=s.max,
-        stdev=s.stdev,
-        ci95=bootstrap_median_ci(xs, seed=seed) if ci and xs else None,
-    )
 
 
 def bucket_result(

@@ -141,5 +141,5 @@ def render_report(console: Console, rep: LatencyReport, folder: str) -> None:
             f"client timing error (self-test): median {c.median:.2f} ms, p99 {c.p99:.2f} ms"
         )
     for flag in rep.flags:
-        console.print(f"[yellow]⚠ {flag}[/]")
+        console.print(f"[yellow]⚠ {flag.text}[/]")
     console.print(f"report: {folder}/latency.json")

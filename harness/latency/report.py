@@ -2,51 +2,27 @@
 
 from __future__ import annotations
 
-from typing import ClassVar, Literal
+from typing import Any, ClassVar, Literal
 
 from pydantic import BaseModel, Field
 
 from harness.attribution import AttributionSection
-from harness.runs import Report
+from harness.risk import RiskFlag, migrate_flags
+from harness.runs import Migration, Report
+from harness.runs import RequestRow as BaseRequestRow
+from harness.stats import Dist as Dist  # re-exported: the one distribution type
 
 
-class RequestRow(BaseModel):
-    """One request as measured. Times in ms from the send timestamp."""
+class RequestRow(BaseRequestRow):
+    """One latency request: the shared row plus its bucket, mode and stream timings."""
 
     bucket: str
     mode: Literal["official", "strict"]
-    phase: Literal["warmup", "timed"]
-    index: int
-    ok: bool
-    status: int | None = None
-    error: str | None = None
-    error_kind: str | None = None
-    prompt_tokens: int | None = None  # client tokenizer
-    server_prompt_tokens: int | None = None  # usage.prompt_tokens
-    output_tokens: int | None = None  # client re-tokenisation of the output
-    server_output_tokens: int | None = None  # usage.completion_tokens
-    finish_reason: str | None = None
-    e2e_ms: float | None = None
     ttft_ms: float | None = None
     tpot_ms: float | None = None
     end_of_stream_ms: float | None = None
-    dispatch_lag_ms: float | None = None
     n_chunks: int | None = None
     empty_choices: bool = False  # a 200 without choices, timed as a success (the grader's rule)
-
-
-class Dist(BaseModel):
-    n: int = 0
-    mean: float | None = None
-    median: float | None = None
-    p50: float | None = None
-    p90: float | None = None
-    p95: float | None = None
-    p99: float | None = None
-    min: float | None = None
-    max: float | None = None
-    stdev: float | None = None
-    ci95: tuple[float, float] | None = None  # bootstrap CI of the median
 
 
 class BucketResult(BaseModel):
@@ -77,8 +53,11 @@ class BucketResult(BaseModel):
     errors: dict[str, int] = Field(default_factory=dict)  # error kind → count (timed)
 
 
+GapCause = Literal["agree", "early_stop", "prefix_cache", "strict_faster", "no_data"]
+
+
 class Gap(BaseModel):
-    """Official vs strict for one bucket, and its likely cause."""
+    """Official vs strict for one bucket, and its likely cause (``cause_kind`` for code)."""
 
     bucket: str
     official_median_ms: float | None
@@ -86,7 +65,8 @@ class Gap(BaseModel):
     official_speedup: float | None
     strict_speedup: float | None
     share_of_official_speedup: float | None  # (S_off - S_strict) / S_off
-    cause: str
+    cause_kind: GapCause = "agree"
+    cause: str  # the explanation the user reads
 
 
 class Calibration(BaseModel):
@@ -100,9 +80,36 @@ class Calibration(BaseModel):
     note: str = ""
 
 
+# Schema-1 gap causes were only text; their first words name the cause.
+_CAUSE_PREFIXES: dict[str, GapCause] = {
+    "early stop": "early_stop",
+    "prefix cache": "prefix_cache",
+    "strict is faster": "strict_faster",
+    "one mode has no": "no_data",
+}
+
+
+def _v1_to_v2(data: dict[str, Any]) -> dict[str, Any]:
+    """Schema 2: flags are :class:`RiskFlag` records; gaps carry ``cause_kind``."""
+    data["flags"] = migrate_flags(data.get("flags", []), "latency")
+    gaps = data.get("gaps", [])
+    if isinstance(gaps, list):  # anything else is left for validation to refuse
+        data["gaps"] = [_gap_v2(g) for g in gaps]
+    return data
+
+
+def _gap_v2(gap: Any) -> Any:
+    if not isinstance(gap, dict) or "cause_kind" in gap:
+        return gap
+    cause = str(gap.get("cause", ""))
+    kind = next((k for p, k in _CAUSE_PREFIXES.items() if cause.startswith(p)), "agree")
+    return {**gap, "cause_kind": kind}
+
+
 class LatencyReport(Report):
     FILENAME: ClassVar[str] = "latency.json"
-    SCHEMA_VERSION: ClassVar[int] = 1
+    SCHEMA_VERSION: ClassVar[int] = 2
+    MIGRATIONS: ClassVar[dict[int, Migration]] = {1: _v1_to_v2}
 
     kind: str = "latency"
     mode: Literal["official", "strict", "both"]
@@ -114,7 +121,7 @@ class LatencyReport(Report):
     score_ci95: tuple[float, float] | None = None
     strict_score: float | None = None
     gaps: list[Gap] = Field(default_factory=list)
-    flags: list[str] = Field(default_factory=list)
+    flags: list[RiskFlag] = Field(default_factory=list)
     calibration: Calibration | None = None
     attribution: AttributionSection | None = None  # /metrics deltas (docs/attribution.md)
     requests: list[RequestRow] = Field(default_factory=list)

@@ -1,8 +1,8 @@
 """``LedgerEntry``: one run folder summarised as one line of ``ledger.jsonl``.
 
-Built from the run folder's reports (harness.report.folder) and nothing else:
-the ledger never re-measures. The keys read from each report are listed in
-docs/report.md.
+Built from the run folder's typed reports (harness.report.folder, through the
+one reader) and nothing else: the ledger never re-measures. The fields read
+from each report are listed in docs/report.md.
 """
 
 from __future__ import annotations
@@ -11,12 +11,17 @@ import json
 import re
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, Literal
+from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from harness.report.folder import RunFiles, dicts, flag, num, pair, read_run, strings, text
-from harness.runs import ServerFingerprint as RunServer
+from harness.conformance.model import CheckReport, Result
+from harness.gate.report import GateReport
+from harness.latency.report import LatencyReport
+from harness.quality.report import QualityReport
+from harness.report.folder import RunFiles, read_run
+from harness.risk import texts
+from harness.throughput.report import ThroughputReport
 
 Verdict = Literal["PASS", "FAIL", "INCOMPLETE"]
 LEDGER_SCHEMA_VERSION = 1
@@ -114,77 +119,54 @@ class LedgerEntry(BaseModel):
         return json.dumps(data, ensure_ascii=False, separators=(",", ":"))
 
 
-def _buckets(latency: dict[str, Any] | None) -> list[BucketMedian]:
-    out: list[BucketMedian] = []
-    for mode in ("official", "strict"):
-        for b in dicts(latency, mode):
-            name = text(b, "name")
-            if name is None:
-                continue
-            out.append(
-                BucketMedian(
-                    name=name,
-                    mode=mode,
-                    median_ms=num(b, "median_ms"),
-                    baseline_ms=num(b, "baseline_ms"),
-                    speedup=num(b, "speedup"),
-                    n_ok=int(num(b, "n_ok") or 0),
-                    n_failed=int(num(b, "n_failed") or 0),
-                )
-            )
-    return out
-
-
-def _quality(quality: dict[str, Any] | None) -> list[QualityScore]:
-    out: list[QualityScore] = []
-    for b in dicts(quality, "benchmarks"):
-        name = text(b, "name")
-        if name is None:
-            continue
-        out.append(
-            QualityScore(
-                name=name,
-                title=text(b, "title") or name,
-                metric=text(b, "metric") or "",
-                score=num(b, "score"),
-                threshold=num(b, "threshold"),
-                passed=flag(b, "passed"),
-                n=int(num(b, "n") or 0),
-            )
+def _buckets(latency: LatencyReport | None) -> list[BucketMedian]:
+    if latency is None:
+        return []
+    return [
+        BucketMedian(
+            name=b.name,
+            mode=b.mode,
+            median_ms=b.median_ms,
+            baseline_ms=b.baseline_ms,
+            speedup=b.speedup,
+            n_ok=b.n_ok,
+            n_failed=b.n_failed,
         )
-    return out
+        for b in [*latency.official, *latency.strict]
+    ]
 
 
-def _reasons(gate: dict[str, Any] | None) -> list[str]:
-    """gate.json reasons: objects with ``text`` (and ``blocking``), or plain strings."""
-    out: list[str] = []
-    raw = gate.get("reasons") if isinstance(gate, dict) else None
-    for r in raw if isinstance(raw, list) else []:
-        if isinstance(r, str):
-            out.append(r)
-        elif isinstance(r, dict) and isinstance(r.get("text"), str):
-            out.append(("✗ " if r.get("blocking") else "") + r["text"])
-    return out
+def _quality(quality: QualityReport | None) -> list[QualityScore]:
+    if quality is None:
+        return []
+    return [
+        QualityScore(
+            name=b.name,
+            title=b.title or b.name,
+            metric=b.metric,
+            score=b.score,
+            threshold=b.threshold,
+            passed=b.passed,
+            n=b.n,
+        )
+        for b in quality.benchmarks
+    ]
 
 
-def _checks(check: dict[str, Any] | None) -> tuple[int | None, int | None]:
+def _reasons(gate: GateReport | None) -> list[str]:
+    if gate is None:
+        return []
+    return [("✗ " if r.blocking else "") + r.text for r in gate.reasons]
+
+
+def _checks(check: CheckReport | None) -> tuple[int | None, int | None]:
     if check is None:
         return None, None
-    rows = dicts(check, "checks") or dicts(check, "results")
-    failed = 0
-    for row in rows:
-        status = (text(row, "result") or text(row, "status") or "").lower()
-        if flag(row, "passed") is False or flag(row, "ok") is False or status in ("fail", "failed"):
-            failed += 1
-    return len(rows), failed
+    return len(check.checks), sum(c.result is Result.FAIL for c in check.checks)
 
 
 def _started(run: RunFiles) -> str:
-    times = [
-        t
-        for rep in run.reports.values()
-        if (t := text(rep.get("provenance"), "started_at")) is not None
-    ]
+    times = [rep.provenance.started_at for rep in run.reports.values()]
     if times:
         return min(times)
     try:
@@ -199,24 +181,24 @@ def _fingerprint(run: RunFiles) -> ServerFingerprint:
     models: list[str] = []
     build: str | None = None
     for rep in run.reports.values():
-        prov = rep.get("provenance")
-        url = url or text(prov, "url") or text(rep, "url") or None
-        for m in strings(prov, "server_models"):
+        url = url or rep.provenance.url or getattr(rep, "url", None) or None
+        for m in rep.provenance.server_models:
             if m not in models:
                 models.append(m)
-        server = prov.get("server") if isinstance(prov, dict) else None
-        if build is None and isinstance(server, dict) and server.get("taken"):
-            build = RunServer.model_validate(server).label()
-    quality_model = text(run.get("quality.json"), "model")
-    if not models and quality_model:
-        models.append(quality_model)
+        server = rep.provenance.server
+        if build is None and server is not None and server.taken:
+            build = server.label()
+    quality = run.get(QualityReport)
+    if not models and quality is not None and quality.model:
+        models.append(quality.model)
     return ServerFingerprint(url=url, models=models, build=build)
 
 
 def _argv_option(run: RunFiles, option: str) -> str | None:
     """``--name``/``--note`` as recorded in a report's command line (gate's first)."""
-    for filename in ("gate.json", *run.reports):
-        argv = strings(run.reports.get(filename, {}).get("provenance"), "command_line")
+    gate = run.get(GateReport)
+    for rep in [r for r in (gate, *run.reports.values()) if r is not None]:
+        argv = rep.provenance.command_line
         for i, arg in enumerate(argv):
             if arg == option and i + 1 < len(argv):
                 return argv[i + 1]
@@ -226,26 +208,20 @@ def _argv_option(run: RunFiles, option: str) -> str | None:
 
 
 def build_entry(run: RunFiles, *, name: str | None = None, note: str = "") -> LedgerEntry:
-    """Summarise a parsed run folder. Pure apart from the folder's mtime fallback.
+    """Summarise a read run folder. Pure apart from the folder's mtime fallback.
 
     Without ``name``/``note`` (a folder indexed later), the ``--name``/``--note``
     its commands were run with are taken from the recorded command lines.
     """
-    latency, quality = run.get("latency.json"), run.get("quality.json")
-    gate, check = run.get("gate.json"), run.get("check.json")
-    profile = next(
-        (p for rep in run.reports.values() if (p := text(rep.get("provenance"), "profile"))),
-        None,
-    )
-    verdict_text = (text(gate, "verdict") or "").upper()
-    verdict: Verdict | None = (
-        verdict_text if verdict_text in ("PASS", "FAIL", "INCOMPLETE") else None  # type: ignore[assignment]
-    )
+    latency, quality = run.get(LatencyReport), run.get(QualityReport)
+    gate, check = run.get(GateReport), run.get(CheckReport)
+    throughput = run.get(ThroughputReport)
+    profile = next((p for rep in run.reports.values() if (p := rep.provenance.profile)), None)
     # The gate's flags already include latency's; before gating, show latency's own.
-    flags = strings(gate, "flags") if gate is not None else strings(latency, "flags")
+    flags = texts(gate.flags) if gate is not None else texts(latency.flags) if latency else []
     buckets = _buckets(latency)
     score_mode = None
-    if latency is not None and num(latency, "score") is not None:
+    if latency is not None and latency.score is not None:
         score_mode = "official" if any(b.mode == "official" for b in buckets) else "strict"
     total, failed = _checks(check)
     return LedgerEntry(
@@ -256,18 +232,18 @@ def build_entry(run: RunFiles, *, name: str | None = None, note: str = "") -> Le
         server=_fingerprint(run),
         time=_started(run),
         reports=run.present,
-        complete=all(flag(rep, "complete") is not False for rep in run.reports.values()),
+        complete=all(rep.complete for rep in run.reports.values()),
         buckets=buckets,
-        score=num(latency, "score"),
-        score_ci95=pair(latency, "score_ci95"),
+        score=latency.score if latency else None,
+        score_ci95=latency.score_ci95 if latency else None,
         score_mode=score_mode,
-        strict_score=num(latency, "strict_score"),
+        strict_score=latency.strict_score if latency else None,
         quality=_quality(quality),
-        quality_limit=num(quality, "limit"),
+        quality_limit=float(quality.limit) if quality and quality.limit is not None else None,
         checks_total=total,
         checks_failed=failed,
-        throughput_score=num(run.get("throughput.json"), "score"),
-        verdict=verdict,
+        throughput_score=throughput.score if throughput else None,
+        verdict=gate.verdict.value if gate else None,
         reasons=_reasons(gate),
         flags=flags,
         problems=list(run.problems),

@@ -7,10 +7,11 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from harness import __version__
+from harness.latency.report import LatencyReport
 from harness.report import html
 from harness.report.compare_section import compare_section
 from harness.report.entry import LedgerEntry
-from harness.report.folder import dicts, latency_samples, num, read_run, text
+from harness.report.folder import latency_samples, read_run
 from harness.report.frontier import frontier, waterfall
 from harness.report.plots import (
     bucket_vs_baseline,
@@ -32,7 +33,7 @@ def _baselines(e: LedgerEntry) -> dict[str, float]:
 
 
 def _distributions(folder: Path, e: LedgerEntry) -> str:
-    latency = read_run(folder).get("latency.json")
+    latency = read_run(folder).get(LatencyReport)
     samples = {m: latency_samples(latency, m) for m in ("official", "strict")}
     plot = latency_distributions({m: s for m, s in samples.items() if s}, _baselines(e))
     return html.figure(plot, f"{plot.title}: {e.label()}") if plot else ""
@@ -141,19 +142,20 @@ def _bucket_rows(e: LedgerEntry, mode: str) -> list[list[str]]:
 
 
 def _gaps(folder: Path) -> str:
-    gaps = dicts(read_run(folder).get("latency.json"), "gaps")
+    latency = read_run(folder).get(LatencyReport)
+    gaps = latency.gaps if latency is not None else []
     if not gaps:
         return ""
     rows = []
     for g in gaps:
-        share = num(g, "share_of_official_speedup")
+        share = g.share_of_official_speedup
         rows.append(
             [
-                text(g, "bucket") or DASH,
-                fmt_x(num(g, "official_speedup")),
-                fmt_x(num(g, "strict_speedup")),
+                g.bucket,
+                fmt_x(g.official_speedup),
+                fmt_x(g.strict_speedup),
                 DASH if share is None else f"{round(share, 2) + 0.0:.0%}",  # no "-0%"
-                text(g, "cause") or DASH,
+                g.cause or DASH,
             ]
         )
     headers = ["bucket", "official", "strict", "share of speedup", "likely cause"]

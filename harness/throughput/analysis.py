@@ -4,45 +4,67 @@ from __future__ import annotations
 
 from collections import Counter
 
+from harness.risk import FlagKind, RiskFlag
 from harness.runs import Provenance
 from harness.throughput.config import ThroughputConfig
 from harness.throughput.report import LevelResult, ThroughputReport
 from harness.throughput.runner import ThroughputState
 from harness.throughput.scoring import score_from_levels, summarize_level
 
-LAG_FLAG_MS = 10.0
-BUSY_FLAG = 0.8  # client CPU / wall time above this: the client is close to its ceiling  # p99 dispatch lag above this: the client may be holding the server back
+# harness's own thresholds (not the grader's):
+LAG_FLAG_MS = 10.0  # p99 dispatch lag above this: the client may be holding the server back
+BUSY_FLAG = 0.8  # client CPU / wall time above this: the client is close to its ceiling
 
 
-def level_flags(cfg: ThroughputConfig, lv: LevelResult, errors: Counter[str]) -> list[str]:
+def _flag(kind: FlagKind, text: str) -> RiskFlag:
+    return RiskFlag(kind=kind, text=text, source="throughput")
+
+
+def level_flags(cfg: ThroughputConfig, lv: LevelResult, errors: Counter[str]) -> list[RiskFlag]:
     c = f"c={lv.concurrency}"
-    out: list[str] = []
+    out: list[RiskFlag] = []
+
+    def add(kind: FlagKind, text: str) -> None:
+        out.append(_flag(kind, f"{c}: {text}"))
+
     if lv.n_failed:
         kinds = ", ".join(f"{k} ×{n}" for k, n in errors.most_common())
-        out.append(f"{c}: {lv.n_failed} of {lv.n_requests} requests failed ({kinds})")
+        add(
+            FlagKind.REQUEST_FAILURES,
+            f"{lv.n_failed} of {lv.n_requests} requests failed ({kinds})",
+        )
     if lv.usage_mismatches:
-        out.append(
-            f"{c}: usage.completion_tokens differs from the re-tokenised count by more than "
-            f"{cfg.usage_tolerance} tokens in {lv.usage_mismatches} answers (verified counts scored)"
+        add(
+            FlagKind.USAGE_MISMATCH,
+            "usage.completion_tokens differs from the re-tokenised count by more than "
+            f"{cfg.usage_tolerance} tokens in {lv.usage_mismatches} answers (verified counts scored)",
         )
     if lv.usage_missing:
-        out.append(f"{c}: {lv.usage_missing} answers carry no usage.completion_tokens")
+        add(FlagKind.USAGE_MISSING, f"{lv.usage_missing} answers carry no usage.completion_tokens")
     if lv.think_tags:
-        out.append(f"{c}: {lv.think_tags} answers contain thinking (must be off: no <think>)")
+        add(
+            FlagKind.THINKING_LEAK,
+            f"{lv.think_tags} answers contain thinking (must be off: no <think>)",
+        )
     for s in lv.spot_checks:
         if not s.passed:
             got = s.answer_excerpt.replace("\n", " ")[:80]
-            out.append(f"{c}: spot check failed: {s.question} expected {s.expected}, got {got!r}")
+            add(
+                FlagKind.SPOT_CHECK,
+                f"spot check failed: {s.question} expected {s.expected}, got {got!r}",
+            )
     lag = lv.dispatch_lag_steady_ms.p99
     if lag is not None and lag > LAG_FLAG_MS:
-        out.append(
-            f"{c}: client dispatch lag p99 {lag:.1f} ms after the first wave "
-            "(the client may be a bottleneck)"
+        add(
+            FlagKind.CLIENT_BOTTLENECK,
+            f"client dispatch lag p99 {lag:.1f} ms after the first wave "
+            "(the client may be a bottleneck)",
         )
     if lv.client_busy is not None and lv.client_busy > BUSY_FLAG:
-        out.append(
-            f"{c}: the client was busy {lv.client_busy:.0%} of the level's wall time "
-            "(it may be the bottleneck: run it on a machine with more free CPU)"
+        add(
+            FlagKind.CLIENT_BOTTLENECK,
+            f"the client was busy {lv.client_busy:.0%} of the level's wall time "
+            "(it may be the bottleneck: run it on a machine with more free CPU)",
         )
     return out
 
@@ -56,7 +78,8 @@ def build_report(
     wall_s: float | None = None,
 ) -> ThroughputReport:
     levels: list[LevelResult] = []
-    flags = list(state.flags)
+    # the runner's own notes (today: the model name it had to substitute)
+    flags = [_flag(FlagKind.SERVED_MODEL, f) for f in state.flags]
     for level in cfg.levels:
         rows = [r for r in state.rows if r.level == level]
         if level not in state.levels_done:
@@ -80,11 +103,14 @@ def build_report(
             lv.weighted = lv.weight * numbers.tok_s
             if numbers.token_discrepancy:
                 flags.append(
-                    f"c={level}: server usage differs from the verified counts by more than "
-                    f"max({cfg.usage_flag_ratio:.0%}, {cfg.usage_flag_tokens} tokens) "
-                    f"(prompt reported {numbers.reported_prompt} vs verified "
-                    f"{numbers.verified_prompt}, completion {numbers.reported_completion} vs "
-                    f"{numbers.verified_completion}): the grader prints a token-count warning"
+                    _flag(
+                        FlagKind.USAGE_MISMATCH,
+                        f"c={level}: server usage differs from the verified counts by more than "
+                        f"max({cfg.usage_flag_ratio:.0%}, {cfg.usage_flag_tokens} tokens) "
+                        f"(prompt reported {numbers.reported_prompt} vs verified "
+                        f"{numbers.verified_prompt}, completion {numbers.reported_completion} vs "
+                        f"{numbers.verified_completion}): the grader prints a token-count warning",
+                    )
                 )
         levels.append(lv)
         errors = Counter(r.error_kind or "?" for r in rows if r.phase == "timed" and not r.ok)
@@ -100,8 +126,11 @@ def build_report(
             )
             if short:
                 flags.append(
-                    f"c={level}: --force-length asked for {cfg.max_tokens} tokens but {short} "
-                    "answers are shorter (ignore_eos/min_tokens not honoured?)"
+                    _flag(
+                        FlagKind.SHORT_OUTPUTS,
+                        f"c={level}: --force-length asked for {cfg.max_tokens} tokens but {short} "
+                        "answers are shorter (ignore_eos/min_tokens not honoured?)",
+                    )
                 )
     non_official = cfg.non_official()
     spots_ok = all(lv.spot_passed for lv in levels)
@@ -137,8 +166,11 @@ def build_report(
     )
     if not report.score_complete:
         report.flags.append(
-            "score covers only the measured levels "
-            f"({', '.join(str(lv.concurrency) for lv in levels) or 'none'}): not comparable "
-            "with the leaderboard's full sweep"
+            _flag(
+                FlagKind.PARTIAL_SWEEP,
+                "score covers only the measured levels "
+                f"({', '.join(str(lv.concurrency) for lv in levels) or 'none'}): not comparable "
+                "with the leaderboard's full sweep",
+            )
         )
     return report

@@ -130,7 +130,7 @@ def render_report(console: Console, rep: ThroughputReport, folder: str) -> None:
     if rep.passed is not None:
         console.print("[green]PASS[/]" if rep.passed else "[red]FAIL[/]")
     for flag in rep.flags:
-        console.print(f"[yellow]⚠ {escape(flag)}[/]")
+        console.print(f"[yellow]⚠ {escape(flag.text)}[/]")
     if rep.chart:
         console.print(f"chart: {folder}/{rep.chart}")
     console.print(f"report: {folder}/throughput.json")

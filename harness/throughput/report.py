@@ -7,40 +7,24 @@ from typing import Any, ClassVar, Literal
 from pydantic import BaseModel, Field
 
 from harness.attribution import AttributionSection
-from harness.runs import Report
+from harness.risk import RiskFlag, migrate_flags
+from harness.runs import Migration, Report
+from harness.runs import Phase as Phase  # re-exported: the runner names it here
+from harness.runs import RequestRow as BaseRequestRow
+from harness.stats import Dist as Dist  # re-exported: the one distribution type
 
 Kind = Literal["random", "spot"]
-Phase = Literal["warmup", "timed"]
 
 
-class Dist(BaseModel):
-    """Summary of one quantity over a level's timed requests."""
+class RequestRow(BaseRequestRow):
+    """One throughput request: the shared row plus its level, send/end times and spot check.
 
-    n: int = 0
-    mean: float | None = None
-    p50: float | None = None
-    p90: float | None = None
-    p99: float | None = None
-    min: float | None = None
-    max: float | None = None
+    Its prompt tokens are the prompt text alone; ``server_prompt_tokens`` includes the
+    chat template.
+    """
 
-
-class RequestRow(BaseModel):
     level: int
-    phase: Phase
-    index: int  # position in the level's send order
     kind: Kind
-    ok: bool
-    status: int | None = None
-    error: str | None = None
-    error_kind: str | None = None
-    prompt_tokens: int | None = None  # client tokenizer, the prompt text alone
-    server_prompt_tokens: int | None = None  # usage.prompt_tokens (includes the chat template)
-    output_tokens: int | None = None  # client re-tokenisation of the answer (verified)
-    server_output_tokens: int | None = None  # usage.completion_tokens
-    finish_reason: str | None = None
-    e2e_ms: float | None = None
-    dispatch_lag_ms: float | None = None
     start_ms: float | None = None  # send time, ms after the level's timed start
     end_ms: float | None = None
     think_tag: bool = False  # "<think>" or "</think>" in the answer
@@ -95,8 +79,15 @@ class LevelResult(BaseModel):
         return all(s.passed for s in self.spot_checks)
 
 
+def _v1_to_v2(data: dict[str, Any]) -> dict[str, Any]:
+    """Schema 2: flags are :class:`RiskFlag` records (schema 1: strings)."""
+    data["flags"] = migrate_flags(data.get("flags", []), "throughput")
+    return data
+
+
 class ThroughputReport(Report):
-    SCHEMA_VERSION: ClassVar[int] = 1
+    SCHEMA_VERSION: ClassVar[int] = 2
+    MIGRATIONS: ClassVar[dict[int, Migration]] = {1: _v1_to_v2}
     FILENAME: ClassVar[str] = "throughput.json"
 
     kind: str = "throughput"
@@ -114,7 +105,7 @@ class ThroughputReport(Report):
     score_complete: bool = False  # every profile level measured: comparable to the leaderboard
     spot_checks_passed: bool = True
     passed: bool | None = None  # strict mode: spot checks and no failed request
-    flags: list[str] = Field(default_factory=list)
+    flags: list[RiskFlag] = Field(default_factory=list)
     chart: str | None = None  # PNG file in the run folder
     wall_s: float | None = None
     attribution: AttributionSection | None = None  # /metrics deltas (docs/attribution.md)

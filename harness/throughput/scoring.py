@@ -12,8 +12,8 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Mapping, Sequence
 
-from harness.stats import achieved_concurrency, summarize
-from harness.throughput.report import Dist, LevelResult, RequestRow, SpotResult
+from harness.stats import achieved_concurrency, dist
+from harness.throughput.report import LevelResult, RequestRow, SpotResult
 
 
 def tok_per_s(tokens: int, wall_s: float | None) -> float | None:
@@ -44,11 +44,6 @@ def score_from_levels(levels: Sequence[LevelResult]) -> float | None:
 def usage_mismatch(verified: int | None, server: int | None, tolerance: int) -> bool:
     """True when both counts exist and differ by more than ``tolerance`` tokens."""
     return verified is not None and server is not None and abs(verified - server) > tolerance
-
-
-def dist(xs: Sequence[float]) -> Dist:
-    s = summarize(xs)
-    return Dist(n=s.n, mean=s.mean, p50=s.p50, p90=s.p90, p99=s.p99, min=s.min, max=s.max)
 
 
 def wall_seconds(rows: Sequence[RequestRow]) -> float | None:

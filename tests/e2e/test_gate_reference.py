@@ -72,7 +72,7 @@ def test_gate_url_measures_judges_and_records(reference_server, tmp_path):
     assert not any(r["text"].startswith("check ") for r in gate["reasons"] if r["blocking"])
     assert set(gate["bucket_speedups"]) == {"short", "medium", "long"}
     assert gate["score"] is not None and gate["score"] > 0
-    assert any("non-official" in f for f in gate["flags"])
+    assert any(f["kind"] == "non_official" for f in gate["flags"])
     # the ledger records the run, and the report renders from it
     ledger = [json.loads(line) for line in (tmp_path / "ledger.jsonl").read_text().splitlines()]
     assert ledger[-1]["id"] == "run" and ledger[-1]["verdict"] == "FAIL"

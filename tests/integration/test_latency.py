@@ -14,9 +14,11 @@ import pytest
 
 from harness.latency.analysis import build_report
 from harness.latency.config import LatencyConfig
+from harness.latency.report import LatencyReport
 from harness.latency.runner import LatencyState, run_latency
 from harness.profiles import Bucket, load_profile
 from harness.prompts import official_filler
+from harness.risk import FlagKind
 from harness.runs import Provenance
 from harness.tokenizer import load_tokenizer
 
@@ -88,7 +90,7 @@ async def test_early_stop_is_flagged(simulator):
     rep = build_report(cfg, state, Provenance(), complete=True)
     assert rep.official[0].n_short_outputs == 4
     assert rep.official[0].output_tokens_mean == 3
-    assert any(f.startswith("early-stop") for f in rep.flags)
+    assert any(f.kind is FlagKind.EARLY_STOP for f in rep.flags)
 
 
 async def test_strict_mode_timings_and_prompts(simulator):
@@ -153,7 +155,7 @@ async def test_official_faults_are_classified_and_the_run_completes(simulator, k
     b = rep.official[0]
     assert (b.n_ok, b.n_failed, b.n_warmup_failed) == (0, 2, 1)
     assert b.errors == {kind: 2}
-    assert any(f.startswith("no-data") for f in rep.flags)
+    assert any(f.kind is FlagKind.NO_DATA for f in rep.flags)
 
 
 @pytest.mark.parametrize(
@@ -237,7 +239,10 @@ def test_cli_json_and_report_file(sim_process, tmp_path):
     assert proc.returncode == 0, proc.stderr
     out = json.loads(proc.stdout)
     saved = json.loads((tmp_path / "latency.json").read_text())
-    assert out["score"] == saved["score"] and saved["schema_version"] == 1
+    assert (
+        out["score"] == saved["score"]
+        and saved["schema_version"] == LatencyReport.SCHEMA_VERSION == 2
+    )
     assert [b["name"] for b in saved["official"]] == ["short", "medium", "long"]
     assert {"median_ms", "speedup", "n_ok", "n_failed"} <= set(saved["official"][0])
     assert len(saved["requests"]) == 12

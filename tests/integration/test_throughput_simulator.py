@@ -107,7 +107,7 @@ async def test_usage_skew_think_leak_and_errors_are_flagged(simulator):
     assert lv.n_failed > 0 and lv.n_ok + lv.n_failed == 12
     assert lv.usage_mismatches == lv.n_ok  # every answer's usage is 9 tokens off
     assert lv.think_tags == lv.n_ok
-    text = "\n".join(rep.flags)
+    text = "\n".join(f.text for f in rep.flags)
     assert "requests failed (http_status" in text
     assert "differs from the re-tokenised count" in text and "contain thinking" in text
 

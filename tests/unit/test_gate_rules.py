@@ -3,9 +3,13 @@
 from harness.conformance.model import Check, CheckReport, Result
 from harness.gate.report import Verdict
 from harness.gate.rules import GateInputs, judge, package_rules, required_reports
+from harness.image.package import PackageReport
+from harness.image.rules import RuleResult
 from harness.latency.report import BucketResult, Gap, LatencyReport
 from harness.profiles import load_profile
 from harness.quality.report import BenchmarkResult, QualityReport
+from harness.risk import FlagKind, RiskFlag
+from harness.throughput.report import ThroughputReport
 
 PROFILE = load_profile("efficient-qwen")
 REQUIRED = required_reports(PROFILE)
@@ -72,6 +76,7 @@ def latency_report(*, long_ok: int = 50, gap_share: float | None = None) -> Late
                 official_speedup=5.48,
                 strict_speedup=1.64,
                 share_of_official_speedup=gap_share,
+                cause_kind="prefix_cache",
                 cause="prefix cache: same text",
             )
         ]
@@ -148,7 +153,8 @@ def test_quality_below_threshold_fails_with_uncertainty():
 def test_close_call_is_a_flag_not_a_failure():
     verdict, _, flags = judge(inputs(quality=quality_report({**GOOD_Q, "ifeval": 0.82}, n=100)))
     assert verdict is Verdict.PASS
-    assert any("IFEval is within its sampling error" in f for f in flags)
+    assert {(f.kind, f.source) for f in flags} == {(FlagKind.NEAR_THRESHOLD, "quality")}
+    assert any("IFEval is within its sampling error" in f.text for f in flags)
 
 
 def test_missing_report_is_incomplete_and_fail_wins():
@@ -179,44 +185,87 @@ def test_dead_bucket_fails():
 
 def test_risk_flags_and_strict():
     lat = latency_report(gap_share=0.7)
-    lat.flags = ["early-stop: 50/50 official short responses stopped before max_tokens=128"]
+    lat.flags = [
+        RiskFlag(
+            kind=FlagKind.EARLY_STOP,
+            text="early-stop: 50/50 official short responses stopped before max_tokens=128",
+            source="latency",
+        )
+    ]
     chk = check_report(warn="thinking_off")
     verdict, _, flags = judge(inputs(latency=lat, check=chk))
     assert verdict is Verdict.PASS
-    assert any("70% of the long speedup is not reproduced" in f for f in flags)
-    assert any(f.startswith("latency: early-stop") for f in flags)
-    assert any(f.startswith("thinking leaks into content") for f in flags)
+    assert [(f.kind, f.source) for f in flags] == [
+        (FlagKind.CHECK_NOT_PASSED, "check"),
+        (FlagKind.THINKING_LEAK, "check"),
+        (FlagKind.EARLY_STOP, "latency"),
+        (FlagKind.SPEEDUP_GAP, "latency"),
+    ]
+    texts = [f.text for f in flags]
+    assert any("70% of the long speedup is not reproduced" in t for t in texts)
+    assert "(prefix cache)" in texts[3]
+    assert texts[2].startswith("latency: early-stop")
+    assert texts[1].startswith("thinking leaks into content")
     verdict, reasons, _ = judge(inputs(latency=lat, check=chk), strict=True)
     assert verdict is Verdict.FAIL
     assert sum(r.blocking for r in reasons) == len(flags)
 
 
+def package_report(rules: list[RuleResult], passed: bool) -> PackageReport:
+    return PackageReport(
+        archive="image.tar.gz",
+        sha256="0" * 64,
+        compressed_bytes=1,
+        layout="oci",
+        layer_count=1,
+        tags=[],
+        entrypoint=[],
+        cmd=[],
+        exposed_ports=[],
+        env_names=[],
+        model_files={},
+        parameters=None,
+        rules=rules,
+        passed=passed,
+    )
+
+
 def test_package_rules():
     reasons, flags = package_rules(
-        {
-            "passed": False,
-            "rules": [
-                {"rule": "weights", "status": "fail", "detail": "no /opt/ml/model/config.json"},
-                {"rule": "env", "status": "warn", "detail": "HF_HUB_OFFLINE not set"},
-                {"rule": "port", "status": "pass", "detail": "8080 exposed"},
+        package_report(
+            [
+                RuleResult(rule="weights", status="fail", detail="no /opt/ml/model/config.json"),
+                RuleResult(rule="env", status="warn", detail="HF_HUB_OFFLINE not set"),
+                RuleResult(rule="port", status="pass", detail="8080 exposed"),
             ],
-        }
+            passed=False,
+        )
     )
     assert [r.text for r in reasons] == ["package rule weights: no /opt/ml/model/config.json"]
-    assert flags == ["package rule env: HF_HUB_OFFLINE not set"]
+    assert [(f.kind, f.text) for f in flags] == [
+        (FlagKind.PACKAGE_WARNING, "package rule env: HF_HUB_OFFLINE not set")
+    ]
 
 
 def test_throughput_profile_gate():
     paris = load_profile("gpumode-paris")
     assert required_reports(paris) == ["check", "throughput", "quality"]
-    tp = {
-        "score": 1321.0,
-        "score_complete": False,
-        "official": False,
-        "non_official": {"max_tokens": 64},
-        "spot_checks_passed": False,
-        "flags": ["usage mismatch at c=4"],
-    }
+    tp = ThroughputReport(
+        url="http://x",
+        endpoint="/v1/chat/completions",
+        model="m",
+        mode="official",
+        score=1321.0,
+        score_complete=False,
+        official=False,
+        non_official={"max_tokens": 64},
+        spot_checks_passed=False,
+        flags=[
+            RiskFlag(
+                kind=FlagKind.USAGE_MISMATCH, text="usage mismatch at c=4", source="throughput"
+            )
+        ],
+    )
     verdict, reasons, flags = judge(
         GateInputs(
             profile=paris,
@@ -228,9 +277,13 @@ def test_throughput_profile_gate():
     )
     assert verdict is Verdict.INCOMPLETE  # no quality.json yet
     assert any(r.text == "throughput score 1,321.0 (weighted tok/s)" for r in reasons)
-    assert "throughput: usage mismatch at c=4" in flags
-    assert any("spot check failed" in f for f in flags)
-    assert any("not comparable" in f for f in flags)
+    assert [f.kind for f in flags] == [
+        FlagKind.USAGE_MISMATCH,
+        FlagKind.PARTIAL_SWEEP,
+        FlagKind.NON_OFFICIAL,
+        FlagKind.SPOT_CHECK,
+    ]
+    assert flags[0].text == "throughput: usage mismatch at c=4"
 
 
 def test_partial_measurements_are_incomplete():

@@ -3,8 +3,10 @@ import pytest
 from harness.client.records import ErrorKind, RequestError, RequestRecord, StreamEvent
 from harness.latency.analysis import explain_gap, risk_flags
 from harness.latency.metrics import bucket_result, itl_values, strip_think, to_row
+from harness.latency.procedure import official_procedure
 from harness.latency.report import RequestRow
-from harness.profiles import Bucket
+from harness.profiles import Bucket, load_profile
+from harness.risk import FlagKind
 from harness.tokenizer import load_tokenizer
 
 MS = 1_000_000
@@ -127,17 +129,20 @@ def test_short_outputs_flagged():
     res = bucket_result(BUCKET, rows([100.0, 100.0], out=1), mode="official", endpoint="/x")
     assert res.n_short_outputs == 2
     flags = risk_flags([res], [])
-    assert any(f.startswith("early-stop: 2/2") for f in flags)
+    (flag,) = flags
+    assert (flag.kind, flag.source) == (FlagKind.EARLY_STOP, "latency")
+    assert flag.text.startswith("early-stop: 2/2")
 
 
 def test_gap_prefix_cache_and_early_stop():
     off = bucket_result(BUCKET, rows([100.0] * 5), mode="official", endpoint="/x")
     strict = bucket_result(BUCKET, rows([400.0] * 5, mode="strict"), mode="strict", endpoint="/y")
     gap = explain_gap(off, strict)
-    assert gap.cause.startswith("prefix cache")
+    assert (gap.cause_kind, gap.cause.startswith("prefix cache")) == ("prefix_cache", True)
     assert gap.official_speedup == 10.0 and gap.strict_speedup == 2.5
     assert gap.share_of_official_speedup == pytest.approx(0.75)
     short = bucket_result(BUCKET, rows([100.0] * 5, out=1), mode="official", endpoint="/x")
+    assert explain_gap(short, strict).cause_kind == "early_stop"
     assert explain_gap(short, strict).cause.startswith("early stop")
     same = bucket_result(BUCKET, rows([390.0] * 5, mode="strict"), mode="strict", endpoint="/y")
     assert explain_gap(
@@ -148,3 +153,14 @@ def test_gap_prefix_cache_and_early_stop():
 def test_strip_think():
     assert strip_think("<think>\nhmm\n</think>\n\nAnswer") == "Answer"
     assert strip_think("plain") == "plain"
+
+
+def test_official_procedure_is_the_profiles_runs_warmups_and_buckets():
+    spec = load_profile().require_latency()
+    names = [b.name for b in spec.buckets]
+    assert official_procedure(spec.runs, spec.warmup, names, spec)
+    assert not official_procedure(spec.runs - 1, spec.warmup, names, spec)
+    assert not official_procedure(spec.runs, spec.warmup + 1, names, spec)
+    assert not official_procedure(spec.runs, spec.warmup, names[:2], spec)
+    quick = spec.model_copy(update={"runs": 3, "warmup": 1})
+    assert official_procedure(3, 1, names, quick)

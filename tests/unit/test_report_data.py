@@ -15,6 +15,7 @@ import pytest
 
 from harness.latency.report import BucketResult, Dist, LatencyReport, RequestRow
 from harness.report.folder import latency_samples, read_run
+from harness.risk import RiskFlag, flag_from_text
 from harness.runs import Provenance
 
 BASELINES = {"short": 2582.0, "medium": 5441.0, "long": 6576.0}
@@ -83,7 +84,7 @@ def write_latency(
         strict=buckets if mode == "strict" else [],
         score=sum(speedups) / len(speedups),
         score_ci95=(0.9 * sum(speedups) / len(speedups), 1.1 * sum(speedups) / len(speedups)),
-        flags=list(flags),
+        flags=[RiskFlag.model_validate(flag_from_text(f, "latency")) for f in flags],
         requests=rows,
     )
     report.save(folder)
@@ -209,7 +210,7 @@ def test_latency_fixture_is_a_loadable_latency_report(tmp_path: Path) -> None:
     assert loaded.official[0].median_ms == 1000.0
     assert loaded.score == 2.582
     # the samples the distribution plot reads: timed and ok only, warm-up excluded
-    samples = latency_samples(read_run(tmp_path).get("latency.json"), "official")
+    samples = latency_samples(read_run(tmp_path).get(LatencyReport), "official")
     assert sorted(samples["short"]) == pytest.approx(
         [950.0, 962.5, 975.0, 987.5, 1000.0, 1012.5, 1025.0, 1037.5, 1050.0]
     )

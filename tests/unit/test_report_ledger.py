@@ -80,7 +80,7 @@ def test_latency_only_run_is_not_gated_and_shows_latency_flags(tmp_path: Path) -
     )
     e = entry_for_folder(tmp_path / "r")
     assert e.verdict is None and not e.valid
-    assert e.flags == ["failures: 2 timed requests"] and e.risky
+    assert e.flags == ["failures: 2 timed requests"] and e.risky  # migrated from a string
     assert e.quality == [] and e.checks_total is None and e.throughput_score is None
 
 
@@ -95,33 +95,32 @@ def test_broken_and_odd_reports_never_crash(tmp_path: Path) -> None:
     folder.mkdir()
     (folder / "latency.json").write_text("{not json", encoding="utf-8")
     (folder / "quality.json").write_text("[1, 2]", encoding="utf-8")
-    gate = {
-        "verdict": "maybe",
-        "reasons": "not a list",
-        "flags": [1, "real flag"],
-        "complete": False,
-    }
+    gate = {"kind": "gate", "schema_version": 2, "verdict": "maybe", "complete": False}
     (folder / "gate.json").write_text(json.dumps(gate), encoding="utf-8")
-    check = {"checks": [{"name": "ping", "passed": True}, {"name": "sse", "status": "FAIL"}, 7]}
+    check = {"kind": "check", "schema_version": 1, "url": URL, "checks": [{"name": "ping"}]}
     (folder / "check.json").write_text(json.dumps(check), encoding="utf-8")
     e = entry_for_folder(folder)
-    assert e.problems == [
-        "latency.json: unreadable (JSONDecodeError)",
-        "quality.json: not a JSON object",
+    assert [p.split(" (")[0].split(": ")[:2] for p in e.problems] == [
+        ["check.json", "does not match the CheckReport schema"],
+        ["latency.json", "not valid JSON"],
+        ["quality.json", "not a JSON object"],
+        ["gate.json", "does not match the GateReport schema"],
     ]
-    assert e.verdict is None and e.reasons == [] and e.flags == ["real flag"]
-    assert (e.checks_total, e.checks_failed) == (2, 1)
-    assert e.score is None and e.buckets == [] and not e.complete
+    assert e.reports == [] and e.verdict is None and e.reasons == [] and e.flags == []
+    assert e.checks_total is None and e.score is None and e.buckets == []
 
 
-def test_wrongly_typed_keys_read_as_missing(tmp_path: Path) -> None:
-    folder = tmp_path / "r"
-    folder.mkdir()
-    latency = {"score": "fast", "official": [{"name": "short", "median_ms": True, "n_ok": 3}]}
-    (folder / "latency.json").write_text(json.dumps(latency), encoding="utf-8")
+def test_a_report_of_a_newer_harness_is_a_problem_not_a_crash(tmp_path: Path) -> None:
+    folder = make_run(tmp_path, "r", started_at=T0, medians={"short": 1291.0})
+    data = json.loads((folder / "latency.json").read_text(encoding="utf-8"))
+    data["schema_version"] = 99
+    data["provenance"]["harness_version"] = "9.9.9"
+    (folder / "latency.json").write_text(json.dumps(data), encoding="utf-8")
     e = entry_for_folder(folder)
-    assert e.score is None and e.score_mode is None
-    assert [(b.name, b.median_ms, b.n_ok) for b in e.buckets] == [("short", None, 3)]
+    (problem,) = e.problems
+    assert problem.startswith("latency.json: schema_version 99 (written by harness 9.9.9)")
+    assert problem.endswith("read it with harness 9.9.9 or newer")
+    assert e.reports == ["gate.json"] and e.buckets == [] and e.verdict == "PASS"
 
 
 def test_record_run_appends_to_the_parent_ledger_and_reads_back(tmp_path: Path) -> None:

@@ -95,10 +95,10 @@ def test_run_page_shows_verdict_reasons_flags_and_gaps(tmp_path: Path) -> None:
 
 def test_run_page_of_an_ungated_latency_only_run(tmp_path: Path) -> None:
     folder = tmp_path / "r"
-    folder.mkdir()
-    (folder / "latency.json").write_text('{"score": 1.5}', encoding="utf-8")
+    write_latency(folder, {"short": 2582.0 / 1.5}, started_at="2026-01-01T00:00:00+00:00")
     page = run_page(folder, entry_for_folder(folder))
-    assert "not gated" in page and "1.50×" in page and IMG.search(page) is None
+    assert "not gated" in page and "1.50×" in page
+    assert [m.group(1) for m in IMG.finditer(page)] == ["buckets", "distributions"]
 
 
 def test_a_single_failing_partial_run_still_gets_every_plot(tmp_path: Path) -> None:

@@ -4,11 +4,11 @@ from harness.stats import (
     binomial_stderr,
     bootstrap_median_ci,
     bootstrap_score_ci,
+    dist,
     mean_speedup,
     median,
     percentile,
     speedup,
-    summarize,
 )
 
 
@@ -23,20 +23,27 @@ def test_median_and_percentiles_literal():
 def test_empty_and_single_sample():
     assert median([]) is None
     assert percentile([], 99) is None
-    s = summarize([])
+    s = dist([])
     assert s.n == 0 and s.median is None and s.p99 is None
-    one = summarize([7.0])
+    one = dist([7.0])
     assert (one.n, one.median, one.p99, one.stdev) == (1, 7.0, 7.0, 0.0)
     assert bootstrap_median_ci([]) is None
     assert bootstrap_median_ci([5.0]) == (5.0, 5.0)
 
 
 def test_summary_literal():
-    s = summarize([1.0, 2.0, 3.0, 4.0])
+    s = dist([1.0, 2.0, 3.0, 4.0])
     assert s.mean == 2.5
     assert s.median == 2.5
     assert s.min == 1.0 and s.max == 4.0
     assert s.p90 == pytest.approx(3.7)
+    assert s.ci95 is None
+
+
+def test_dist_ci_is_the_seeded_bootstrap_of_the_median():
+    xs = [float(x) for x in range(100, 150)]
+    assert dist(xs, ci=True, seed=3).ci95 == bootstrap_median_ci(xs, seed=3)
+    assert dist([], ci=True).ci95 is None
 
 
 def test_speedup_and_score_match_published_example():

@@ -4,6 +4,7 @@ import pytest
 
 from harness.errors import ConfigError
 from harness.profiles import load_profile, parse_profile
+from harness.risk import FlagKind
 from harness.runs import Provenance
 from harness.throughput.analysis import build_report
 from harness.throughput.config import from_profile, parse_levels, profile_weights
@@ -167,7 +168,14 @@ def test_build_report_flags_and_strict_verdict(paris):
     assert [lv.concurrency for lv in rep.levels] == [1, 2]
     assert rep.passed is False and rep.spot_checks_passed is False
     assert not rep.score_complete and not rep.official
-    text = "\n".join(rep.flags)
+    text = "\n".join(f.text for f in rep.flags)
+    assert {f.kind for f in rep.flags} == {
+        FlagKind.REQUEST_FAILURES,
+        FlagKind.USAGE_MISMATCH,
+        FlagKind.SPOT_CHECK,
+        FlagKind.THINKING_LEAK,
+        FlagKind.PARTIAL_SWEEP,
+    }
     assert "c=2: 1 of 4 requests failed (timeout ×1)" in text
     assert "differs from the re-tokenised count" in text
     assert "spot check failed: Q? expected 4" in text
