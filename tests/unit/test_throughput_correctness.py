@@ -9,6 +9,7 @@ from harness.gate.rules import GateInputs, correctness_rules, judge
 from harness.profiles import load_profile
 from harness.quality.report import BenchmarkResult, QualityReport
 from harness.throughput.correctness import evaluate, gated_score
+from harness.throughput.report import ThroughputReport
 from tests.wire.grader_paris import score as grader_score
 
 PARIS = load_profile("gpumode-paris")
@@ -68,7 +69,17 @@ def quality(flexible: float, strict: float) -> QualityReport:
 
 def test_gate_fails_naming_the_rule_and_zeroes_the_score():
     inputs = GateInputs(
-        profile=PARIS, quality=quality(0.90, 0.84), throughput={"score": 5000.0, "complete": True}
+        profile=PARIS,
+        quality=quality(0.90, 0.84),
+        throughput=ThroughputReport(
+            url="u",
+            endpoint="/v1/chat/completions",
+            model="m",
+            mode="official",
+            official=True,
+            score=5000.0,
+            score_complete=True,
+        ),
     )
     reasons = correctness_rules(inputs)
     texts = [r.text for r in reasons if r.blocking]

@@ -19,6 +19,7 @@ from harness.latency.config import LatencyConfig
 from harness.latency.metrics import bucket_result
 from harness.latency.runner import NOT_TAKEN, LatencyState, run_latency
 from harness.profiles import Bucket
+from harness.risk import FlagKind
 from harness.runs import Provenance
 from harness.tokenizer import load_tokenizer
 from tests.fixtures.recording import Recorded, RecordingServer, Reply
@@ -119,7 +120,11 @@ def test_success_rule_and_medians_equal_the_graders(recording_server):
 
     report = build_report(cfg, state, Provenance(), complete=True)
     (bucket,) = report.official
-    assert any(f.startswith("EMPTY-CHOICES: 4 timed official short") for f in report.flags)
+    assert any(
+        f.kind is FlagKind.EMPTY_CHOICES
+        and f.text.startswith("EMPTY-CHOICES: 4 timed official short")
+        for f in report.flags
+    )
     # the statistic: the grader's round(statistics.median(...), 2) over harness's own times
     ours_ms = [r.e2e_ms for r in ours if r.ok and r.e2e_ms is not None]
     assert bucket.median_ms is not None

@@ -16,6 +16,7 @@ import numpy as np
 import pytest
 
 from harness.profiles import load_profile
+from harness.risk import FlagKind
 from harness.runs import Provenance
 from harness.throughput.analysis import build_report
 from harness.throughput.chat_count import render_no_think
@@ -112,7 +113,11 @@ def test_official_sweep_on_the_wire_equals_the_graders(recording_server):
         assert same.tok_s == g["throughput_tok_per_sec"]
         assert same.token_discrepancy == g["token_discrepancy"] is True
         assert lv.tok_s == round(lv.tok_s or 0, 2)
-    assert any("server usage differs from the verified counts" in f for f in report.flags)
+    assert any(
+        f.kind is FlagKind.USAGE_MISMATCH
+        and "server usage differs from the verified counts" in f.text
+        for f in report.flags
+    )
     # the score: Σ weight × rounded tok/s, like eval/score.py
     assert report.score == pytest.approx(
         grader_paris.score(
