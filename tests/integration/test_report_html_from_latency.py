@@ -39,7 +39,12 @@ def test_report_reads_what_latency_wrote(
         None,
     )
     assert data["score"] == measured.score and data["strict_score"] == measured.strict_score
-    assert data["server"] == {"url": sim.url, "models": measured.provenance.server_models}
+    assert measured.provenance.server is not None  # strict/both: the fingerprint was taken
+    assert data["server"] == {
+        "url": sim.url,
+        "models": measured.provenance.server_models,
+        "build": measured.provenance.server.label(),
+    }
     assert [(b["name"], b["mode"], b["median_ms"]) for b in data["buckets"]] == [
         (b.name, b.mode, b.median_ms) for b in [*measured.official, *measured.strict]
     ]
