@@ -31,6 +31,7 @@ COMMANDS: dict[str, str] = {
     "report": "the ledger of runs, and report.html with plots",
     "simulate": "an OpenAI-compatible server with exact timing and fault knobs",
     "data": "benchmark data and NLTK punkt_tab into a local folder for offline runs",
+    "vlm": "AICAS VLM benchmark: in-process call for call (run) or over HTTP (latency)",
     "demo": "the CPU reference server judged end to end (check → latency → quality → gate)",
 }
 

@@ -1,0 +1,107 @@
+"""``harness vlm run | latency``: the AICAS VLM benchmark in-process, or over HTTP."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from typing import Any
+
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+from harness.cli.common import add_common, non_negative_int, positive_int, start_run
+from harness.errors import EXIT_INTERRUPTED, EXIT_OK, ConfigError
+from harness.vlm.render import render_vlm
+from harness.vlm.report import VlmReport
+
+
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    p = sub.add_parser("vlm", help="AICAS VLM benchmark: in-process (run) or over HTTP (latency)")
+    vsub = p.add_subparsers(dest="vlm_command", metavar="SUBCOMMAND")
+    r = vsub.add_parser("run", help="the organisers' procedure, call for call, on your wrapper")
+    r.add_argument("--wrapper-dir", required=True, help="folder holding evaluation_wrapper.py")
+    r.add_argument("--model-path", required=True, help="model folder passed to VLMModel()")
+    r.add_argument("--dataset-path", required=True, help="TextVQA save_to_disk folder")
+    r.add_argument("--num-samples", type=positive_int, help="first N rows (default: min(5000, len))")
+    r.add_argument("--python", default=sys.executable, help="the participant's Python (default: this one)")
+    r.add_argument("--baseline", metavar="RUN", help="a run folder of the template wrapper, same machine")
+    r.add_argument("--seed", type=int, help="--random-seed: seeds RNGs, never the order")
+    r.add_argument("--timeout", type=float, help="stop the runner after this many seconds")
+    r.add_argument(
+        "--warmup-samples", type=non_negative_int, help="NON-OFFICIAL: warm-up samples (10)"
+    )
+    r.add_argument("--warmup-tokens", type=positive_int, help="NON-OFFICIAL: warm-up tokens (10)")
+    r.add_argument(
+        "--throughput-tokens", type=positive_int, help="NON-OFFICIAL: tokens of the tok/s call (128)"
+    )
+    r.add_argument(
+        "--answer-tokens", type=positive_int, help="NON-OFFICIAL: answer cap (1024), for CPU tests"
+    )
+    add_common(r)
+    r.set_defaults(func=run_cmd, profile="aicas-vlm")
+
+
+def _progress(console: Console) -> Progress:
+    return Progress(
+        TextColumn("[bold]{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        TextColumn("{task.fields[last]}"),
+        console=console,
+        transient=True,
+    )
+
+
+def run_cmd(args: argparse.Namespace) -> int:
+    from harness.vlm.run import OVERRIDABLE, VlmRunConfig, run_vlm
+
+    ctx = start_run(args, "vlm")
+    spec = ctx.profile.require_vlm()
+    overrides = {
+        n: getattr(args, n) for n in OVERRIDABLE if getattr(args, n, None) is not None
+    }
+    overrides = {n: v for n, v in overrides.items() if v != getattr(spec, n)}
+    baseline = None
+    if args.baseline:
+        base_dir = Path(args.baseline)
+        if not (base_dir / VlmReport.FILENAME).is_file():
+            raise ConfigError(f"--baseline {base_dir}: no vlm.json there")
+        baseline = VlmReport.load(base_dir)
+    cfg = VlmRunConfig(
+        wrapper_dir=Path(args.wrapper_dir),
+        model_path=Path(args.model_path),
+        dataset_path=Path(args.dataset_path),
+        folder=ctx.folder,
+        spec=spec,
+        python=args.python,
+        num_samples=args.num_samples,
+        seed=args.seed,
+        overrides=overrides,
+        baseline=baseline,
+        baseline_name=Path(args.baseline).name if args.baseline else "",
+        timeout_s=args.timeout,
+    )
+    ctx.provenance.seed = args.seed
+    with _progress(ctx.console) as bar:
+        task = bar.add_task("loading", total=None, last="")
+
+        def on_line(line: dict[str, Any]) -> None:
+            kind = line.get("type")
+            if kind == "start":
+                bar.update(task, description="warm-up", total=line.get("samples"), completed=0)
+            elif kind == "sample":
+                ttft = line.get("ttft_ms")
+                last = f"ttft {ttft:.1f} ms, {line.get('tok_s', 0):.1f} tok/s" if ttft else "failed"
+                bar.update(task, description="samples", advance=1, last=last)
+
+        try:
+            rep = run_vlm(cfg, ctx.provenance, on_line)
+        except KeyboardInterrupt:
+            ctx.console.print(f"interrupted: partial vlm.json and result.json in {ctx.folder}")
+            return EXIT_INTERRUPTED
+    render_vlm(ctx.console, rep, str(ctx.folder))
+    if args.json:
+        sys.stdout.write(rep.to_json() + "\n")
+    return EXIT_OK
