@@ -12,8 +12,22 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 
 from harness.cli.common import add_common, non_negative_int, positive_int, start_run
 from harness.errors import EXIT_INTERRUPTED, EXIT_OK, ConfigError
+from harness.profiles import VlmSpec
 from harness.vlm.render import render_vlm
 from harness.vlm.report import VlmReport
+
+
+def _overrides(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "--warmup-samples", type=non_negative_int, help="NON-OFFICIAL: warm-up samples (10)"
+    )
+    p.add_argument("--warmup-tokens", type=positive_int, help="NON-OFFICIAL: warm-up tokens (10)")
+    p.add_argument(
+        "--throughput-tokens", type=positive_int, help="NON-OFFICIAL: tokens of the tok/s call (128)"
+    )
+    p.add_argument(
+        "--answer-tokens", type=positive_int, help="NON-OFFICIAL: answer cap (1024), for CPU tests"
+    )
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -28,18 +42,18 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     r.add_argument("--baseline", metavar="RUN", help="a run folder of the template wrapper, same machine")
     r.add_argument("--seed", type=int, help="--random-seed: seeds RNGs, never the order")
     r.add_argument("--timeout", type=float, help="stop the runner after this many seconds")
-    r.add_argument(
-        "--warmup-samples", type=non_negative_int, help="NON-OFFICIAL: warm-up samples (10)"
-    )
-    r.add_argument("--warmup-tokens", type=positive_int, help="NON-OFFICIAL: warm-up tokens (10)")
-    r.add_argument(
-        "--throughput-tokens", type=positive_int, help="NON-OFFICIAL: tokens of the tok/s call (128)"
-    )
-    r.add_argument(
-        "--answer-tokens", type=positive_int, help="NON-OFFICIAL: answer cap (1024), for CPU tests"
-    )
+    _overrides(r)
     add_common(r)
     r.set_defaults(func=run_cmd, profile="aicas-vlm")
+    i = vsub.add_parser(
+        "import", help="records written by the runner elsewhere (e.g. a GPU box) → vlm.json + result.json"
+    )
+    i.add_argument("records", help="the runner's JSON-lines file (vlm-records.jsonl)")
+    i.add_argument("--model-path", help="the model folder, for the pixel-budget check")
+    i.add_argument("--baseline", metavar="RUN", help="a run folder of the template wrapper")
+    _overrides(i)
+    add_common(i)
+    i.set_defaults(func=import_cmd, profile="aicas-vlm")
 
 
 def _progress(console: Console) -> Progress:
@@ -54,21 +68,67 @@ def _progress(console: Console) -> Progress:
     )
 
 
+def _baseline(args: argparse.Namespace) -> VlmReport | None:
+    if not args.baseline:
+        return None
+    base_dir = Path(args.baseline)
+    if not (base_dir / VlmReport.FILENAME).is_file():
+        raise ConfigError(f"--baseline {base_dir}: no vlm.json there", hint="a `vlm run` folder")
+    return VlmReport.load(base_dir)
+
+
+def _override_values(args: argparse.Namespace, spec: VlmSpec) -> dict[str, int]:
+    from harness.vlm.run import OVERRIDABLE
+
+    given = {n: getattr(args, n) for n in OVERRIDABLE if getattr(args, n, None) is not None}
+    return {n: v for n, v in given.items() if v != getattr(spec, n)}
+
+
+def import_cmd(args: argparse.Namespace) -> int:
+    from harness.vlm.run import RECORDS, VlmRunConfig, build_report, read_records, save
+
+    records = Path(args.records)
+    if not records.is_file():
+        raise ConfigError(f"{records}: no such records file")
+    ctx = start_run(args, "vlm")
+    spec = ctx.profile.require_vlm()
+    lines = read_records(records)
+    start = next((x for x in lines if x.get("type") == "start"), None)
+    if start is None:
+        raise ConfigError(f"{records}: no start record (not a runner output?)")
+    overrides = _override_values(args, spec)
+    ran = start.get("runner_args") or {}
+    for name in ("warmup_samples", "warmup_tokens", "throughput_tokens", "answer_tokens"):
+        if name in ran and ran[name] != getattr(spec, name):
+            overrides[name] = int(ran[name])
+    cfg = VlmRunConfig(
+        wrapper_dir=Path("."),
+        model_path=Path(args.model_path or "."),
+        dataset_path=Path("."),
+        folder=ctx.folder,
+        spec=spec,
+        python="(imported)",
+        overrides=overrides,
+        baseline=_baseline(args),
+        baseline_name=Path(args.baseline).name if args.baseline else "",
+    )
+    rep = build_report(lines, cfg, ctx.provenance)
+    if records.resolve() != (ctx.folder / RECORDS).resolve():
+        (ctx.folder / RECORDS).write_text(records.read_text(encoding="utf-8"), encoding="utf-8")
+    save(rep, ctx.folder)
+    render_vlm(ctx.console, rep, str(ctx.folder))
+    if args.json:
+        sys.stdout.write(rep.to_json() + "\n")
+    return EXIT_OK
+
+
 def run_cmd(args: argparse.Namespace) -> int:
-    from harness.vlm.run import OVERRIDABLE, VlmRunConfig, run_vlm
+    from harness.vlm.run import VlmRunConfig, run_vlm
 
     ctx = start_run(args, "vlm")
     spec = ctx.profile.require_vlm()
-    overrides = {
-        n: getattr(args, n) for n in OVERRIDABLE if getattr(args, n, None) is not None
-    }
-    overrides = {n: v for n, v in overrides.items() if v != getattr(spec, n)}
-    baseline = None
-    if args.baseline:
-        base_dir = Path(args.baseline)
-        if not (base_dir / VlmReport.FILENAME).is_file():
-            raise ConfigError(f"--baseline {base_dir}: no vlm.json there")
-        baseline = VlmReport.load(base_dir)
+    overrides = _override_values(args, spec)
+    baseline = _baseline(args)
     cfg = VlmRunConfig(
         wrapper_dir=Path(args.wrapper_dir),
         model_path=Path(args.model_path),

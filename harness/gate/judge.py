@@ -14,6 +14,7 @@ from harness.latency.report import LatencyReport
 from harness.profiles import Profile
 from harness.quality.report import QualityReport
 from harness.runs import Provenance
+from harness.vlm.report import VlmReport
 
 
 def _load_data(folder: Path, name: str, problems: list[Reason]) -> dict[str, Any] | None:
@@ -39,6 +40,7 @@ def read_inputs(
         ("check", CheckReport),
         ("latency", LatencyReport),
         ("quality", QualityReport),
+        ("vlm", VlmReport),
     ):
         if not (folder / cls.FILENAME).exists():
             continue
@@ -68,6 +70,10 @@ def judge_folder(
     score_name = ""
     if lat is not None:
         score, score_name = lat.score, "mean speedup"
+    elif inputs.vlm is not None:
+        from harness.gate.vlm_rules import vlm_score
+
+        score, score_name = vlm_score(inputs.vlm), "AICAS final score (official baselines)"
     elif inputs.throughput is not None and isinstance(inputs.throughput.get("score"), int | float):
         score, score_name = float(inputs.throughput["score"]), "weighted tok/s"
     return GateReport(
@@ -81,7 +87,7 @@ def judge_folder(
         quality={b.name: b.score for b in inputs.quality.benchmarks} if inputs.quality else {},
         reports=[
             n
-            for n in ("check", "latency", "throughput", "quality", "package")
+            for n in ("check", "latency", "throughput", "quality", "package", "vlm")
             if (folder / f"{n}.json").exists()
         ],
         folder=folder.name,

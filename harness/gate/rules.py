@@ -17,6 +17,7 @@ from harness.latency.report import LatencyReport
 from harness.profiles import Bucket, Profile
 from harness.quality.report import QualityReport
 from harness.stats import binomial_stderr
+from harness.vlm.report import VlmReport
 
 READY_LIMIT_S = 600.0  # the grader polls /ping for up to 10 minutes
 PREFIX_SHARE_RISK = 0.5  # more than half the official speedup not reproduced by unique prompts
@@ -36,11 +37,14 @@ class GateInputs:
     quality: QualityReport | None = None
     throughput: dict[str, Any] | None = None  # throughput.json as data (its own schema)
     package: dict[str, Any] | None = None  # package.json as data (only with --image)
+    vlm: VlmReport | None = None  # the AICAS profile's in-process run
     required: list[str] = field(default_factory=list)
 
 
 def required_reports(profile: Profile, *, image: bool = False) -> list[str]:
-    out = ["check"]
+    out = ["check"] if profile.vlm is None else []  # the AICAS benchmark has no server
+    if profile.vlm is not None:
+        out.append("vlm")
     if profile.latency is not None:
         out.append("latency")
     if profile.throughput is not None:
@@ -248,6 +252,7 @@ def judge(inputs: GateInputs, *, strict: bool = False) -> tuple[Verdict, list[Re
         "quality": inputs.quality,
         "throughput": inputs.throughput,
         "package": inputs.package,
+        "vlm": inputs.vlm,
     }
     for name in inputs.required:
         if present.get(name) is None:
@@ -278,6 +283,12 @@ def judge(inputs: GateInputs, *, strict: bool = False) -> tuple[Verdict, list[Re
         flags += f
     if inputs.package is not None:
         r, f = package_rules(inputs.package)
+        reasons += r
+        flags += f
+    if inputs.vlm is not None:
+        from harness.gate.vlm_rules import vlm_rules
+
+        r, f = vlm_rules(inputs.vlm)
         reasons += r
         flags += f
     flags = list(dict.fromkeys(flags))

@@ -132,6 +132,7 @@ def analyze(
     fl += flag_rules.early_eos(samples, spec.throughput_tokens)
     fl += flag_rules.call_dependence(samples, spec.throughput_tokens)
     fl += flag_rules.second_call_faster(samples)
+    fl += flag_rules.cold_first_sample(samples)
     fl += flag_rules.pixel_budget(rep.environment, folder_config)
     fl += flag_rules.repeated_images(samples)
     if rep.accuracy is None:

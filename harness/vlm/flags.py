@@ -68,6 +68,23 @@ def second_call_faster(samples: Sequence[VlmSample]) -> list[str]:
     return []
 
 
+COLD_FIRST_RATIO = 0.5
+
+
+def cold_first_sample(samples: Sequence[VlmSample]) -> list[str]:
+    """The warm-up's 10-token calls may not warm the 128/1024-token paths."""
+    rates = [s.tok_s for s in samples if s.counted and s.tok_s > 0]
+    if len(rates) < 3:
+        return []
+    med = sorted(rates)[len(rates) // 2]
+    if rates[0] < COLD_FIRST_RATIO * med:
+        return [
+            f"the first measured sample ran at {rates[0]:.1f} tok/s against a median of {med:.1f}: "
+            "the 10-token warm-up did not warm the longer generate path (it counts in the mean)"
+        ]
+    return []
+
+
 def dropped(samples: Sequence[VlmSample]) -> list[str]:
     out = [s for s in samples if not s.counted]
     if not out:

@@ -347,6 +347,7 @@ def main(argv: list[str] | None = None) -> int:
             "model_dtype": str(getattr(wrapper.model, "dtype", "")),
             "transformers_version": importlib.import_module("transformers").__version__,
             "processor_class": type(wrapper.processor).__name__,
+            "runner_args": {k: v for k, v in vars(args).items() if k != "records"},
             "processor_pixels": {
                 "size": dict(getattr(ip, "size", None) or {}),
                 "min_pixels": getattr(ip, "min_pixels", None),
