@@ -14,7 +14,7 @@ from harness.cli.common import add_common, non_negative_int, positive_int, start
 from harness.errors import EXIT_INTERRUPTED, EXIT_OK, ConfigError
 from harness.profiles import VlmSpec
 from harness.vlm.render import render_vlm
-from harness.vlm.report import VlmReport
+from harness.vlm.report import VlmReport, VlmSample
 
 
 def _overrides(p: argparse.ArgumentParser) -> None:
@@ -54,6 +54,20 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     _overrides(i)
     add_common(i)
     i.set_defaults(func=import_cmd, profile="aicas-vlm")
+    h = vsub.add_parser("latency", help="the same figures over HTTP (OpenAI chat with image_url)")
+    h.add_argument("--url", required=True, help="the server's base URL, e.g. http://127.0.0.1:8000")
+    h.add_argument("--dataset-path", required=True, help="TextVQA save_to_disk folder")
+    h.add_argument("--num-samples", type=positive_int, help="first N rows (default: min(5000, len))")
+    h.add_argument("--model", help="the model name sent (default: the profile's)")
+    h.add_argument(
+        "--throughput-tokens", type=positive_int, help="NON-OFFICIAL: tokens of the tok/s call (128)"
+    )
+    h.add_argument(
+        "--answer-tokens", type=positive_int, help="NON-OFFICIAL: answer cap (1024)"
+    )
+    h.add_argument("--request-timeout", type=float, default=600.0, help="per request, s")
+    add_common(h)
+    h.set_defaults(func=latency_cmd, profile="aicas-vlm")
 
 
 def _progress(console: Console) -> Progress:
@@ -116,6 +130,66 @@ def import_cmd(args: argparse.Namespace) -> int:
     if records.resolve() != (ctx.folder / RECORDS).resolve():
         (ctx.folder / RECORDS).write_text(records.read_text(encoding="utf-8"), encoding="utf-8")
     save(rep, ctx.folder)
+    render_vlm(ctx.console, rep, str(ctx.folder))
+    if args.json:
+        sys.stdout.write(rep.to_json() + "\n")
+    return EXIT_OK
+
+
+def latency_cmd(args: argparse.Namespace) -> int:
+    import asyncio
+    import os
+
+    from harness.vlm.analysis import analyze
+    from harness.vlm.http import VlmHttpConfig, measure_http
+    from harness.vlm.run import RESULT, official_result_json
+
+    ctx = start_run(args, "vlm-latency", url=args.url)
+    spec = ctx.profile.require_vlm()
+    overrides = _override_values(args, spec)
+    cfg = VlmHttpConfig(
+        url=args.url,
+        dataset_path=Path(args.dataset_path),
+        spec=spec,
+        model=args.model or spec.model,
+        num_samples=args.num_samples,
+        answer_tokens=args.answer_tokens,
+        throughput_tokens=args.throughput_tokens,
+        timeout_s=args.request_timeout,
+        api_key=os.environ.get("HARNESS_API_KEY"),
+    )
+    samples: list[VlmSample] = []
+    interrupted = False
+    with _progress(ctx.console) as bar:
+        task = bar.add_task("samples", total=args.num_samples, last="")
+
+        def on_sample(s: VlmSample) -> None:
+            samples.append(s)
+            last = f"ttft {s.ttft_ms:.1f} ms, {s.tok_s:.1f} tok/s" if s.ttft_ms else "failed"
+            bar.update(task, advance=1, last=last)
+
+        try:
+            asyncio.run(measure_http(cfg, on_sample))
+        except KeyboardInterrupt:
+            interrupted = True
+    rep = VlmReport(
+        provenance=ctx.provenance,
+        mode="http",
+        official=not overrides,
+        non_official=overrides,
+        settings={"url": args.url, "model": cfg.model, "num_samples": args.num_samples},
+        samples=samples,
+        samples_planned=len(samples),
+        complete=not interrupted,
+    )
+    analyze(rep, spec)
+    if overrides:
+        rep.flags.append(f"non-official settings: {overrides}")
+    rep.save(ctx.folder)
+    official_result_json(rep, ctx.folder / RESULT)
+    if interrupted:
+        ctx.console.print(f"interrupted: partial vlm.json in {ctx.folder}")
+        return EXIT_INTERRUPTED
     render_vlm(ctx.console, rep, str(ctx.folder))
     if args.json:
         sys.stdout.write(rep.to_json() + "\n")

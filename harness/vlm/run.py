@@ -160,9 +160,13 @@ def build_report(
     return rep
 
 
+def official_result_json(rep: VlmReport, path: Path) -> None:
+    write_json(path, official_result(rep))
+
+
 def save(rep: VlmReport, folder: Path) -> None:
     rep.save(folder)
-    write_json(folder / RESULT, official_result(rep))
+    official_result_json(rep, folder / RESULT)
 
 
 def _log_tail(path: Path, n: int = 3) -> str:
