@@ -141,7 +141,7 @@ def latency_cmd(args: argparse.Namespace) -> int:
     import os
 
     from harness.vlm.analysis import analyze
-    from harness.vlm.http import VlmHttpConfig, measure_http
+    from harness.vlm.over_http import VlmHttpConfig, measure_http
     from harness.vlm.run import RESULT, official_result_json
 
     ctx = start_run(args, "vlm-latency", url=args.url)

@@ -3,5 +3,5 @@
 Modules: ``runner_script`` (runs in the participant's Python: stdlib, torch,
 transformers, datasets only), ``run`` (starts it, turns its records into
 reports), ``report`` (``vlm.json``), ``analysis`` (official means, scores,
-flags), ``accuracy``, ``stats``, ``flags``, ``render``, ``http`` (HTTP mode).
+flags), ``accuracy``, ``stats``, ``flags``, ``render``, ``over_http`` (HTTP mode).
 """

@@ -35,7 +35,12 @@ import traceback
 from datetime import datetime
 from typing import Any
 
-import torch
+# Started as a script, this file's folder is sys.path[0]: harness's own modules
+# there must never shadow a library the wrapper imports.
+if sys.path and os.path.abspath(sys.path[0]) == os.path.dirname(os.path.abspath(__file__)):
+    del sys.path[0]
+
+import torch  # noqa: E402
 
 CUDA = torch.cuda.is_available()
 

@@ -11,7 +11,7 @@ import pytest
 
 from harness.cli import main as harness_main
 from harness.profiles import load_profile
-from harness.vlm.http import VlmHttpConfig, chat_body, load_samples, measure_http
+from harness.vlm.over_http import VlmHttpConfig, chat_body, load_samples, measure_http
 from harness.vlm.report import VlmReport
 from tests.fixtures.simulator import SimProcessFactory, SimulatorFactory
 from tests.fixtures.tiny_vlm import write_textvqa
