@@ -202,7 +202,9 @@ class Profile(Strict):
 
     def require_vlm(self) -> VlmSpec:
         if self.vlm is None:
-            raise ConfigError(f"profile {self.name!r} has no [vlm] section", hint="use --profile aicas-vlm")
+            raise ConfigError(
+                f"profile {self.name!r} has no [vlm] section", hint="use --profile aicas-vlm"
+            )
         return self.vlm
 
     def require_throughput(self) -> ThroughputSpec:

@@ -208,7 +208,7 @@ def load_processor(model_path: str | Path) -> Any:
     )
     from transformers.models.qwen3_vl.processing_qwen3_vl import Qwen3VLProcessor
 
-    class ImageOnlyQwen3VLProcessor(Qwen3VLProcessor):  # type: ignore[misc]
+    class ImageOnlyQwen3VLProcessor(Qwen3VLProcessor):
         def check_argument_for_proper_class(self, argument_name: str, argument: Any) -> Any:
             if argument_name == "video_processor" and argument is None:
                 return None

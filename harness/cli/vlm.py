@@ -23,7 +23,9 @@ def _overrides(p: argparse.ArgumentParser) -> None:
     )
     p.add_argument("--warmup-tokens", type=positive_int, help="NON-OFFICIAL: warm-up tokens (10)")
     p.add_argument(
-        "--throughput-tokens", type=positive_int, help="NON-OFFICIAL: tokens of the tok/s call (128)"
+        "--throughput-tokens",
+        type=positive_int,
+        help="NON-OFFICIAL: tokens of the tok/s call (128)",
     )
     p.add_argument(
         "--answer-tokens", type=positive_int, help="NON-OFFICIAL: answer cap (1024), for CPU tests"
@@ -37,16 +39,23 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     r.add_argument("--wrapper-dir", required=True, help="folder holding evaluation_wrapper.py")
     r.add_argument("--model-path", required=True, help="model folder passed to VLMModel()")
     r.add_argument("--dataset-path", required=True, help="TextVQA save_to_disk folder")
-    r.add_argument("--num-samples", type=positive_int, help="first N rows (default: min(5000, len))")
-    r.add_argument("--python", default=sys.executable, help="the participant's Python (default: this one)")
-    r.add_argument("--baseline", metavar="RUN", help="a run folder of the template wrapper, same machine")
+    r.add_argument(
+        "--num-samples", type=positive_int, help="first N rows (default: min(5000, len))"
+    )
+    r.add_argument(
+        "--python", default=sys.executable, help="the participant's Python (default: this one)"
+    )
+    r.add_argument(
+        "--baseline", metavar="RUN", help="a run folder of the template wrapper, same machine"
+    )
     r.add_argument("--seed", type=int, help="--random-seed: seeds RNGs, never the order")
     r.add_argument("--timeout", type=float, help="stop the runner after this many seconds")
     _overrides(r)
     add_common(r)
     r.set_defaults(func=run_cmd, profile="aicas-vlm")
     i = vsub.add_parser(
-        "import", help="records written by the runner elsewhere (e.g. a GPU box) → vlm.json + result.json"
+        "import",
+        help="records written by the runner elsewhere (e.g. a GPU box) → vlm.json + result.json",
     )
     i.add_argument("records", help="the runner's JSON-lines file (vlm-records.jsonl)")
     i.add_argument("--model-path", help="the model folder, for the pixel-budget check")
@@ -57,14 +66,16 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     h = vsub.add_parser("latency", help="the same figures over HTTP (OpenAI chat with image_url)")
     h.add_argument("--url", required=True, help="the server's base URL, e.g. http://127.0.0.1:8000")
     h.add_argument("--dataset-path", required=True, help="TextVQA save_to_disk folder")
-    h.add_argument("--num-samples", type=positive_int, help="first N rows (default: min(5000, len))")
+    h.add_argument(
+        "--num-samples", type=positive_int, help="first N rows (default: min(5000, len))"
+    )
     h.add_argument("--model", help="the model name sent (default: the profile's)")
     h.add_argument(
-        "--throughput-tokens", type=positive_int, help="NON-OFFICIAL: tokens of the tok/s call (128)"
+        "--throughput-tokens",
+        type=positive_int,
+        help="NON-OFFICIAL: tokens of the tok/s call (128)",
     )
-    h.add_argument(
-        "--answer-tokens", type=positive_int, help="NON-OFFICIAL: answer cap (1024)"
-    )
+    h.add_argument("--answer-tokens", type=positive_int, help="NON-OFFICIAL: answer cap (1024)")
     h.add_argument("--request-timeout", type=float, default=600.0, help="per request, s")
     add_common(h)
     h.set_defaults(func=latency_cmd, profile="aicas-vlm")

@@ -149,5 +149,7 @@ def official_result(rep: VlmReport) -> dict[str, Any]:
             "avg_ttft_ms": rep.avg_ttft_ms,
             "avg_throughput_tokens_per_sec": rep.avg_throughput_tokens_per_sec,
         },
-        "answers": [{"question_id": s.question_id, "prediction": s.prediction} for s in rep.samples],
+        "answers": [
+            {"question_id": s.question_id, "prediction": s.prediction} for s in rep.samples
+        ],
     }

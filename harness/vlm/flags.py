@@ -58,7 +58,11 @@ def second_call_faster(samples: Sequence[VlmSample]) -> list[str]:
         for s in samples
         if s.ttft_ms is not None and s.throughput_ms is not None and s.throughput_tokens > 1
     ]
-    fast = [s for s in pairs if s.throughput_ms is not None and s.throughput_ms < SECOND_CALL_RATIO * (s.ttft_ms or 0)]
+    fast = [
+        s
+        for s in pairs
+        if s.throughput_ms is not None and s.throughput_ms < SECOND_CALL_RATIO * (s.ttft_ms or 0)
+    ]
     if pairs and len(fast) / len(pairs) > SECOND_CALL_SHARE:
         return [
             f"the {len(fast)}/{len(pairs)} multi-token calls took less time than the 1-token call "

@@ -124,7 +124,9 @@ class CallResult:
     chunks: int
 
 
-async def _call(session: aiohttp.ClientSession, url: str, body: bytes, headers: dict[str, str]) -> CallResult:
+async def _call(
+    session: aiohttp.ClientSession, url: str, body: bytes, headers: dict[str, str]
+) -> CallResult:
     t0 = time.perf_counter()
     async with session.post(url, data=body, headers=headers) as resp:
         if resp.status != 200:
@@ -136,7 +138,9 @@ async def _call(session: aiohttp.ClientSession, url: str, body: bytes, headers: 
             obj = json.loads(raw)
             msg = obj["choices"][0].get("message") or {}
             usage = obj.get("usage") or {}
-            return CallResult(elapsed, None, msg.get("content") or "", usage.get("completion_tokens"), 0)
+            return CallResult(
+                elapsed, None, msg.get("content") or "", usage.get("completion_tokens"), 0
+            )
         splitter = SSESplitter()
         first: float | None = None
         parts: list[str] = []
@@ -187,7 +191,9 @@ async def measure_http(
             errors = []
             r2: CallResult | None = None
             try:
-                r1 = await _call(session, url, chat_body(cfg, s, cfg.spec.ttft_tokens, False), headers)
+                r1 = await _call(
+                    session, url, chat_body(cfg, s, cfg.spec.ttft_tokens, False), headers
+                )
                 rec.ttft_ms = r1.elapsed_s * 1000
                 r2 = await _call(session, url, chat_body(cfg, s, n_tput, True), headers)
                 rec.ttft_stream_ms = r2.first_s * 1000 if r2.first_s is not None else None

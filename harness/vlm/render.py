@@ -45,10 +45,10 @@ def render_vlm(console: Console, rep: VlmReport, where: str) -> None:
             f"yes/no {_f(a.yes_no, '.3f')} (n={a.yes_no_n})",
         )
     for s in rep.scores:
-        terms = (
-            f"{_f(s.accuracy_term, '.3f')} + {_f(s.ttft_term, '.3f')} + {_f(s.throughput_term, '.3f')}"
+        terms = f"{_f(s.accuracy_term, '.3f')} + {_f(s.ttft_term, '.3f')} + {_f(s.throughput_term, '.3f')}"
+        ci_s = (
+            f"; 95% CI {_f(s.score_ci[0], '.3f')}–{_f(s.score_ci[1], '.3f')}" if s.score_ci else ""
         )
-        ci_s = f"; 95% CI {_f(s.score_ci[0], '.3f')}–{_f(s.score_ci[1], '.3f')}" if s.score_ci else ""
         t.add_row(f"score vs {s.baseline}", _f(s.score, ".3f"), terms + ci_s)
     console.print(t)
     for f in rep.flags:

@@ -154,7 +154,13 @@ def build_report(
             folder_cfg = json.loads(pre.read_text(encoding="utf-8"))
         except (OSError, json.JSONDecodeError):
             folder_cfg = None
-    analyze(rep, cfg.spec, folder_config=folder_cfg, baseline=cfg.baseline, baseline_name=cfg.baseline_name)
+    analyze(
+        rep,
+        cfg.spec,
+        folder_config=folder_cfg,
+        baseline=cfg.baseline,
+        baseline_name=cfg.baseline_name,
+    )
     if non_official:
         rep.flags.append(f"non-official settings (tests / quick looks): {non_official}")
     return rep
@@ -225,7 +231,9 @@ def run_vlm(
     rep = build_report(lines, cfg, provenance)
     rep.runner_exit_code = proc.returncode
     if not rep.complete:
-        rep.flags.append(f"the runner stopped early (exit {proc.returncode}): {_log_tail(log_path)}")
+        rep.flags.append(
+            f"the runner stopped early (exit {proc.returncode}): {_log_tail(log_path)}"
+        )
     save(rep, cfg.folder)
     if interrupted:
         raise KeyboardInterrupt

@@ -40,7 +40,7 @@ from typing import Any
 if sys.path and os.path.abspath(sys.path[0]) == os.path.dirname(os.path.abspath(__file__)):
     del sys.path[0]
 
-import torch  # noqa: E402
+import torch
 
 CUDA = torch.cuda.is_available()
 
@@ -78,7 +78,11 @@ def system_info() -> dict[str, Any]:
         )
         try:
             smi = subprocess.run(
-                ["nvidia-smi", "--query-gpu=name,driver_version,memory.total", "--format=csv,noheader"],
+                [
+                    "nvidia-smi",
+                    "--query-gpu=name,driver_version,memory.total",
+                    "--format=csv,noheader",
+                ],
                 capture_output=True,
                 text=True,
                 timeout=5,
@@ -173,7 +177,11 @@ def build_inputs(wrapper: Any, image: Any, question: str) -> Any:
 def generate(wrapper: Any, inputs: Any, max_new_tokens: int) -> Any:
     with torch.no_grad():
         return wrapper.model.generate(
-            **inputs, max_new_tokens=max_new_tokens, do_sample=False, temperature=0.0, use_cache=True
+            **inputs,
+            max_new_tokens=max_new_tokens,
+            do_sample=False,
+            temperature=0.0,
+            use_cache=True,
         )
 
 
@@ -183,7 +191,10 @@ def _err(stage: str, exc: BaseException) -> str:
 
 def _eos_ids(wrapper: Any) -> set[int]:
     ids: set[int] = set()
-    for src in (getattr(wrapper.model, "generation_config", None), getattr(wrapper.model, "config", None)):
+    for src in (
+        getattr(wrapper.model, "generation_config", None),
+        getattr(wrapper.model, "config", None),
+    ):
         eos = getattr(src, "eos_token_id", None)
         if isinstance(eos, int):
             ids.add(eos)
@@ -201,9 +212,16 @@ def _grid(inputs: Any, wrapper: Any) -> tuple[list[int] | None, int | None]:
     return dims, math.prod(dims) // (merge * merge)
 
 
-def measure_sample(wrapper: Any, sample: dict[str, Any], args: argparse.Namespace, eos: set[int]) -> dict[str, Any]:
-    rec: dict[str, Any] = {"type": "sample", "question_id": sample["question_id"], "index": sample["index"],
-                           "question": sample["question"], "answers": sample["answers"]}
+def measure_sample(
+    wrapper: Any, sample: dict[str, Any], args: argparse.Namespace, eos: set[int]
+) -> dict[str, Any]:
+    rec: dict[str, Any] = {
+        "type": "sample",
+        "question_id": sample["question_id"],
+        "index": sample["index"],
+        "question": sample["question"],
+        "answers": sample["answers"],
+    }
     errors: list[str] = []
     _clear()
     try:
@@ -252,7 +270,9 @@ def measure_sample(wrapper: Any, sample: dict[str, Any], args: argparse.Namespac
     rec["throughput_tokens"] = len(tput_ids)
     rec["tok_s"] = tput
     rec["counted"] = math.isfinite(ttft_s) and tput != 0.0
-    rec["early_eos"] = bool(tput_ids) and len(tput_ids) < args.throughput_tokens and tput_ids[-1] in eos
+    rec["early_eos"] = (
+        bool(tput_ids) and len(tput_ids) < args.throughput_tokens and tput_ids[-1] in eos
+    )
     del inputs
 
     _clear()
@@ -333,8 +353,15 @@ def main(argv: list[str] | None = None) -> int:
     for i in range(total):
         item = dataset[i]
         qid = item.get("question_id", i)
-        samples.append({"index": i, "question_id": qid, "image": item["image"], "question": item["question"],
-                        "answers": [str(a) for a in item.get("answers") or []]})
+        samples.append(
+            {
+                "index": i,
+                "question_id": qid,
+                "image": item["image"],
+                "question": item["question"],
+                "answers": [str(a) for a in item.get("answers") or []],
+            }
+        )
 
     sys.path.insert(0, os.path.abspath(args.wrapper_dir))
     t = time.perf_counter()
@@ -378,8 +405,16 @@ def main(argv: list[str] | None = None) -> int:
         try:
             emit(measure_sample(wrapper, sample, args, eos))
         except Exception as exc:  # a failing sample never aborts the run
-            emit({"type": "sample", "question_id": sample["question_id"], "index": sample["index"],
-                  "prediction": "", "counted": False, "error": _err("sample", exc)})
+            emit(
+                {
+                    "type": "sample",
+                    "question_id": sample["question_id"],
+                    "index": sample["index"],
+                    "prediction": "",
+                    "counted": False,
+                    "error": _err("sample", exc),
+                }
+            )
     emit({"type": "end"})
     out.close()
     return 0

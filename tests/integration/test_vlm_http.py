@@ -37,18 +37,29 @@ def test_samples_keep_the_original_image_bytes(dataset: Path) -> None:
     assert base64.b64decode(url.split(",", 1)[1]) == samples[0].image
 
 
-async def test_simulator_accepts_image_parts_and_rejects_bad_ones(simulator: SimulatorFactory) -> None:
+async def test_simulator_accepts_image_parts_and_rejects_bad_ones(
+    simulator: SimulatorFactory,
+) -> None:
     sim = await simulator(ttft_ms=1, itl_ms=0)
     png = base64.b64encode(b"\x89PNG fake").decode()
 
     async def post(url_part: object) -> int:
         body = {
             "messages": [
-                {"role": "user", "content": [{"type": "image_url", "image_url": url_part}, {"type": "text", "text": "hi"}]}
+                {
+                    "role": "user",
+                    "content": [
+                        {"type": "image_url", "image_url": url_part},
+                        {"type": "text", "text": "hi"},
+                    ],
+                }
             ],
             "max_tokens": 2,
         }
-        async with aiohttp.ClientSession() as s, s.post(f"{sim.url}/v1/chat/completions", json=body) as r:
+        async with (
+            aiohttp.ClientSession() as s,
+            s.post(f"{sim.url}/v1/chat/completions", json=body) as r,
+        ):
             return r.status
 
     assert await post({"url": f"data:image/png;base64,{png}"}) == 200

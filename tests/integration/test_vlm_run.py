@@ -93,7 +93,7 @@ def test_replica_of_the_official_procedure_agrees(
         assert 1 / 4 < a / b < 4, (key, a, b)
 
 
-FAILING_WRAPPER = '''
+FAILING_WRAPPER = """
 import importlib.util
 _spec = importlib.util.spec_from_file_location("base_wrapper", {src!r})
 _mod = importlib.util.module_from_spec(_spec)
@@ -119,7 +119,7 @@ class VLMModel(_Base):
     @property
     def model(self):
         return self._wrapped
-'''
+"""
 
 
 @pytest.mark.timeout(900)
@@ -128,7 +128,9 @@ def test_a_failing_sample_is_dropped_like_the_official_script(
 ) -> None:
     wrapper = tmp_path / "wrapper"
     wrapper.mkdir()
-    (wrapper / "evaluation_wrapper.py").write_text(FAILING_WRAPPER.format(src=str(WRAPPER_DIR / "evaluation_wrapper.py")))
+    (wrapper / "evaluation_wrapper.py").write_text(
+        FAILING_WRAPPER.format(src=str(WRAPPER_DIR / "evaluation_wrapper.py"))
+    )
     out = tmp_path / "run"
     argv = ["vlm", "run", "--wrapper-dir", str(wrapper), "--model-path", str(model)]
     argv += ["--dataset-path", str(dataset), "--out", str(out), "--quiet", "--num-samples", "2"]

@@ -21,7 +21,11 @@ def _s(i: int, **kw: object) -> VlmSample:
 
 
 def test_early_eos_and_call_dependence() -> None:
-    s = [_s(0, early_eos=True, throughput_tokens=5), _s(1), _s(2, throughput_prefix_of_answer=False)]
+    s = [
+        _s(0, early_eos=True, throughput_tokens=5),
+        _s(1),
+        _s(2, throughput_prefix_of_answer=False),
+    ]
     assert "early EOS" in flags.early_eos(s, 128)[0]
     out = flags.call_dependence(s, 128)
     assert len(out) == 1 and "34604" in out[0]
@@ -61,7 +65,10 @@ def test_analyze_official_result_and_gate() -> None:
     assert official.accuracy_term == 0.4
     result = official_result(rep)
     assert set(result) == {"system_info", "performance", "answers"}
-    assert result["performance"] == {"avg_ttft_ms": 25.0, "avg_throughput_tokens_per_sec": round(128 / 0.7, 2)}
+    assert result["performance"] == {
+        "avg_ttft_ms": 25.0,
+        "avg_throughput_tokens_per_sec": round(128 / 0.7, 2),
+    }
     assert [a["question_id"] for a in result["answers"]] == [34602, 34603, 34604]
 
     profile = load_profile("aicas-vlm")

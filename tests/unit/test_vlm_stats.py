@@ -33,14 +33,21 @@ def test_score_terms_at_and_off_the_baselines() -> None:
     # the throughput term has no upper bound
     t = score_terms(0.0, 80.0, 550.0, baseline_ttft_ms=80, baseline_tok_s=55, weights=W)
     assert t.throughput_term == pytest.approx(2.7)
-    assert score_terms(None, 80.0, 55.0, baseline_ttft_ms=80, baseline_tok_s=55, weights=W).score is None
+    assert (
+        score_terms(None, 80.0, 55.0, baseline_ttft_ms=80, baseline_tok_s=55, weights=W).score
+        is None
+    )
 
 
 def test_bootstrap_is_seeded_and_brackets_the_mean() -> None:
     ttft = [20.0, 22.0, 25.0, 30.0, 21.0]
     rate = [200.0, 190.0, 180.0, 150.0, 210.0]
-    a = bootstrap_means(ttft, rate, [1, 0, 1, 0, 1], baseline_ttft_ms=80, baseline_tok_s=55, weights=W)
-    b = bootstrap_means(ttft, rate, [1, 0, 1, 0, 1], baseline_ttft_ms=80, baseline_tok_s=55, weights=W)
+    a = bootstrap_means(
+        ttft, rate, [1, 0, 1, 0, 1], baseline_ttft_ms=80, baseline_tok_s=55, weights=W
+    )
+    b = bootstrap_means(
+        ttft, rate, [1, 0, 1, 0, 1], baseline_ttft_ms=80, baseline_tok_s=55, weights=W
+    )
     assert a == b
     assert a["ttft_ms"].low <= sum(ttft) / 5 <= a["ttft_ms"].high
     assert a["tok_s"].low <= sum(rate) / 5 <= a["tok_s"].high
