@@ -5,7 +5,7 @@
 # tests/fixtures/{__init__,tiny_vlm,vlm_replica}.py, tests/fixtures/vlm_wrapper/,
 # bench/vlm_gpu_shape2b.py and qwen.tiktoken. Writes records and logs under $OUT;
 # `harness vlm import` (docs/vlm.md) turns the records into vlm.json + result.json.
-#   bash bench/vlm_gpu.sh G [N_SAMPLES]
+#   [ORDER=replica-first] [SKIP_2B=1] bash bench/vlm_gpu.sh G [N_SAMPLES]
 set -u
 G=$(cd "$1" && pwd); N=${2:-12}
 export PYTHONPATH=$G:${PYTHONPATH:-} HARNESS_REPO_ROOT=$G PYTHONUNBUFFERED=1 TOKENIZERS_PARALLELISM=false
@@ -24,20 +24,29 @@ from tests.fixtures.tiny_vlm import write_textvqa, TEXTVQA_SIZES
 write_textvqa(Path('/tmp/ds'), $N, sizes=TEXTVQA_SIZES)" 2>&1 | tail -1; }
 M=/tmp/cache/models/tiny-qwen3-vl
 W=$G/tests/fixtures/vlm_wrapper
+run_tiny_runner() {
 echo "== tiny: runner, official settings, $N samples"
 s=$(date +%s.%N); python3 harness/vlm/runner_script.py --wrapper-dir $W --model-path $M \
   --dataset-path $DS --records $OUT/tiny-records.jsonl --num-samples $N > $OUT/tiny-runner.log 2>&1
 wall "tiny runner"; tail -2 $OUT/tiny-runner.log
+}
+run_tiny_replica() {
 echo "== tiny: replica of the official procedure, same samples"
 s=$(date +%s.%N); python3 tests/fixtures/vlm_replica.py $W $M $DS $OUT/tiny-replica.json \
   --num-samples $N > $OUT/tiny-replica.log 2>&1
 wall "tiny replica"; tail -2 $OUT/tiny-replica.log
+}
+# ORDER=replica-first swaps the two (the first process on a fresh machine pays cold caches)
+if [ "${ORDER:-runner-first}" = replica-first ]; then run_tiny_replica; run_tiny_runner
+else run_tiny_runner; run_tiny_replica; fi
+[ -n "${SKIP_2B:-}" ] || {
 echo "== 2B shape (random weights): build, then runner (NON-OFFICIAL: 3 warm-up, 128-token answers)"
 python3 bench/vlm_gpu_shape2b.py /tmp/shape2b --ranks qwen.tiktoken 2>&1 | tail -1
 s=$(date +%s.%N); python3 harness/vlm/runner_script.py --wrapper-dir $W \
   --model-path /tmp/shape2b --dataset-path $DS --records $OUT/shape2b-records.jsonl \
   --num-samples 6 --warmup-samples 3 --answer-tokens 128 > $OUT/shape2b-runner.log 2>&1
 wall "shape2b runner"; tail -2 $OUT/shape2b-runner.log
+}
 python3 - <<'PY'
 import json, os
 for name in ("tiny", "shape2b"):
