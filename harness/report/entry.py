@@ -83,6 +83,7 @@ class LedgerEntry(BaseModel):
     checks_total: int | None = None
     checks_failed: int | None = None
     throughput_score: float | None = None
+    vlm: dict[str, Any] | None = None  # AICAS: score, its terms, avg TTFT, avg tok/s, accuracy
     verdict: Verdict | None = None  # None: not gated yet
     reasons: list[str] = Field(default_factory=list)
     flags: list[str] = Field(default_factory=list)
@@ -261,11 +262,36 @@ def build_entry(run: RunFiles, *, name: str | None = None, note: str = "") -> Le
         checks_total=total,
         checks_failed=failed,
         throughput_score=num(run.get("throughput.json"), "score"),
+        vlm=_vlm(run.get("vlm.json")),
         verdict=verdict,
         reasons=_reasons(gate),
         flags=flags,
         problems=list(run.problems),
     )
+
+
+def _vlm(vlm: dict[str, Any] | None) -> dict[str, Any] | None:
+    """The AICAS figures of ``vlm.json``: the official means and the official-baseline score."""
+    if vlm is None:
+        return None
+    raw_scores = vlm.get("scores")
+    scores: list[Any] = raw_scores if isinstance(raw_scores, list) else []
+    official: dict[str, Any] = next(
+        (s for s in scores if isinstance(s, dict) and s.get("baseline") == "official"), {}
+    )
+    raw_acc = vlm.get("accuracy")
+    acc: dict[str, Any] = raw_acc if isinstance(raw_acc, dict) else {}
+    return {
+        "mode": text(vlm, "mode"),
+        "avg_ttft_ms": num(vlm, "avg_ttft_ms"),
+        "avg_tok_s": num(vlm, "avg_throughput_tokens_per_sec"),
+        "counted": vlm.get("counted"),
+        "samples": len(vlm.get("samples") or []),
+        "score": official.get("score"),
+        "terms": [official.get(k) for k in ("accuracy_term", "ttft_term", "throughput_term")],
+        "accuracy": acc.get("headline_value"),
+        "accuracy_name": acc.get("headline"),
+    }
 
 
 def entry_for_folder(folder: Path, *, name: str | None = None, note: str = "") -> LedgerEntry:

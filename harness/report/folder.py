@@ -14,7 +14,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-REPORT_FILES = ("check.json", "latency.json", "quality.json", "throughput.json", "gate.json")
+REPORT_FILES = (
+    "check.json",
+    "latency.json",
+    "quality.json",
+    "throughput.json",
+    "vlm.json",
+    "gate.json",
+)
 
 
 @dataclass

@@ -153,3 +153,37 @@ def test_bad_paths_are_usage_errors(dataset: Path, tmp_path: Path) -> None:
     argv = ["vlm", "run", "--wrapper-dir", str(WRAPPER_DIR), "--model-path", str(tmp_path)]
     argv += ["--dataset-path", str(tmp_path), "--out", str(tmp_path / "r"), "--quiet"]
     assert harness_main(argv) == 2
+
+
+@pytest.mark.timeout(900)
+def test_ctrl_c_keeps_what_was_measured(model: Path, dataset: Path, tmp_path: Path) -> None:
+    import os
+    import signal
+    import time
+
+    out = tmp_path / "run"
+    cmd = [sys.executable, "-m", "harness", "vlm", "run", "--quiet", "--wrapper-dir",
+           str(WRAPPER_DIR), "--model-path", str(model), "--dataset-path", str(dataset),
+           "--out", str(out), "--warmup-samples", "0", "--throughput-tokens", "8",
+           "--answer-tokens", "400"]  # fmt: skip
+    root = Path(__file__).resolve().parents[2]
+    # A terminal's Ctrl-C reaches the whole process group: harness and its runner.
+    proc = subprocess.Popen(cmd, cwd=root, start_new_session=True)
+    try:
+        records = out / "vlm-records.jsonl"
+        deadline = time.monotonic() + 600
+        while time.monotonic() < deadline:
+            if records.exists() and '"type": "sample"' in records.read_text():
+                break
+            assert proc.poll() is None, "the run ended before it was interrupted"
+            time.sleep(0.5)
+        os.killpg(proc.pid, signal.SIGINT)
+        assert proc.wait(timeout=120) == 130
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
+    rep = VlmReport.load(out)
+    assert rep.complete is False
+    assert 1 <= len(rep.samples) < N
+    assert json.loads((out / "result.json").read_text())["answers"]
