@@ -187,3 +187,41 @@ def test_ctrl_c_keeps_what_was_measured(model: Path, dataset: Path, tmp_path: Pa
     assert rep.complete is False
     assert 1 <= len(rep.samples) < N
     assert json.loads((out / "result.json").read_text())["answers"]
+
+
+def test_tiny_model_is_real_shaped(model: Path) -> None:
+    from reference_server.build_test_vlm import load_processor
+
+    proc = load_processor(model)
+    tok = proc.tokenizer
+    ids = {t: tok.convert_tokens_to_ids(t) for t in ("<|im_start|>", "<|im_end|>", "<|vision_start|>", "<|vision_end|>", "<|image_pad|>")}  # fmt: skip
+    assert ids == {"<|im_start|>": 151644, "<|im_end|>": 151645, "<|vision_start|>": 151652,
+                   "<|vision_end|>": 151653, "<|image_pad|>": 151655}  # fmt: skip
+    assert tok.encode("hello world") == [14990, 1879]  # the real Qwen2/3 ranks
+    text = proc.apply_chat_template(
+        [{"role": "user", "content": [{"type": "image"}, {"type": "text", "text": "Q?"}]}],
+        tokenize=False,
+        add_generation_prompt=True,
+    )
+    assert text == (
+        "<|im_start|>user\n<|vision_start|><|image_pad|><|vision_end|>Q?<|im_end|>\n"
+        "<|im_start|>assistant\n"
+    )
+    config = json.loads((model / "config.json").read_text())
+    assert config["model_type"] == "qwen3_vl"
+    assert config["text_config"]["hidden_size"] == 64
+
+
+def test_import_with_a_local_baseline(run_folder: Path, tmp_path: Path) -> None:
+    out = tmp_path / "imported"
+    argv = ["vlm", "import", str(run_folder / "vlm-records.jsonl"), "--out", str(out), "--quiet"]
+    argv += ["--baseline", str(run_folder)]
+    assert harness_main(argv) == 0
+    rep = VlmReport.load(out)
+    original = VlmReport.load(run_folder)
+    assert rep.avg_ttft_ms == original.avg_ttft_ms
+    assert rep.non_official == original.non_official  # read from the runner's own arguments
+    local = rep.score("local:")
+    assert local is not None and local.baseline_ttft_ms == original.avg_ttft_ms
+    # against itself, the TTFT and throughput terms are zero
+    assert local.ttft_term == 0.0 and local.throughput_term == 0.0
