@@ -177,6 +177,29 @@ class CheckSpec(Strict):
     long_endpoint: str = "/invocations"  # where the grader sends the long prompt
 
 
+class VlmSpec(Strict):
+    """The AICAS in-process VLM benchmark (spec/aicas-vlm.md, docs/vlm.md)."""
+
+    model: str = "Qwen/Qwen3-VL-2B-Instruct"
+    max_samples: int = Field(default=5000, ge=1)  # first N rows, in order
+    warmup_samples: int = Field(default=10, ge=0)
+    warmup_tokens: int = Field(default=10, ge=1)
+    ttft_tokens: int = Field(default=1, ge=1)
+    throughput_tokens: int = Field(default=128, ge=1)
+    answer_tokens: int = Field(default=1024, ge=1)
+    pause_s: float = Field(default=0.005, ge=0)
+    min_time_s: float = 0.001  # tok/s is 0 at or under this time
+    round_digits: int = 2
+    baseline_ttft_ms: float = Field(default=80.0, gt=0)
+    baseline_tok_s: float = Field(default=55.0, gt=0)
+    weight_accuracy: float = 0.4
+    weight_ttft: float = 0.3
+    weight_throughput: float = 0.3
+    headline_accuracy: Literal["containment", "vqa", "yes_no"] = "containment"
+    order: Literal["first_n"] = "first_n"
+    http_endpoint: str = "/v1/chat/completions"
+
+
 class Profile(Strict):
     name: str
     title: str
@@ -188,6 +211,7 @@ class Profile(Strict):
     package: PackageSpec | None = None
     submit: SubmitSpec | None = None
     throughput: ThroughputSpec | None = None
+    vlm: VlmSpec | None = None
     check: CheckSpec = CheckSpec()
     source: str = ""  # path it was loaded from (filled by load_profile)
 
@@ -200,6 +224,13 @@ class Profile(Strict):
         if self.quality is None:
             raise ConfigError(f"profile {self.name!r} has no [quality] section")
         return self.quality
+
+    def require_vlm(self) -> VlmSpec:
+        if self.vlm is None:
+            raise ConfigError(
+                f"profile {self.name!r} has no [vlm] section", hint="use --profile aicas-vlm"
+            )
+        return self.vlm
 
     def require_throughput(self) -> ThroughputSpec:
         if self.throughput is None:

@@ -41,6 +41,7 @@ class FlagKind(StrEnum):
     CLIENT_BOTTLENECK = "client_bottleneck"  # the client may hold the server back
     SERVED_MODEL = "served_model"  # the server does not serve the profile's model name
     PACKAGE_WARNING = "package_warning"  # a package rule warned
+    VLM_INTEGRITY = "vlm_integrity"  # a VLM run's behaviour the official averages hide
     EMPTY_CHOICES = "empty_choices"  # HTTP 200 without choices, timed as a success (the grader)
     OTHER = "other"  # a flag of an older report whose kind is unknown
 

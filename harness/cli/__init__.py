@@ -32,6 +32,7 @@ COMMANDS: dict[str, str] = {
     "simulate": "an OpenAI-compatible server with exact timing and fault knobs",
     "data": "benchmark data and NLTK punkt_tab into a local folder for offline runs",
     "compare": "paired A/B verdict per bucket / benchmark / level, with CIs",
+    "vlm": "AICAS VLM benchmark: in-process call for call (run) or over HTTP (latency)",
     "demo": "the CPU reference server judged end to end (check → latency → quality → gate)",
 }
 

@@ -14,6 +14,7 @@ from harness.profiles import Profile
 from harness.quality.report import QualityReport
 from harness.runs import Provenance, R, load_report
 from harness.throughput.report import ThroughputReport
+from harness.vlm.report import VlmReport
 
 
 def read_inputs(
@@ -37,6 +38,7 @@ def read_inputs(
         quality=load(QualityReport),
         throughput=load(ThroughputReport),
         package=load(PackageReport),
+        vlm=load(VlmReport),
     )
     return inputs, problems
 
@@ -58,6 +60,10 @@ def judge_folder(
     score_name = ""
     if lat is not None:
         score, score_name = lat.score, "mean speedup"
+    elif inputs.vlm is not None:
+        from harness.gate.vlm_rules import vlm_score
+
+        score, score_name = vlm_score(inputs.vlm), "AICAS final score (official baselines)"
     elif tp is not None and tp.score is not None:
         score, score_name = tp.score, "weighted tok/s"
     return GateReport(
@@ -71,7 +77,7 @@ def judge_folder(
         quality={b.name: b.score for b in inputs.quality.benchmarks} if inputs.quality else {},
         reports=[
             n
-            for n in ("check", "latency", "throughput", "quality", "package")
+            for n in ("check", "latency", "throughput", "quality", "package", "vlm")
             if (folder / f"{n}.json").exists()
         ],
         folder=folder.name,

@@ -23,6 +23,7 @@ from harness.risk import FlagKind, RiskFlag
 from harness.stats import binomial_stderr
 from harness.throughput.correctness import evaluate, gated_score
 from harness.throughput.report import ThroughputReport
+from harness.vlm.report import VlmReport
 
 # harness's own threshold, not a grader's: more than half the official speedup
 # not reproduced by unique prompts is worth a flag
@@ -68,11 +69,14 @@ class GateInputs:
     quality: QualityReport | None = None
     throughput: ThroughputReport | None = None
     package: PackageReport | None = None  # only with --image
+    vlm: VlmReport | None = None  # the AICAS profile's in-process run
     required: list[str] = field(default_factory=list)
 
 
 def required_reports(profile: Profile, *, image: bool = False) -> list[str]:
-    out = ["check"]
+    out = ["check"] if profile.vlm is None else []  # the AICAS benchmark has no server
+    if profile.vlm is not None:
+        out.append("vlm")
     if profile.latency is not None:
         out.append("latency")
     if profile.throughput is not None:
@@ -342,6 +346,7 @@ def judge(
         "quality": inputs.quality,
         "throughput": inputs.throughput,
         "package": inputs.package,
+        "vlm": inputs.vlm,
     }
     for name in inputs.required:
         if present.get(name) is None:
@@ -368,6 +373,10 @@ def judge(
         steps.append((correctness_rules(inputs), []))
     if inputs.package is not None:
         steps.append(package_rules(inputs.package))
+    if inputs.vlm is not None:
+        from harness.gate.vlm_rules import vlm_rules
+
+        steps.append(vlm_rules(inputs.vlm))
     for step_reasons, step_flags in steps:
         reasons += step_reasons
         flags += step_flags

@@ -11,7 +11,7 @@ import json
 import re
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -22,6 +22,7 @@ from harness.quality.report import QualityReport
 from harness.report.folder import RunFiles, read_run
 from harness.risk import texts
 from harness.throughput.report import ThroughputReport
+from harness.vlm.report import VlmReport
 
 Verdict = Literal["PASS", "FAIL", "INCOMPLETE"]
 LEDGER_SCHEMA_VERSION = 1
@@ -90,6 +91,7 @@ class LedgerEntry(BaseModel):
     checks_total: int | None = None
     checks_failed: int | None = None
     throughput_score: float | None = None
+    vlm: dict[str, Any] | None = None  # AICAS: score, its terms, avg TTFT, avg tok/s, accuracy
     verdict: Verdict | None = None  # None: not gated yet
     reasons: list[str] = Field(default_factory=list)
     flags: list[str] = Field(default_factory=list)
@@ -243,11 +245,35 @@ def build_entry(run: RunFiles, *, name: str | None = None, note: str = "") -> Le
         checks_total=total,
         checks_failed=failed,
         throughput_score=throughput.score if throughput else None,
+        vlm=_vlm(run.get(VlmReport)),
         verdict=gate.verdict.value if gate else None,
         reasons=_reasons(gate),
         flags=flags,
         problems=list(run.problems),
     )
+
+
+def _vlm(vlm: VlmReport | None) -> dict[str, Any] | None:
+    """The AICAS figures of ``vlm.json``: the official means and the official-baseline score."""
+    if vlm is None:
+        return None
+    official = vlm.score("official")
+    acc = vlm.accuracy
+    return {
+        "mode": vlm.mode,
+        "avg_ttft_ms": vlm.avg_ttft_ms,
+        "avg_tok_s": vlm.avg_throughput_tokens_per_sec,
+        "counted": vlm.counted,
+        "samples": len(vlm.samples),
+        "score": official.score if official else None,
+        "terms": [
+            official.accuracy_term if official else None,
+            official.ttft_term if official else None,
+            official.throughput_term if official else None,
+        ],
+        "accuracy": acc.headline_value if acc else None,
+        "accuracy_name": acc.headline if acc else None,
+    }
 
 
 def entry_for_folder(folder: Path, *, name: str | None = None, note: str = "") -> LedgerEntry:

@@ -19,6 +19,7 @@ from harness.latency.report import LatencyReport
 from harness.quality.report import QualityReport
 from harness.runs import R, Report, load_report
 from harness.throughput.report import ThroughputReport
+from harness.vlm.report import VlmReport
 
 # The report kinds ``harness report`` reads, in display order. A new kind is one line here.
 REPORT_KINDS: tuple[type[Report], ...] = (
@@ -26,6 +27,7 @@ REPORT_KINDS: tuple[type[Report], ...] = (
     LatencyReport,
     QualityReport,
     ThroughputReport,
+    VlmReport,
     GateReport,
 )
 REPORT_FILES = tuple(kind.FILENAME for kind in REPORT_KINDS)

@@ -189,6 +189,10 @@ def run_page(folder: Path, e: LedgerEntry, *, now: datetime | None = None) -> st
     ]
     if e.throughput_score is not None:
         facts.append(("throughput score", f"{e.throughput_score:.3f}"))
+    if e.vlm is not None:
+        from harness.report.render import vlm_summary
+
+        facts.append(("AICAS VLM", vlm_summary(e.vlm)))
     headers = ["bucket", "baseline ms", "median ms", "speedup", "ok/failed"]
     bucket_tables = [
         html.paragraph(f"{mode} mode") + html.table(headers, rows, left=["bucket"])

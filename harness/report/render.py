@@ -43,6 +43,20 @@ def _verdict(e: LedgerEntry) -> str:
     return f"verdict: [bold {style}]{e.verdict}[/]"
 
 
+def vlm_summary(v: dict[str, object]) -> str:
+    def f(x: object, spec: str = ".3f") -> str:
+        return format(x, spec) if isinstance(x, int | float) else "—"
+
+    raw = v.get("terms")
+    terms: list[object] = list(raw) if isinstance(raw, list) else []
+    t = " + ".join(f(x) for x in terms) if terms else "—"
+    return (
+        f"avg TTFT {f(v.get('avg_ttft_ms'), '.2f')} ms, {f(v.get('avg_tok_s'), '.2f')} tok/s over "
+        f"{v.get('counted')}/{v.get('samples')} samples; accuracy ({v.get('accuracy_name')}) "
+        f"{f(v.get('accuracy'))}; score {f(v.get('score'))} = {t}"
+    )
+
+
 def render_run(console: Console, e: LedgerEntry) -> None:
     folder = f" ({escape(e.id)})" if e.name else ""
     console.print(f"[bold]{escape(e.label())}[/]{folder} · {escape(e.server.label())}")
@@ -67,6 +81,9 @@ def render_run(console: Console, e: LedgerEntry) -> None:
                 f"{b.n_ok}/{b.n_failed}",
             )
         console.print(t)
+    if e.vlm is not None:
+        v = e.vlm
+        console.print(f"AICAS VLM ({v.get('mode')}): " + vlm_summary(v))
     ci = f" (95% CI {fmt_x(e.score_ci95[0])}–{fmt_x(e.score_ci95[1])})" if e.score_ci95 else ""
     console.print(
         f"score: [bold]{fmt_x(e.score)}[/]{ci}"

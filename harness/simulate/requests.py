@@ -6,6 +6,8 @@ import json
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from harness.simulate.images import VISION_BLOCK, ImagePartError, parse_image_part
+
 Kind = Literal["completion", "chat"]
 
 
@@ -92,6 +94,13 @@ def _messages(value: Any) -> list[dict[str, str]]:
             for part in content:
                 if not isinstance(part, dict) or not isinstance(part.get("text", ""), str):
                     raise BadRequest(f"messages[{i}].content parts must be objects", "messages")
+                if part.get("type") == "image_url":
+                    try:
+                        parse_image_part(part)
+                    except ImagePartError as err:
+                        raise BadRequest(f"messages[{i}]: {err}", "messages") from None
+                    texts.append(VISION_BLOCK)
+                    continue
                 texts.append(part.get("text", ""))
             text = "".join(texts)
         else:

@@ -1,0 +1,424 @@
+"""The AICAS self-test procedure, call for call, run inside the participant's Python.
+
+``harness vlm run`` starts this file as ``PYTHON runner_script.py --args``: it
+imports only the standard library, torch, transformers (through the wrapper),
+datasets and PIL — never harness — so it runs in the environment the
+participant's ``evaluation_wrapper.py`` was written for. It writes one JSON line
+per event to ``--records`` (flushed at once, so a crash or Ctrl-C keeps what was
+measured): ``start`` (system info and settings), ``warmup``, one ``sample`` per
+measured row, ``end``. Harness turns the lines into ``result.json`` and
+``vlm.json``; the docs (docs/vlm.md) list what is official and what is harness's own.
+
+The official order, per sample (docs/vlm.md, "The procedure"):
+empty_cache + synchronize (CUDA only) → inputs built (not in TTFT; harness times
+it as processor_ms) → synchronize, clock, generate(max_new_tokens=1),
+synchronize → empty_cache, synchronize, sleep 5 ms (CUDA only) → synchronize,
+clock, generate(128) on the SAME inputs object, synchronize → empty_cache +
+synchronize (CUDA only) → fresh inputs, generate(1024), decode. The official
+script calls ``torch.cuda.synchronize()`` unconditionally around the timed
+calls, which fails on a CPU-only torch; here it is called only when CUDA is
+present (the one deliberate difference, so the procedure runs on CPU tests).
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import json
+import math
+import os
+import platform
+import subprocess
+import sys
+import time
+import traceback
+from datetime import datetime
+from typing import Any
+
+# Started as a script, this file's folder is sys.path[0]: harness's own modules
+# there must never shadow a library the wrapper imports.
+if sys.path and os.path.abspath(sys.path[0]) == os.path.dirname(os.path.abspath(__file__)):
+    del sys.path[0]
+
+import torch
+
+CUDA = torch.cuda.is_available()
+
+
+def _sync() -> None:
+    if CUDA:
+        torch.cuda.synchronize()
+
+
+def _clear() -> None:
+    if CUDA:
+        torch.cuda.empty_cache()
+        torch.cuda.synchronize()
+
+
+def system_info() -> dict[str, Any]:
+    """The official ``system_info`` keys (psutil figures only when psutil is installed)."""
+    info: dict[str, Any] = {
+        "timestamp": datetime.now().isoformat(),
+        "python_version": sys.version.split()[0],
+        "python_full_version": sys.version,
+        "torch_version": torch.__version__,
+        "cuda_available": CUDA,
+    }
+    if CUDA:
+        props = torch.cuda.get_device_properties(0)
+        cudnn = torch.backends.cudnn.version() if torch.backends.cudnn.is_available() else None
+        info.update(
+            cuda_version=torch.version.cuda or "N/A",
+            cudnn_version=str(cudnn) if cudnn else "N/A",
+            gpu_count=torch.cuda.device_count(),
+            gpu_name=torch.cuda.get_device_name(0),
+            gpu_memory_gb=round(props.total_memory / 1024**3, 2),
+            gpu_compute_capability=f"{props.major}.{props.minor}",
+        )
+        try:
+            smi = subprocess.run(
+                [
+                    "nvidia-smi",
+                    "--query-gpu=name,driver_version,memory.total",
+                    "--format=csv,noheader",
+                ],
+                capture_output=True,
+                text=True,
+                timeout=5,
+            )
+            parts = [p.strip() for p in smi.stdout.strip().split("\n")[0].split(",")]
+            if smi.returncode == 0 and len(parts) >= 3:
+                info["gpu_driver_version"], info["gpu_memory_total"] = parts[1], parts[2]
+        except (OSError, subprocess.SubprocessError):
+            pass  # no nvidia-smi: the official script leaves these keys out too
+    else:
+        info.update(cuda_version="N/A", gpu_count=0, gpu_name="N/A")
+    info["cpu_processor"] = platform.processor() or "N/A"
+    try:
+        import psutil  # optional, as in the official script
+
+        freq = psutil.cpu_freq()
+        mem = psutil.virtual_memory()
+        info.update(
+            cpu_count_physical=psutil.cpu_count(logical=False),
+            cpu_count_logical=psutil.cpu_count(logical=True),
+            cpu_freq_mhz=round(freq.current, 2) if freq and freq.current else "N/A",
+            memory_total_gb=round(mem.total / 1024**3, 2),
+            memory_available_gb=round(mem.available / 1024**3, 2),
+        )
+    except ImportError:
+        info.update(cpu_count_physical="N/A", cpu_count_logical="N/A", cpu_freq_mhz="N/A")
+    try:
+        with open("/proc/cpuinfo", encoding="utf-8") as f:
+            for line in f:
+                if "model name" in line.lower():
+                    info["cpu_model"] = line.split(":", 1)[1].strip()
+                    break
+    except OSError:
+        pass
+    info.setdefault("cpu_model", platform.processor() or "N/A")
+    info.update(
+        platform_system=platform.system(),
+        platform_release=platform.release(),
+        platform_version=platform.version(),
+        platform_machine=platform.machine(),
+        platform_architecture=platform.architecture()[0],
+        ppu_available=False,
+        ppu_info={},
+    )
+    return info
+
+
+class Timer:
+    """Wall clock (the official figure) and, on CUDA, events beside it (harness's own)."""
+
+    def __init__(self) -> None:
+        self.start_ev = torch.cuda.Event(enable_timing=True) if CUDA else None
+        self.end_ev = torch.cuda.Event(enable_timing=True) if CUDA else None
+        self.t0 = 0.0
+        self.wall_s = 0.0
+
+    def __enter__(self) -> Timer:
+        _sync()
+        self.t0 = time.perf_counter()
+        if self.start_ev is not None:
+            self.start_ev.record()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self.end_ev is not None:
+            self.end_ev.record()
+        _sync()
+        self.wall_s = time.perf_counter() - self.t0
+
+    def event_ms(self) -> float | None:
+        if self.start_ev is None or self.end_ev is None:
+            return None
+        return float(self.start_ev.elapsed_time(self.end_ev))
+
+
+def build_inputs(wrapper: Any, image: Any, question: str) -> Any:
+    messages = [
+        {
+            "role": "user",
+            "content": [{"type": "image", "image": image}, {"type": "text", "text": question}],
+        }
+    ]
+    return wrapper.processor.apply_chat_template(
+        messages,
+        tokenize=True,
+        add_generation_prompt=True,
+        return_dict=True,
+        return_tensors="pt",
+    ).to(wrapper.device)
+
+
+def generate(wrapper: Any, inputs: Any, max_new_tokens: int) -> Any:
+    with torch.no_grad():
+        return wrapper.model.generate(
+            **inputs,
+            max_new_tokens=max_new_tokens,
+            do_sample=False,
+            temperature=0.0,
+            use_cache=True,
+        )
+
+
+def _err(stage: str, exc: BaseException) -> str:
+    return f"{stage}: {type(exc).__name__}: {exc}".splitlines()[0][:500]
+
+
+def _eos_ids(wrapper: Any) -> set[int]:
+    ids: set[int] = set()
+    for src in (
+        getattr(wrapper.model, "generation_config", None),
+        getattr(wrapper.model, "config", None),
+    ):
+        eos = getattr(src, "eos_token_id", None)
+        if isinstance(eos, int):
+            ids.add(eos)
+        elif isinstance(eos, list | tuple):
+            ids.update(int(e) for e in eos)
+    return ids
+
+
+def _grid(inputs: Any, wrapper: Any) -> tuple[list[int] | None, int | None]:
+    grid = inputs.get("image_grid_thw") if hasattr(inputs, "get") else None
+    if grid is None:
+        return None, None
+    dims = [int(x) for x in grid[0].tolist()]
+    merge = int(getattr(getattr(wrapper.processor, "image_processor", None), "merge_size", 1) or 1)
+    return dims, math.prod(dims) // (merge * merge)
+
+
+def measure_sample(
+    wrapper: Any, sample: dict[str, Any], args: argparse.Namespace, eos: set[int]
+) -> dict[str, Any]:
+    rec: dict[str, Any] = {
+        "type": "sample",
+        "question_id": sample["question_id"],
+        "index": sample["index"],
+        "question": sample["question"],
+        "answers": sample["answers"],
+    }
+    errors: list[str] = []
+    _clear()
+    try:
+        t = time.perf_counter()
+        inputs = build_inputs(wrapper, sample["image"], sample["question"])
+        rec["processor_ms"] = (time.perf_counter() - t) * 1000
+    except Exception as exc:  # the official script: the sample gets "" and no answer
+        rec.update(error=_err("inputs", exc), prediction="", answer_generated=False, counted=False)
+        traceback.print_exc()
+        return rec
+    input_len = int(inputs["input_ids"].shape[1])
+    rec["input_tokens"] = input_len
+    rec["image_grid_thw"], rec["visual_tokens"] = _grid(inputs, wrapper)
+
+    ttft_s = math.inf
+    tput = 0.0
+    ttft_ids: list[int] = []
+    tput_ids: list[int] = []
+    try:
+        with Timer() as tm:
+            out = generate(wrapper, inputs, args.ttft_tokens)
+        ttft_s = tm.wall_s
+        rec["ttft_event_ms"] = tm.event_ms()
+        ttft_ids = [int(x) for x in out[0][input_len:].tolist()]
+    except Exception as exc:  # official: TTFT = inf, throughput 0; the answer is still made
+        errors.append(_err("ttft", exc))
+        traceback.print_exc()
+        _clear()
+    if math.isfinite(ttft_s):
+        if CUDA:
+            _clear()
+            time.sleep(args.pause_s)
+        try:
+            with Timer() as tm:
+                out = generate(wrapper, inputs, args.throughput_tokens)
+            tput_ids = [int(x) for x in out[0][input_len:].tolist()]
+            rec["throughput_ms"] = tm.wall_s * 1000
+            rec["throughput_event_ms"] = tm.event_ms()
+            n = len(tput_ids)
+            tput = n / tm.wall_s if tm.wall_s > args.min_time_s and n > 0 else 0.0
+        except Exception as exc:
+            errors.append(_err("throughput", exc))
+            traceback.print_exc()
+            _clear()
+    rec["ttft_ms"] = ttft_s * 1000 if math.isfinite(ttft_s) else None
+    rec["throughput_tokens"] = len(tput_ids)
+    rec["tok_s"] = tput
+    rec["counted"] = math.isfinite(ttft_s) and tput != 0.0
+    rec["early_eos"] = (
+        bool(tput_ids) and len(tput_ids) < args.throughput_tokens and tput_ids[-1] in eos
+    )
+    del inputs
+
+    _clear()
+    answer_ids: list[int] = []
+    try:
+        t = time.perf_counter()
+        fresh = build_inputs(wrapper, sample["image"], sample["question"])
+        rec["answer_processor_ms"] = (time.perf_counter() - t) * 1000
+        with Timer() as tm:
+            out = generate(wrapper, fresh, args.answer_tokens)
+        answer_ids = [int(x) for x in out[0][int(fresh["input_ids"].shape[1]) :].tolist()]
+        rec["answer_ms"] = tm.wall_s * 1000
+        rec["prediction"] = wrapper.processor.tokenizer.decode(
+            answer_ids, skip_special_tokens=True, clean_up_tokenization_spaces=False
+        )
+        rec["answer_generated"] = True
+    except Exception as exc:  # official: an empty prediction
+        errors.append(_err("answer", exc))
+        traceback.print_exc()
+        rec.update(prediction="", answer_generated=False)
+    rec["answer_tokens"] = len(answer_ids)
+    # Greedy decoding of the same prompt must agree across the three calls.
+    if ttft_ids and tput_ids:
+        rec["ttft_token_matches"] = ttft_ids[0] == tput_ids[0]
+    if tput_ids and answer_ids:
+        k = min(len(tput_ids), len(answer_ids))
+        rec["throughput_prefix_of_answer"] = tput_ids[:k] == answer_ids[:k]
+    rec["error"] = "; ".join(errors) or None
+    return rec
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(description="AICAS VLM self-test procedure (harness runner)")
+    p.add_argument("--wrapper-dir", required=True)
+    p.add_argument("--model-path", required=True)
+    p.add_argument("--dataset-path", required=True)
+    p.add_argument("--records", required=True, help="JSON-lines output file")
+    p.add_argument("--num-samples", type=int, default=None)
+    p.add_argument("--max-samples", type=int, default=5000)
+    p.add_argument("--warmup-samples", type=int, default=10)
+    p.add_argument("--warmup-tokens", type=int, default=10)
+    p.add_argument("--ttft-tokens", type=int, default=1)
+    p.add_argument("--throughput-tokens", type=int, default=128)
+    p.add_argument("--answer-tokens", type=int, default=1024)
+    p.add_argument("--pause-s", type=float, default=0.005)
+    p.add_argument("--min-time-s", type=float, default=0.001)
+    p.add_argument("--seed", type=int, default=None)
+    args = p.parse_args(argv)
+
+    out = open(args.records, "a", encoding="utf-8", buffering=1)  # noqa: SIM115 (lives for the run)
+
+    def emit(obj: dict[str, Any]) -> None:
+        out.write(json.dumps(obj, ensure_ascii=False) + "\n")
+        out.flush()
+        os.fsync(out.fileno())
+
+    if args.seed is not None:  # seeds only: never the sample order (as the official script)
+        import random
+
+        random.seed(args.seed)
+        try:
+            import numpy as np
+
+            np.random.seed(args.seed)
+        except ImportError:
+            pass
+        torch.manual_seed(args.seed)
+        if CUDA:
+            torch.cuda.manual_seed_all(args.seed)
+    _clear()
+
+    from datasets import load_from_disk
+
+    dataset = load_from_disk(args.dataset_path)
+    total = args.num_samples or min(args.max_samples, len(dataset))
+    total = min(total, len(dataset))
+    samples = []
+    for i in range(total):
+        item = dataset[i]
+        qid = item.get("question_id", i)
+        samples.append(
+            {
+                "index": i,
+                "question_id": qid,
+                "image": item["image"],
+                "question": item["question"],
+                "answers": [str(a) for a in item.get("answers") or []],
+            }
+        )
+
+    sys.path.insert(0, os.path.abspath(args.wrapper_dir))
+    t = time.perf_counter()
+    wrapper = importlib.import_module("evaluation_wrapper").VLMModel(args.model_path)
+    load_s = time.perf_counter() - t
+    ip = getattr(wrapper.processor, "image_processor", None)
+    emit(
+        {
+            "type": "start",
+            "system_info": system_info(),
+            "samples": total,
+            "dataset_rows": len(dataset),
+            "model_load_s": load_s,
+            "device": str(wrapper.device),
+            "model_dtype": str(getattr(wrapper.model, "dtype", "")),
+            "transformers_version": importlib.import_module("transformers").__version__,
+            "processor_class": type(wrapper.processor).__name__,
+            "runner_args": {k: v for k, v in vars(args).items() if k != "records"},
+            "processor_pixels": {
+                "size": dict(getattr(ip, "size", None) or {}),
+                "min_pixels": getattr(ip, "min_pixels", None),
+                "max_pixels": getattr(ip, "max_pixels", None),
+            },
+        }
+    )
+    eos = _eos_ids(wrapper)
+    for i in range(min(args.warmup_samples, len(samples))):
+        rec: dict[str, Any] = {"type": "warmup", "index": i}
+        try:
+            inputs = build_inputs(wrapper, samples[i]["image"], samples[i]["question"])
+            t = time.perf_counter()
+            generate(wrapper, inputs, args.warmup_tokens)
+            _sync()
+            rec["ms"] = (time.perf_counter() - t) * 1000
+        except Exception as exc:  # official: a warning, the run goes on
+            rec["error"] = _err("warmup", exc)
+        emit(rec)
+    _clear()
+
+    for sample in samples:
+        try:
+            emit(measure_sample(wrapper, sample, args, eos))
+        except Exception as exc:  # a failing sample never aborts the run
+            emit(
+                {
+                    "type": "sample",
+                    "question_id": sample["question_id"],
+                    "index": sample["index"],
+                    "prediction": "",
+                    "counted": False,
+                    "error": _err("sample", exc),
+                }
+            )
+    emit({"type": "end"})
+    out.close()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
