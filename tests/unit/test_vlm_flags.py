@@ -5,6 +5,7 @@ from __future__ import annotations
 from harness.gate.report import Verdict
 from harness.gate.rules import GateInputs, judge, required_reports
 from harness.profiles import load_profile
+from harness.risk import FlagKind
 from harness.vlm import flags
 from harness.vlm.analysis import analyze, official_result
 from harness.vlm.report import VlmReport, VlmSample
@@ -76,7 +77,7 @@ def test_analyze_official_result_and_gate() -> None:
     verdict, reasons, fl = judge(GateInputs(profile=profile, vlm=rep, required=["vlm"]))
     assert verdict is Verdict.PASS
     assert any("score vs official" in r.text for r in reasons)
-    assert any("left out" in f for f in fl)
+    assert any("left out" in f.text and f.kind is FlagKind.VLM_INTEGRITY for f in fl)
     verdict, _, _ = judge(GateInputs(profile=profile, vlm=rep, required=["vlm"]), strict=True)
     assert verdict is Verdict.FAIL
     empty = analyze(VlmReport(samples=[_s(0, counted=False, tok_s=0.0)]), spec)
