@@ -15,13 +15,10 @@ from harness.cli.common import (
     positive_int,
     start_run,
 )
-from harness.client.readiness import wait_ready
-from harness.errors import EXIT_OK, EXIT_TARGET, UsageError
-from harness.latency.analysis import build_report
+from harness.errors import UsageError
 from harness.latency.config import LatencyConfig
-from harness.latency.render import LatencyProgress, render_report
-from harness.latency.runner import LatencyState, run_latency
-from harness.tokenizer import load_tokenizer
+from harness.latency.core import exit_code, measure_latency
+from harness.latency.render import ConsoleHooks, render_report
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -118,7 +115,7 @@ def config_from_args(args: argparse.Namespace, ctx: RunContext) -> LatencyConfig
 
 def run(args: argparse.Namespace) -> int:
     if args.self_test:
-        from harness.latency.selftest import run_self_test_cli
+        from harness.cli.selftest import run_self_test_cli
 
         return run_self_test_cli(args)
     if not args.url:
@@ -127,54 +124,14 @@ def run(args: argparse.Namespace) -> int:
         )
     ctx = start_run(args, "latency", url=args.url)
     cfg = config_from_args(args, ctx)
-    tok = load_tokenizer(cfg.tokenizer, server_url=cfg.url, model=cfg.model)
-    state = LatencyState()
-    console = ctx.console
-    progress = LatencyProgress(console)
-    complete = False
+    hooks = ConsoleHooks(ctx.console)
     try:
-        with console.status(f"waiting for {cfg.url}{cfg.ready_path} …") as status:
-
-            def seen(attempt: int, elapsed: float, last: str) -> None:
-                status.update(
-                    f"waiting for {cfg.url}{cfg.ready_path}: attempt {attempt}, {elapsed:.0f} s, last: {last}"
-                )
-
-            ready = asyncio.run(
-                wait_ready(
-                    cfg.url,
-                    cfg.ready_path,
-                    interval_s=cfg.ready_interval_s,
-                    timeout_s=cfg.ready_timeout_s,
-                    on_attempt=seen,
-                )
-            )
-        state.readiness_s = ready.elapsed_s
-        console.print(f"ready: {ready.url} after {ready.elapsed_s:.1f} s")
-        with progress.live():
-            asyncio.run(
-                run_latency(cfg, tok, state, on_bucket=progress.on_bucket, on_row=progress.on_row)
-            )
-        complete = True
+        report = asyncio.run(
+            measure_latency(cfg, provenance=ctx.provenance, folder=ctx.folder, hooks=hooks)
+        )
     finally:
-        if state.rows or complete:
-            report = build_report(cfg, state, ctx.provenance, complete=complete)
-            if complete and cfg.calibrate:
-                from harness.latency.selftest import quick_calibration
-
-                report.calibration = quick_calibration()
-            report.save(ctx.folder)
-            if complete:
-                render_report(console, report, str(ctx.folder))
-                if args.json:
-                    sys.stdout.write(
-                        json.dumps(report.model_dump(exclude={"requests"}), indent=2) + "\n"
-                    )
-            else:
-                print(
-                    f"harness: partial latency report saved: {ctx.folder}/latency.json",
-                    file=sys.stderr,
-                )
-    if any(b.n_ok == 0 for b in report.buckets()):
-        return EXIT_TARGET
-    return EXIT_OK
+        hooks.close()
+    render_report(ctx.console, report, str(ctx.folder))
+    if args.json:
+        sys.stdout.write(json.dumps(report.model_dump(exclude={"requests"}), indent=2) + "\n")
+    return exit_code(report)

@@ -11,7 +11,7 @@ from typing import Literal
 from harness.latency.config import LatencyConfig
 from harness.latency.metrics import bucket_result
 from harness.latency.report import BucketResult, Gap, LatencyReport, RequestRow
-from harness.latency.runner import LatencyState
+from harness.latency.state import LatencyState
 from harness.runs import Provenance
 from harness.stats import bootstrap_score_ci, mean_speedup
 

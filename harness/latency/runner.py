@@ -7,7 +7,6 @@ report is built from that state, so a Ctrl-C still leaves everything measured.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from typing import Any, Literal
 
 import aiohttp
@@ -20,21 +19,13 @@ from harness.client.records import RequestRecord
 from harness.latency.config import LatencyConfig
 from harness.latency.metrics import to_row
 from harness.latency.report import RequestRow
+from harness.latency.state import LatencyState
 from harness.profiles import Bucket
 from harness.prompts import exact_prompt
 from harness.tokenizer import Tokenizer
 
 Phase = Literal["warmup", "timed"]
 OnRow = Callable[[RequestRow, int], None]  # (row, total requests in this bucket+phase)
-
-
-@dataclass
-class LatencyState:
-    rows: list[RequestRow] = field(default_factory=list)
-    itls: dict[tuple[str, str], list[float]] = field(default_factory=dict)
-    server_models: list[str] = field(default_factory=list)
-    readiness_s: float | None = None
-    finished_buckets: list[tuple[str, str]] = field(default_factory=list)  # (mode, bucket)
 
 
 def official_body(cfg: LatencyConfig, bucket: Bucket) -> dict[str, Any]:

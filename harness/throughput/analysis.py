@@ -7,8 +7,8 @@ from collections import Counter
 from harness.runs import Provenance
 from harness.throughput.config import ThroughputConfig
 from harness.throughput.report import LevelResult, ThroughputReport
-from harness.throughput.runner import ThroughputState
 from harness.throughput.scoring import score_from_levels, summarize_level
+from harness.throughput.state import ThroughputState
 
 LAG_FLAG_MS = 10.0
 BUSY_FLAG = 0.8  # client CPU / wall time above this: the client is close to its ceiling  # p99 dispatch lag above this: the client may be holding the server back

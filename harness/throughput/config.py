@@ -36,6 +36,11 @@ class ThroughputConfig:
     think_close: str = "</think>"
     usage_tolerance: int = 4
     extra_body: dict[str, Any] = field(default_factory=dict)
+    # How the core waits for the server, and whether it draws throughput.png.
+    ready_path: str = "/ping"
+    ready_interval_s: float = 5.0
+    ready_timeout_s: float = 600.0
+    chart: bool = True
 
     @property
     def endpoint(self) -> str:
@@ -146,6 +151,9 @@ def from_profile(profile: Profile, url: str, **overrides: Any) -> ThroughputConf
         "think_open": profile.server.think_open,
         "think_close": profile.server.think_close,
         "usage_tolerance": profile.check.usage_tolerance_tokens,
+        "ready_path": profile.server.ready_path,
+        "ready_interval_s": profile.readiness.poll_interval_s,
+        "ready_timeout_s": profile.readiness.timeout_s,
     }
     base.update({k: v for k, v in overrides.items() if v is not None})
     return ThroughputConfig(**base)

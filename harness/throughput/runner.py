@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 import aiohttp
@@ -25,6 +25,7 @@ from harness.throughput.config import ThroughputConfig
 from harness.throughput.prompts import prompt_list
 from harness.throughput.report import Kind, Phase, RequestRow
 from harness.throughput.spotcheck import SpotCheck, make_spot_checks, spot_positions, verify
+from harness.throughput.state import ThroughputState
 from harness.tokenizer import Tokenizer
 
 EXCERPT = 200
@@ -40,16 +41,6 @@ class Item:
     prompt: str
     prompt_tokens: int
     spot: SpotCheck | None = None
-
-
-@dataclass
-class ThroughputState:
-    rows: list[RequestRow] = field(default_factory=list)
-    levels_done: list[int] = field(default_factory=list)
-    server_models: list[str] = field(default_factory=list)
-    model: str = ""
-    flags: list[str] = field(default_factory=list)
-    cpu_s: dict[int, float] = field(default_factory=dict)  # client CPU time of each timed phase
 
 
 def chat_body(cfg: ThroughputConfig, model: str, item: Item) -> dict[str, Any]:
