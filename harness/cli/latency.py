@@ -16,7 +16,7 @@ from harness.cli.common import (
     start_run,
 )
 from harness.errors import UsageError
-from harness.latency.config import LatencyConfig
+from harness.latency.config import LatencyConfig, from_profile
 from harness.latency.core import exit_code, measure_latency
 from harness.latency.render import ConsoleHooks, render_report
 
@@ -79,37 +79,23 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
 
 
 def config_from_args(args: argparse.Namespace, ctx: RunContext) -> LatencyConfig:
-    spec = ctx.profile.require_latency()
-    buckets = tuple(spec.buckets)
-    if args.buckets:
-        buckets = tuple(
-            spec.bucket(name.strip()) for name in args.buckets.split(",") if name.strip()
-        )
-    ready = ctx.profile.readiness
-    return LatencyConfig(
-        url=args.url.rstrip("/"),
+    return from_profile(
+        ctx.profile,
+        args.url,
+        buckets=args.buckets,
         mode=args.mode,
-        buckets=buckets,
-        endpoint=args.endpoint or spec.endpoint,
-        strict_endpoint=spec.strict_endpoint,
-        runs=args.runs or spec.runs,
-        warmup=spec.warmup if args.warmup is None else args.warmup,
+        endpoint=args.endpoint,
+        runs=args.runs,
+        warmup=args.warmup,
         timeout_s=args.timeout,
-        tokenizer=args.tokenizer or ctx.profile.server.tokenizer,
+        tokenizer=args.tokenizer,
         model=args.model,
         concurrency=args.concurrency,
         force_length=args.force_length,
         seed=args.seed,
-        temperature=spec.temperature,
-        filler_sentence=spec.filler_sentence,
-        filler_divisor=spec.filler_divisor,
-        filler_min_repeats=spec.filler_min_repeats,
-        new_connection_per_request=spec.new_connection_per_request,
-        ready_path=ctx.profile.server.ready_path,
-        ready_interval_s=args.ready_interval or ready.poll_interval_s,
-        ready_timeout_s=args.ready_timeout or ready.timeout_s,
+        ready_interval_s=args.ready_interval,
+        ready_timeout_s=args.ready_timeout,
         calibrate=not args.no_calibrate,
-        think_close=ctx.profile.server.think_close,
     )
 
 

@@ -7,13 +7,11 @@ import json
 import sys
 from pathlib import Path
 
-from rich.console import Console
-from rich.table import Table
-
 from harness.cli.common import add_common, byte_progress, positive_int, start_run
 from harness.errors import EXIT_FAIL, EXIT_OK, ConfigError, UsageError
+from harness.image.console import render
 from harness.image.engine import connect
-from harness.image.package import PackageConfig, PackageReport, package
+from harness.image.package import PackageConfig, package
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -59,32 +57,6 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     )
     add_common(p)
     p.set_defaults(func=run)
-
-
-def render(report: PackageReport, console: Console) -> None:
-    table = Table(title=f"package {report.archive}", show_lines=False)
-    table.add_column("rule")
-    table.add_column("status")
-    table.add_column("detail")
-    style = {"pass": "green", "fail": "bold red", "warn": "yellow"}
-    for r in report.rules:
-        table.add_row(r.rule, f"[{style[r.status]}]{r.status.upper()}[/]", r.detail)
-    console.print(table)
-    if report.mb_per_s is not None:
-        console.print(
-            f"saved {report.tar_bytes or 0:,} bytes → {report.compressed_bytes:,} bytes in "
-            f"{report.seconds:.1f} s ({report.mb_per_s:.1f} MB/s, {report.compressor})"
-        )
-    console.print(f"sha256 {report.sha256}")
-    verdict = "[green]PASS[/]" if report.passed else "[bold red]FAIL[/]"
-    console.print(
-        f"{verdict}: "
-        + (
-            "ready to submit"
-            if report.passed
-            else "; ".join(f"{r.rule}: {r.detail}" for r in report.failures())
-        )
-    )
 
 
 def run(args: argparse.Namespace) -> int:

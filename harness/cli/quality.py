@@ -7,10 +7,10 @@ import sys
 from pathlib import Path
 
 from harness.cli.common import RunContext, add_common, positive_float, positive_int, start_run
-from harness.data.layout import DATA_DIR_ENV, default_data_dir, nltk_dir
+from harness.data.layout import DATA_DIR_ENV
 from harness.quality.config import QualityConfig
 from harness.quality.console import ConsoleHooks
-from harness.quality.core import exit_code, measure_quality
+from harness.quality.core import exit_code, from_profile, measure_quality
 from harness.quality.render import render_report
 
 
@@ -57,16 +57,14 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def config_from_args(args: argparse.Namespace, ctx: RunContext) -> QualityConfig:
-    spec = ctx.profile.require_quality()
-    data_dir = (args.data_dir or default_data_dir()).resolve()
-    return QualityConfig(
-        url=args.url,
-        profile=ctx.profile,
-        data_dir=data_dir,
-        nltk_data=(args.nltk_data or nltk_dir(data_dir)).resolve(),
-        folder=ctx.folder,
-        limit=args.limit if args.limit is not None else spec.limit,
-        only=tuple(n.strip() for n in (args.only or "").split(",") if n.strip()),
+    return from_profile(
+        ctx.profile,
+        args.url,
+        ctx.folder,
+        data_dir=args.data_dir,
+        nltk_data=args.nltk_data,
+        limit=args.limit,
+        only=args.only,
         max_gen_toks=args.max_gen_toks,
         stream=args.stream,
         idle_timeout_s=args.idle_timeout,

@@ -20,10 +20,12 @@ import os
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 from harness.client.readiness import ReadyResult, wait_ready
+from harness.data.layout import default_data_dir, nltk_dir
 from harness.errors import EXIT_FAIL, EXIT_INCOMPLETE, EXIT_OK
-from harness.profiles import Benchmark
+from harness.profiles import Benchmark, Profile
 from harness.quality.config import QualityConfig
 from harness.quality.report import QualityReport
 from harness.quality.transport import NoProgress, ProgressSink
@@ -87,6 +89,35 @@ def offline_env(nltk_data: Path, *, verbose: bool = False) -> Iterator[None]:
                 os.environ[name] = value
         nltk.data.path[:] = saved_path
         logger.setLevel(saved_level)
+
+
+def from_profile(
+    profile: Profile,
+    url: str,
+    folder: Path,
+    *,
+    data_dir: Path | None = None,
+    nltk_data: Path | None = None,
+    limit: float | None = None,
+    only: str | None = None,
+    **overrides: Any,
+) -> QualityConfig:
+    """The profile's quality procedure at ``url`` into ``folder``, then ``overrides``.
+
+    ``data_dir`` defaults to ``$HARNESS_DATA_DIR`` or the cache's ``data/``, NLTK data
+    to its ``nltk_data/``, ``limit`` to the profile's; ``only`` is the CLI's comma list."""
+    spec = profile.require_quality()
+    data = (data_dir or default_data_dir()).resolve()
+    return QualityConfig(
+        url=url,
+        profile=profile,
+        data_dir=data,
+        nltk_data=(nltk_data or nltk_dir(data)).resolve(),
+        folder=folder,
+        limit=limit if limit is not None else spec.limit,
+        only=tuple(n.strip() for n in (only or "").split(",") if n.strip()),
+        **{k: v for k, v in overrides.items() if v is not None},
+    )
 
 
 def lm_eval_version() -> str:
