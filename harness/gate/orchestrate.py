@@ -106,7 +106,9 @@ class GatePlan:
         return argv
 
     def provenance(self, command_line: list[str]) -> Provenance:
-        return Provenance(profile=self.profile.name, command_line=command_line, url=self.url)
+        return Provenance(
+            profile=self.profile.name, command_line=command_line, url=self.url or None
+        )
 
 
 def run_check(plan: GatePlan, hooks: GateHooks) -> int:
