@@ -1,30 +1,31 @@
 """``harness demo``: the main job on the embedded default.
 
 Builds the small model (first run only), starts the CPU reference server,
-runs ``harness gate --url`` with quick settings and the sample quality data,
-writes ``report.html``, and always stops the server it started.
+runs the gate's steps on it with quick settings and the sample quality data
+(the same cores ``harness gate --url`` calls), judges, writes ``report.html``,
+and always stops the server it started.
 """
 
 from __future__ import annotations
 
-import os
-from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
 from rich.console import Console
 
 from harness.errors import EXIT_FAIL, EXIT_INTERRUPTED, EXIT_OK
-
-DEFAULT_CACHE = Path(os.environ.get("HARNESS_CACHE_DIR", Path.home() / ".cache" / "harness"))
+from harness.latency.config import Mode
+from harness.paths import cache_dir
+from harness.profiles import Profile
 
 
 @dataclass(frozen=True)
 class DemoConfig:
     folder: Path
+    profile: Profile
     runs: int = 3
     warmup: int = 1
-    latency_mode: str = "official"
+    latency_mode: Mode = "official"
     buckets: str | None = None
     max_gen_toks: int = 24
     limit: float | None = None
@@ -32,23 +33,45 @@ class DemoConfig:
     port: int = 0
     name: str = "demo"
     note: str = ""
-    quiet: bool = False
 
 
-def prepare_sample_data(cache: Path = DEFAULT_CACHE) -> Path:
+def prepare_sample_data(cache: Path | None = None) -> Path:
     """The sample benchmark data (written by us) and NLTK punkt_tab, laid out for offline runs."""
     from harness.data.fetch import copy_samples
     from harness.data.layout import nltk_dir
     from harness.data.punkt import has_punkt, write_punkt_tab
 
-    data = cache / "demo-data"
+    data = (cache or cache_dir()) / "demo-data"
     copy_samples(data)
     if not has_punkt(nltk_dir(data)):
         write_punkt_tab(nltk_dir(data))
     return data
 
 
-def run_demo(cfg: DemoConfig, console: Console, harness_main: Callable[[list[str]], int]) -> int:
+def write_run_report(folder: Path, console: Console) -> Path:
+    """``harness report FOLDER``: the run on the console and in ``FOLDER/report.html``."""
+    from harness.report.entry import entry_for_folder
+    from harness.report.html import write_page
+    from harness.report.ledger import ledger_path_for, read_ledger, record_run
+    from harness.report.pages import run_page
+    from harness.report.render import render_run
+
+    known = read_ledger(ledger_path_for(folder)).by_id().get(folder.resolve().name)
+    if known is None:
+        entry = record_run(folder, None, "")
+    else:  # re-read the reports, keep the recorded name and note
+        entry = entry_for_folder(folder.resolve(), name=known.name, note=known.note)
+    render_run(console, entry)
+    path = folder / "report.html"
+    write_page(path, run_page(folder, entry))
+    console.print(f"report: {path}")
+    return path
+
+
+def run_demo(cfg: DemoConfig, console: Console) -> int:
+    from harness.gate.console import ConsoleGateHooks
+    from harness.gate.orchestrate import GatePlan, conclude, exit_code, run_steps
+    from harness.gate.render import render_gate
     from reference_server.build_test_model import ensure_test_model
     from reference_server.launch import ServerProcess
 
@@ -65,46 +88,39 @@ def run_demo(cfg: DemoConfig, console: Console, harness_main: Callable[[list[str
         console.print(
             f"reference server ready at {server.url} after {ready_s:.0f} s (log: {cfg.folder}/server.log)"
         )
-        gate = [
-            "gate",
-            "--url",
-            server.url,
-            "--out",
-            str(cfg.folder),
-            "--name",
-            cfg.name,
-            "--runs",
-            str(cfg.runs),
-            "--warmup",
-            str(cfg.warmup),
-            "--latency-mode",
-            cfg.latency_mode,
-            "--data-dir",
-            str(data_dir),
-            "--max-gen-toks",
-            str(cfg.max_gen_toks),
-            "--tokenizer",
-            str(model_dir),
-            "--ready-timeout",
-            "60",
-        ]
-        if cfg.note:
-            gate += ["--note", cfg.note]
-        if cfg.buckets:
-            gate += ["--buckets", cfg.buckets]
-        if cfg.limit is not None:
-            gate += ["--limit", str(cfg.limit)]
-        if cfg.quiet:
-            gate.append("--quiet")
-        rc = harness_main(gate)
+        plan = GatePlan(
+            url=server.url,
+            folder=cfg.folder,
+            profile=cfg.profile,
+            latency_mode=cfg.latency_mode,
+            runs=cfg.runs,
+            warmup=cfg.warmup,
+            buckets=cfg.buckets,
+            limit=cfg.limit,
+            data_dir=data_dir,
+            max_gen_toks=cfg.max_gen_toks,
+            tokenizer=str(model_dir),
+            ready_timeout=60.0,
+            name=cfg.name,
+            note=cfg.note,
+        )
+        hooks = ConsoleGateHooks(console, profile=cfg.profile.name, folder=str(cfg.folder))
+        measured = run_steps(plan, hooks)
+        gate = conclude(
+            cfg.folder,
+            cfg.profile,
+            plan.provenance(plan.command_line()),
+            name=cfg.name,
+            note=cfg.note,
+        )
+        render_gate(console, gate, str(cfg.folder))
+        rc = exit_code(gate, measured)
     finally:
         with console.status("stopping the reference server …"):
             server.stop()
     if rc == EXIT_INTERRUPTED:
         return rc
-    report_rc = harness_main(["report", str(cfg.folder), *(["--quiet"] if cfg.quiet else [])])
-    if report_rc == EXIT_INTERRUPTED:
-        return report_rc
+    write_run_report(cfg.folder, console)
     console.print(
         "[dim]FAIL is the honest verdict for a 135M model: it is the reference server's plumbing "
         "being judged, not Qwen3.5-4B. Point harness gate --url at your own server next.[/]"

@@ -1,14 +1,26 @@
-"""Where harness keeps its own files: the cache. Read from the environment at call time."""
+"""Where the harness keeps things on disk, read from the environment at call time.
+
+Reading ``HARNESS_REPORTS_DIR`` / ``HARNESS_CACHE_DIR`` when a folder is needed
+(not at import) lets a test, or a long-lived process, change them and be obeyed.
+"""
 
 from __future__ import annotations
 
 import os
 from pathlib import Path
 
-CACHE_DIR_ENV = "HARNESS_CACHE_DIR"
+REPO_ROOT = Path(__file__).resolve().parent.parent
+REPORTS_ENV = "HARNESS_REPORTS_DIR"
+CACHE_ENV = "HARNESS_CACHE_DIR"
+
+
+def reports_dir() -> Path:
+    """``$HARNESS_REPORTS_DIR``, else the repository's ``reports/``."""
+    env = os.environ.get(REPORTS_ENV)
+    return Path(env).expanduser() if env else REPO_ROOT / "reports"
 
 
 def cache_dir() -> Path:
-    """``$HARNESS_CACHE_DIR``, else ``~/.cache/harness`` (never inside the repository)."""
-    env = os.environ.get(CACHE_DIR_ENV)
-    return Path(env) if env else Path.home() / ".cache" / "harness"
+    """``$HARNESS_CACHE_DIR``, else ``~/.cache/harness`` (test model, demo data, punkt)."""
+    env = os.environ.get(CACHE_ENV)
+    return Path(env).expanduser() if env else Path.home() / ".cache" / "harness"

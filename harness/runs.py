@@ -28,9 +28,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_valida
 
 from harness import __version__
 from harness.errors import ConfigError, IncompleteError
-
-REPO_ROOT = Path(__file__).resolve().parent.parent
-DEFAULT_REPORTS_DIR = Path(os.environ.get("HARNESS_REPORTS_DIR", REPO_ROOT / "reports"))
+from harness.paths import reports_dir
 
 # One schema step on the raw JSON dict: version n in, version n + 1 out.
 Migration = Callable[[dict[str, Any]], dict[str, Any]]
@@ -273,11 +271,12 @@ def new_run_folder(out: str | Path | None, name: str | None, command: str) -> Pa
     else:
         stamp = time.strftime("%Y%m%d-%H%M%S")
         slug = _SLUG.sub("-", name or command).strip("-") or command
-        folder = DEFAULT_REPORTS_DIR / f"{stamp}-{slug}"
+        root = reports_dir()
+        folder = root / f"{stamp}-{slug}"
         n = 1
         while folder.exists():
             n += 1
-            folder = DEFAULT_REPORTS_DIR / f"{stamp}-{slug}-{n}"
+            folder = root / f"{stamp}-{slug}-{n}"
     folder.mkdir(parents=True, exist_ok=True)
     return folder
 

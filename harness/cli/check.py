@@ -9,14 +9,12 @@ import sys
 from rich.console import Console
 
 from harness.cli.common import add_common, make_console, positive_float, start_run
-from harness.client.fingerprint import take_fingerprint
-from harness.conformance import Check, CheckReport, run_checks
+from harness.conformance.core import exit_code, measure_check
 from harness.conformance.plan import CheckOptions, plan_run
 from harness.conformance.registry import PlannedCheck
-from harness.conformance.render import progress_line, render_report
-from harness.errors import EXIT_FAIL, EXIT_OK, UsageError
+from harness.conformance.render import ConsoleHooks, render_report
+from harness.errors import EXIT_OK, UsageError
 from harness.profiles import load_profile
-from harness.tokenizer import load_tokenizer
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -76,31 +74,13 @@ def run(args: argparse.Namespace) -> int:
     if not planned:
         raise UsageError("no checks selected", hint="see `harness check --list`")
     ctx = start_run(args, "check", url=args.url)
-    tok = load_tokenizer(cfg.tokenizer)
-    long_tok = load_tokenizer(cfg.long_tokenizer)
-    console = ctx.console
-    console.print(f"checking {cfg.url} ({len(planned)} checks, profile {ctx.profile.name})")
-    done: list[Check] = []
-
-    def seen(check: Check) -> None:
-        done.append(check)
-        progress_line(console, check)
-
-    try:
-        report: CheckReport = asyncio.run(
-            run_checks(cfg, planned, tok, long_tok, provenance=ctx.provenance, on_result=seen)
-        )
-    except KeyboardInterrupt:
-        # Keep what was judged before Ctrl-C.
-        partial = CheckReport(url=cfg.url, complete=False, checks=done, provenance=ctx.provenance)
-        partial.save(ctx.folder)
-        print(f"harness: partial check report saved: {ctx.folder}/check.json", file=sys.stderr)
-        raise
-    # after the checks (they wait for readiness): engine, version, models, max_model_len
-    report.provenance.server = asyncio.run(take_fingerprint(cfg.url))
-    report.save(ctx.folder)
-    render_report(console, report, str(ctx.folder))
-    console.print(f"server: {report.provenance.server.label()}", markup=False)
+    hooks = ConsoleHooks(ctx.console, ctx.profile.name)
+    report = asyncio.run(
+        measure_check(cfg, planned, provenance=ctx.provenance, folder=ctx.folder, hooks=hooks)
+    )
+    render_report(ctx.console, report, str(ctx.folder))
+    if report.provenance.server is not None:
+        ctx.console.print(f"server: {report.provenance.server.label()}", markup=False)
     if args.json:
         sys.stdout.write(report.to_json() + "\n")
-    return EXIT_OK if report.ok else EXIT_FAIL
+    return exit_code(report)

@@ -6,6 +6,7 @@ import argparse
 
 from harness.cli.common import add_common, make_console, non_negative_int, positive_int
 from harness.demo import DemoConfig, run_demo
+from harness.profiles import load_profile
 from harness.runs import new_run_folder
 
 
@@ -38,11 +39,10 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from harness.cli import main as harness_main
-
     folder = new_run_folder(args.out, args.name or "demo", "demo")
     cfg = DemoConfig(
         folder=folder,
+        profile=load_profile(args.profile),
         runs=args.runs,
         warmup=args.warmup,
         latency_mode=args.latency_mode,
@@ -51,6 +51,5 @@ def run(args: argparse.Namespace) -> int:
         port=args.port,
         name=args.name or "demo",
         note=args.note,
-        quiet=args.quiet,
     )
-    return run_demo(cfg, make_console(args), harness_main)
+    return run_demo(cfg, make_console(args))

@@ -3,12 +3,9 @@
 from __future__ import annotations
 
 import argparse
-import asyncio
 import contextlib
 import sys
 from pathlib import Path
-
-from rich.console import Console
 
 from harness.cli.common import (
     add_common,
@@ -17,19 +14,13 @@ from harness.cli.common import (
     positive_float,
     positive_int,
 )
-from harness.errors import EXIT_FAIL, EXIT_INCOMPLETE, EXIT_INTERRUPTED, EXIT_OK, UsageError
-from harness.gate.judge import judge_folder
-from harness.gate.orchestrate import GatePlan, run_steps
+from harness.errors import EXIT_OK, UsageError
+from harness.gate.console import ConsoleGateHooks
+from harness.gate.image import measure_image
+from harness.gate.orchestrate import GatePlan, conclude, exit_code, run_steps
 from harness.gate.render import render_gate
-from harness.gate.report import Verdict
 from harness.profiles import Profile, load_profile
 from harness.runs import Provenance, new_run_folder, redact_argv
-
-EXIT_BY_VERDICT = {
-    Verdict.PASS: EXIT_OK,
-    Verdict.FAIL: EXIT_FAIL,
-    Verdict.INCOMPLETE: EXIT_INCOMPLETE,
-}
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -95,25 +86,22 @@ def run(args: argparse.Namespace) -> int:
     else:
         folder = new_run_folder(args.out, args.name, "gate")
         plan = _plan(args, folder, profile)
+        hooks = ConsoleGateHooks(console, profile=profile.name, folder=str(folder))
         # with --json, stdout carries only the verdict: the steps' tables go to stderr
         out = contextlib.redirect_stdout(sys.stderr) if args.json else contextlib.nullcontext()
         with out:
             if args.url:
-                rc = _measure(plan, console)
+                rc = run_steps(plan, hooks)
             else:
                 image = True
-                rc = _measure_image(args, plan, console)
-    report = judge_folder(folder, profile, prov, strict=args.strict, image=image)
-    report.save(folder)
-    _record(folder, args)
+                rc = measure_image(args.image, plan, hooks, docker_host=args.docker_host)
+    report = conclude(
+        folder, profile, prov, strict=args.strict, image=image, name=args.name, note=args.note
+    )
     render_gate(console, report, str(folder))
     if args.json:
         sys.stdout.write(report.to_json() + "\n")
-    if rc == EXIT_INTERRUPTED:
-        return rc
-    if rc and report.verdict is not Verdict.FAIL:
-        return rc
-    return EXIT_BY_VERDICT[report.verdict]
+    return exit_code(report, rc)
 
 
 def _plan(args: argparse.Namespace, folder: Path, profile: Profile) -> GatePlan:
@@ -126,62 +114,12 @@ def _plan(args: argparse.Namespace, folder: Path, profile: Profile) -> GatePlan:
         warmup=args.warmup,
         buckets=args.buckets,
         limit=args.limit,
-        data_dir=args.data_dir,
+        data_dir=Path(args.data_dir) if args.data_dir else None,
         max_gen_toks=args.max_gen_toks,
         tokenizer=args.tokenizer,
         ready_timeout=args.ready_timeout,
         quality_only=args.quality_only,
-        quiet=args.quiet,
         keep_going=args.keep_going,
+        name=args.name,
+        note=args.note,
     )
-
-
-def _measure(plan: GatePlan, console: Console) -> int:
-    from harness.cli import main as harness_main
-
-    return run_steps(plan, harness_main, console.print)
-
-
-def _measure_image(args: argparse.Namespace, plan: GatePlan, console: Console) -> int:
-    """package (the real command) → run the image with no route out → measure it like --url."""
-    from harness.cli import main as harness_main
-    from harness.image.engine import connect
-    from harness.image.run import running_image
-
-    pkg = ["package", "--image", args.image, "--profile", args.profile, "--out", str(plan.folder)]
-    if args.docker_host:
-        pkg += ["--docker-host", args.docker_host]
-    console.print("[bold]gate ▸ package[/]")
-    rc = harness_main(pkg)
-    if rc == EXIT_INTERRUPTED:
-        return rc
-    from harness.image.preflight import platform_failure
-
-    if (wrong := platform_failure(plan.folder)) is not None:
-        console.print(f"[bold]gate ▸ not run[/]: the image is for {wrong.split(':')[0]}")
-        return rc  # package.json carries the FAIL reason; running it would only time out
-    client = connect(args.docker_host)
-    ready = plan.profile.readiness
-
-    async def start_and_measure() -> int:
-        async with running_image(
-            client,
-            args.image,
-            port=plan.profile.server.port,
-            ready_path=plan.profile.server.ready_path,
-            interval_s=ready.poll_interval_s,
-            timeout_s=args.ready_timeout or ready.timeout_s,
-        ) as img:
-            console.print(
-                f"image ready at {img.url} after {img.ready_s:.1f} s (no route to the internet)"
-            )
-            plan.url = img.url
-            return await asyncio.to_thread(run_steps, plan, harness_main, console.print)
-
-    return asyncio.run(start_and_measure())
-
-
-def _record(folder: Path, args: argparse.Namespace) -> None:
-    from harness.report.ledger import record_run
-
-    record_run(folder, args.name, args.note)

@@ -3,18 +3,15 @@
 from __future__ import annotations
 
 import argparse
-import logging
-import os
 import sys
 from pathlib import Path
 
-from harness.cli.common import add_common, positive_float, positive_int, start_run
-from harness.data.layout import DATA_DIR_ENV, default_data_dir
-from harness.data.punkt import default_nltk_data
-from harness.errors import EXIT_FAIL, EXIT_INCOMPLETE, EXIT_OK
+from harness.cli.common import RunContext, add_common, positive_float, positive_int, start_run
+from harness.data.layout import DATA_DIR_ENV
 from harness.quality.config import QualityConfig
-from harness.quality.render import RichProgress, render_report
-from harness.quality.report import QualityReport
+from harness.quality.console import ConsoleHooks
+from harness.quality.core import exit_code, from_profile, measure_quality
+from harness.quality.render import render_report
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -57,71 +54,46 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument(
         "--fresh", action="store_true", help="ignore answers cached in the run folder (--out)"
     )
+    p.add_argument(
+        "--ready-timeout", type=positive_float, help="readiness wait in s (default: profile, 600)"
+    )
     add_common(p)
     p.set_defaults(func=run)
 
 
-def run(args: argparse.Namespace) -> int:
-    ctx = start_run(args, "quality", url=args.url)
-    spec = ctx.profile.require_quality()
-    data_dir = (args.data_dir or default_data_dir()).resolve()
-    cfg = QualityConfig(
-        url=args.url,
-        profile=ctx.profile,
-        data_dir=data_dir,
-        nltk_data=(args.nltk_data or default_nltk_data(data_dir)).resolve(),
-        folder=ctx.folder,
-        limit=args.limit if args.limit is not None else spec.limit,
-        only=tuple(n.strip() for n in (args.only or "").split(",") if n.strip()),
+def config_from_args(args: argparse.Namespace, ctx: RunContext) -> QualityConfig:
+    return from_profile(
+        ctx.profile,
+        args.url,
+        ctx.folder,
+        data_dir=args.data_dir,
+        nltk_data=args.nltk_data,
+        limit=args.limit,
+        only=args.only,
         max_gen_toks=args.max_gen_toks,
         stream=args.stream,
         idle_timeout_s=args.idle_timeout,
         endpoint=args.endpoint,
         model=args.model,
         resume=not args.fresh,
+        ready_timeout_s=args.ready_timeout,
     )
-    report = QualityReport(
-        provenance=ctx.provenance,
-        url=args.url,
-        endpoint=args.endpoint or spec.endpoint,
-        model=cfg.model_name,
-        official=not cfg.non_official(),
-        non_official=cfg.non_official(),
-        limit=cfg.limit,
-        lm_eval_version=_lm_eval_version(),
-        data_dir=str(data_dir),
-        complete=False,
-    )
-    if report.lm_eval_version != spec.lm_eval_version:
-        report.non_official["lm_eval_version"] = report.lm_eval_version
-        report.official = False
-    if not getattr(args, "verbose", 0):
-        # lm-eval warns about every default it "overwrites" with the same value
-        logging.getLogger("lm_eval").setLevel(logging.ERROR)
-    from harness.quality.runner import run_quality
 
+
+def run(args: argparse.Namespace) -> int:
+    ctx = start_run(args, "quality", url=args.url)
+    cfg = config_from_args(args, ctx)
+    hooks = ConsoleHooks(
+        ctx.console, resume_hint=f"harness quality --url {args.url} --out {ctx.folder}"
+    )
     try:
-        with RichProgress(ctx.console) as bars:
-            run_quality(cfg, report, bars.sink)
-    except KeyboardInterrupt:
-        report.complete = False
-        report.save(ctx.folder)
-        ctx.console.print(f"interrupted: partial report and answer cache in {ctx.folder}")
-        ctx.console.print(f"resume with: harness quality --url {args.url} --out {ctx.folder}")
-        raise
+        report = measure_quality(
+            cfg, provenance=ctx.provenance, hooks=hooks, verbose=bool(getattr(args, "verbose", 0))
+        )
+    finally:
+        hooks.close()
     render_report(ctx.console, report)
     ctx.console.print(f"run folder: {ctx.folder}")
     if args.json:
         sys.stdout.write(report.to_json() + "\n")
-    if not report.complete:
-        return EXIT_INCOMPLETE
-    return EXIT_OK if report.passed else EXIT_FAIL
-
-
-def _lm_eval_version() -> str:
-    from importlib.metadata import PackageNotFoundError, version
-
-    try:
-        return version("lm_eval")
-    except PackageNotFoundError:
-        return os.environ.get("LM_EVAL_VERSION", "unknown")
+    return exit_code(report)

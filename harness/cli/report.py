@@ -9,6 +9,7 @@ from pathlib import Path
 
 from harness.cli.common import make_console
 from harness.errors import EXIT_OK, UsageError
+from harness.paths import reports_dir
 from harness.report.entry import LedgerEntry, entry_for_folder
 from harness.report.folder import is_run_folder
 from harness.report.frontier import frontier
@@ -19,7 +20,6 @@ from harness.report.ledger import (
     ledger_path_for,
     read_ledger,
     record_run,
-    reports_dir,
 )
 from harness.report.pages import ledger_page, run_page
 from harness.report.render import render_ledger, render_run

@@ -7,25 +7,19 @@ import asyncio
 import json
 import random
 import sys
-import time
 
-from harness.attribution import metrics_enabled, section_for, section_lines
 from harness.cli.common import (
+    RunContext,
     add_common,
     non_negative_int,
     positive_float,
     positive_int,
     start_run,
 )
-from harness.client.metrics import MetricsRecorder
-from harness.client.readiness import wait_ready
-from harness.errors import EXIT_FAIL, EXIT_OK, EXIT_TARGET, UsageError
-from harness.throughput.analysis import build_report
-from harness.throughput.chart import write_chart
-from harness.throughput.config import from_profile, parse_levels
-from harness.throughput.render import SweepProgress, render_report
-from harness.throughput.runner import ThroughputState, run_sweep
-from harness.tokenizer import load_tokenizer
+from harness.errors import UsageError
+from harness.throughput.config import ThroughputConfig, from_profile, parse_levels
+from harness.throughput.core import exit_code, measure_throughput
+from harness.throughput.render import ConsoleHooks, render_report
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -69,14 +63,9 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p.set_defaults(func=run)
 
 
-def run(args: argparse.Namespace) -> int:
-    if not args.url:
-        raise UsageError(
-            "--url is required", hint="e.g. harness throughput --url http://127.0.0.1:8080"
-        )
-    ctx = start_run(args, "throughput", url=args.url)
+def config_from_args(args: argparse.Namespace, ctx: RunContext) -> ThroughputConfig:
     spec = ctx.profile.require_throughput()
-    cfg = from_profile(
+    return from_profile(
         ctx.profile,
         args.url,
         mode=args.mode,
@@ -91,66 +80,28 @@ def run(args: argparse.Namespace) -> int:
         model=args.model,
         tokenizer=args.tokenizer,
         timeout_s=args.timeout,
+        ready_interval_s=args.ready_interval,
+        ready_timeout_s=args.ready_timeout,
+        chart=not args.no_chart,
+        metrics=args.metrics,
     )
-    tok = load_tokenizer(cfg.tokenizer)
-    console = ctx.console
-    ready = ctx.profile.readiness
-    ready_path = ctx.profile.server.ready_path
-    with console.status(f"waiting for {cfg.url}{ready_path} …"):
-        asyncio.run(
-            wait_ready(
-                cfg.url,
-                ready_path,
-                interval_s=args.ready_interval or ready.poll_interval_s,
-                timeout_s=args.ready_timeout or ready.timeout_s,
-            )
+
+
+def run(args: argparse.Namespace) -> int:
+    if not args.url:
+        raise UsageError(
+            "--url is required", hint="e.g. harness throughput --url http://127.0.0.1:8080"
         )
-    state = ThroughputState()
-    scraping = metrics_enabled(args.metrics, cfg.mode)
-    recorder = MetricsRecorder(cfg.url, enabled=scraping)
-    progress = SweepProgress(console)
-    complete = False
-    started = time.perf_counter()
+    ctx = start_run(args, "throughput", url=args.url)
+    cfg = config_from_args(args, ctx)
+    hooks = ConsoleHooks(ctx.console)
     try:
-        with progress.live():
-            asyncio.run(
-                run_sweep(
-                    cfg,
-                    tok,
-                    state,
-                    on_start=progress.on_start,
-                    on_done=progress.on_done,
-                    on_edge=recorder.edge,
-                )
-            )
-        complete = True
+        report = asyncio.run(
+            measure_throughput(cfg, provenance=ctx.provenance, folder=ctx.folder, hooks=hooks)
+        )
     finally:
-        report = build_report(
-            cfg,
-            state,
-            ctx.provenance,
-            complete=complete,
-            wall_s=time.perf_counter() - started,
-        )
-        report.attribution = section_for(
-            recorder.pairs, recorder.notes, scraped=scraping, choice=args.metrics
-        )
-        if complete and not args.no_chart:
-            chart = write_chart(report, ctx.folder)
-            report.chart = chart.name if chart else None
-        report.save(ctx.folder)
-        if not complete:
-            print(
-                f"harness: partial throughput report saved: {ctx.folder}/throughput.json",
-                file=sys.stderr,
-            )
-    render_report(console, report, str(ctx.folder))
-    for line in section_lines(report.attribution):
-        console.print(f"attribution: {line}", markup=False)
+        hooks.close()
+    render_report(ctx.console, report, str(ctx.folder))
     if args.json:
         sys.stdout.write(json.dumps(report.model_dump(exclude={"requests"}), indent=2) + "\n")
-    if any(lv.n_ok == 0 for lv in report.levels):
-        return EXIT_TARGET
-    if report.passed is False:
-        return EXIT_FAIL
-    return EXIT_OK
+    return exit_code(report)

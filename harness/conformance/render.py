@@ -2,10 +2,15 @@
 
 from __future__ import annotations
 
+import sys
+from pathlib import Path
+
 from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
+from harness.conformance.context import CheckConfig
+from harness.conformance.core import CheckHooks
 from harness.conformance.model import Check, CheckReport, Result
 
 STYLE = {
@@ -43,3 +48,20 @@ def render_report(console: Console, report: CheckReport, folder: str) -> None:
     console.print(
         f"[dim]model {report.model}, tokenizer {report.tokenizer}; report: {folder}/check.json[/]"
     )
+
+
+class ConsoleHooks(CheckHooks):
+    """A check run on a rich console: one line per judged check, the partial-save line."""
+
+    def __init__(self, console: Console, profile: str) -> None:
+        self.console = console
+        self.profile = profile
+
+    def starting(self, cfg: CheckConfig, n_checks: int) -> None:
+        self.console.print(f"checking {cfg.url} ({n_checks} checks, profile {self.profile})")
+
+    def result(self, check: Check) -> None:
+        progress_line(self.console, check)
+
+    def partial(self, path: Path) -> None:
+        print(f"harness: partial check report saved: {path}", file=sys.stderr)

@@ -13,7 +13,7 @@ from harness.latency.config import LatencyConfig
 from harness.latency.metrics import bucket_result
 from harness.latency.procedure import official_procedure
 from harness.latency.report import BucketResult, Gap, GapCause, LatencyReport, RequestRow
-from harness.latency.runner import LatencyState
+from harness.latency.state import LatencyState
 from harness.risk import FlagKind, RiskFlag
 from harness.runs import Provenance
 from harness.stats import bootstrap_score_ci, mean_speedup

@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import Any, Literal
 
-from harness.profiles import Bucket, LatencySpec
+from harness.profiles import Bucket, LatencySpec, Profile
 
 Mode = Literal["official", "strict", "both"]
+MetricsChoice = Literal["auto", "on", "off"]
 
 
 @dataclass(frozen=True)
@@ -39,8 +40,45 @@ class LatencyConfig:
     extra_body: dict[str, object] = field(default_factory=dict)
     # the profile's [latency] section: what the grader does (runs, warm-ups, buckets)
     spec: LatencySpec | None = None
+    # scrape /metrics around each bucket (a harness extra; auto: off in pure official mode)
+    metrics: MetricsChoice = "auto"
 
     def filler(self, prompt_tokens: int) -> str:
         return self.filler_sentence * max(
             self.filler_min_repeats, prompt_tokens // self.filler_divisor
         )
+
+
+def from_profile(
+    profile: Profile, url: str, *, buckets: str | None = None, **overrides: Any
+) -> LatencyConfig:
+    """The profile's latency procedure at ``url``, then ``overrides`` (None values ignored).
+
+    ``buckets`` is the comma list the CLI takes (``short,long``); an unknown name is a
+    ConfigError naming the profile's buckets."""
+    spec = profile.require_latency()
+    chosen = tuple(spec.buckets)
+    if buckets:
+        chosen = tuple(spec.bucket(name.strip()) for name in buckets.split(",") if name.strip())
+    ready = profile.readiness
+    base: dict[str, Any] = {
+        "url": url.rstrip("/"),
+        "buckets": chosen,
+        "endpoint": spec.endpoint,
+        "strict_endpoint": spec.strict_endpoint,
+        "runs": spec.runs,
+        "warmup": spec.warmup,
+        "tokenizer": profile.server.tokenizer,
+        "temperature": spec.temperature,
+        "filler_sentence": spec.filler_sentence,
+        "filler_divisor": spec.filler_divisor,
+        "filler_min_repeats": spec.filler_min_repeats,
+        "new_connection_per_request": spec.new_connection_per_request,
+        "ready_path": profile.server.ready_path,
+        "ready_interval_s": ready.poll_interval_s,
+        "ready_timeout_s": ready.timeout_s,
+        "think_close": profile.server.think_close,
+        "spec": spec,
+    }
+    base.update({k: v for k, v in overrides.items() if v is not None})
+    return LatencyConfig(**base)

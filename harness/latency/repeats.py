@@ -29,7 +29,7 @@ from rich.console import Console
 from rich.table import Table
 
 from harness.latency.report import LatencyReport
-from harness.latency.runner import LatencyState
+from harness.latency.state import LatencyState
 from harness.runs import Report
 
 REPEAT_DIR = "repeat-{i}"

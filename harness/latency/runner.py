@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass, field
 from typing import Any, Literal
 
 import aiohttp
@@ -31,6 +30,7 @@ from harness.client.urllib_client import post_like_grader
 from harness.latency.config import LatencyConfig
 from harness.latency.metrics import to_row
 from harness.latency.report import RequestRow
+from harness.latency.state import LatencyState
 from harness.profiles import Bucket
 from harness.prompts import exact_prompt
 from harness.tokenizer import Tokenizer
@@ -40,16 +40,6 @@ OnRow = Callable[[RequestRow, int], None]  # (row, total requests in this bucket
 Edge = Literal["before", "after"]
 BucketHook = Callable[[str, Bucket, Edge], Awaitable[None]]  # (mode, bucket, edge)
 NOT_TAKEN = "not taken: official mode sends only the grader's requests"
-
-
-@dataclass
-class LatencyState:
-    rows: list[RequestRow] = field(default_factory=list)
-    itls: dict[tuple[str, str], list[float]] = field(default_factory=dict)
-    server_models: list[str] = field(default_factory=list)
-    server_models_note: str = ""  # why server_models is empty when it is on purpose
-    readiness_s: float | None = None
-    finished_buckets: list[tuple[str, str]] = field(default_factory=list)  # (mode, bucket)
 
 
 def official_body(cfg: LatencyConfig, bucket: Bucket) -> dict[str, Any]:

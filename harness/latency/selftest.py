@@ -18,17 +18,13 @@ transit. Two error figures per request:
 
 from __future__ import annotations
 
-import argparse
 import asyncio
-import json
 import resource
-import sys
 import time
 from dataclasses import dataclass, field
 
 from pydantic import BaseModel, Field
 
-from harness.cli.common import make_console
 from harness.client.http import HttpOptions, encode_body, make_session, parse_stream
 from harness.client.loop import closed_loop
 from harness.client.records import RequestRecord
@@ -220,52 +216,3 @@ def quick_calibration() -> Calibration:
         e2e_error_ms=res.chunk_error_ms,
         note="client receive time minus the simulator's recorded write time (TTFT 20 ms, ITL 5 ms, 16 tokens)",
     )
-
-
-def run_self_test_cli(args: argparse.Namespace) -> int:
-    console = make_console(args)
-    cfg = SelfTestConfig(
-        concurrency=args.concurrency,
-        requests=args.runs or 100,
-        ttft_ms=args.st_ttft_ms,
-        itl_ms=args.st_itl_ms,
-        output_tokens=args.st_output_tokens,
-    )
-    with console.status(f"self-test: {cfg.requests} requests at concurrency {cfg.concurrency} …"):
-        res = run_self_test(cfg)
-    if args.json:
-        sys.stdout.write(json.dumps(res.model_dump(), indent=2) + "\n")
-    from rich.table import Table
-
-    t = Table(
-        title=f"harness self-test (simulator TTFT {cfg.ttft_ms} ms, ITL {cfg.itl_ms} ms, "
-        f"{cfg.output_tokens} tokens, concurrency {cfg.concurrency})",
-        title_justify="left",
-    )
-    for col in ("error vs truth", "n", "median ms", "p90 ms", "p99 ms", "max ms"):
-        t.add_column(col, justify="left" if col == "error vs truth" else "right")
-    for name, d in (
-        ("TTFT (from handler start)", res.ttft_error_ms),
-        ("TTFT (from bytes received)", res.ttft_error_wire_ms),
-        ("chunk arrival", res.chunk_error_ms),
-        ("ITL", res.itl_error_ms),
-    ):
-        t.add_row(
-            name,
-            str(d.n),
-            *(f"{v:.3f}" if v is not None else "—" for v in (d.median, d.p90, d.p99, d.max)),
-        )
-    console.print(t)
-    console.print(
-        f"{res.requests_ok} ok / {res.requests_failed} failed in {res.wall_s:.2f} s: "
-        f"{res.tokens_per_s:,.0f} tokens/s; client CPU {res.cpu_s_per_1000_requests:.2f} s per 1000 requests; "
-        f"dispatch lag p99 {res.dispatch_lag_ms.p99 or 0:.3f} ms"
-    )
-    q = res.sim_queue_ms
-    if q.n and q.p99 is not None and q.median is not None:
-        console.print(
-            f"The simulator queued requests {q.median:.2f} ms (median), {q.p99:.2f} ms (p99) "
-            "between receiving them and starting their handlers; TTFT from bytes received "
-            "leaves that wait out: it is the harness's own error."
-        )
-    return 0

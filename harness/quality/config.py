@@ -25,6 +25,7 @@ class QualityConfig:
     endpoint: str | None = None  # default: the profile's [quality] endpoint
     model: str | None = None  # NON-OFFICIAL: the body's model name (default: the profile's)
     resume: bool = True  # reuse answers cached in the run folder
+    ready_timeout_s: float | None = None  # readiness wait; None: the profile's [readiness]
     extra: dict[str, Any] = field(default_factory=dict)
 
     @property

@@ -18,15 +18,8 @@ from pydantic import ValidationError
 from harness.errors import IncompleteError, UsageError
 from harness.report.entry import LedgerEntry, entry_for_folder
 from harness.report.folder import is_run_folder
-from harness.runs import DEFAULT_REPORTS_DIR
 
 LEDGER_FILENAME = "ledger.jsonl"
-
-
-def reports_dir() -> Path:
-    """``HARNESS_REPORTS_DIR`` (read now, not at import), else the repository's ``reports/``."""
-    env = os.environ.get("HARNESS_REPORTS_DIR")
-    return Path(env) if env else DEFAULT_REPORTS_DIR
 
 
 def ledger_path_for(folder: Path) -> Path:

@@ -8,8 +8,8 @@ from harness.risk import FlagKind, RiskFlag
 from harness.runs import Provenance
 from harness.throughput.config import ThroughputConfig
 from harness.throughput.report import LevelResult, ThroughputReport
-from harness.throughput.runner import ThroughputState
 from harness.throughput.scoring import score_from_levels, summarize_level
+from harness.throughput.state import ThroughputState
 
 # harness's own thresholds (not the grader's):
 LAG_FLAG_MS = 10.0  # p99 dispatch lag above this: the client may be holding the server back

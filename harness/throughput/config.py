@@ -42,6 +42,13 @@ class ThroughputConfig:
     usage_flag_ratio: float = 0.05
     usage_flag_tokens: int = 10
     extra_body: dict[str, Any] = field(default_factory=dict)
+    # How the core waits for the server, and whether it draws throughput.png.
+    ready_path: str = "/ping"
+    ready_interval_s: float = 5.0
+    ready_timeout_s: float = 600.0
+    chart: bool = True
+    # scrape /metrics around each level (a harness extra; auto: off in official mode)
+    metrics: Literal["auto", "on", "off"] = "auto"
 
     @property
     def endpoint(self) -> str:
@@ -160,6 +167,9 @@ def from_profile(profile: Profile, url: str, **overrides: Any) -> ThroughputConf
         "think_open": profile.server.think_open,
         "think_close": profile.server.think_close,
         "usage_tolerance": profile.check.usage_tolerance_tokens,
+        "ready_path": profile.server.ready_path,
+        "ready_interval_s": profile.readiness.poll_interval_s,
+        "ready_timeout_s": profile.readiness.timeout_s,
     }
     base.update({k: v for k, v in overrides.items() if v is not None})
     return ThroughputConfig(**base)

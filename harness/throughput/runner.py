@@ -16,7 +16,7 @@ from __future__ import annotations
 import random
 import time
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 import aiohttp
@@ -27,7 +27,7 @@ from harness.client.loop import closed_loop
 from harness.client.readiness import server_models
 from harness.client.records import RequestRecord
 from harness.throughput.config import ThroughputConfig
-from harness.throughput.grader_loop import GraderLevel, grader_session, run_level_like_grader
+from harness.throughput.grader_loop import grader_session, run_level_like_grader
 from harness.throughput.prompts import grader_prompts, prompt_list
 from harness.throughput.report import Kind, Phase, RequestRow
 from harness.throughput.spotcheck import (
@@ -37,6 +37,7 @@ from harness.throughput.spotcheck import (
     spot_positions,
     verify,
 )
+from harness.throughput.state import ThroughputState
 from harness.tokenizer import Tokenizer
 
 EXCERPT = 200
@@ -54,18 +55,6 @@ class Item:
     prompt: str
     prompt_tokens: int
     spot: SpotCheck | None = None
-
-
-@dataclass
-class ThroughputState:
-    rows: list[RequestRow] = field(default_factory=list)
-    levels_done: list[int] = field(default_factory=list)
-    server_models: list[str] = field(default_factory=list)
-    model: str = ""
-    flags: list[str] = field(default_factory=list)
-    cpu_s: dict[int, float] = field(default_factory=dict)  # client CPU time of each timed phase
-    grader: dict[int, GraderLevel] = field(default_factory=dict)  # official: the grader's numbers
-    server_models_note: str = ""  # why server_models is empty when it is on purpose
 
 
 def chat_body(cfg: ThroughputConfig, model: str, item: Item) -> dict[str, Any]:

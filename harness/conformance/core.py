@@ -1,0 +1,90 @@
+"""The check core: a planned selection in, one :class:`CheckReport` out, saved.
+
+``measure_check`` loads the tokenizers, runs the checks (``runner.run_checks``
+waits for readiness and judges), and saves ``check.json``; on Ctrl-C the checks
+judged so far are saved as a partial report before the exception goes on.
+Console output goes through :class:`CheckHooks`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+
+from harness.client.fingerprint import take_fingerprint
+from harness.conformance.context import CheckConfig
+from harness.conformance.model import Check, CheckReport
+from harness.conformance.plan import CheckOptions
+from harness.conformance.registry import PlannedCheck
+from harness.conformance.runner import run_checks
+from harness.errors import EXIT_FAIL, EXIT_OK
+from harness.runs import Provenance
+from harness.tokenizer import load_tokenizer
+
+
+class CheckHooks:
+    """Console callbacks of a check run; every one is a no-op here."""
+
+    def starting(self, cfg: CheckConfig, n_checks: int) -> None:
+        """The checks are about to run."""
+
+    def result(self, check: Check) -> None:
+        """One check was judged."""
+
+    def partial(self, path: Path) -> None:
+        """The run stopped early; the checks judged so far are saved at ``path``."""
+
+
+NO_HOOKS = CheckHooks()
+
+
+async def measure_check(
+    cfg: CheckConfig,
+    planned: list[PlannedCheck],
+    *,
+    provenance: Provenance,
+    folder: Path,
+    hooks: CheckHooks = NO_HOOKS,
+) -> CheckReport:
+    """Run ``planned`` against ``cfg.url`` and save ``folder/check.json``."""
+    tok = load_tokenizer(cfg.tokenizer)
+    long_tok = load_tokenizer(cfg.long_tokenizer)
+    hooks.starting(cfg, len(planned))
+    done: list[Check] = []
+
+    def seen(check: Check) -> None:
+        done.append(check)
+        hooks.result(check)
+
+    try:
+        report = await run_checks(
+            cfg, planned, tok, long_tok, provenance=provenance, on_result=seen
+        )
+    except (KeyboardInterrupt, asyncio.CancelledError):
+        partial = CheckReport(url=cfg.url, complete=False, checks=done, provenance=provenance)
+        hooks.partial(partial.save(folder))
+        raise
+    # after the checks (they waited for readiness): engine, version, models, max_model_len
+    report.provenance.server = await take_fingerprint(cfg.url)
+    report.save(folder)
+    return report
+
+
+def exit_code(report: CheckReport) -> int:
+    """1 when a required check failed, else 0."""
+    return EXIT_OK if report.ok else EXIT_FAIL
+
+
+def command_line(opts: CheckOptions, *, url: str, profile: str, folder: Path) -> list[str]:
+    """The ``harness check`` command that re-runs these options (recorded as provenance)."""
+    argv = ["harness", "check", "--url", url, "--profile", profile, "--out", str(folder)]
+    for flag, value in (
+        ("--only", opts.only),
+        ("--skip", opts.skip),
+        ("--tokenizer", opts.tokenizer),
+        ("--model", opts.model),
+    ):
+        if value:
+            argv += [flag, value]
+    argv += ["--timeout", f"{opts.timeout_s:g}", "--ready-timeout", f"{opts.ready_timeout_s:g}"]
+    return argv

@@ -1,0 +1,21 @@
+"""What a latency run has measured so far: rows and per-bucket ITLs, kept across Ctrl-C.
+
+Its own module so the pure analysis (``analysis``) reads it without importing
+the I/O of ``runner``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from harness.latency.report import RequestRow
+
+
+@dataclass
+class LatencyState:
+    rows: list[RequestRow] = field(default_factory=list)
+    itls: dict[tuple[str, str], list[float]] = field(default_factory=dict)
+    server_models: list[str] = field(default_factory=list)
+    server_models_note: str = ""  # why server_models is empty when it is on purpose
+    readiness_s: float | None = None
+    finished_buckets: list[tuple[str, str]] = field(default_factory=list)  # (mode, bucket)

@@ -1,0 +1,158 @@
+"""The throughput core: one typed config in, one :class:`ThroughputReport` out.
+
+``measure_throughput`` loads the tokenizer, waits for the server, runs the
+sweep, draws the chart and saves ``throughput.json``. If the sweep stops early
+(Ctrl-C, an error), the report of what was measured is saved, marked
+incomplete, before the exception goes on. Console output goes through
+:class:`ThroughputHooks`.
+"""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+from harness.attribution import metrics_enabled, section_for
+from harness.client.metrics import MetricsRecorder
+from harness.client.readiness import ReadyResult, wait_ready
+from harness.client.records import RequestRecord
+from harness.errors import EXIT_FAIL, EXIT_OK, EXIT_TARGET
+from harness.runs import Provenance
+from harness.throughput.analysis import build_report
+from harness.throughput.chart import write_chart
+from harness.throughput.config import ThroughputConfig
+from harness.throughput.report import Phase, ThroughputReport
+from harness.throughput.runner import run_sweep
+from harness.throughput.state import ThroughputState
+from harness.tokenizer import Tokenizer, load_tokenizer
+
+
+class ThroughputHooks:
+    """Progress and console callbacks of a sweep; every one is a no-op here."""
+
+    def waiting(self, url: str) -> None:
+        """Readiness polling starts on ``url``."""
+
+    def ready(self, result: ReadyResult) -> None:
+        """The server answered 200 on its ready path."""
+
+    def measuring(self, started: bool) -> None:
+        """The sweep starts (True) or has stopped, done or not (False)."""
+
+    def level(self, level: int, phase: Phase, total: int) -> None:
+        """A level's warm-up or timed phase starts with ``total`` requests."""
+
+    def done(self, level: int, phase: Phase, record: RequestRecord) -> None:
+        """One request of that phase ended."""
+
+    def partial(self, path: Path) -> None:
+        """The sweep stopped early; what it measured is saved at ``path``."""
+
+
+NO_HOOKS = ThroughputHooks()
+
+
+async def measure_throughput(
+    cfg: ThroughputConfig,
+    *,
+    provenance: Provenance,
+    folder: Path,
+    hooks: ThroughputHooks = NO_HOOKS,
+    tokenizer: Tokenizer | None = None,
+) -> ThroughputReport:
+    """Run the sweep of ``cfg`` and save ``folder/throughput.json`` (partial on interruption)."""
+    tok = tokenizer or load_tokenizer(cfg.tokenizer)
+    hooks.waiting(cfg.url + cfg.ready_path)
+    ready = await wait_ready(
+        cfg.url,
+        cfg.ready_path,
+        interval_s=cfg.ready_interval_s,
+        timeout_s=cfg.ready_timeout_s,
+    )
+    hooks.ready(ready)
+    state = ThroughputState()
+    scraping = metrics_enabled(cfg.metrics, cfg.mode)
+    recorder = MetricsRecorder(cfg.url, enabled=scraping)
+    started = time.perf_counter()
+
+    def finish(complete: bool) -> ThroughputReport:
+        report = build_report(
+            cfg, state, provenance, complete=complete, wall_s=time.perf_counter() - started
+        )
+        report.attribution = section_for(
+            recorder.pairs, recorder.notes, scraped=scraping, choice=cfg.metrics
+        )
+        return report
+
+    try:
+        hooks.measuring(True)
+        try:
+            await run_sweep(
+                cfg, tok, state, on_start=hooks.level, on_done=hooks.done, on_edge=recorder.edge
+            )
+        finally:
+            hooks.measuring(False)
+    except BaseException:
+        hooks.partial(finish(False).save(folder))
+        raise
+    report = finish(True)
+    if cfg.chart:
+        chart = write_chart(report, folder)
+        report.chart = chart.name if chart else None
+    report.save(folder)
+    return report
+
+
+def exit_code(report: ThroughputReport) -> int:
+    """3 when a level had no successful request, 1 when the sweep's verdict is FAIL, else 0."""
+    if any(lv.n_ok == 0 for lv in report.levels):
+        return EXIT_TARGET
+    if report.passed is False:
+        return EXIT_FAIL
+    return EXIT_OK
+
+
+def command_line(cfg: ThroughputConfig, *, profile: str, folder: Path) -> list[str]:
+    """The ``harness throughput`` command that re-runs ``cfg`` (recorded as provenance)."""
+    argv = [
+        "harness",
+        "throughput",
+        "--url",
+        cfg.url,
+        "--profile",
+        profile,
+        "--out",
+        str(folder),
+        "--mode",
+        cfg.mode,
+        "--levels",
+        ",".join(map(str, cfg.levels)),
+        "--requests-per-level",
+        str(cfg.requests_per_level),
+        "--warmup",
+        str(cfg.warmup),
+        "--spot-checks",
+        str(cfg.spot_checks),
+        "--seed",
+        str(cfg.seed),
+        "--tokenizer",
+        cfg.tokenizer,
+        "--timeout",
+        f"{cfg.timeout_s:g}",
+        "--ready-timeout",
+        f"{cfg.ready_timeout_s:g}",
+        "--ready-interval",
+        f"{cfg.ready_interval_s:g}",
+    ]
+    # Lengths only when they differ from the profile's, so the line reads as what was changed.
+    if cfg.prompt_tokens != cfg.spec.prompt_tokens:
+        argv += ["--prompt-tokens", str(cfg.prompt_tokens)]
+    if cfg.max_tokens != cfg.spec.max_tokens:
+        argv += ["--max-tokens", str(cfg.max_tokens)]
+    if cfg.model:
+        argv += ["--model", cfg.model]
+    if cfg.force_length:
+        argv.append("--force-length")
+    if not cfg.chart:
+        argv.append("--no-chart")
+    return argv

@@ -1,0 +1,142 @@
+"""The cores' pure parts: command lines that re-parse to the same config, exit-code
+policies, the quality environment restored, folders read from the environment now."""
+
+from __future__ import annotations
+
+import logging
+import os
+from pathlib import Path
+
+import nltk
+import pytest
+
+from harness.cli import build_parser
+from harness.cli.common import RunContext
+from harness.errors import EXIT_FAIL, EXIT_INCOMPLETE, EXIT_INTERRUPTED, EXIT_OK, EXIT_TARGET
+from harness.gate.orchestrate import GatePlan, exit_code
+from harness.gate.report import GateReport, Verdict
+from harness.paths import cache_dir, reports_dir
+from harness.profiles import load_profile
+from harness.quality import core as quality_core
+from harness.runs import Provenance, new_run_folder
+from harness.throughput import core as throughput_core
+from harness.throughput.config import from_profile as throughput_config
+
+QWEN = load_profile()
+PARIS = load_profile("gpumode-paris")
+
+
+def reparse(argv: list[str]):
+    assert argv[0] == "harness"
+    return build_parser(argv[1:]).parse_args(argv[1:])
+
+
+def ctx(profile, folder: Path) -> RunContext:
+    return RunContext(profile, folder, Provenance(), console=None)  # type: ignore[arg-type]
+
+
+def test_quality_command_line_reparses_to_the_same_config(tmp_path: Path) -> None:
+    from harness.cli.quality import config_from_args
+
+    cfg = quality_core.from_profile(
+        QWEN,
+        "http://127.0.0.1:9",
+        tmp_path,
+        data_dir=tmp_path / "data",
+        limit=0.25,
+        only="ifeval,gpqa_diamond",
+        max_gen_toks=16,
+        stream=True,
+        idle_timeout_s=30.0,
+        model="m",
+        resume=False,
+        ready_timeout_s=9.0,
+    )
+    argv = quality_core.command_line(cfg, profile="efficient-qwen")
+    assert config_from_args(reparse(argv), ctx(QWEN, tmp_path)) == cfg
+
+
+def test_throughput_command_line_reparses_to_the_same_config(tmp_path: Path) -> None:
+    from harness.cli.throughput import config_from_args
+
+    cfg = throughput_config(
+        PARIS,
+        "http://127.0.0.1:9",
+        mode="strict",
+        levels=(1, 4),
+        requests_per_level=5,
+        warmup=1,
+        prompt_tokens=100,
+        spot_checks=0,
+        force_length=True,
+        seed=42,
+        model="m",
+        timeout_s=30.0,
+        ready_timeout_s=7.0,
+        chart=False,
+    )
+    argv = throughput_core.command_line(cfg, profile="gpumode-paris", folder=tmp_path)
+    assert config_from_args(reparse(argv), ctx(PARIS, tmp_path)) == cfg
+
+
+def test_gate_exit_code_policy() -> None:
+    def rep(v: Verdict) -> GateReport:
+        return GateReport(verdict=v)
+
+    assert exit_code(rep(Verdict.PASS)) == EXIT_OK
+    assert exit_code(rep(Verdict.FAIL)) == EXIT_FAIL
+    assert exit_code(rep(Verdict.INCOMPLETE)) == EXIT_INCOMPLETE
+    # an unreachable server (3) says more than INCOMPLETE, less than a FAIL verdict
+    assert exit_code(rep(Verdict.INCOMPLETE), EXIT_TARGET) == EXIT_TARGET
+    assert exit_code(rep(Verdict.FAIL), EXIT_TARGET) == EXIT_FAIL
+    assert exit_code(rep(Verdict.FAIL), EXIT_INTERRUPTED) == EXIT_INTERRUPTED
+
+
+def test_gate_plan_steps_follow_the_profile_and_its_line_reparses(tmp_path: Path) -> None:
+    plan = GatePlan(url="http://h:1", folder=tmp_path, profile=QWEN, runs=2, name="x", note="n")
+    assert plan.steps() == ["check", "latency", "quality"]
+    paris = GatePlan(url="http://h:1", folder=tmp_path, profile=PARIS)
+    assert paris.steps() == ["check", "throughput", "quality"]
+    args = reparse(plan.command_line())
+    assert (args.command, args.url, args.runs, args.name, args.note, args.out) == (
+        "gate",
+        "http://h:1",
+        2,
+        "x",
+        "n",
+        str(tmp_path),
+    )
+
+
+def test_quality_environment_is_restored(tmp_path: Path, monkeypatch) -> None:
+    monkeypatch.setenv("HF_HUB_OFFLINE", "0")
+    monkeypatch.delenv("HF_DATASETS_OFFLINE", raising=False)
+    monkeypatch.delenv("NLTK_DATA", raising=False)
+    path_before = list(nltk.data.path)
+    level_before = logging.getLogger("lm_eval").level
+    with quality_core.offline_env(tmp_path):
+        assert os.environ["HF_HUB_OFFLINE"] == os.environ["HF_DATASETS_OFFLINE"] == "1"
+        assert os.environ["NLTK_DATA"] == str(tmp_path)
+        assert nltk.data.path[0] == str(tmp_path)
+        assert logging.getLogger("lm_eval").level == logging.ERROR
+    assert os.environ["HF_HUB_OFFLINE"] == "0"
+    assert "HF_DATASETS_OFFLINE" not in os.environ and "NLTK_DATA" not in os.environ
+    assert nltk.data.path == path_before
+    assert logging.getLogger("lm_eval").level == level_before
+
+
+def test_quality_environment_is_restored_after_an_error(tmp_path: Path, monkeypatch) -> None:
+    monkeypatch.delenv("TQDM_DISABLE", raising=False)
+    with pytest.raises(KeyboardInterrupt), quality_core.offline_env(tmp_path):
+        raise KeyboardInterrupt
+    assert "TQDM_DISABLE" not in os.environ
+
+
+def test_folders_follow_the_environment_at_call_time(tmp_path: Path, monkeypatch) -> None:
+    monkeypatch.setenv("HARNESS_REPORTS_DIR", str(tmp_path / "r"))
+    monkeypatch.setenv("HARNESS_CACHE_DIR", str(tmp_path / "c"))
+    assert reports_dir() == tmp_path / "r"
+    assert cache_dir() == tmp_path / "c"
+    assert new_run_folder(None, "x", "latency").parent == tmp_path / "r"
+    monkeypatch.delenv("HARNESS_CACHE_DIR")
+    assert cache_dir() == Path.home() / ".cache" / "harness"
