@@ -189,10 +189,12 @@ def test_unreachable_server_exits_3_before_any_request(tmp_path: Path):
             str(nltk),
             "--out",
             str(tmp_path / "run"),
+            "--ready-timeout",
+            "1",
             "--quiet",
         ]
     )
-    assert rc == 3
+    assert rc == 3  # quality waits for readiness like latency, then gives up: exit 3
 
 
 def test_fresh_clone_needs_no_prepare_step(server: KnowingServer, tmp_path: Path, monkeypatch):

@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import os
 import signal
+import sqlite3
 import subprocess
 import sys
 import time
@@ -155,12 +156,11 @@ def test_killed_run_resumes_without_asking_again(sim_process, tmp_path, nltk_dat
     ]  # 2 docs per subject: 28 requests
     proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
+        # Kill once the client has cached 12 answers: answers the server finished but the
+        # client had not stored yet are asked again, so counting at the server would race.
         deadline = time.monotonic() + 120
-        while time.monotonic() < deadline:
-            done = [e for e in sim.fetch_log() if e.path == "/invocations" and e.end_ns]
-            if len(done) >= 12:
-                break
-            time.sleep(0.1)
+        while time.monotonic() < deadline and _cached(out) < 12:
+            time.sleep(0.05)
         os.kill(proc.pid, signal.SIGKILL)
     finally:
         proc.wait(timeout=30)
@@ -173,6 +173,18 @@ def test_killed_run_resumes_without_asking_again(sim_process, tmp_path, nltk_dat
     asked_again = len([e for e in sim.fetch_log() if e.path == "/invocations"])
     assert mmlu.requests == 28 and mmlu.cached >= 12
     assert asked_again == 28 - mmlu.cached
+
+
+def _cached(run: Path) -> int:
+    """Answers in the run's answer cache (harness/quality/cache.py), read without locking it."""
+    db = run / "cache" / "answers.sqlite"
+    if not db.exists():
+        return 0
+    try:
+        with sqlite3.connect(f"file:{db}?mode=ro", uri=True, timeout=1) as conn:
+            return int(conn.execute("SELECT COUNT(*) FROM answers").fetchone()[0])
+    except sqlite3.Error:  # created but no table yet, or busy: not 12 answers yet
+        return 0
 
 
 def test_streamed_gpqa_uses_an_idle_timeout(sim_process, tmp_path, nltk_data):
