@@ -40,7 +40,7 @@ $(VENV)/.installed: pyproject.toml
 demo: setup
 	$(VENV)/bin/harness demo
 
-## test: every tier (unit, integration, e2e)
+## test: every tier (unit, integration, wire, e2e)
 test: setup
 	$(VENV)/bin/pytest -q -ra tests
 
