@@ -33,6 +33,7 @@ class HttpOptions:
         False  # the official grader opens a new TCP connection each time
     )
     max_connections: int = 0  # 0 = unlimited
+    headers: tuple[tuple[str, str], ...] = ()  # added to (or replacing) the session's defaults
 
 
 def make_session(opts: HttpOptions) -> aiohttp.ClientSession:
@@ -53,7 +54,7 @@ def make_session(opts: HttpOptions) -> aiohttp.ClientSession:
         timeout=timeout,
         read_bufsize=READ_BUFSIZE,
         auto_decompress=False,
-        headers={"Content-Type": "application/json"},
+        headers={"Content-Type": "application/json", **dict(opts.headers)},
     )
 
 

@@ -155,7 +155,14 @@ def quality_rules(
         se = binomial_stderr(b.score, b.n)
         unc = f", ±{se:.3f} sampling error at n={b.n}" if se is not None else ""
         line = f"{b.title} {b.score:.3f} {'≥' if b.score >= b.threshold else '<'} {b.threshold:.3f}{unc}"
-        if b.score < b.threshold:
+        if b.grader_abort:
+            text = (
+                f"{b.title}: {b.grader_abort} ({b.grader_aborts} requests; harness's own: {line})"
+            )
+            reasons.append(
+                Reason(source="quality", text=f"quality gate failed: {text}", blocking=True)
+            )
+        elif b.score < b.threshold:
             reasons.append(
                 Reason(source="quality", text=f"quality gate failed: {line}", blocking=True)
             )

@@ -8,6 +8,8 @@ from pydantic import BaseModel, Field
 
 from harness.runs import Report
 
+SCORE_DIGITS = 4  # the grader saves and judges round(score, 4): 0.62096 passes 0.621
+
 
 class ThinkingSummary(BaseModel):
     answers: int
@@ -23,8 +25,9 @@ class BenchmarkResult(BaseModel):
     metric: str
     threshold: float
     baseline: float | None = None
-    score: float | None = None
-    passed: bool | None = None
+    score: float | None = None  # the grader's: round(raw_score, SCORE_DIGITS), what it judges
+    raw_score: float | None = None  # harness's own: unrounded
+    passed: bool | None = None  # score >= threshold and the grader's run would not abort
     n: int = 0  # documents scored
     thinking: bool = False
     client: str = ""
@@ -45,6 +48,20 @@ class BenchmarkResult(BaseModel):
     thinking_stats: ThinkingSummary | None = None
     samples_file: str | None = None
     error: str | None = None  # why no score (the run stopped in this benchmark)
+    grader_aborts: int = 0  # requests on which the grader's script would die
+    grader_abort: str | None = None  # the first such: the grader gets NO score here
+
+    def set_score(self, raw: float) -> None:
+        """Keep the raw score and judge the grader's rounded one, as its script does."""
+        self.raw_score = raw
+        self.score = round(raw, SCORE_DIGITS)
+        self.judge()
+
+    def judge(self) -> None:
+        if self.score is None:
+            self.passed = None
+            return
+        self.passed = self.score >= self.threshold and self.grader_abort is None
 
 
 class QualityReport(Report):

@@ -1,0 +1,175 @@
+"""Official quality on the wire: harness sends the graders' exact request bytes, nothing more.
+
+For each procedure (Efficient Qwen MMLU-Pro, IFEval, GPQA-Diamond; GPU MODE
+Paris GSM8K), harness's ``run_quality`` and the grader-equivalent client
+(tests/e2e/grader_style.py) talk in turn to a recording server that answers
+deterministically from the request body. Compared: the multiset of request
+bodies (byte for byte; concurrency 8 reorders them), the requests besides the
+generation bodies (the grader sends one ``GET /ping``), and the scores computed
+from the same answers.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+import pytest
+from lm_eval.tasks import TaskManager
+
+from harness.data.layout import SAMPLES_DIR, render_tasks
+from harness.data.punkt import write_punkt_tab
+from harness.profiles import Benchmark, load_profile
+from harness.quality.config import QualityConfig
+from harness.quality.report import QualityReport
+from harness.quality.runner import run_quality
+from harness.quality.transport import NoProgress
+from tests.e2e.grader_style import grader_score, ping, run_benchmark
+from tests.fixtures.recording import RecordingServer, Reply
+
+pytestmark = pytest.mark.timeout(120)
+
+LIMIT = 0.5  # the grader's fraction: the first ceil(0.5 n) documents of each task / subject
+
+
+def answer_for(body: dict[str, Any]) -> str:
+    """A deterministic answer per body, varied enough to score some right and some wrong."""
+    digest = hashlib.sha256(json.dumps(body, sort_keys=True).encode()).digest()
+    letter = "ABCDEFGHIJ"[digest[0] % 10]
+    return f"Let me answer. The answer is ({letter}). So the answer is {digest[1] % 7}. The answer is {digest[1] % 7}."
+
+
+@pytest.fixture(scope="module")
+def task_manager(tmp_path_factory: pytest.TempPathFactory) -> TaskManager:
+    tasks_dir = render_tasks(SAMPLES_DIR, tmp_path_factory.mktemp("tasks"))
+    return TaskManager(include_path=str(tasks_dir), include_defaults=False)
+
+
+@pytest.fixture(scope="module")
+def nltk_data(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    folder = tmp_path_factory.mktemp("nltk")
+    write_punkt_tab(folder)
+    return folder
+
+
+def _harness(
+    srv: RecordingServer, profile_name: str, bench: Benchmark, folder: Path, nltk: Path
+) -> QualityReport:
+    cfg = QualityConfig(
+        url=srv.url,
+        profile=load_profile(profile_name),
+        data_dir=SAMPLES_DIR,
+        nltk_data=nltk,
+        folder=folder,
+        limit=LIMIT,
+        only=(bench.name,),
+        resume=False,
+    )
+    return run_quality(cfg, QualityReport(), lambda _b: NoProgress())
+
+
+def _grader(
+    srv: RecordingServer, profile_name: str, bench: Benchmark, tm: TaskManager
+) -> float | None:
+    profile = load_profile(profile_name)
+    ping(srv.url, profile.server.ready_path)
+    out, _ = run_benchmark(profile, bench, srv.url, tm, LIMIT, None)
+    return grader_score(out, bench)
+
+
+def _others(srv: RecordingServer, endpoint: str) -> list[tuple[str, str]]:
+    return [
+        (r.method, r.path) for r in srv.requests if not (r.method == "POST" and r.path == endpoint)
+    ]
+
+
+CASES = [
+    ("efficient-qwen", "mmlu_pro"),
+    ("efficient-qwen", "ifeval"),
+    ("efficient-qwen", "gpqa_diamond"),
+    ("gpumode-paris", "gsm8k"),
+]
+
+
+@pytest.mark.parametrize(("profile_name", "name"), CASES)
+def test_bodies_requests_and_scores_match_the_grader(
+    profile_name: str, name: str, task_manager: TaskManager, nltk_data: Path, tmp_path: Path
+) -> None:
+    profile = load_profile(profile_name)
+    spec = profile.require_quality()
+    bench = next(b for b in spec.benchmarks if b.name == name)
+    with RecordingServer(text=answer_for) as ours, RecordingServer(text=answer_for) as theirs:
+        report = _harness(ours, profile_name, bench, tmp_path / "run", nltk_data)
+        grader = _grader(theirs, profile_name, bench, task_manager)
+        mine, official = ours.bodies(spec.endpoint), theirs.bodies(spec.endpoint)
+        assert official, "the grader-equivalent client sent nothing"
+        assert Counter(mine) == Counter(official)  # byte-identical, as a multiset
+        assert (
+            _others(ours, spec.endpoint)
+            == _others(theirs, spec.endpoint)
+            == [("GET", profile.server.ready_path)]
+        )
+    (result,) = report.benchmarks
+    assert result.error is None and result.grader_abort is None
+    assert result.requests == len(official)
+    assert result.score == grader  # the grader's rounded number
+    assert result.raw_score is not None and round(result.raw_score, 4) == result.score
+
+
+def test_mmlu_pro_bodies_carry_no_thinking_switch(tmp_path: Path, nltk_data: Path) -> None:
+    bench = next(b for b in load_profile().require_quality().benchmarks if b.name == "mmlu_pro")
+    with RecordingServer(text=answer_for) as srv:
+        _harness(srv, "efficient-qwen", bench, tmp_path / "run", nltk_data)
+        bodies = [json.loads(b) for b in srv.bodies("/invocations")]
+    assert bodies and all("chat_template_kwargs" not in b and "thinking" not in b for b in bodies)
+    assert list(bodies[0]) == ["messages", "model", "max_tokens", "temperature", "stop", "seed"]
+
+
+def _null_content(rec: Any) -> Reply | None:
+    if rec.path != "/invocations":
+        return None
+    choice = {
+        "index": 0,
+        "message": {"role": "assistant", "content": None},
+        "finish_reason": "stop",
+    }
+    return Reply(200, {"id": "x", "choices": [choice]})
+
+
+def test_null_content_is_where_the_grader_dies(tmp_path: Path, nltk_data: Path) -> None:
+    bench = next(b for b in load_profile().require_quality().benchmarks if b.name == "ifeval")
+    with RecordingServer(_null_content) as srv:
+        report = _harness(srv, "efficient-qwen", bench, tmp_path / "run", nltk_data)
+    (result,) = report.benchmarks
+    assert result.score is not None  # harness's own score ("" answers) is kept
+    assert result.grader_abort and "no score" in result.grader_abort
+    assert result.grader_aborts == result.requests and result.passed is False
+    assert result.retries == 0  # a null content is an answer, not a failed attempt
+
+
+def test_mmlu_pro_failing_three_times_is_where_the_grader_dies(
+    tmp_path: Path, nltk_data: Path
+) -> None:
+    def failing(rec: Any) -> Reply | None:
+        return Reply(400, {"error": "bad model"}) if rec.path == "/invocations" else None
+
+    with RecordingServer(failing) as srv:
+        cfg = QualityConfig(
+            url=srv.url,
+            profile=load_profile(),
+            data_dir=SAMPLES_DIR,
+            nltk_data=nltk_data,
+            folder=tmp_path / "run",
+            limit=0.01,  # one document per subject
+            only=("mmlu_pro",),
+            resume=False,
+        )
+        report = run_quality(cfg, QualityReport(), lambda _b: NoProgress())
+        attempts = len(srv.bodies("/invocations"))
+    (result,) = report.benchmarks
+    assert result.errors == result.requests and attempts == 3 * result.requests
+    assert result.grader_abort and "lm-eval re-raises" in result.grader_abort
+    assert result.passed is False
