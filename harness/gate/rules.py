@@ -24,6 +24,7 @@ PREFIX_SHARE_RISK = 0.5  # more than half the official speedup not reproduced by
 # check names whose failure or warning is a named risk of the competition rules
 RISKY_CHECKS = {
     "thinking_off": "thinking leaks into content with thinking OFF",
+    "thinking_default": "the grader's MMLU-Pro (no thinking switch) would be answered thinking",
     "one_stack": "different answers through different endpoints (routing by endpoint is forbidden)",
 }
 
