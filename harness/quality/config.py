@@ -25,8 +25,10 @@ class QualityConfig:
     endpoint: str | None = None  # default: the profile's [quality] endpoint
     model: str | None = None  # NON-OFFICIAL: the body's model name (default: the profile's)
     resume: bool = True  # reuse answers cached in the run folder
-    ready_interval_s: float = 5.0  # /ping polls while the server starts (the grader: every 5 s)
-    ready_timeout_s: float = 600.0  # ... for up to 10 minutes
+    # The grader's quality script sends ONE GET /ping (5 s timeout) and dies if it fails;
+    # a positive timeout polls instead, every ready_interval_s (harness's own, e.g. a demo).
+    ready_timeout_s: float = 0.0
+    ready_interval_s: float = 5.0
     extra: dict[str, Any] = field(default_factory=dict)
 
     @property

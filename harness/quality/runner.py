@@ -17,10 +17,12 @@ from collections import Counter
 from collections.abc import Callable
 from typing import Any
 
-from harness.client.readiness import wait_ready
+import aiohttp
+
+from harness.client.readiness import probe, wait_ready
 from harness.data.layout import render_tasks, require_data
 from harness.data.punkt import require_punkt
-from harness.errors import HarnessError
+from harness.errors import HarnessError, UnreachableError
 from harness.profiles import Benchmark
 from harness.quality.cache import ResponseCache
 from harness.quality.config import QualityConfig
@@ -37,6 +39,7 @@ from harness.stats import achieved_concurrency
 
 log = logging.getLogger(__name__)
 ProgressFactory = Callable[[Benchmark], ProgressSink]
+GRADER_PING_TIMEOUT_S = 5.0  # urlopen(f"{url}/ping", timeout=5) before the benchmarks
 
 
 def cache_identity(cfg: QualityConfig) -> str:
@@ -50,11 +53,21 @@ def cache_identity(cfg: QualityConfig) -> str:
 
 
 async def _wait_ready(cfg: QualityConfig) -> None:
-    """``GET /ping`` as the grader does; polled while the server starts (exit 3 at the end)."""
-    server = cfg.profile.server
-    await wait_ready(
-        cfg.url, server.ready_path, interval_s=cfg.ready_interval_s, timeout_s=cfg.ready_timeout_s
-    )
+    """One ``GET /ping`` as the grader's quality script sends it, or polls when asked to."""
+    ready_path = cfg.profile.server.ready_path
+    if cfg.ready_timeout_s > 0:
+        await wait_ready(
+            cfg.url, ready_path, interval_s=cfg.ready_interval_s, timeout_s=cfg.ready_timeout_s
+        )
+        return
+    url = cfg.url.rstrip("/") + ready_path
+    async with aiohttp.ClientSession() as session:
+        seen = await probe(session, url, timeout_s=GRADER_PING_TIMEOUT_S)
+    if not (seen.isdigit() and 200 <= int(seen) < 300):  # urllib raises on any other status
+        raise UnreachableError(
+            f"{url} is not ready: {seen}",
+            hint="start the server first (the grader's quality run pings once and stops), or check --url",
+        )
 
 
 def _offline_env(cfg: QualityConfig) -> None:
