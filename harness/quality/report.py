@@ -77,7 +77,8 @@ class QualityReport(Report):
     limit: float | int | None = None
     lm_eval_version: str = ""
     server_fingerprint: str = ""
-    data_dir: str = ""
+    data_dir: str = ""  # the data folder, or the HF datasets cache (data_route "hf-cache")
+    data_route: str = "jsonl"  # "hf-cache": lm-eval's own tasks on the HF cache, as the grader
     benchmarks: list[BenchmarkResult] = Field(default_factory=list)
     passed: bool | None = None
     wall_s: float = 0.0

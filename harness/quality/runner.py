@@ -20,9 +20,10 @@ from typing import Any
 import aiohttp
 
 from harness.client.readiness import probe, wait_ready
+from harness.data.hf_cache import DataRoute, choose_route, datasets_cache_dir, missing_from_cache
 from harness.data.layout import render_tasks, require_data
 from harness.data.punkt import require_punkt
-from harness.errors import HarnessError, UnreachableError
+from harness.errors import DataMissingError, HarnessError, UnreachableError
 from harness.profiles import Benchmark
 from harness.quality.cache import ResponseCache
 from harness.quality.config import QualityConfig
@@ -82,12 +83,23 @@ def _offline_env(cfg: QualityConfig) -> None:
         nltk.data.path.insert(0, str(cfg.nltk_data))
 
 
-def preflight(cfg: QualityConfig) -> None:
-    """Everything that can fail before the first request: data, punkt_tab."""
+def preflight(cfg: QualityConfig) -> DataRoute:
+    """Everything that can fail before the first request: data, punkt_tab. Returns the route."""
     tasks = [b.task for b in cfg.benchmarks()]
-    require_data(cfg.data_dir, tasks)
+    route = choose_route(tasks, cfg.data_route)
+    if route == "hf-cache":
+        missing = missing_from_cache(tasks)
+        if missing:
+            names = ", ".join(src.hf_path for src in missing)
+            raise DataMissingError(
+                f"not in the Hugging Face datasets cache ({datasets_cache_dir()}): {names}",
+                hint="load them once online with HF_HOME set, or use the data folder route",
+            )
+    else:
+        require_data(cfg.data_dir, tasks)
     if any(t.startswith("ifeval") for t in tasks):
         require_punkt(cfg.nltk_data)
+    return route
 
 
 def _build_lm(cfg: QualityConfig, bench: Benchmark, transport: Transport) -> Any:
@@ -248,7 +260,7 @@ def run_quality(
     cfg: QualityConfig, report: QualityReport, progress_for: ProgressFactory
 ) -> QualityReport:
     """Run every benchmark in order; ``report`` is filled (and saved) as each one ends."""
-    preflight(cfg)
+    route = preflight(cfg)
     _offline_env(cfg)
     asyncio.run(_wait_ready(cfg))
     fingerprint = cache_identity(cfg)
@@ -256,8 +268,13 @@ def run_quality(
     report.provenance.tokenizer = cfg.profile.server.tokenizer
     from lm_eval.tasks import TaskManager
 
-    tasks_dir = render_tasks(cfg.data_dir, cfg.folder / "lm_eval_tasks")
-    task_manager = TaskManager(include_path=str(tasks_dir), include_defaults=False)
+    report.data_route = route
+    if route == "hf-cache":  # lm-eval's own task definitions, as the grader loads them
+        task_manager = TaskManager()
+        report.data_dir = str(datasets_cache_dir())
+    else:
+        tasks_dir = render_tasks(cfg.data_dir, cfg.folder / "lm_eval_tasks")
+        task_manager = TaskManager(include_path=str(tasks_dir), include_defaults=False)
     cache = ResponseCache(cfg.folder / "cache" / "answers.sqlite")
     if not cfg.resume:
         cache.clear()

@@ -67,6 +67,7 @@ def _harness(
         limit=LIMIT,
         only=(bench.name,),
         resume=False,
+        data_route="jsonl",
     )
     return run_quality(cfg, QualityReport(), lambda _b: NoProgress())
 
@@ -166,6 +167,7 @@ def test_mmlu_pro_failing_three_times_is_where_the_grader_dies(
             limit=0.01,  # one document per subject
             only=("mmlu_pro",),
             resume=False,
+            data_route="jsonl",
         )
         report = run_quality(cfg, QualityReport(), lambda _b: NoProgress())
         attempts = len(srv.bodies("/invocations"))
