@@ -90,3 +90,16 @@ def test_grader_abort_fails_a_passing_score():
     r.grader_abort = "message.content is JSON null: " + GRADER_DIES
     r.set_score(0.9)
     assert r.score == 0.9 and r.passed is False
+
+
+def test_the_gate_fails_where_the_grader_dies():
+    from harness.gate.rules import quality_rules
+    from harness.quality.report import QualityReport
+
+    r = _result()
+    r.grader_abort = "failed 3 times: " + GRADER_DIES
+    r.grader_aborts = 1
+    r.set_score(0.9)
+    reasons, _ = quality_rules(QualityReport(benchmarks=[r]))
+    (reason,) = reasons
+    assert reason.blocking and GRADER_DIES in reason.text and "0.900" in reason.text
