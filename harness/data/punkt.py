@@ -51,10 +51,20 @@ def write_punkt_tab(nltk_data: Path) -> Path:
     return folder
 
 
-def require_punkt(nltk_data: Path) -> None:
-    """Fail before any generation when IFEval could not be scored offline."""
+def default_nltk_data(data_dir: Path) -> Path:
+    """Where IFEval's punkt_tab is read from when no ``--nltk-data`` is given.
+
+    The data folder's own ``nltk_data/`` when it already holds punkt_tab (``harness data
+    prepare`` put it there), else the harness cache: a data folder may be a read-only copy
+    or part of the repository (``tasks/samples``), and nothing is ever written there.
+    """
+    from harness.paths import cache_dir
+
+    own = data_dir / "nltk_data"
+    return own if has_punkt(own) else cache_dir() / "nltk_data"
+
+
+def ensure_punkt(nltk_data: Path) -> None:
+    """Before any generation: punkt_tab under ``nltk_data``, written offline when missing."""
     if not has_punkt(nltk_data):
-        raise DataMissingError(
-            f"NLTK punkt_tab is missing under {nltk_data} (IFEval needs it to score)",
-            hint=f"run: harness data prepare --nltk-data {nltk_data}",
-        )
+        write_punkt_tab(nltk_data)

@@ -22,7 +22,7 @@ import aiohttp
 from harness.client.readiness import probe, wait_ready
 from harness.data.hf_cache import DataRoute, choose_route, datasets_cache_dir, missing_from_cache
 from harness.data.layout import render_tasks, require_data
-from harness.data.punkt import require_punkt
+from harness.data.punkt import ensure_punkt
 from harness.errors import DataMissingError, HarnessError, UnreachableError
 from harness.profiles import Benchmark
 from harness.quality.cache import ResponseCache
@@ -84,7 +84,9 @@ def _offline_env(cfg: QualityConfig) -> None:
 
 
 def preflight(cfg: QualityConfig) -> DataRoute:
-    """Everything that can fail before the first request: data, punkt_tab. Returns the route."""
+    """Everything that can fail before the first request: data, punkt_tab (written if missing).
+
+    Returns the data route."""
     tasks = [b.task for b in cfg.benchmarks()]
     route = choose_route(tasks, cfg.data_route)
     if route == "hf-cache":
@@ -98,7 +100,7 @@ def preflight(cfg: QualityConfig) -> DataRoute:
     else:
         require_data(cfg.data_dir, tasks)
     if any(t.startswith("ifeval") for t in tasks):
-        require_punkt(cfg.nltk_data)
+        ensure_punkt(cfg.nltk_data)
     return route
 
 

@@ -20,7 +20,7 @@ from aiohttp import web
 
 from harness.cli import main
 from harness.data.layout import SAMPLES_DIR
-from harness.data.punkt import write_punkt_tab
+from harness.data.punkt import has_punkt, write_punkt_tab
 from harness.profiles import PROFILES_DIR
 from harness.quality.report import QualityReport
 
@@ -195,7 +195,11 @@ def test_unreachable_server_exits_3_before_any_request(tmp_path: Path):
     assert rc == 3
 
 
-def test_missing_punkt_fails_before_any_request(server: KnowingServer, tmp_path: Path):
+def test_fresh_clone_needs_no_prepare_step(server: KnowingServer, tmp_path: Path, monkeypatch):
+    """No --nltk-data, no `harness data prepare`: punkt_tab goes to the cache, not the repo."""
+    cache = tmp_path / "cache"
+    monkeypatch.setenv("HARNESS_CACHE_DIR", str(cache))
+    out = tmp_path / "run"
     rc = main(
         [
             "quality",
@@ -203,14 +207,18 @@ def test_missing_punkt_fails_before_any_request(server: KnowingServer, tmp_path:
             server.url,
             "--data-dir",
             str(SAMPLES_DIR),
-            "--nltk-data",
-            str(tmp_path / "none"),
+            "--only",
+            "ifeval",
             "--out",
-            str(tmp_path / "run"),
+            str(out),
             "--quiet",
         ]
     )
-    assert rc == 2 and server.bodies == []
+    report = QualityReport.load(out)
+    # the profile's QUALITY_LIMIT 0.1: the first ceil(0.1 * 6) = 1 document
+    assert rc == 0 and report.benchmarks[0].score == 1.0 and report.benchmarks[0].n == 1
+    assert has_punkt(cache / "nltk_data")
+    assert not (SAMPLES_DIR / "nltk_data").exists()
 
 
 GSM8K_BENCHMARK = """

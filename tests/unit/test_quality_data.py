@@ -14,7 +14,14 @@ from harness.data.layout import (
     require_data,
     source_for_task,
 )
-from harness.data.punkt import PUNKT_FILES, has_punkt, punkt_dir, require_punkt, write_punkt_tab
+from harness.data.punkt import (
+    PUNKT_FILES,
+    default_nltk_data,
+    ensure_punkt,
+    has_punkt,
+    punkt_dir,
+    write_punkt_tab,
+)
 from harness.errors import ConfigError, DataMissingError
 
 
@@ -84,13 +91,13 @@ def test_sample_schemas():
 
 
 def test_punkt_tab_written_and_loaded_by_nltk(tmp_path: Path, monkeypatch):
-    with pytest.raises(DataMissingError, match="harness data prepare"):
-        require_punkt(tmp_path)
-    folder = write_punkt_tab(tmp_path)
-    assert folder == punkt_dir(tmp_path)
+    assert not has_punkt(tmp_path)
+    ensure_punkt(tmp_path)  # derived offline from the installed package when missing
+    folder = punkt_dir(tmp_path)
     assert sorted(p.name for p in folder.iterdir()) == sorted(PUNKT_FILES)
-    assert has_punkt(tmp_path)
-    require_punkt(tmp_path)
+    before = {p.name: p.read_bytes() for p in folder.iterdir()}
+    assert write_punkt_tab(tmp_path) == folder
+    assert {p.name: p.read_bytes() for p in folder.iterdir()} == before  # deterministic
     import nltk
 
     monkeypatch.setattr(nltk.data, "path", [str(tmp_path)])  # only our folder: no download
@@ -99,6 +106,17 @@ def test_punkt_tab_written_and_loaded_by_nltk(tmp_path: Path, monkeypatch):
         "Dr. Smith came home at 5 p.m. today.",
         "He slept.",
     ]
+
+
+def test_default_nltk_data_never_inside_the_data_folder_unless_prepared(
+    tmp_path: Path, monkeypatch
+):
+    monkeypatch.setenv("HARNESS_CACHE_DIR", str(tmp_path / "cache"))
+    data = tmp_path / "data"
+    assert default_nltk_data(data) == tmp_path / "cache" / "nltk_data"
+    assert default_nltk_data(SAMPLES_DIR) == tmp_path / "cache" / "nltk_data"
+    write_punkt_tab(data / "nltk_data")  # what `harness data prepare --out data` does
+    assert default_nltk_data(data) == data / "nltk_data"
 
 
 def test_data_cli_prepare_and_samples(tmp_path: Path, monkeypatch, capsys):

@@ -26,8 +26,10 @@ def test_records_raw_bytes_and_headers_in_order(recording_server):
     (rec,) = srv.of("/invocations")
     assert rec.body == data == b'{"prompt": "\\u00e9", "max_tokens": 2, "temperature": 0.0}'
     assert rec.header("content-type") == "application/json"
-    assert rec.header("User-Agent", ).startswith("Python-urllib/")  # type: ignore[union-attr]
-    assert [k for k, _ in rec.headers][0] == "Accept-Encoding"  # urllib's own header order
+    assert rec.header(
+        "User-Agent",
+    ).startswith("Python-urllib/")  # type: ignore[union-attr]
+    assert next(k for k, _ in rec.headers) == "Accept-Encoding"  # urllib's own header order
 
 
 def test_chat_answer_compression_and_responder(recording_server):
@@ -40,6 +42,8 @@ def test_chat_answer_compression_and_responder(recording_server):
     assert json.loads(gzip.decompress(raw))["choices"][0]["message"]["content"] == "HI"
     from tests.fixtures.recording import Reply
 
-    srv2 = recording_server(lambda rec: Reply(200, {"id": "x"}) if rec.path == "/invocations" else None)
+    srv2 = recording_server(
+        lambda rec: Reply(200, {"id": "x"}) if rec.path == "/invocations" else None
+    )
     _, raw2, enc2 = _post(srv2.url + "/invocations", b"{}", {})
     assert json.loads(raw2) == {"id": "x"} and enc2 is None
