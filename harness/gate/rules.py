@@ -155,15 +155,19 @@ def quality_rules(
             continue
         se = binomial_stderr(b.score, b.n)
         unc = f", ±{se:.3f} sampling error at n={b.n}" if se is not None else ""
-        line = f"{b.title} {b.score:.3f} {'≥' if b.score >= b.threshold else '<'} {b.threshold:.3f}{unc}"
+        judged = b.judged_score  # the grader's round(score, 4), as its script compares
+        assert judged is not None
+        shown = f"{judged:.3f}" if round(judged, 3) == judged else f"{judged:.4f}"
+        line = f"{b.title} {shown} {'≥' if judged >= b.threshold else '<'} {b.threshold:.3f}{unc}"
         if b.grader_abort:
             text = (
-                f"{b.title}: {b.grader_abort} ({b.grader_aborts} requests; harness's own: {line})"
+                f"{b.title}: {b.grader_abort} ({b.grader_aborts} requests; "
+                f"harness's own score {b.score:.3f})"
             )
             reasons.append(
                 Reason(source="quality", text=f"quality gate failed: {text}", blocking=True)
             )
-        elif b.score < b.threshold:
+        elif judged < b.threshold:
             reasons.append(
                 Reason(source="quality", text=f"quality gate failed: {line}", blocking=True)
             )

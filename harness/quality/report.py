@@ -25,9 +25,9 @@ class BenchmarkResult(BaseModel):
     metric: str
     threshold: float
     baseline: float | None = None
-    score: float | None = None  # the grader's: round(raw_score, SCORE_DIGITS), what it judges
-    raw_score: float | None = None  # harness's own: unrounded
-    passed: bool | None = None  # score >= threshold and the grader's run would not abort
+    score: float | None = None  # harness's own: unrounded
+    rounded_score: float | None = None  # the grader's: round(score, SCORE_DIGITS), what it judges
+    passed: bool | None = None  # rounded_score >= threshold and the grader's run would not abort
     n: int = 0  # documents scored
     thinking: bool = False
     client: str = ""
@@ -53,15 +53,21 @@ class BenchmarkResult(BaseModel):
 
     def set_score(self, raw: float) -> None:
         """Keep the raw score and judge the grader's rounded one, as its script does."""
-        self.raw_score = raw
-        self.score = round(raw, SCORE_DIGITS)
+        self.score = raw
+        self.rounded_score = round(raw, SCORE_DIGITS)
         self.judge()
 
+    @property
+    def judged_score(self) -> float | None:
+        """The score the gate compares: the grader's rounded one (raw in older reports)."""
+        return self.rounded_score if self.rounded_score is not None else self.score
+
     def judge(self) -> None:
-        if self.score is None:
+        judged = self.judged_score
+        if judged is None:
             self.passed = None
             return
-        self.passed = self.score >= self.threshold and self.grader_abort is None
+        self.passed = judged >= self.threshold and self.grader_abort is None
 
 
 class QualityReport(Report):

@@ -80,9 +80,9 @@ def _result(threshold: float = 0.621) -> BenchmarkResult:
 def test_rounded_score_is_judged_raw_is_kept():
     r = _result()
     r.set_score(0.62096)
-    assert r.score == 0.621 and r.raw_score == 0.62096 and r.passed is True
+    assert r.rounded_score == 0.621 and r.score == 0.62096 and r.passed is True
     r.set_score(0.62049)
-    assert r.score == 0.6205 and r.passed is False
+    assert r.rounded_score == 0.6205 and r.passed is False
 
 
 def test_grader_abort_fails_a_passing_score():

@@ -116,8 +116,8 @@ def test_bodies_requests_and_scores_match_the_grader(
     (result,) = report.benchmarks
     assert result.error is None and result.grader_abort is None
     assert result.requests == len(official)
-    assert result.score == grader  # the grader's rounded number
-    assert result.raw_score is not None and round(result.raw_score, 4) == result.score
+    assert result.rounded_score == grader  # the grader's rounded number
+    assert result.score is not None and round(result.score, 4) == result.rounded_score
 
 
 def test_mmlu_pro_bodies_carry_no_thinking_switch(tmp_path: Path, nltk_data: Path) -> None:
