@@ -97,7 +97,12 @@ CASES = [
 
 @pytest.mark.parametrize(("profile_name", "name"), CASES)
 def test_bodies_requests_and_scores_match_the_grader(
-    profile_name: str, name: str, task_manager: TaskManager, nltk_data: Path, tmp_path: Path
+    profile_name: str,
+    name: str,
+    task_manager: TaskManager,
+    nltk_data: Path,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
 ) -> None:
     profile = load_profile(profile_name)
     spec = profile.require_quality()
@@ -108,6 +113,7 @@ def test_bodies_requests_and_scores_match_the_grader(
         mine, official = ours.bodies(spec.endpoint), theirs.bodies(spec.endpoint)
         assert official, "the grader-equivalent client sent nothing"
         assert Counter(mine) == Counter(official)  # byte-identical, as a multiset
+        extra = len(ours.requests) - len(theirs.requests)  # beyond what the grader sent
         assert (
             _others(ours, spec.endpoint)
             == _others(theirs, spec.endpoint)
@@ -118,6 +124,12 @@ def test_bodies_requests_and_scores_match_the_grader(
     assert result.requests == len(official)
     assert result.rounded_score == grader  # the grader's rounded number
     assert result.score is not None and round(result.score, 4) == result.rounded_score
+    same = sum((Counter(mine) & Counter(official)).values())
+    with capsys.disabled():
+        print(  # the figure for the closing note
+            f"\n{profile_name} {name}: bodies identical {same}/{len(official)}, "
+            f"extra requests {extra}, score {result.rounded_score} == grader {grader}"
+        )
 
 
 def test_mmlu_pro_bodies_carry_no_thinking_switch(tmp_path: Path, nltk_data: Path) -> None:
