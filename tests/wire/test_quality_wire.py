@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 from collections import Counter
 from pathlib import Path
 from typing import Any
@@ -35,11 +36,43 @@ pytestmark = pytest.mark.timeout(120)
 LIMIT = 0.5  # the grader's fraction: the first ceil(0.5 n) documents of each task / subject
 
 
+def _rows(rel: str) -> list[dict[str, Any]]:
+    lines = (SAMPLES_DIR / rel).read_text(encoding="utf-8").splitlines()
+    return [json.loads(line) for line in lines if line.strip()]
+
+
+MMLU = _rows("mmlu_pro/test.jsonl")
+GPQA = _rows("gpqa/gpqa_diamond.jsonl")
+GSM8K = _rows("gsm8k/test.jsonl")
+
+
+def _asked(body: dict[str, Any]) -> str:
+    if "messages" in body:
+        return str(body["messages"][-1]["content"])
+    return str(body.get("prompt", ""))
+
+
 def answer_for(body: dict[str, Any]) -> str:
-    """A deterministic answer per body, varied enough to score some right and some wrong."""
+    """A deterministic answer per body: right for every other sample question, else wrong,
+    so the scores compared are neither all 0 nor all 1."""
+    asked = _asked(body)
+    for i, row in enumerate(MMLU):
+        if row["question"] in asked:
+            right = (i // 2) % 2 == 0  # two rows per subject: every other subject right
+            letter = row["answer"] if right else ("A" if row["answer"] != "A" else "B")
+            return f"Let's see. The answer is ({letter})."
+    for i, row in enumerate(GPQA):
+        if row["Question"] in asked:
+            found = re.search(r"\(([A-D])\) " + re.escape(row["Correct Answer"].strip()), asked)
+            right = found.group(1) if found else "A"
+            letter = right if i % 2 == 0 else ("A" if right != "A" else "B")
+            return f"Thinking done. The answer is ({letter})"
+    for i, row in enumerate(GSM8K):
+        if row["question"] in asked:
+            n = int(row["answer"].split("####")[-1].strip().replace(",", ""))
+            return f"Step by step. The answer is {n if i % 2 == 0 else n + 1}."
     digest = hashlib.sha256(json.dumps(body, sort_keys=True).encode()).digest()
-    letter = "ABCDEFGHIJ"[digest[0] % 10]
-    return f"Let me answer. The answer is ({letter}). So the answer is {digest[1] % 7}. The answer is {digest[1] % 7}."
+    return f"Here it is, in {digest[0] % 7 + 2} words, as asked: done."
 
 
 @pytest.fixture(scope="module")
