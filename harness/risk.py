@@ -32,6 +32,7 @@ class FlagKind(StrEnum):
     NON_OFFICIAL = "non_official"  # measured with settings the grader does not use
     CHECK_NOT_PASSED = "check_not_passed"  # a non-required check failed or warned
     THINKING_LEAK = "thinking_leak"  # thinking in the answer where it must be off
+    THINKING_DEFAULT = "thinking_default"  # thinks when no switch is sent (MMLU-Pro's bodies)
     ENDPOINT_ROUTING = "endpoint_routing"  # different answers through different endpoints
     NEAR_THRESHOLD = "near_threshold"  # a quality score within its sampling error of the gate
     THINKING_BUDGET = "thinking_budget"  # answers lost to the thinking budget

@@ -39,6 +39,7 @@ class HttpOptions:
         False  # the official grader opens a new TCP connection each time
     )
     max_connections: int = 0  # 0 = unlimited
+    headers: tuple[tuple[str, str], ...] = ()  # added to (or replacing) the session's defaults
 
 
 def make_session(opts: HttpOptions) -> aiohttp.ClientSession:
@@ -60,7 +61,11 @@ def make_session(opts: HttpOptions) -> aiohttp.ClientSession:
         read_bufsize=READ_BUFSIZE,
         auto_decompress=False,
         # aiohttp's default asks for gzip/deflate, which it would then not undo
-        headers={"Content-Type": "application/json", "Accept-Encoding": "identity"},
+        headers={
+            "Content-Type": "application/json",
+            "Accept-Encoding": "identity",
+            **dict(opts.headers),
+        },
     )
 
 

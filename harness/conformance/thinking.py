@@ -5,6 +5,8 @@ contract): the content must carry no think tags. ON (``"thinking": true``;
 GPQA-Diamond): a reasoning trace should appear within a small budget, as
 ``<think>…</think>`` in content, a closing tag only (the template opened it),
 or a ``reasoning``/``reasoning_content`` field. The form found is reported.
+No switch (MMLU-Pro: lm-eval's payload carries none): a trace there is a warning,
+since the grader then measures MMLU-Pro thinking ON.
 """
 
 from __future__ import annotations
@@ -18,7 +20,8 @@ from harness.conformance.shapes import request_failure
 
 
 async def _ask(ctx: CheckContext, mode: str) -> tuple[RequestRecord, Evidence]:
-    flags = ctx.cfg.thinking_off if mode == "off" else ctx.cfg.thinking_on
+    # "default" sends no switch at all, as the grader's MMLU-Pro bodies do
+    flags = {"off": ctx.cfg.thinking_off, "on": ctx.cfg.thinking_on}.get(mode, {})
     body = ctx.chat_body(THINK_QUESTION, max_tokens=ctx.cfg.think_budget, extra=flags)
 
     async def ask() -> tuple[RequestRecord, Evidence]:
@@ -78,3 +81,28 @@ async def thinking_on(ctx: CheckContext) -> Outcome:
         [ev, ev_off],
         form=None,
     )
+
+
+@check(
+    "thinking_default",
+    group="thinking",
+    title="no thinking switch: what the grader's MMLU-Pro requests meet",
+    phase="light",
+    needs=("@chat",),
+)
+async def thinking_default(ctx: CheckContext) -> Outcome:
+    """The grader's MMLU-Pro bodies are lm-eval's payload alone: no thinking field at all."""
+    cfg = ctx.cfg
+    rec, ev = await _ask(ctx, "default")
+    if not rec.ok:
+        return failed(request_failure(cfg.chat_endpoint, rec), [ev])
+    form = think_form(rec.text, rec.reasoning, cfg.think_open, cfg.think_close)
+    if form:
+        return warned(
+            f"your server thinks by default ({form} within {cfg.think_budget} tokens); the "
+            "grader's MMLU-Pro requests carry no switch, so MMLU-Pro is answered thinking ON "
+            "within its 2048-token budget (a no-think default template avoids this)",
+            [ev],
+            form=form,
+        )
+    return passed(f"no trace without a switch ({len(rec.text)} chars of content)", [ev])

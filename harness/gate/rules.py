@@ -32,6 +32,10 @@ PREFIX_SHARE_RISK = 0.5
 # check names whose failure or warning is a named risk of the competition rules
 RISKY_CHECKS: dict[str, tuple[FlagKind, str]] = {
     "thinking_off": (FlagKind.THINKING_LEAK, "thinking leaks into content with thinking OFF"),
+    "thinking_default": (
+        FlagKind.THINKING_DEFAULT,
+        "the grader's MMLU-Pro (no thinking switch) would be answered thinking",
+    ),
     "one_stack": (
         FlagKind.ENDPOINT_ROUTING,
         "different answers through different endpoints (routing by endpoint is forbidden)",
@@ -212,8 +216,19 @@ def quality_rules(
             continue
         se = binomial_stderr(b.score, b.n)
         unc = f", ±{se:.3f} sampling error at n={b.n}" if se is not None else ""
-        line = f"{b.title} {b.score:.3f} {'≥' if b.score >= b.threshold else '<'} {b.threshold:.3f}{unc}"
-        if b.score < b.threshold:
+        judged = b.judged_score  # the grader's round(score, 4), as its script compares
+        assert judged is not None
+        shown = f"{judged:.3f}" if round(judged, 3) == judged else f"{judged:.4f}"
+        line = f"{b.title} {shown} {'≥' if judged >= b.threshold else '<'} {b.threshold:.3f}{unc}"
+        if b.grader_abort:
+            text = (
+                f"{b.title}: {b.grader_abort} ({b.grader_aborts} requests; "
+                f"harness's own score {b.score:.3f})"
+            )
+            reasons.append(
+                Reason(source="quality", text=f"quality gate failed: {text}", blocking=True)
+            )
+        elif judged < b.threshold:
             reasons.append(
                 Reason(source="quality", text=f"quality gate failed: {line}", blocking=True)
             )

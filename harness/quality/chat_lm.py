@@ -7,10 +7,12 @@ in its concurrent path (no ``eos`` stop, the ``"type": "text"`` message field of
 (:mod:`harness.quality.transport`):
 
 - an HTTP error after the last attempt gives an empty answer instead of an
-  ``UnboundLocalError`` that aborts the run (#3293);
+  ``UnboundLocalError`` that aborts the run (#3293); the answer records that the
+  grader's run, which has this bug, would die there (``Answer.grader_abort``);
 - answers are cached by the harness, never as null (#3632);
 - lm-eval's retry policy is kept: ``max_retries`` attempts, 1 s between them
-  (tenacity ``wait_exponential(multiplier=0.5, min=1, max=10)``).
+  (tenacity ``wait_exponential(multiplier=0.5, min=1, max=10)``), slept outside
+  the semaphore; replies are read as ``parse_generations`` reads them.
 """
 
 from __future__ import annotations
@@ -33,7 +35,9 @@ class HarnessChatCompletions(LocalChatCompletion):
         super().__init__(*args, **kwargs)
         if transport is None:
             transport = Transport(
-                TransportOptions(url=str(self.base_url), fingerprint=str(self.base_url))
+                TransportOptions(
+                    url=str(self.base_url), fingerprint=str(self.base_url), style="lm-eval"
+                )
             )
         self.transport = transport
 

@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from harness.errors import ConfigError
 from harness.profiles import Benchmark, Profile, QualitySpec
+
+DATA_ROUTE_ENV = "HARNESS_DATA_ROUTE"
+DATA_ROUTES = ("auto", "hf-cache", "jsonl")
 
 
 @dataclass(frozen=True)
@@ -25,7 +29,13 @@ class QualityConfig:
     endpoint: str | None = None  # default: the profile's [quality] endpoint
     model: str | None = None  # NON-OFFICIAL: the body's model name (default: the profile's)
     resume: bool = True  # reuse answers cached in the run folder
-    ready_timeout_s: float | None = None  # readiness wait; None: the profile's [readiness]
+    # The grader's quality script sends ONE GET /ping (5 s timeout) and dies if it fails;
+    # a positive timeout polls instead, every ready_interval_s (harness's own, e.g. a demo).
+    ready_timeout_s: float = 0.0
+    ready_interval_s: float = 5.0
+    # "auto": lm-eval's own tasks on the HF datasets cache when it holds every dataset (the
+    # grader's route), else the JSON Lines data folder; "hf-cache" / "jsonl" force one.
+    data_route: str = field(default_factory=lambda: os.environ.get(DATA_ROUTE_ENV, "auto"))
     extra: dict[str, Any] = field(default_factory=dict)
 
     @property
@@ -39,6 +49,13 @@ class QualityConfig:
     @property
     def endpoint_url(self) -> str:
         return self.url.rstrip("/") + (self.endpoint or self.spec.endpoint)
+
+    def __post_init__(self) -> None:
+        if self.data_route not in DATA_ROUTES:
+            raise ConfigError(
+                f"unknown data route {self.data_route!r}",
+                hint=f"{DATA_ROUTE_ENV} takes one of: {', '.join(DATA_ROUTES)}",
+            )
 
     def benchmarks(self) -> list[Benchmark]:
         all_ = self.spec.benchmarks

@@ -22,7 +22,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from harness.client.readiness import ReadyResult, wait_ready
+from harness.client.readiness import ReadyResult
 from harness.data.layout import default_data_dir
 from harness.data.punkt import default_nltk_data
 from harness.errors import EXIT_FAIL, EXIT_INCOMPLETE, EXIT_OK
@@ -106,9 +106,17 @@ def from_profile(
     """The profile's quality procedure at ``url`` into ``folder``, then ``overrides``.
 
     ``data_dir`` defaults to ``$HARNESS_DATA_DIR`` or the cache's ``data/``, NLTK data
-    to its ``nltk_data/`` when that holds punkt_tab, else the harness cache (punkt.py), ``limit`` to the profile's; ``only`` is the CLI's comma list."""
+    to its ``nltk_data/`` when that holds punkt_tab, else the harness cache (punkt.py),
+    ``limit`` to the profile's; ``only`` is the CLI's comma list. Readiness is polled like
+    latency's (the profile's interval and timeout): on a ready server that is the one
+    ``GET /ping`` the grader's quality script sends."""
     spec = profile.require_quality()
     data = (data_dir or default_data_dir()).resolve()
+    base: dict[str, Any] = {
+        "ready_timeout_s": profile.readiness.timeout_s,
+        "ready_interval_s": profile.readiness.poll_interval_s,
+    }
+    base.update({k: v for k, v in overrides.items() if v is not None})
     return QualityConfig(
         url=url,
         profile=profile,
@@ -117,7 +125,7 @@ def from_profile(
         folder=folder,
         limit=limit if limit is not None else spec.limit,
         only=tuple(n.strip() for n in (only or "").split(",") if n.strip()),
-        **{k: v for k, v in overrides.items() if v is not None},
+        **base,
     )
 
 
@@ -159,27 +167,17 @@ def measure_quality(
     verbose: bool = False,
 ) -> QualityReport:
     """Run every benchmark of ``cfg`` and save ``cfg.folder/quality.json``."""
-    from harness.quality.runner import preflight, run_quality
+    from harness.quality.runner import preflight, run_quality, wait_until_ready
 
     report = new_report(cfg, provenance)
     preflight(cfg)  # missing data or punkt: a usage error before waiting on the server
-    ready = cfg.profile.readiness
     hooks.waiting(cfg.url.rstrip("/") + cfg.profile.server.ready_path)
-    hooks.ready(
-        asyncio.run(
-            wait_ready(
-                cfg.url,
-                cfg.profile.server.ready_path,
-                interval_s=ready.poll_interval_s,
-                timeout_s=cfg.ready_timeout_s or ready.timeout_s,
-            )
-        )
-    )
+    hooks.ready(asyncio.run(wait_until_ready(cfg)))
     with offline_env(cfg.nltk_data, verbose=verbose):
         try:
             hooks.measuring(True)
             try:
-                run_quality(cfg, report, hooks.progress)
+                run_quality(cfg, report, hooks.progress, wait=False)
             finally:
                 hooks.measuring(False)
         except BaseException as err:

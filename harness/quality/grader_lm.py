@@ -1,12 +1,16 @@
 """The grader's own lm-eval model for IFEval and GPQA, registered as ``harness-grader``.
 
 What the organisers' ``run_quality_local.py`` does (spec: Quality): each request's
-context, unchanged, becomes ONE user message posted to ``/invocations``; thinking
-OFF adds ``chat_template_kwargs.enable_thinking=false``, ON adds ``"thinking": true``;
-``max_tokens = min(task max_gen_toks (or the cap), cap)`` with cap 512 off / 12288
-on; temperature 0.0; 600 s timeout; 3 attempts with 5 s and 10 s pauses; the empty
-string after the third failure; the answer is ``choices[0].message.content`` as
-returned (no stop sequences, no post-processing).
+context, unchanged, becomes ONE user message posted to ``/invocations`` as
+``{"messages", "max_tokens", "temperature"}`` then the thinking field (OFF:
+``chat_template_kwargs.enable_thinking=false``, ON: ``"thinking": true``), with
+no ``"model"`` key. A thinking-OFF context that ends with "step by step." or
+holds "Answer: Let" in its last 30 characters goes instead as a raw completion
+``{"prompt", "max_tokens", "temperature"}``, its answer think-stripped and
+stripped. ``max_tokens = min(max_gen_toks, else max_new_tokens, else cap; cap)``
+with cap 512 off / 12288 on; temperature 0.0; 3 attempts with 5 s and 10 s
+pauses inside the worker; the empty string after the third failure. How a reply
+is read (empty choices, null content) is :mod:`harness.quality.grader_reply`.
 """
 
 from __future__ import annotations
@@ -19,37 +23,56 @@ from lm_eval.api.registry import register_model
 
 from harness.quality.transport import Transport, TransportOptions
 
+RAW_SUFFIX = "step by step."
+RAW_MARKER = "Answer: Let"
+RAW_MARKER_WINDOW = 30  # characters at the end of the context searched for RAW_MARKER
+
 
 def grader_max_tokens(
     gen_kwargs: dict[str, Any], *, thinking: bool, cap_off: int, cap_on: int, override: int | None
 ) -> int:
     """The grader's cap, then the harness's own non-official cap (``--max-gen-toks``) on top."""
     cap = cap_on if thinking else cap_off
-    value = min(int(gen_kwargs.get("max_gen_toks", cap)), cap)
+    asked = gen_kwargs.get("max_gen_toks", gen_kwargs.get("max_new_tokens", cap))
+    value = min(int(asked), cap)
     return min(value, override) if override else value
+
+
+def is_raw_completion(context: str, *, thinking: bool) -> bool:
+    """The grader's thinking-OFF branch that skips the chat template."""
+    if thinking:
+        return False
+    return context.rstrip().endswith(RAW_SUFFIX) or RAW_MARKER in context[-RAW_MARKER_WINDOW:]
 
 
 def grader_body(
     context: str,
     gen_kwargs: dict[str, Any],
     *,
-    model: str,
     thinking: bool,
     thinking_fields: dict[str, Any],
     cap_off: int,
     cap_on: int,
     override: int | None = None,
     stream: bool = False,
+    model: str | None = None,
 ) -> dict[str, Any]:
-    body: dict[str, Any] = {
-        "model": model,
-        "messages": [{"role": "user", "content": context}],
-        "max_tokens": grader_max_tokens(
-            gen_kwargs, thinking=thinking, cap_off=cap_off, cap_on=cap_on, override=override
-        ),
-        "temperature": 0.0,
-        **thinking_fields,
-    }
+    """The grader's body; ``model`` and ``stream`` are harness's own (NON-OFFICIAL) additions."""
+    max_tokens = grader_max_tokens(
+        gen_kwargs, thinking=thinking, cap_off=cap_off, cap_on=cap_on, override=override
+    )
+    body: dict[str, Any]
+    if is_raw_completion(context, thinking=thinking):
+        body = {"prompt": context, "max_tokens": max_tokens, "temperature": 0.0}
+    else:
+        body = {
+            "messages": [{"role": "user", "content": context}],
+            "max_tokens": max_tokens,
+            "temperature": 0.0,
+            **thinking_fields,
+        }
+    if model:
+        body["model"] = model
     if stream:
         body["stream"] = True
     return body
@@ -62,7 +85,7 @@ class GraderLM(LM):
     def __init__(
         self,
         base_url: str | None = None,
-        model: str = "Qwen/Qwen3.5-4B",
+        model: str | None = None,
         thinking: bool | str = False,
         thinking_on: dict[str, Any] | None = None,
         thinking_off: dict[str, Any] | None = None,
@@ -75,7 +98,7 @@ class GraderLM(LM):
         **_: Any,
     ) -> None:
         super().__init__()
-        self.model = model
+        self.model = model or None  # NON-OFFICIAL: the grader's body has no "model"
         self.thinking = thinking in (True, "true", "True", "1")
         on = thinking_on if thinking_on is not None else {"thinking": True}
         off = (
@@ -101,13 +124,13 @@ class GraderLM(LM):
         return grader_body(
             context,
             gen_kwargs,
-            model=self.model,
             thinking=self.thinking,
             thinking_fields=self.thinking_fields,
             cap_off=self.cap_off,
             cap_on=self.cap_on,
             override=self.override,
             stream=self.stream,
+            model=self.model,
         )
 
     def generate_until(self, requests: list[Instance], disable_tqdm: bool = False) -> list[str]:

@@ -102,7 +102,7 @@ def render_report(console: Console, report: QualityReport) -> None:
         verdict = "[red]ERROR[/]" if b.error else ("[green]PASS[/]" if b.passed else "[red]FAIL[/]")
         table.add_row(
             b.title,
-            _fmt(b.score),
+            _fmt(b.judged_score, 4),  # the grader's round(score, 4), the one judged
             f"{b.threshold:.3f}",
             verdict,
             str(b.n),
@@ -121,6 +121,11 @@ def render_report(console: Console, report: QualityReport) -> None:
         )
         if b.error:
             console.print(f"[red]{b.title}: {b.error}[/]")
+        if b.grader_abort:
+            console.print(
+                f"[red]{b.title}: {b.grader_abort} ({b.grader_aborts} requests; harness's own "
+                f"score {_fmt(b.score, 4)})[/]"
+            )
         if b.subtasks:
             sub = Table(title=f"{b.title} per subject ({b.metric})", title_justify="left")
             sub.add_column("subject")

@@ -8,6 +8,8 @@ from pydantic import BaseModel, Field
 
 from harness.runs import Report
 
+SCORE_DIGITS = 4  # the grader saves and judges round(score, 4): 0.62096 passes 0.621
+
 
 class ThinkingSummary(BaseModel):
     answers: int
@@ -23,8 +25,9 @@ class BenchmarkResult(BaseModel):
     metric: str
     threshold: float
     baseline: float | None = None
-    score: float | None = None
-    passed: bool | None = None
+    score: float | None = None  # harness's own: unrounded
+    rounded_score: float | None = None  # the grader's: round(score, SCORE_DIGITS), what it judges
+    passed: bool | None = None  # rounded_score >= threshold and the grader's run would not abort
     n: int = 0  # documents scored
     thinking: bool = False
     client: str = ""
@@ -45,6 +48,26 @@ class BenchmarkResult(BaseModel):
     thinking_stats: ThinkingSummary | None = None
     samples_file: str | None = None
     error: str | None = None  # why no score (the run stopped in this benchmark)
+    grader_aborts: int = 0  # requests on which the grader's script would die
+    grader_abort: str | None = None  # the first such: the grader gets NO score here
+
+    def set_score(self, raw: float) -> None:
+        """Keep the raw score and judge the grader's rounded one, as its script does."""
+        self.score = raw
+        self.rounded_score = round(raw, SCORE_DIGITS)
+        self.judge()
+
+    @property
+    def judged_score(self) -> float | None:
+        """The score the gate compares: the grader's rounded one (raw in older reports)."""
+        return self.rounded_score if self.rounded_score is not None else self.score
+
+    def judge(self) -> None:
+        judged = self.judged_score
+        if judged is None:
+            self.passed = None
+            return
+        self.passed = judged >= self.threshold and self.grader_abort is None
 
 
 class QualityReport(Report):
@@ -60,7 +83,8 @@ class QualityReport(Report):
     limit: float | int | None = None
     lm_eval_version: str = ""
     server_fingerprint: str = ""
-    data_dir: str = ""
+    data_dir: str = ""  # the data folder, or the HF datasets cache (data_route "hf-cache")
+    data_route: str = "jsonl"  # "hf-cache": lm-eval's own tasks on the HF cache, as the grader
     benchmarks: list[BenchmarkResult] = Field(default_factory=list)
     passed: bool | None = None
     wall_s: float = 0.0

@@ -19,10 +19,11 @@ from typing import Any
 
 import aiohttp
 
-from harness.client.readiness import server_models
+from harness.client.readiness import ReadyResult, probe, wait_ready
+from harness.data.hf_cache import DataRoute, choose_route, datasets_cache_dir, missing_from_cache
 from harness.data.layout import render_tasks, require_data
 from harness.data.punkt import ensure_punkt
-from harness.errors import HarnessError, UnreachableError
+from harness.errors import DataMissingError, HarnessError, UnreachableError
 from harness.profiles import Benchmark
 from harness.quality.cache import ResponseCache
 from harness.quality.config import QualityConfig
@@ -39,23 +40,40 @@ from harness.stats import achieved_concurrency
 
 log = logging.getLogger(__name__)
 ProgressFactory = Callable[[Benchmark], ProgressSink]
+GRADER_PING_TIMEOUT_S = 5.0  # urlopen(f"{url}/ping", timeout=5) before the benchmarks
 
 
-async def _fingerprint(url: str, ready_path: str) -> str:
-    """Server identity for cache keys: URL + served model ids. Unreachable -> exit 3 now."""
+def cache_identity(cfg: QualityConfig) -> str:
+    """The cache key's server identity, taken without asking the server anything.
+
+    The grader's quality script sends nothing but one ``GET /ping`` before its
+    benchmarks, so neither does harness: the URL, endpoint and the body's model
+    name from the profile stand in for the server's own model list.
+    """
+    return f"{cfg.endpoint_url}|{cfg.model_name}"
+
+
+async def wait_until_ready(cfg: QualityConfig) -> ReadyResult:
+    """One ``GET /ping`` as the grader's quality script sends it, or polls when asked to
+    (``ready_timeout_s > 0``: every ``ready_interval_s``; on a ready server that is still
+    exactly one ``GET /ping``)."""
+    ready_path = cfg.profile.server.ready_path
+    if cfg.ready_timeout_s > 0:
+        return await wait_ready(
+            cfg.url, ready_path, interval_s=cfg.ready_interval_s, timeout_s=cfg.ready_timeout_s
+        )
+    url = cfg.url.rstrip("/") + ready_path
+    started = time.perf_counter()
     async with aiohttp.ClientSession() as session:
-        try:
-            async with session.get(
-                url.rstrip("/") + ready_path, timeout=aiohttp.ClientTimeout(total=10)
-            ) as resp:
-                await resp.read()
-        except (aiohttp.ClientError, TimeoutError, OSError) as err:
-            raise UnreachableError(
-                f"cannot reach {url}: {type(err).__name__}: {err}",
-                hint="start the server first, or check --url",
-            ) from None
-        models = await server_models(session, url)
-    return url.rstrip("/") + "|" + ",".join(sorted(models))
+        seen = await probe(session, url, timeout_s=GRADER_PING_TIMEOUT_S)
+    if not (seen.isdigit() and 200 <= int(seen) < 300):  # urllib raises on any other status
+        raise UnreachableError(
+            f"{url} is not ready: {seen}",
+            hint="start the server first (the grader's quality run pings once and stops), or check --url",
+        )
+    return ReadyResult(
+        url=url, ready=True, elapsed_s=time.perf_counter() - started, attempts=1, last=seen
+    )
 
 
 def _offline_env(cfg: QualityConfig) -> None:
@@ -70,12 +88,25 @@ def _offline_env(cfg: QualityConfig) -> None:
         nltk.data.path.insert(0, str(cfg.nltk_data))
 
 
-def preflight(cfg: QualityConfig) -> None:
-    """Everything that can fail before the first request: data, punkt_tab (written if missing)."""
+def preflight(cfg: QualityConfig) -> DataRoute:
+    """Everything that can fail before the first request: data, punkt_tab (written if missing).
+
+    Returns the data route."""
     tasks = [b.task for b in cfg.benchmarks()]
-    require_data(cfg.data_dir, tasks)
+    route = choose_route(tasks, cfg.data_route)
+    if route == "hf-cache":
+        missing = missing_from_cache(tasks)
+        if missing:
+            names = ", ".join(src.hf_path for src in missing)
+            raise DataMissingError(
+                f"not in the Hugging Face datasets cache ({datasets_cache_dir()}): {names}",
+                hint="load them once online with HF_HOME set, or use the data folder route",
+            )
+    else:
+        require_data(cfg.data_dir, tasks)
     if any(t.startswith("ifeval") for t in tasks):
         ensure_punkt(cfg.nltk_data)
+    return route
 
 
 def _build_lm(cfg: QualityConfig, bench: Benchmark, transport: Transport) -> Any:
@@ -84,7 +115,7 @@ def _build_lm(cfg: QualityConfig, bench: Benchmark, transport: Transport) -> Any
         from harness.quality.grader_lm import GraderLM
 
         return GraderLM(
-            model=cfg.model_name,
+            model=cfg.model,  # None unless set: the grader's body has no "model"
             thinking=bench.thinking,
             thinking_on=server.thinking_on,
             thinking_off=server.thinking_off,
@@ -108,11 +139,15 @@ def _build_lm(cfg: QualityConfig, bench: Benchmark, transport: Transport) -> Any
 
 
 def _gen_kwargs(cfg: QualityConfig, bench: Benchmark) -> dict[str, Any] | None:
-    """local-chat-completions forwards unknown gen_kwargs keys into the body unchanged."""
+    """What the grader passes as gen_kwargs: nothing for MMLU-Pro, ``top_p`` for Paris GSM8K.
+
+    local-chat-completions forwards unknown gen_kwargs keys into the body
+    unchanged, so no thinking switch is added: the grader's MMLU-Pro bodies carry
+    none (a server that thinks by default thinks there; ``harness check`` warns).
+    """
     if bench.client == "grader":
         return None
-    server = cfg.profile.server
-    out: dict[str, Any] = dict(server.thinking_on if bench.thinking else server.thinking_off)
+    out: dict[str, Any] = {}
     if bench.top_p is not None:
         out["top_p"] = bench.top_p
     if cfg.max_gen_toks is not None:
@@ -183,13 +218,13 @@ def run_benchmark(
         return result
     results, groups = out["results"], out.get("group_subtasks", {})
     try:
-        result.score, result.subtasks = benchmark_score(
+        raw, result.subtasks = benchmark_score(
             results, groups, bench.task, bench.metric, bench.aggregate
         )
     except HarnessError as err:
         result.error = err.one_line()
         return result
-    result.passed = result.score >= bench.threshold
+    result.set_score(raw)
     names = list(result.subtasks) or [bench.task]
     result.n = sum(int(out.get("n-samples", {}).get(n, {}).get("effective", 0)) for n in names)
     result.other_metrics = other_metrics(results.get(bench.task, {}), bench.metric)
@@ -223,22 +258,38 @@ def _fill_counts(result: BenchmarkResult, transport: Transport) -> None:
     result.concurrency_max, result.concurrency_mean = peak, round(mean, 2)
     sent = sorted({a.max_tokens for a in answers if a.max_tokens is not None})
     result.max_tokens_sent = sent[-1] if sent else None
+    aborts = [a.grader_abort for a in answers if a.grader_abort]
+    result.grader_aborts = len(aborts)
+    result.grader_abort = aborts[0] if aborts else None
 
 
 def run_quality(
-    cfg: QualityConfig, report: QualityReport, progress_for: ProgressFactory
+    cfg: QualityConfig,
+    report: QualityReport,
+    progress_for: ProgressFactory,
+    *,
+    wait: bool = True,
 ) -> QualityReport:
-    """Run every benchmark in order; ``report`` is filled (and saved) as each one ends."""
-    preflight(cfg)
+    """Run every benchmark in order; ``report`` is filled (and saved) as each one ends.
+
+    ``wait=False``: the caller (the quality core) already waited with
+    :func:`wait_until_ready`."""
+    route = preflight(cfg)
     _offline_env(cfg)
-    fingerprint = asyncio.run(_fingerprint(cfg.url, cfg.profile.server.ready_path))
-    report.server_fingerprint = fingerprint
-    report.provenance.server_models = [m for m in fingerprint.split("|", 1)[1].split(",") if m]
+    if wait:
+        asyncio.run(wait_until_ready(cfg))
+    fingerprint = cache_identity(cfg)
+    report.server_fingerprint = fingerprint  # harness's own label: endpoint|model, not asked
     report.provenance.tokenizer = cfg.profile.server.tokenizer
     from lm_eval.tasks import TaskManager
 
-    tasks_dir = render_tasks(cfg.data_dir, cfg.folder / "lm_eval_tasks")
-    task_manager = TaskManager(include_path=str(tasks_dir), include_defaults=False)
+    report.data_route = route
+    if route == "hf-cache":  # lm-eval's own task definitions, as the grader loads them
+        task_manager = TaskManager()
+        report.data_dir = str(datasets_cache_dir())
+    else:
+        tasks_dir = render_tasks(cfg.data_dir, cfg.folder / "lm_eval_tasks")
+        task_manager = TaskManager(include_path=str(tasks_dir), include_defaults=False)
     cache = ResponseCache(cfg.folder / "cache" / "answers.sqlite")
     if not cfg.resume:
         cache.clear()
@@ -256,6 +307,7 @@ def run_quality(
                     timeout_s=None if stream else spec.request_timeout_s,
                     idle_timeout_s=cfg.idle_timeout_s if stream else None,
                     concurrency=spec.num_concurrent,
+                    style="grader-lm" if bench.client == "grader" else "lm-eval",
                 ),
                 cache=cache,
                 progress=progress_for(bench),

@@ -1,15 +1,27 @@
 """Sending the benchmark's requests: concurrency, the grader's retries, cache, progress, timings.
 
 Both lm-eval models (``grader_lm``, ``chat_lm``) hand their request bodies here.
-One attempt is one :func:`harness.client.send_request`; a failed attempt is retried
-after the configured pauses (the grader: 3 attempts, 5 s then 10 s), and after the
-last failure the answer is the empty string, counted as an error, so a run always
-completes (lm-eval 0.4.11 aborts instead: #3293).
+What reaches the server is what the grader's urllib sends: the body as
+``json.dumps(body).encode()`` (Python's default separators and ASCII escapes:
+lm-eval's aiohttp ``json=`` and the grader's own LM produce these bytes, and the
+grader's MMLU-Pro proxy forwards them unchanged), ``Accept-Encoding: identity``
+and ``Connection: close`` (a new connection per request, never compressed).
+
+One attempt is one :func:`harness.client.send_request`, its reply read by the
+grader client's own rules (``grader_reply``). Retries follow the client being
+reproduced: the grader's LM sleeps 5 s then 10 s INSIDE its worker thread, so
+the concurrency slot stays taken; lm-eval's tenacity wrapper sleeps 1 s, 1 s
+after releasing its semaphore. After the last failure the answer is the empty
+string, counted as an error, so harness's own run always completes; where the
+grader's run would die instead (lm-eval re-raises), the answer says so
+(``grader_abort``).
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import json
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
@@ -17,9 +29,18 @@ from typing import Any, Protocol
 
 import aiohttp
 
-from harness.client import send_request
-from harness.client.http import READ_BUFSIZE
+from harness.client import HttpOptions, make_session, send_request
+from harness.client.records import ErrorKind, RequestRecord
 from harness.quality.cache import ResponseCache, body_key
+from harness.quality.grader_reply import GRADER_DIES, ClientStyle, Reading, read_reply
+
+# What the grader's urllib sends besides the body (the User-Agent stays harness's own).
+GRADER_HEADERS = (("Accept-Encoding", "identity"), ("Connection", "close"))
+
+
+def encode_grader_body(body: dict[str, Any]) -> bytes:
+    """The grader's bytes: ``json.dumps`` defaults (``", "``, ``": "``, ASCII escapes)."""
+    return json.dumps(body).encode()
 
 
 class ProgressSink(Protocol):
@@ -50,6 +71,7 @@ class Answer:
     cached: bool = False
     error: str | None = None  # last attempt's error, when every attempt failed
     error_kinds: list[str] = field(default_factory=list)  # one per failed attempt
+    grader_abort: str | None = None  # the grader's script would die on this request
 
     @property
     def ok(self) -> bool:
@@ -61,6 +83,7 @@ class Answer:
             "reasoning": self.reasoning,
             "finish_reason": self.finish_reason,
             "completion_tokens": self.completion_tokens,
+            "grader_abort": self.grader_abort,
         }
 
 
@@ -81,6 +104,7 @@ class TransportOptions:
     timeout_s: float | None = 600.0  # total per attempt (None with stream: idle timeout only)
     idle_timeout_s: float | None = None
     concurrency: int = 8
+    style: ClientStyle = "grader-lm"  # whose retry and reply rules to follow
 
 
 Sleep = Callable[[float], Awaitable[None]]
@@ -105,15 +129,15 @@ class Transport:
         self.intervals: list[Interval] = []
 
     def _session(self, concurrency: int, timeout_s: float | None) -> aiohttp.ClientSession:
-        connector = aiohttp.TCPConnector(limit=concurrency)
-        timeout = aiohttp.ClientTimeout(
-            total=timeout_s, sock_connect=30.0, sock_read=self.opts.idle_timeout_s
-        )
-        return aiohttp.ClientSession(
-            connector=connector,
-            timeout=timeout,
-            read_bufsize=READ_BUFSIZE,
-            headers={"Content-Type": "application/json"},
+        return make_session(
+            HttpOptions(
+                timeout_s=timeout_s or 0.0,  # 0: no total limit (aiohttp), streamed reads
+                connect_timeout_s=30.0,
+                read_idle_timeout_s=self.opts.idle_timeout_s,
+                new_connection_per_request=True,
+                max_connections=concurrency,
+                headers=GRADER_HEADERS,
+            )
         )
 
     def run_all(
@@ -172,24 +196,65 @@ class Transport:
             self.progress.advance(cached=True, failed=False)
             return Answer(tag=tag, cached=True, max_tokens=sent, **hit)
         answer = Answer(tag=tag, max_tokens=sent)
+        if self.opts.style == "grader-lm":
+            # the grader's worker thread sleeps between attempts while holding its slot
+            async with sem:
+                await self._attempts(session, None, body, answer, attempts, sleeps)
+        else:
+            await self._attempts(session, sem, body, answer, attempts, sleeps)
+        if answer.error is not None and self.opts.style == "lm-eval":
+            answer.grader_abort = (
+                f"failed {answer.attempts} times: lm-eval re-raises and the grader's "
+                f"script exits without results; {GRADER_DIES}"
+            )
+        if answer.error is None and self.cache is not None:
+            self.cache.put(key, answer.to_cache())
+        self.progress.advance(cached=False, failed=answer.error is not None)
+        return answer
+
+    async def _attempts(
+        self,
+        session: aiohttp.ClientSession,
+        sem: asyncio.Semaphore | None,
+        body: dict[str, Any],
+        answer: Answer,
+        attempts: int,
+        sleeps: tuple[float, ...],
+    ) -> None:
+        data = encode_grader_body(body)
+        stream = bool(body.get("stream"))
+        raw = "messages" not in body  # the grader's raw-completion branch
         for attempt in range(attempts):
             if attempt:
-                # the grader sleeps outside its concurrency slot; so do we
                 await self.sleep(sleeps[min(attempt - 1, len(sleeps) - 1)] if sleeps else 0.0)
-            async with sem:
-                rec = await send_request(session, self.opts.url, body)
+            async with sem if sem is not None else contextlib.nullcontext():
+                rec = await send_request(session, self.opts.url, data, stream=stream)
             self.intervals.append(Interval(rec.send_ns, rec.end_ns or time.perf_counter_ns()))
             answer.attempts = attempt + 1
-            if rec.error is None:
-                answer.content = rec.text
+            reading = self._read(rec, raw)
+            if reading.failed is None:
+                answer.content = reading.text
+                answer.grader_abort = reading.abort
                 answer.reasoning = rec.reasoning
                 answer.finish_reason = rec.finish_reason
                 answer.completion_tokens = rec.usage_completion_tokens
                 answer.error = None
-                if self.cache is not None:
-                    self.cache.put(key, answer.to_cache())
-                break
-            answer.error = rec.error.one_line()
-            answer.error_kinds.append(str(rec.error.kind))
-        self.progress.advance(cached=False, failed=answer.error is not None)
-        return answer
+                return
+            answer.error = reading.failed
+            answer.error_kinds.append(
+                str(rec.error.kind) if rec.error is not None else "grader_parse"
+            )
+
+    def _read(self, rec: RequestRecord, raw: bool) -> Reading:
+        if rec.stream:
+            # NON-OFFICIAL streaming: the grader never streams, read as harness does
+            if rec.error is not None:
+                return Reading(failed=rec.error.one_line())
+            return Reading(rec.text)
+        if rec.response is not None and (
+            rec.error is None or rec.error.kind == ErrorKind.EMPTY_CHOICES
+        ):
+            return read_reply(self.opts.style, rec.response, raw=raw)
+        if rec.error is not None:
+            return Reading(failed=rec.error.one_line())
+        return Reading(failed="reply JSON is not an object")

@@ -3,6 +3,7 @@ saw, concurrency measured at the server, failures counted, and a killed run resu
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import signal
@@ -56,6 +57,17 @@ def _quality(url: str, out: Path, nltk: Path, *extra: str) -> int:
     )
 
 
+def _cached(run: Path) -> int:
+    path = run / "cache" / "answers.sqlite"
+    if not path.exists():
+        return 0
+    with contextlib.closing(sqlite3.connect(path, timeout=5)) as db:
+        try:
+            return int(db.execute("SELECT COUNT(*) FROM answers").fetchone()[0])
+        except sqlite3.OperationalError:  # the table is not created yet
+            return 0
+
+
 def _peak(entries: list) -> int:
     events = []
     for e in entries:
@@ -79,14 +91,14 @@ def test_bodies_thinking_caps_and_concurrency_at_the_server(sim_process, tmp_pat
     assert by["mmlu_pro"].n == 14 and by["ifeval"].n == 3 and by["gpqa_diamond"].n == 3
     assert len(log) == 14 + 3 + 3
     mmlu, ifeval, gpqa = log[:14], log[14:17], log[17:]
-    for e in mmlu:  # local-chat-completions: lm-eval's body, thinking off via gen_kwargs
+    for e in mmlu:  # local-chat-completions: lm-eval's body alone, no thinking switch
         assert e.body["model"] == "Qwen/Qwen3.5-4B"
         assert e.body["max_tokens"] == 2048
-        assert e.body["chat_template_kwargs"] == {"enable_thinking": False}
-        assert "thinking" not in e.body
+        assert "chat_template_kwargs" not in e.body and "thinking" not in e.body
         assert e.body["stop"] == ["Question:"]
         assert e.body["messages"][0]["role"] == "system"
-    for e in ifeval:  # the grader's LM: one user message, cap 512, thinking off
+    for e in ifeval:  # the grader's LM: one user message, cap 512, thinking off, no model
+        assert "model" not in e.body
         assert len(e.body["messages"]) == 1 and e.body["messages"][0]["role"] == "user"
         assert e.body["max_tokens"] == 512
         assert e.body["chat_template_kwargs"] == {"enable_thinking": False}

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -10,7 +11,12 @@ from harness.errors import ConfigError
 from harness.profiles import load_profile
 from harness.quality.cache import ResponseCache, body_key
 from harness.quality.config import QualityConfig
-from harness.quality.grader_lm import GraderLM, grader_body, grader_max_tokens
+from harness.quality.grader_lm import (
+    GraderLM,
+    grader_body,
+    grader_max_tokens,
+    is_raw_completion,
+)
 
 OFF = {"chat_template_kwargs": {"enable_thinking": False}}
 ON = {"thinking": True}
@@ -37,31 +43,66 @@ def test_grader_body_off_and_on():
     off = grader_body(
         "Q?",
         {"until": ["x"]},
-        model="M",
         thinking=False,
         thinking_fields=OFF,
         cap_off=512,
         cap_on=12288,
     )
-    assert off == {
-        "model": "M",
-        "messages": [{"role": "user", "content": "Q?"}],
-        "max_tokens": 512,
-        "temperature": 0.0,
-        "chat_template_kwargs": {"enable_thinking": False},
-    }
+    # the grader's key order and no "model" key (spec: Quality)
+    assert json.dumps(off) == (
+        '{"messages": [{"role": "user", "content": "Q?"}], "max_tokens": 512, '
+        '"temperature": 0.0, "chat_template_kwargs": {"enable_thinking": false}}'
+    )
     on = grader_body(
         "Q?",
         {},
-        model="M",
         thinking=True,
         thinking_fields=ON,
         cap_off=512,
         cap_on=12288,
         stream=True,
     )
-    assert on["thinking"] is True and on["max_tokens"] == 12288 and on["stream"] is True
-    assert "chat_template_kwargs" not in on
+    assert list(on) == ["messages", "max_tokens", "temperature", "thinking", "stream"]
+    assert on["thinking"] is True and on["max_tokens"] == 12288
+    named = grader_body(
+        "Q?", {}, thinking=False, thinking_fields=OFF, cap_off=5, cap_on=9, model="M"
+    )
+    assert list(named)[-1] == "model"  # harness's NON-OFFICIAL --model goes last
+
+
+@pytest.mark.parametrize(
+    ("context", "thinking", "raw"),
+    [
+        ("Solve it. Let's think step by step.", False, True),
+        ("Solve it. Let's think step by step.  \n", False, True),  # rstrip first
+        ("Q: 2+2?\nAnswer: Let me see", False, True),  # marker in the last 30 characters
+        ("Answer: Let" + "x" * 30, False, False),  # marker too far from the end
+        ("Solve it. Let's think step by step.", True, False),  # thinking ON: always chat
+        ("Write a poem.", False, False),
+    ],
+)
+def test_raw_completion_branch(context: str, thinking: bool, raw: bool):
+    assert is_raw_completion(context, thinking=thinking) is raw
+    body = grader_body(
+        context,
+        {"max_new_tokens": 64},
+        thinking=thinking,
+        thinking_fields={},
+        cap_off=512,
+        cap_on=9,
+    )
+    if raw:
+        assert list(body) == ["prompt", "max_tokens", "temperature"]
+        assert body["prompt"] == context and body["max_tokens"] == 64
+    else:
+        assert "prompt" not in body and "messages" in body
+
+
+def test_max_new_tokens_is_the_fallback():
+    gen = {"max_new_tokens": 100}
+    assert grader_max_tokens(gen, thinking=False, cap_off=512, cap_on=1, override=None) == 100
+    both = {"max_gen_toks": 50, "max_new_tokens": 100}
+    assert grader_max_tokens(both, thinking=False, cap_off=512, cap_on=1, override=None) == 50
 
 
 def test_grader_lm_from_lm_eval_arg_strings():
