@@ -48,7 +48,7 @@ def test_cpu_recipe_command_line_and_env() -> None:
         "--middleware",
         "reference_server.thinking.ThinkingMiddleware",
         "--dtype",
-        "bfloat16",
+        "float32",
         "--max-model-len",
         "8704",
         "--enforce-eager",
@@ -60,6 +60,7 @@ def test_cpu_recipe_command_line_and_env() -> None:
         "VLLM_ALLOW_LONG_MAX_MODEL_LEN": "1",
         "VLLM_CPU_KVCACHE_SPACE": "2",
         "VLLM_CPU_OMP_THREADS_BIND": "auto",
+        "VLLM_CPU_NUM_OF_RESERVED_CPU": "0",
     }
 
 
