@@ -10,11 +10,10 @@ from pathlib import Path
 
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
-from rich.status import Status
 from rich.table import Table
 
 from harness.attribution import section_lines
-from harness.client.readiness import ReadyResult
+from harness.console_hooks import SpinnerAndBars
 from harness.latency.core import LatencyHooks
 from harness.latency.report import BucketResult, LatencyReport, RequestRow
 from harness.profiles import Bucket
@@ -154,38 +153,17 @@ def render_report(console: Console, rep: LatencyReport, folder: str) -> None:
     console.print(f"report: {folder}/latency.json")
 
 
-class ConsoleHooks(LatencyHooks):
+class ConsoleHooks(SpinnerAndBars, LatencyHooks):
     """A latency run on a rich console: readiness spinner, live bars, the partial-save line."""
+
+    bars: LatencyProgress
 
     def __init__(self, console: Console) -> None:
         self.console = console
         self.bars = LatencyProgress(console)
-        self._status: Status | None = None
-        self._url = ""
-
-    def waiting(self, url: str) -> None:
-        self._url = url
-        self._status = self.console.status(f"waiting for {url} …")
-        self._status.start()
-
-    def attempt(self, attempt: int, elapsed_s: float, last: str) -> None:
-        if self._status is not None:
-            self._status.update(
-                f"waiting for {self._url}: attempt {attempt}, {elapsed_s:.0f} s, last: {last}"
-            )
 
     def repeat(self, index: int, total: int) -> None:
         self.console.print(f"[bold]repeat {index}/{total}[/]")
-
-    def ready(self, result: ReadyResult) -> None:
-        self._stop_status()
-        self.console.print(f"ready: {result.url} after {result.elapsed_s:.1f} s")
-
-    def measuring(self, started: bool) -> None:
-        if started:
-            self.bars.progress.start()
-        else:
-            self.bars.progress.stop()
 
     def bucket(self, mode: str, bucket: Bucket) -> None:
         self.bars.on_bucket(mode, bucket)
@@ -195,12 +173,3 @@ class ConsoleHooks(LatencyHooks):
 
     def partial(self, path: Path) -> None:
         print(f"harness: partial latency report saved: {path}", file=sys.stderr)
-
-    def close(self) -> None:
-        """Stop the spinner if readiness never came (the run raised)."""
-        self._stop_status()
-
-    def _stop_status(self) -> None:
-        if self._status is not None:
-            self._status.stop()
-            self._status = None

@@ -10,12 +10,11 @@ from pathlib import Path
 from rich.console import Console
 from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
-from rich.status import Status
 from rich.table import Table
 
 from harness.attribution import section_lines
-from harness.client.readiness import ReadyResult
 from harness.client.records import RequestRecord
+from harness.console_hooks import SpinnerAndBars
 from harness.throughput.core import ThroughputHooks
 from harness.throughput.report import Dist, Phase, ThroughputReport
 
@@ -145,26 +144,14 @@ def render_report(console: Console, rep: ThroughputReport, folder: str) -> None:
     console.print(f"report: {folder}/throughput.json")
 
 
-class ConsoleHooks(ThroughputHooks):
+class ConsoleHooks(SpinnerAndBars, ThroughputHooks):
     """A sweep on a rich console: readiness spinner, live bars, the partial-save line."""
+
+    bars: SweepProgress
 
     def __init__(self, console: Console) -> None:
         self.console = console
         self.bars = SweepProgress(console)
-        self._status: Status | None = None
-
-    def waiting(self, url: str) -> None:
-        self._status = self.console.status(f"waiting for {url} …")
-        self._status.start()
-
-    def ready(self, result: ReadyResult) -> None:
-        self.close()
-
-    def measuring(self, started: bool) -> None:
-        if started:
-            self.bars.progress.start()
-        else:
-            self.bars.progress.stop()
 
     def level(self, level: int, phase: Phase, total: int) -> None:
         self.bars.on_start(level, phase, total)
@@ -174,9 +161,3 @@ class ConsoleHooks(ThroughputHooks):
 
     def partial(self, path: Path) -> None:
         print(f"harness: partial throughput report saved: {path}", file=sys.stderr)
-
-    def close(self) -> None:
-        """Stop the spinner (ready, or the wait raised)."""
-        if self._status is not None:
-            self._status.stop()
-            self._status = None

@@ -7,7 +7,8 @@ Layers, top to bottom (a module may import its own layer's package and any lower
    reads every kind of report (the gate's too) into the ledger and report.html.
 1. measurement and other packages: latency, throughput, quality, conformance,
    image, submit, portal, simulate, data, compare, vlm.
-0. foundations: client, stats, profiles, errors, runs, risk, attribution, tokenizer,
+0. foundations: client, stats, profiles, errors, runs, risk, attribution, console_hooks,
+   tokenizer,
    prompts, paths (and the package root, ``harness/__init__.py``, which holds the version).
 
 Within layer 1, packages are side by side: one may import another only along an
@@ -57,6 +58,7 @@ LAYERS: dict[str, int] = {
             "runs",
             "risk",
             "attribution",
+            "console_hooks",
             "tokenizer",
             "prompts",
             "paths",

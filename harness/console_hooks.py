@@ -1,0 +1,55 @@
+"""What every command's console hooks share: the readiness spinner and the live bars.
+
+A measurement core calls ``waiting`` → ``attempt``… → ``ready`` while it polls the
+server, then ``measuring(True/False)`` around its requests; ``close`` stops the
+spinner when the wait raised. Each command's ``ConsoleHooks`` inherits this and adds
+its own progress callbacks (latency/render.py, throughput/render.py, quality/console.py).
+"""
+
+from __future__ import annotations
+
+from typing import Protocol
+
+from rich.console import Console
+from rich.progress import Progress
+from rich.status import Status
+
+from harness.client.readiness import ReadyResult
+
+
+class _Bars(Protocol):
+    progress: Progress
+
+
+class SpinnerAndBars:
+    console: Console
+    bars: _Bars
+    _status: Status | None = None
+    _url: str = ""
+
+    def waiting(self, url: str) -> None:
+        self._url = url
+        self._status = self.console.status(f"waiting for {url} …")
+        self._status.start()
+
+    def attempt(self, attempt: int, elapsed_s: float, last: str) -> None:
+        if self._status is not None:
+            self._status.update(
+                f"waiting for {self._url}: attempt {attempt}, {elapsed_s:.0f} s, last: {last}"
+            )
+
+    def ready(self, result: ReadyResult) -> None:
+        self.close()
+        self.console.print(f"ready: {result.url} after {result.elapsed_s:.1f} s")
+
+    def measuring(self, started: bool) -> None:
+        if started:
+            self.bars.progress.start()
+        else:
+            self.bars.progress.stop()
+
+    def close(self) -> None:
+        """Stop the spinner (ready, or the wait raised)."""
+        if self._status is not None:
+            self._status.stop()
+            self._status = None
