@@ -15,6 +15,7 @@ from pathlib import Path
 
 import pytest
 
+from harness.portal.s3proxy import Faults
 from tests.fixtures.s3 import PortalFactory
 from tests.fixtures.submit_kill import Drill, make_archive
 
@@ -111,8 +112,12 @@ def test_kill_around_the_single_put(portal_stack: PortalFactory, tmp_path: Path)
 
 
 def test_random_kills(portal_stack: PortalFactory, tmp_path: Path) -> None:
-    """Random moments, timed from events at the S3 side (PUTs, completion, submit)."""
-    stack = portal_stack(single_max_bytes=MIB, part_size=PART)
+    """Random moments, timed from events at the S3 side (PUTs, completion, submit).
+
+    Every PUT is held 0.6 s at the S3 side (after it is logged, before S3 sees it), so a
+    kill up to 0.5 s after the n-th PUT arrives always finds that run still uploading,
+    however fast the machine: what is random is where the kill lands, not whether."""
+    stack = portal_stack(single_max_bytes=MIB, part_size=PART, faults=Faults(delay_s=0.6))
     drill = Drill(stack, make_archive(tmp_path / "e", 30 * MIB, seed=5))
     rng = random.Random(15)
     for event, nth in [("put", rng.randint(1, 4)), ("put", rng.randint(2, 6)),
