@@ -30,7 +30,8 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from harness.cli.common import positive_int
-from harness.latency.config import LatencyConfig
+from harness.flags import Target
+from harness.latency.config import LatencyOverrides, from_profile
 from harness.latency.runner import LatencyState, run_official_bucket
 from harness.profiles import Bucket, load_profile
 from harness.simulate.config import SimConfig
@@ -46,12 +47,10 @@ def measure(args: argparse.Namespace) -> dict[str, Any]:
     sim_cfg = SimConfig(ttft_ms=args.ttft_ms, itl_ms=args.itl_ms, log_bodies=False)
     out: dict[str, Any] = {"settings": vars(args), "buckets": []}
     with SimProcess(sim_cfg) as sim:
-        cfg = LatencyConfig(
-            url=sim.url,
-            buckets=tuple(spec.buckets),
-            runs=args.runs,
-            warmup=args.warmup,
-            tokenizer=profile.server.tokenizer,
+        cfg = from_profile(
+            profile,
+            Target(folder=Path("."), url=sim.url),
+            LatencyOverrides(runs=args.runs, warmup=args.warmup),
         )
         tok = load_tokenizer(cfg.tokenizer)
         grader_latency.wait_for_container(sim.url, interval_s=0.2)

@@ -11,7 +11,14 @@ from __future__ import annotations
 from typing import Protocol
 
 from rich.console import Console
-from rich.progress import Progress
+from rich.progress import (
+    BarColumn,
+    DownloadColumn,
+    Progress,
+    TextColumn,
+    TimeRemainingColumn,
+    TransferSpeedColumn,
+)
 from rich.status import Status
 
 from harness.client.readiness import ReadyResult
@@ -53,3 +60,16 @@ class SpinnerAndBars:
         if self._status is not None:
             self._status.stop()
             self._status = None
+
+
+def byte_progress(console: Console) -> Progress:
+    """A transient progress bar for byte streams (save, hash, upload): MB, MB/s, ETA."""
+    return Progress(
+        TextColumn("[bold]{task.description}"),
+        BarColumn(),
+        DownloadColumn(binary_units=False),
+        TransferSpeedColumn(),
+        TimeRemainingColumn(),
+        console=console,
+        transient=True,
+    )

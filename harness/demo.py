@@ -34,6 +34,20 @@ class DemoConfig:
     name: str = "demo"
     note: str = ""
 
+    def gate_options(self, data_dir: Path, model_dir: Path) -> dict[str, object]:
+        """The gate's step options for the demo's quick run (harness/gate/options.py keys)."""
+        return {
+            "latency_mode": self.latency_mode,
+            "runs": self.runs,
+            "warmup": self.warmup,
+            "buckets": self.buckets,
+            "limit": self.limit,
+            "data_dir": data_dir,
+            "max_gen_toks": self.max_gen_toks,
+            "tokenizer": str(model_dir),
+            "ready_timeout": 60.0,
+        }
+
 
 def prepare_sample_data(cache: Path | None = None) -> Path:
     """The sample benchmark data (written by us) and NLTK punkt_tab, laid out for offline runs."""
@@ -72,6 +86,7 @@ def run_demo(cfg: DemoConfig, console: Console) -> int:
     from harness.gate.console import ConsoleGateHooks
     from harness.gate.orchestrate import GatePlan, conclude, exit_code, run_steps
     from harness.gate.render import render_gate
+    from harness.report.ledger import record_run
     from reference_server.build_test_model import ensure_test_model
     from reference_server.launch import ServerProcess
 
@@ -92,27 +107,14 @@ def run_demo(cfg: DemoConfig, console: Console) -> int:
             url=server.url,
             folder=cfg.folder,
             profile=cfg.profile,
-            latency_mode=cfg.latency_mode,
-            runs=cfg.runs,
-            warmup=cfg.warmup,
-            buckets=cfg.buckets,
-            limit=cfg.limit,
-            data_dir=data_dir,
-            max_gen_toks=cfg.max_gen_toks,
-            tokenizer=str(model_dir),
-            ready_timeout=60.0,
+            options=cfg.gate_options(data_dir, model_dir),
             name=cfg.name,
             note=cfg.note,
         )
         hooks = ConsoleGateHooks(console, profile=cfg.profile.name, folder=str(cfg.folder))
         measured = run_steps(plan, hooks)
-        gate = conclude(
-            cfg.folder,
-            cfg.profile,
-            plan.provenance(plan.command_line()),
-            name=cfg.name,
-            note=cfg.note,
-        )
+        gate = conclude(cfg.folder, cfg.profile, plan.provenance(plan.command_line()))
+        record_run(cfg.folder, cfg.name, cfg.note)
         render_gate(console, gate, str(cfg.folder))
         rc = exit_code(gate, measured)
     finally:

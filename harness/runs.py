@@ -28,6 +28,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_valida
 
 from harness import __version__
 from harness.errors import ConfigError, IncompleteError
+from harness.flags import NAME, NOTE
 from harness.paths import reports_dir
 
 # One schema step on the raw JSON dict: version n in, version n + 1 out.
@@ -77,6 +78,8 @@ class Provenance(BaseModel):
     profile: str = ""
     command_line: list[str] = Field(default_factory=list)
     url: str | None = None
+    name: str | None = None  # the run's ledger name (--name)
+    note: str = ""  # what changed since the last run (--note)
     server_models: list[str] = Field(default_factory=list)
     tokenizer: str | None = None
     seed: int | None = None
@@ -197,6 +200,7 @@ def migrate(data: dict[str, Any], kind: type[Report], where: str = "") -> dict[s
     A newer version is refused: this harness cannot know what its fields mean.
     """
     where = where or kind.FILENAME
+    data = _provenance_name_note(data)
     version = data.get("schema_version")
     if isinstance(version, bool) or not isinstance(version, int):
         raise ConfigError(f"{where}: no integer schema_version (got {version!r})")
@@ -220,6 +224,30 @@ def migrate(data: dict[str, Any], kind: type[Report], where: str = "") -> dict[s
         version += 1
         data["schema_version"] = version
     return data
+
+
+def _argv_value(argv: list[Any], option: str) -> str | None:
+    for i, arg in enumerate(argv):
+        if arg == option and i + 1 < len(argv):
+            return str(argv[i + 1])
+        if isinstance(arg, str) and arg.startswith(option + "="):
+            return arg.split("=", 1)[1]
+    return None
+
+
+def _provenance_name_note(data: dict[str, Any]) -> dict[str, Any]:
+    """Every report kind: provenance without ``name``/``note`` (written before they were
+    typed fields) takes them from the ``--name``/``--note`` of its recorded command line.
+
+    The one place a recorded command line is read, once, when an old file is loaded;
+    files written since carry both fields (null / empty when not given)."""
+    prov = data.get("provenance")
+    if not isinstance(prov, dict) or "name" in prov or "note" in prov:
+        return data
+    argv = prov.get("command_line")
+    argv = argv if isinstance(argv, list) else []
+    name, note = _argv_value(argv, NAME), _argv_value(argv, NOTE)
+    return {**data, "provenance": {**prov, "name": name, "note": note or ""}}
 
 
 def load_report(folder: Path, kind: type[R]) -> R | None:

@@ -5,15 +5,17 @@ from __future__ import annotations
 import argparse
 import asyncio
 import sys
+from pathlib import Path
 
 from rich.console import Console
 
-from harness.cli.common import add_common, make_console, positive_float, start_run
+from harness.cli.common import add_common, make_console, start_run
 from harness.conformance.core import exit_code, measure_check
-from harness.conformance.plan import CheckOptions, plan_run
+from harness.conformance.plan import CheckOverrides, from_profile
 from harness.conformance.registry import PlannedCheck
 from harness.conformance.render import ConsoleHooks, render_report
 from harness.errors import EXIT_OK, UsageError
+from harness.flags import URL, Target
 from harness.profiles import load_profile
 
 
@@ -22,26 +24,8 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         "check",
         help="API conformance: routes, shapes, usage, thinking, streaming, load, bad input",
     )
-    p.add_argument("--url", help="server base URL, e.g. http://127.0.0.1:8080")
-    p.add_argument("--only", help="comma-separated checks or groups to run (e.g. shapes,usage)")
-    p.add_argument("--skip", help="comma-separated checks or groups to leave out")
-    p.add_argument(
-        "--tokenizer",
-        help="the tokenizer usage is compared with: qwen:MODEL | tokenizer.json or model "
-        "folder (default: the profile's)",
-    )
-    p.add_argument(
-        "--model", help="model name for chat bodies (default: the graders' name if served)"
-    )
-    p.add_argument(
-        "--timeout", type=positive_float, default=300.0, help="per-request timeout in s (300)"
-    )
-    p.add_argument(
-        "--ready-timeout",
-        type=positive_float,
-        default=30.0,
-        help="how long to wait for the ready path to answer 200, in s (30)",
-    )
+    p.add_argument(URL, help="server base URL, e.g. http://127.0.0.1:8080")
+    CheckOverrides.add_arguments(p)
     p.add_argument("--list", action="store_true", help="list the checks and exit")
     add_common(p)
     p.set_defaults(func=run)
@@ -56,27 +40,22 @@ def _list(console: Console, planned: list[PlannedCheck], required: frozenset[str
 
 
 def run(args: argparse.Namespace) -> int:
-    opts = CheckOptions(
-        only=args.only,
-        skip=args.skip,
-        tokenizer=args.tokenizer,
-        model=args.model,
-        timeout_s=args.timeout,
-        ready_timeout_s=args.ready_timeout,
-    )
+    # Planned before a run folder exists, so a bad selection leaves none behind (the
+    # check's config names no folder: the core is given it).
+    target = Target(folder=Path(args.out or "."), url=args.url or "")
+    plan = from_profile(load_profile(args.profile), target, CheckOverrides.from_args(args))
     if args.list:
-        cfg, planned = plan_run(load_profile(args.profile), args.url or "", opts)
-        return _list(make_console(args), planned, cfg.required)
+        return _list(make_console(args), list(plan.planned), plan.cfg.required)
     if not args.url:
         raise UsageError("--url is required", hint="e.g. harness check --url http://127.0.0.1:8080")
-    # Validate the selection before a run folder exists.
-    cfg, planned = plan_run(load_profile(args.profile), args.url, opts)
-    if not planned:
+    if not plan.planned:
         raise UsageError("no checks selected", hint="see `harness check --list`")
     ctx = start_run(args, "check", url=args.url)
     hooks = ConsoleHooks(ctx.console, ctx.profile.name)
     report = asyncio.run(
-        measure_check(cfg, planned, provenance=ctx.provenance, folder=ctx.folder, hooks=hooks)
+        measure_check(
+            plan.cfg, plan.planned, provenance=ctx.provenance, folder=ctx.folder, hooks=hooks
+        )
     )
     render_report(ctx.console, report, str(ctx.folder))
     if report.provenance.server is not None:

@@ -8,61 +8,31 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from rich.console import Console
-from rich.progress import (
-    BarColumn,
-    DownloadColumn,
-    Progress,
-    TextColumn,
-    TimeRemainingColumn,
-    TransferSpeedColumn,
-)
 
+from harness.console_hooks import byte_progress as byte_progress
+from harness.flags import NAME, NOTE, OUT, PROFILE
+from harness.flags import non_negative_int as non_negative_int
+from harness.flags import positive_float as positive_float
+from harness.flags import positive_int as positive_int
 from harness.profiles import DEFAULT_PROFILE, Profile, load_profile
 from harness.runs import Provenance, new_run_folder, redact_argv
 
 
 def add_common(p: argparse.ArgumentParser, *, run_folder: bool = True) -> None:
+    # None when not given: load_profile reads the default; `gate RUN_DIR` tells the two apart
     p.add_argument(
-        "--profile",
-        default=DEFAULT_PROFILE,
-        help="competition profile: a name under tasks/profiles/ or a .toml path (default: %(default)s)",
+        PROFILE,
+        help="competition profile: a name under tasks/profiles/ or a .toml path "
+        f"(default: {DEFAULT_PROFILE}; gate RUN_DIR: the folder's)",
     )
     if run_folder:
-        p.add_argument("--out", metavar="DIR", help="run folder (default: reports/<time>-<name>/)")
-        p.add_argument("--name", help="a name for this run (folder name and ledger)")
-        p.add_argument("--note", default="", help="what changed since the last run (ledger)")
+        p.add_argument(OUT, metavar="DIR", help="run folder (default: reports/<time>-<name>/)")
+        p.add_argument(NAME, help="a name for this run (folder name and ledger; default: none)")
+        p.add_argument(
+            NOTE, default="", help="what changed since the last run (ledger; default: none)"
+        )
     p.add_argument("--json", action="store_true", help="machine-readable JSON on stdout")
     p.add_argument("--quiet", action="store_true", help="no progress output")
-
-
-def positive_float(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
-    if value <= 0:
-        raise argparse.ArgumentTypeError(f"{text!r} must be > 0")
-    return value
-
-
-def positive_int(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
-    if value <= 0:
-        raise argparse.ArgumentTypeError(f"{text!r} must be > 0")
-    return value
-
-
-def non_negative_int(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"{text!r} must be >= 0")
-    return value
 
 
 def int_list(text: str) -> list[int]:
@@ -74,19 +44,6 @@ def int_list(text: str) -> list[int]:
     if not values or min(values) < 1:
         raise argparse.ArgumentTypeError(f"expected positive integers, got {text!r}")
     return values
-
-
-def byte_progress(console: Console) -> Progress:
-    """A transient progress bar for byte streams (save, hash, upload): MB, MB/s, ETA."""
-    return Progress(
-        TextColumn("[bold]{task.description}"),
-        BarColumn(),
-        DownloadColumn(binary_units=False),
-        TransferSpeedColumn(),
-        TimeRemainingColumn(),
-        console=console,
-        transient=True,
-    )
 
 
 def make_console(args: argparse.Namespace) -> Console:
@@ -114,5 +71,7 @@ def start_run(args: argparse.Namespace, command: str, *, url: str | None = None)
         profile=profile.name,
         command_line=redact_argv(list(getattr(args, "argv", []))),
         url=url,
+        name=getattr(args, "name", None),
+        note=getattr(args, "note", "") or "",
     )
     return RunContext(profile=profile, folder=folder, provenance=prov, console=make_console(args))

@@ -7,28 +7,38 @@ import contextlib
 import sys
 from pathlib import Path
 
-from harness.cli.common import (
-    add_common,
-    make_console,
-    non_negative_int,
-    positive_float,
-    positive_int,
-)
-from harness.errors import EXIT_OK, UsageError
+from harness.cli.common import add_common, make_console
+from harness.errors import EXIT_OK, ConfigError, UsageError
 from harness.gate.console import ConsoleGateHooks
 from harness.gate.image import measure_image
-from harness.gate.orchestrate import GatePlan, conclude, exit_code, run_steps
+from harness.gate.judge import folder_profile
+from harness.gate.options import add_gate_options, options_from_args
+from harness.gate.orchestrate import (
+    GatePlan,
+    conclude,
+    exit_code,
+    run_steps,
+    step_names,
+    steps_for,
+)
 from harness.gate.render import render_gate
 from harness.profiles import Profile, load_profile
+from harness.report.ledger import record_run
 from harness.runs import Provenance, new_run_folder, redact_argv
+
+SKIPPABLE = (*step_names("server"), *step_names("image"))
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = sub.add_parser("gate", help="PASS / FAIL / INCOMPLETE verdict with reasons and risk flags")
-    p.add_argument("run_dir", nargs="?", help="a run folder to judge (reads its reports)")
+    p.add_argument(
+        "run_dir",
+        nargs="?",
+        help="a run folder to judge (reads its reports, under the profile they were measured with)",
+    )
     p.add_argument(
         "--url",
-        help="measure this server (check → latency → quality) into a new run folder, then judge",
+        help="measure this server (the profile's steps) into a new run folder, then judge",
     )
     p.add_argument(
         "--image", help="run this image offline, measure it, and judge it with the package rules"
@@ -37,28 +47,61 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p.add_argument(
         "--keep-going",
         action="store_true",
-        help="measure latency and quality even if a required check failed",
-    )
-    p.add_argument("--runs", type=positive_int, help="latency: timed requests per bucket")
-    p.add_argument("--warmup", type=non_negative_int, help="latency: warm-up requests per bucket")
-    p.add_argument("--buckets", help="latency: comma-separated buckets")
-    p.add_argument("--latency-mode", choices=("official", "strict", "both"), default="both")
-    p.add_argument(
-        "--limit", type=positive_float, help="quality: the grader's QUALITY_LIMIT (default 0.1)"
-    )
-    p.add_argument("--data-dir", help="quality: benchmark data folder")
-    p.add_argument("--max-gen-toks", type=positive_int, help="quality: NON-OFFICIAL generation cap")
-    p.add_argument("--quality-only", help="quality: comma-separated benchmarks")
-    p.add_argument(
-        "--tokenizer",
-        help="check and latency: the served model's tokenizer for token counts (default: profile's)",
+        help="measure the later steps even if a required check failed",
     )
     p.add_argument(
-        "--ready-timeout", type=positive_float, help="readiness wait in s (default: profile, 600)"
+        "--skip",
+        action="append",
+        default=[],
+        choices=SKIPPABLE,
+        metavar="STEP",
+        help=f"leave a step out, repeatable ({', '.join(SKIPPABLE)}); the verdict is then "
+        "INCOMPLETE and names it (default: none)",
     )
-    p.add_argument("--docker-host", help="--image: the Docker API socket (default: DOCKER_HOST)")
+    add_gate_options(p)
     add_common(p)
     p.set_defaults(func=run)
+
+
+def _profile(args: argparse.Namespace) -> Profile:
+    """The folder's profile for ``gate RUN_DIR`` (a ``--profile`` that disagrees is an error),
+    else ``--profile`` or the default."""
+    given = load_profile(args.profile) if args.profile else None
+    if not args.run_dir:
+        return given or load_profile()
+    recorded = folder_profile(Path(args.run_dir))
+    if recorded is None:
+        return given or load_profile()
+    if given is not None and given.name != recorded:
+        raise UsageError(
+            f"{args.run_dir} was measured under profile {recorded!r}, not {given.name!r} "
+            f"(--profile {args.profile})",
+            hint=f"drop --profile to judge it as {recorded}",
+        )
+    if given is not None:
+        return given
+    try:
+        return load_profile(recorded)
+    except ConfigError as err:  # not under tasks/profiles/: measured with a profile file
+        raise ConfigError(
+            f"{args.run_dir} was measured under profile {recorded!r}: {err.message}",
+            hint="pass --profile PATH.toml, the profile file it was measured with",
+        ) from None
+
+
+def _check_skips(profile: Profile, skip: frozenset[str], image: bool) -> None:
+    """A ``--skip`` names a step this gate would run (under this profile, with or without
+    --image); said before a run folder is made."""
+    steps = [
+        k.name
+        for k in (*(steps_for(profile, "image") if image else ()), *steps_for(profile, "server"))
+    ]
+    odd = sorted(skip - set(steps))
+    if odd:
+        raise UsageError(
+            f"--skip {', '.join(odd)}: not a step of this gate (profile {profile.name})",
+            hint=f"its steps: {', '.join(steps) or 'none'}",
+        )
 
 
 def run(args: argparse.Namespace) -> int:
@@ -68,58 +111,43 @@ def run(args: argparse.Namespace) -> int:
             "give exactly one of RUN_DIR, --url or --image",
             hint="e.g. harness gate reports/2026…-latency",
         )
-    profile = load_profile(args.profile)
+    if args.run_dir and not Path(args.run_dir).is_dir():
+        raise UsageError(
+            f"{args.run_dir} is not a run folder", hint="pass a folder under reports/ or use --url"
+        )
+    profile = _profile(args)
     console = make_console(args)
     prov = Provenance(
         profile=profile.name,
         command_line=redact_argv(list(getattr(args, "argv", []))),
         url=args.url,
+        name=args.name,
+        note=args.note,
     )
+    image = bool(args.image)
+    skip = frozenset(args.skip)
+    _check_skips(profile, skip, image)
     rc = EXIT_OK
-    image = False
-    if args.run_dir:
-        folder = Path(args.run_dir)
-        if not folder.is_dir():
-            raise UsageError(
-                f"{folder} is not a run folder", hint="pass a folder under reports/ or use --url"
-            )
-    else:
-        folder = new_run_folder(args.out, args.name, "gate")
-        plan = _plan(args, folder, profile)
-        hooks = ConsoleGateHooks(console, profile=profile.name, folder=str(folder))
-        # with --json, stdout carries only the verdict: the steps' tables go to stderr
-        out = contextlib.redirect_stdout(sys.stderr) if args.json else contextlib.nullcontext()
-        with out:
-            if args.url:
-                rc = run_steps(plan, hooks)
-            else:
-                image = True
-                rc = measure_image(args.image, plan, hooks, docker_host=args.docker_host)
-    report = conclude(
-        folder, profile, prov, strict=args.strict, image=image, name=args.name, note=args.note
-    )
-    render_gate(console, report, str(folder))
-    if args.json:
-        sys.stdout.write(report.to_json() + "\n")
-    return exit_code(report, rc)
-
-
-def _plan(args: argparse.Namespace, folder: Path, profile: Profile) -> GatePlan:
-    return GatePlan(
+    folder = Path(args.run_dir) if args.run_dir else new_run_folder(args.out, args.name, "gate")
+    plan = GatePlan(
         url=args.url or "",
         folder=folder,
         profile=profile,
-        latency_mode=args.latency_mode,
-        runs=args.runs,
-        warmup=args.warmup,
-        buckets=args.buckets,
-        limit=args.limit,
-        data_dir=Path(args.data_dir) if args.data_dir else None,
-        max_gen_toks=args.max_gen_toks,
-        tokenizer=args.tokenizer,
-        ready_timeout=args.ready_timeout,
-        quality_only=args.quality_only,
+        options=options_from_args(args),
+        skip=skip,
         keep_going=args.keep_going,
         name=args.name,
         note=args.note,
     )
+    if not args.run_dir:
+        hooks = ConsoleGateHooks(console, profile=profile.name, folder=str(folder))
+        # with --json, stdout carries only the verdict: the steps' tables go to stderr
+        out = contextlib.redirect_stdout(sys.stderr) if args.json else contextlib.nullcontext()
+        with out:
+            rc = run_steps(plan, hooks) if args.url else measure_image(args.image, plan, hooks)
+    report = conclude(folder, profile, prov, strict=args.strict, image=image, skipped=plan.skip)
+    record_run(folder, args.name, args.note)
+    render_gate(console, report, str(folder))
+    if args.json:
+        sys.stdout.write(report.to_json() + "\n")
+    return exit_code(report, rc)

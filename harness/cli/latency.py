@@ -7,16 +7,10 @@ import asyncio
 import json
 import sys
 
-from harness.cli.common import (
-    RunContext,
-    add_common,
-    non_negative_int,
-    positive_float,
-    positive_int,
-    start_run,
-)
+from harness.cli.common import RunContext, add_common, positive_float, positive_int, start_run
 from harness.errors import UsageError
-from harness.latency.config import LatencyConfig, from_profile
+from harness.flags import URL, Target
+from harness.latency.config import LatencyConfig, LatencyOverrides, from_profile
 from harness.latency.core import exit_code, measure_latency, measure_latency_repeats
 from harness.latency.render import ConsoleHooks, render_report
 from harness.latency.repeats import render_repeats
@@ -26,49 +20,8 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = sub.add_parser(
         "latency", help="latency buckets, speedup and score (official | strict | both)"
     )
-    p.add_argument("--url", help="server base URL, e.g. http://127.0.0.1:8080")
-    p.add_argument("--mode", choices=("official", "strict", "both"), default="official")
-    p.add_argument("--endpoint", help="official endpoint (default: the profile's, /invocations)")
-    p.add_argument(
-        "--runs", type=positive_int, help="timed requests per bucket (default: profile, 50)"
-    )
-    p.add_argument(
-        "--warmup", type=non_negative_int, help="warm-up requests per bucket (default: profile, 5)"
-    )
-    p.add_argument(
-        "--buckets", help="comma-separated bucket names (default: all, e.g. short,medium,long)"
-    )
-    p.add_argument(
-        "--timeout",
-        type=positive_float,
-        default=600.0,
-        help="per-request timeout in s (default: 600)",
-    )
-    p.add_argument(
-        "--tokenizer",
-        help="qwen:MODEL | tokenizer.json or model folder | server (default: profile)",
-    )
-    p.add_argument("--model", help="strict mode's model field (default: the server's first model)")
-    p.add_argument(
-        "--concurrency", type=positive_int, default=1, help="strict mode: requests in flight"
-    )
-    p.add_argument(
-        "--force-length", action="store_true", help="strict mode: send ignore_eos + min_tokens"
-    )
-    p.add_argument("--seed", type=int, default=0, help="strict prompts' seed (default: 0)")
-    p.add_argument(
-        "--ready-timeout", type=positive_float, help="readiness wait in s (default: profile, 600)"
-    )
-    p.add_argument(
-        "--ready-interval", type=positive_float, help="readiness poll interval in s (default: 5)"
-    )
-    p.add_argument(
-        "--metrics",
-        choices=("auto", "on", "off"),
-        default="auto",
-        help="scrape the server's /metrics around each bucket for attribution "
-        "(auto: off in official mode, on in strict/both)",
-    )
+    p.add_argument(URL, help="server base URL, e.g. http://127.0.0.1:8080")
+    LatencyOverrides.add_arguments(p)
     p.add_argument(
         "--repeats",
         type=positive_int,
@@ -76,7 +29,6 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         help="run the whole procedure N times: repeat-i/ folders, a pooled latency.json and "
         "the between-run spread in latency_repeats.json (harness compare uses it)",
     )
-    p.add_argument("--no-calibrate", action="store_true", help="skip the client timing self-check")
     p.add_argument(
         "--self-test", action="store_true", help="measure the harness's own timing error"
     )
@@ -94,25 +46,8 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
 
 
 def config_from_args(args: argparse.Namespace, ctx: RunContext) -> LatencyConfig:
-    return from_profile(
-        ctx.profile,
-        args.url,
-        buckets=args.buckets,
-        mode=args.mode,
-        endpoint=args.endpoint,
-        runs=args.runs,
-        warmup=args.warmup,
-        timeout_s=args.timeout,
-        tokenizer=args.tokenizer,
-        model=args.model,
-        concurrency=args.concurrency,
-        force_length=args.force_length,
-        seed=args.seed,
-        ready_interval_s=args.ready_interval,
-        ready_timeout_s=args.ready_timeout,
-        calibrate=not args.no_calibrate,
-        metrics=args.metrics,
-    )
+    target = Target(folder=ctx.folder, url=args.url)
+    return from_profile(ctx.profile, target, LatencyOverrides.from_args(args))
 
 
 def run(args: argparse.Namespace) -> int:

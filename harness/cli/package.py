@@ -5,97 +5,45 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from pathlib import Path
 
-from harness.cli.common import add_common, byte_progress, positive_int, start_run
-from harness.errors import EXIT_FAIL, EXIT_OK, ConfigError, UsageError
-from harness.image.console import render
-from harness.image.engine import connect
-from harness.image.package import PackageConfig, package
+from harness.cli.common import add_common, start_run
+from harness.errors import UsageError
+from harness.flags import IMAGE, Target
+from harness.image.config import PackageOverrides, from_profile
+from harness.image.console import ConsoleHooks, render_with_path
+from harness.image.kind import KIND
+from harness.kinds.record import RunEnv
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = sub.add_parser(
         "package", help="docker save → image.tar.gz (parallel gzip) → inspect → judge"
     )
-    src = p.add_mutually_exclusive_group(required=True)
-    src.add_argument(
-        "--image", metavar="NAME[:TAG]", help="the image to save through the Docker Engine API"
-    )
-    src.add_argument(
-        "--archive", metavar="FILE", help="only inspect and judge an existing image.tar.gz"
-    )
     p.add_argument(
-        "--docker-host",
-        metavar="URL",
-        help="engine socket (default: $DOCKER_HOST), e.g. unix:///run/podman/podman.sock",
+        IMAGE, metavar="NAME[:TAG]", help="the image to save through the Docker Engine API"
     )
-    p.add_argument(
-        "--output",
-        metavar="FILE",
-        help="where to write the archive (default: RUN_FOLDER/image.tar.gz)",
-    )
-    p.add_argument(
-        "--level",
-        type=int,
-        choices=range(1, 10),
-        default=1,
-        metavar="1-9",
-        help="gzip level (default 1: fast, ~2%% larger)",
-    )
-    p.add_argument(
-        "--compressor",
-        choices=["auto", "pigz", "zlib"],
-        default="auto",
-        help="pigz when installed, else parallel zlib",
-    )
-    p.add_argument("--threads", type=positive_int, help="compression threads (default: all cores)")
-    p.add_argument(
-        "--max-bytes",
-        type=positive_int,
-        help="override the profile's compressed size limit (rehearsals, tests)",
-    )
+    PackageOverrides.add_arguments(p)
     add_common(p)
     p.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
+    overrides = PackageOverrides.from_args(args)
+    if bool(args.image) == bool(overrides.archive):
+        raise UsageError(
+            "give exactly one of --image or --archive",
+            hint="e.g. harness package --image team/server:v1",
+        )
+    if overrides.archive is not None and not overrides.archive.is_file():
+        raise UsageError(f"no such file: {overrides.archive}")
     ctx = start_run(args, "package")
-    spec = ctx.profile.package
-    if spec is None:
-        raise ConfigError(f"profile {ctx.profile.name!r} has no [package] section")
-    if args.max_bytes is not None:
-        spec = spec.model_copy(update={"max_compressed_bytes": args.max_bytes})
-    if args.archive:
-        archive = Path(args.archive)
-        if not archive.is_file():
-            raise UsageError(f"no such file: {archive}")
-    else:
-        archive = Path(args.output) if args.output else ctx.folder / spec.image_filename
-    cfg = PackageConfig(
-        image=args.image,
-        archive=archive,
-        spec=spec,
-        level=args.level,
-        compressor=args.compressor,
-        threads=args.threads,
-    )
-    client = connect(args.docker_host) if args.image else None
-    with byte_progress(ctx.console) as bar:
-        task = bar.add_task(f"save {args.image or archive.name}", total=None)
-
-        def progress(done: int, total: int) -> None:
-            bar.update(task, completed=done, total=total)
-
-        try:
-            report = package(cfg, client, progress)
-        finally:
-            if client is not None:
-                client.close()
-    report.provenance = ctx.provenance
-    report.save(ctx.folder)
+    cfg = from_profile(ctx.profile, Target(folder=ctx.folder, image=args.image or ""), overrides)
+    hooks = ConsoleHooks(ctx.console, f"save {args.image or cfg.archive.name}")
+    try:
+        report = KIND.run(cfg, RunEnv(provenance=ctx.provenance, folder=ctx.folder, hooks=hooks))
+    finally:
+        hooks.close()
     if args.json:
         sys.stdout.write(json.dumps(report.model_dump(mode="json"), indent=2) + "\n")
-    render(report, ctx.console)
-    ctx.console.print(f"report: {ctx.folder / report.FILENAME}")
-    return EXIT_OK if report.passed else EXIT_FAIL
+    render_with_path(ctx.console, report, str(ctx.folder))
+    return KIND.exit_code(report)

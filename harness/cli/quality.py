@@ -4,13 +4,12 @@ from __future__ import annotations
 
 import argparse
 import sys
-from pathlib import Path
 
-from harness.cli.common import RunContext, add_common, positive_float, positive_int, start_run
-from harness.data.layout import DATA_DIR_ENV
-from harness.quality.config import QualityConfig
+from harness.cli.common import RunContext, add_common, start_run
+from harness.flags import URL, Target
+from harness.quality.config import QualityConfig, QualityOverrides, from_profile
 from harness.quality.console import ConsoleHooks
-from harness.quality.core import exit_code, from_profile, measure_quality
+from harness.quality.core import exit_code, measure_quality
 from harness.quality.render import render_report
 
 
@@ -21,63 +20,15 @@ def register(sub: argparse._SubParsersAction) -> None:
         description="Score the quality gates through lm-eval 0.4.11 exactly as the grader does "
         "(official mode). Non-official settings are recorded as such in quality.json.",
     )
-    p.add_argument("--url", required=True, help="server base URL, e.g. http://127.0.0.1:8080")
-    p.add_argument(
-        "--limit",
-        type=positive_float,
-        help="QUALITY_LIMIT: below 1.0 the first ceil(f*n) docs of each task, else all "
-        "(default: the profile's)",
-    )
-    p.add_argument(
-        "--data-dir",
-        type=Path,
-        help=f"benchmark data folder (default: ${DATA_DIR_ENV} or ~/.cache/harness/data)",
-    )
-    p.add_argument(
-        "--nltk-data",
-        type=Path,
-        help="NLTK data folder for IFEval's punkt_tab (default: DATA_DIR/nltk_data when it "
-        "holds punkt_tab, else the harness cache; written there offline when missing)",
-    )
-    p.add_argument("--only", help="comma-separated benchmark names (default: all in the profile)")
-    p.add_argument(
-        "--max-gen-toks",
-        type=positive_int,
-        help="NON-OFFICIAL: cap every request's max_tokens (for slow test servers)",
-    )
-    p.add_argument("--stream", action="store_true", help="stream thinking benchmarks (GPQA)")
-    p.add_argument(
-        "--idle-timeout", type=positive_float, default=120.0, help="streamed: max silence, s"
-    )
-    p.add_argument("--endpoint", help="NON-OFFICIAL: post somewhere else than the profile says")
-    p.add_argument("--model", help="NON-OFFICIAL: the body's model name (default: the profile's)")
-    p.add_argument(
-        "--fresh", action="store_true", help="ignore answers cached in the run folder (--out)"
-    )
-    p.add_argument(
-        "--ready-timeout", type=positive_float, help="readiness wait in s (default: profile, 600)"
-    )
+    p.add_argument(URL, required=True, help="server base URL, e.g. http://127.0.0.1:8080")
+    QualityOverrides.add_arguments(p)
     add_common(p)
     p.set_defaults(func=run)
 
 
 def config_from_args(args: argparse.Namespace, ctx: RunContext) -> QualityConfig:
-    return from_profile(
-        ctx.profile,
-        args.url,
-        ctx.folder,
-        data_dir=args.data_dir,
-        nltk_data=args.nltk_data,
-        limit=args.limit,
-        only=args.only,
-        max_gen_toks=args.max_gen_toks,
-        stream=args.stream,
-        idle_timeout_s=args.idle_timeout,
-        endpoint=args.endpoint,
-        model=args.model,
-        resume=not args.fresh,
-        ready_timeout_s=args.ready_timeout,
-    )
+    target = Target(folder=ctx.folder, url=args.url)
+    return from_profile(ctx.profile, target, QualityOverrides.from_args(args))
 
 
 def run(args: argparse.Namespace) -> int:

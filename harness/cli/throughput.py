@@ -5,19 +5,12 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
-import random
 import sys
 
-from harness.cli.common import (
-    RunContext,
-    add_common,
-    non_negative_int,
-    positive_float,
-    positive_int,
-    start_run,
-)
+from harness.cli.common import RunContext, add_common, start_run
 from harness.errors import UsageError
-from harness.throughput.config import ThroughputConfig, from_profile, parse_levels
+from harness.flags import URL, Target
+from harness.throughput.config import ThroughputConfig, ThroughputOverrides, from_profile
 from harness.throughput.core import exit_code, measure_throughput
 from harness.throughput.render import ConsoleHooks, render_report
 
@@ -30,61 +23,15 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         "level and failed spot checks fail the run. Settings that differ from the profile's "
         "are recorded as non-official in throughput.json.",
     )
-    p.add_argument("--url", help="server base URL, e.g. http://127.0.0.1:8080")
-    p.add_argument("--mode", choices=("official", "strict"), default="official")
-    p.add_argument("--levels", help="comma-separated concurrency levels (default: the profile's)")
-    p.add_argument("--requests-per-level", type=positive_int, help="timed requests per level")
-    p.add_argument("--warmup", type=non_negative_int, help="warm-up requests per level")
-    p.add_argument("--prompt-tokens", type=positive_int, help="NON-OFFICIAL prompt length")
-    p.add_argument("--max-tokens", type=positive_int, help="NON-OFFICIAL max_tokens")
-    p.add_argument("--spot-checks", type=non_negative_int, help="math spot checks per level")
-    p.add_argument(
-        "--force-length",
-        action="store_true",
-        help="send ignore_eos + min_tokens so answers are really max_tokens long",
-    )
-    p.add_argument("--seed", type=int, help="prompt seed (default: random, recorded)")
-    p.add_argument("--model", help="the body's model field (default: the profile's if served)")
-    p.add_argument(
-        "--tokenizer", help="qwen:MODEL | tokenizer.json or model folder (default: profile)"
-    )
-    p.add_argument("--timeout", type=positive_float, default=1800.0, help="per-request timeout, s")
-    p.add_argument("--ready-timeout", type=positive_float, help="readiness wait, s")
-    p.add_argument("--ready-interval", type=positive_float, help="readiness poll interval, s")
-    p.add_argument("--no-chart", action="store_true", help="do not write throughput.png")
-    p.add_argument(
-        "--metrics",
-        choices=("auto", "on", "off"),
-        default="auto",
-        help="scrape the server's /metrics around each level for attribution "
-        "(auto: off in official mode, on in strict)",
-    )
+    p.add_argument(URL, help="server base URL, e.g. http://127.0.0.1:8080")
+    ThroughputOverrides.add_arguments(p)
     add_common(p)
     p.set_defaults(func=run)
 
 
 def config_from_args(args: argparse.Namespace, ctx: RunContext) -> ThroughputConfig:
-    spec = ctx.profile.require_throughput()
-    return from_profile(
-        ctx.profile,
-        args.url,
-        mode=args.mode,
-        levels=parse_levels(args.levels, spec),
-        requests_per_level=args.requests_per_level,
-        warmup=args.warmup,
-        prompt_tokens=args.prompt_tokens,
-        max_tokens=args.max_tokens,
-        spot_checks=args.spot_checks,
-        force_length=args.force_length or None,
-        seed=args.seed if args.seed is not None else random.SystemRandom().randrange(1 << 31),
-        model=args.model,
-        tokenizer=args.tokenizer,
-        timeout_s=args.timeout,
-        ready_interval_s=args.ready_interval,
-        ready_timeout_s=args.ready_timeout,
-        chart=not args.no_chart,
-        metrics=args.metrics,
-    )
+    target = Target(folder=ctx.folder, url=args.url)
+    return from_profile(ctx.profile, target, ThroughputOverrides.from_args(args))
 
 
 def run(args: argparse.Namespace) -> int:

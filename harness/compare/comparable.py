@@ -12,7 +12,6 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from harness.compare.load import RunData
 from harness.latency.report import BucketResult, LatencyReport
 from harness.quality.report import QualityReport
 from harness.throughput.report import ThroughputReport
@@ -43,9 +42,10 @@ class Comparability:
     def ok(self) -> bool:
         return not self.differences and bool(self.kinds)
 
-    def reason(self) -> str:
+    def reason(self, comparable: Iterable[str] = ()) -> str:
         if not self.kinds:
-            return "the runs share no report (latency, quality, throughput or vlm)"
+            listed = ", ".join(comparable) or "none"
+            return f"the runs share no report that compare reads ({listed})"
         return "runs are not comparable: " + "; ".join(self.differences)
 
 
@@ -162,36 +162,3 @@ def vlm_differences(a: dict[str, Any], b: dict[str, Any]) -> list[str]:
             _diff("vlm samples planned", a.get("samples_planned"), b.get("samples_planned")),
         ]
     )
-
-
-def check(a: RunData, b: RunData) -> Comparability:
-    """Everything that differs between A and B, and the report kinds to compare."""
-    out = Comparability()
-    d = _diff("profile", a.profile, b.profile)
-    if d:
-        out.differences.append(d)
-    if a.latency is not None and b.latency is not None:
-        out.kinds.append("latency")
-        diffs, notes = latency_differences(a.latency, b.latency)
-        out.differences += diffs
-        out.notes += notes
-    if a.quality is not None and b.quality is not None:
-        out.kinds.append("quality")
-        out.differences += quality_differences(a.quality, b.quality, a.samples, b.samples)
-    if a.throughput is not None and b.throughput is not None:
-        out.kinds.append("throughput")
-        out.differences += throughput_differences(a.throughput, b.throughput)
-    if a.vlm is not None and b.vlm is not None:
-        out.kinds.append("vlm")
-        out.differences += vlm_differences(a.vlm, b.vlm)
-    for kind, ra, rb in (
-        ("latency", a.latency, b.latency),
-        ("quality", a.quality, b.quality),
-        ("throughput", a.throughput, b.throughput),
-    ):
-        if (ra is None) != (rb is None):
-            out.notes.append(f"{kind}: only in {'A' if ra is not None else 'B'}, not compared")
-        for side, rep in (("A", ra), ("B", rb)):
-            if rep is not None and not rep.complete:
-                out.notes.append(f"{kind}: {side}'s report is partial (the run was interrupted)")
-    return out

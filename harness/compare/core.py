@@ -1,17 +1,18 @@
-"""The one core of ``harness compare``: two run folders → a typed :class:`CompareReport`."""
+"""The one core of ``harness compare``: two run folders → a typed :class:`CompareReport`.
+
+Every kind with a comparison (its record's ``compare``, harness/kinds/) that both
+runs hold is checked for comparability, then compared; nothing here names a kind.
+"""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
 
-from harness.compare.comparable import check
-from harness.compare.latency import compare_latency
-from harness.compare.load import load_run
+from harness.compare.comparable import Comparability
+from harness.compare.load import COMPARED, load_run
 from harness.compare.model import CompareReport
-from harness.compare.quality import compare_quality
-from harness.compare.throughput import compare_throughput
-from harness.compare.vlm import compare_vlm
+from harness.compare.side import CompareSettings, RunData
 from harness.errors import UsageError
 from harness.runs import Provenance
 
@@ -23,13 +24,43 @@ class CompareConfig:
     seed: int = 0
     min_effect_pct: float = 1.0  # differences below this share of A are within noise
 
+    @property
+    def settings(self) -> CompareSettings:
+        return CompareSettings(seed=self.seed, min_effect_pct=self.min_effect_pct)
+
+
+def check(a: RunData, b: RunData) -> Comparability:
+    """Everything that differs between A and B, and the report kinds to compare."""
+    out = Comparability()
+    if a.profile != b.profile:
+        out.differences.append(f"profile: A {a.profile!r}, B {b.profile!r}")
+    for kind in COMPARED:
+        assert kind.compare is not None
+        sa, sb = a.sides.get(kind.name), b.sides.get(kind.name)
+        if sa is not None and sb is not None:
+            out.kinds.append(kind.name)
+            diffs, notes = kind.compare.differences(sa, sb)
+            out.differences += diffs
+            out.notes += notes
+        elif sa is not None or sb is not None:
+            out.notes.append(f"{kind.name}: only in {'A' if sa else 'B'}, not compared")
+        for side, s in (("A", sa), ("B", sb)):
+            if s is not None and not s.report.complete:
+                out.notes.append(
+                    f"{kind.name}: {side}'s report is partial (the run was interrupted)"
+                )
+    return out
+
 
 def compare_runs(cfg: CompareConfig, provenance: Provenance | None = None) -> CompareReport:
     """Load, refuse what is not comparable (UsageError, exit 2), then compare every shared kind."""
-    a, b = load_run(cfg.run_a), load_run(cfg.run_b)
+    a, b = load_run(cfg.run_a, "A"), load_run(cfg.run_b, "B")
     verdict = check(a, b)
     if not verdict.ok:
-        raise UsageError(verdict.reason(), hint="compare two runs of the same profile and settings")
+        raise UsageError(
+            verdict.reason(k.name for k in COMPARED),
+            hint="compare two runs of the same profile and settings",
+        )
     report = CompareReport(
         run_a=str(cfg.run_a),
         run_b=str(cfg.run_b),
@@ -39,23 +70,8 @@ def compare_runs(cfg: CompareConfig, provenance: Provenance | None = None) -> Co
         notes=list(verdict.notes),
         provenance=provenance or Provenance(profile=a.profile or ""),
     )
-    if a.latency is not None and b.latency is not None:
-        report.latency, report.latency_scores = compare_latency(
-            a.latency,
-            b.latency,
-            repeats_a=a.repeats,
-            repeats_b=b.repeats,
-            min_effect_pct=cfg.min_effect_pct,
-            seed=cfg.seed,
-        )
-    if a.quality is not None and b.quality is not None:
-        report.quality = compare_quality(a.quality, b.quality, a.samples, b.samples)
-    if a.throughput is not None and b.throughput is not None:
-        report.throughput, report.throughput_score = compare_throughput(
-            a.throughput, b.throughput, min_effect_pct=cfg.min_effect_pct, seed=cfg.seed
-        )
-    if a.vlm is not None and b.vlm is not None:
-        report.vlm = compare_vlm(
-            a.vlm_samples, b.vlm_samples, min_effect_pct=cfg.min_effect_pct, seed=cfg.seed
-        )
+    for kind in COMPARED:
+        assert kind.compare is not None
+        if kind.name in verdict.kinds:
+            kind.compare.compare(a.sides[kind.name], b.sides[kind.name], cfg.settings, report)
     return report

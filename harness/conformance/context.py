@@ -7,7 +7,7 @@ import asyncio
 import json
 import time
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 import aiohttp
@@ -29,36 +29,38 @@ THINK_QUESTION = "What is 17 times 23? Answer with the number."
 
 @dataclass(frozen=True)
 class CheckConfig:
-    """One typed config for a conformance run (built by the CLI from profile + flags)."""
+    """One typed config for a conformance run, built by ``plan.from_profile`` only."""
 
     url: str
     graders_model: str  # the name graders put in chat bodies
     tokenizer: str  # the client tokenizer usage is compared with
     long_tokenizer: str  # the tokenizer the long prompt is measured in (the profile's)
-    chat_endpoint: str = "/v1/chat/completions"  # where the grader sends chat bodies
-    usage_endpoint: str = "/v1/completions"  # usage, max_tokens and determinism are asked here
-    long_endpoint: str = "/invocations"  # where the grader sends its long prompt
-    ready_path: str = "/ping"
-    model: str | None = None  # None: the graders' name if served, else the server's first
-    timeout_s: float = 300.0
-    ready_timeout_s: float = 30.0
-    ready_interval_s: float = 1.0
-    max_tokens: int = 16
-    limit_tokens: int = 32  # the max_tokens check's limit
-    usage_tolerance: int = 4
-    think_budget: int = 64
-    long_prompt_tokens: int = 8192
-    long_bucket_max_tokens: int = 256  # what the grader asks with the long prompt
-    long_max_tokens_sent: int = 4  # what the check asks (generation at 8k context is slow)
+    chat_endpoint: str  # where the grader sends chat bodies
+    usage_endpoint: str  # usage, max_tokens and determinism are asked here
+    long_endpoint: str  # where the grader sends its long prompt
+    ready_path: str
+    model: str | None  # None: the graders' name if served, else the server's first
+    timeout_s: float
+    ready_timeout_s: float
+    ready_interval_s: float
+    max_tokens: int
+    limit_tokens: int  # the max_tokens check's limit
+    usage_tolerance: int
+    think_budget: int
+    long_prompt_tokens: int
+    long_bucket_max_tokens: int  # what the grader asks with the long prompt
+    concurrency: tuple[int, ...]
+    think_open: str
+    think_close: str
+    thinking_off: dict[str, Any]
+    thinking_on: dict[str, Any]
+    checks: tuple[str, ...]  # planned check names, in order
+    required: frozenset[str]
+    # harness's own: what the check asks with the long prompt (generation at 8k is slow),
+    # the concurrency checks' answer length, requests in flight outside them
+    long_max_tokens_sent: int = 4
     concurrency_max_tokens: int = 8
-    concurrency: tuple[int, ...] = (8, 64)
-    light_parallelism: int = 4  # requests in flight outside the concurrency checks
-    think_open: str = "<think>"
-    think_close: str = "</think>"
-    thinking_off: dict[str, Any] = field(default_factory=dict)
-    thinking_on: dict[str, Any] = field(default_factory=dict)
-    checks: tuple[str, ...] = ()  # planned check names, in order
-    required: frozenset[str] = frozenset()
+    light_parallelism: int = 4
 
 
 def body_text(body: dict[str, Any] | bytes) -> str:

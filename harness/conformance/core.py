@@ -9,12 +9,12 @@ Console output goes through :class:`CheckHooks`.
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Sequence
 from pathlib import Path
 
 from harness.client.fingerprint import take_fingerprint
 from harness.conformance.context import CheckConfig
 from harness.conformance.model import Check, CheckReport
-from harness.conformance.plan import CheckOptions
 from harness.conformance.registry import PlannedCheck
 from harness.conformance.runner import run_checks
 from harness.errors import EXIT_FAIL, EXIT_OK
@@ -40,7 +40,7 @@ NO_HOOKS = CheckHooks()
 
 async def measure_check(
     cfg: CheckConfig,
-    planned: list[PlannedCheck],
+    planned: Sequence[PlannedCheck],
     *,
     provenance: Provenance,
     folder: Path,
@@ -58,7 +58,7 @@ async def measure_check(
 
     try:
         report = await run_checks(
-            cfg, planned, tok, long_tok, provenance=provenance, on_result=seen
+            cfg, list(planned), tok, long_tok, provenance=provenance, on_result=seen
         )
     except (KeyboardInterrupt, asyncio.CancelledError):
         partial = CheckReport(url=cfg.url, complete=False, checks=done, provenance=provenance)
@@ -73,18 +73,3 @@ async def measure_check(
 def exit_code(report: CheckReport) -> int:
     """1 when a required check failed, else 0."""
     return EXIT_OK if report.ok else EXIT_FAIL
-
-
-def command_line(opts: CheckOptions, *, url: str, profile: str, folder: Path) -> list[str]:
-    """The ``harness check`` command that re-runs these options (recorded as provenance)."""
-    argv = ["harness", "check", "--url", url, "--profile", profile, "--out", str(folder)]
-    for flag, value in (
-        ("--only", opts.only),
-        ("--skip", opts.skip),
-        ("--tokenizer", opts.tokenizer),
-        ("--model", opts.model),
-    ):
-        if value:
-            argv += [flag, value]
-    argv += ["--timeout", f"{opts.timeout_s:g}", "--ready-timeout", f"{opts.ready_timeout_s:g}"]
-    return argv

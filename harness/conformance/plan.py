@@ -7,32 +7,61 @@ from dataclasses import dataclass
 from harness.conformance.context import CheckConfig
 from harness.conformance.registry import PlannedCheck, required_names, select
 from harness.errors import UsageError
+from harness.flags import READY_TIMEOUT, Overrides, Target, option, positive_float
 from harness.profiles import Profile
 
 
 @dataclass(frozen=True)
-class CheckOptions:
-    """What the user may set on the command line (None: the profile's)."""
+class CheckOverrides(Overrides):
+    """What a user may set for a check run; None: the profile's."""
 
-    only: str | None = None
-    skip: str | None = None
-    tokenizer: str | None = None
-    model: str | None = None
-    timeout_s: float = 300.0
-    ready_timeout_s: float = 30.0
+    COMMAND = "check"
+
+    only: str | None = option(
+        "--only", help="comma-separated checks or groups to run, e.g. shapes,usage (default: all)"
+    )
+    skip: str | None = option(
+        "--skip", help="comma-separated checks or groups to leave out (default: none)"
+    )
+    tokenizer: str | None = option(
+        "--tokenizer",
+        help="the tokenizer usage is compared with: qwen:MODEL | tokenizer.json or model "
+        "folder (default: the profile's)",
+        gate="--tokenizer",
+    )
+    model: str | None = option(
+        "--model", help="model name for chat bodies (default: the graders' name if served)"
+    )
+    timeout_s: float = option(
+        "--timeout", default=300.0, type=positive_float, help="per-request timeout in s"
+    )
+    ready_timeout_s: float = option(
+        READY_TIMEOUT,
+        default=30.0,
+        type=positive_float,
+        help="how long to wait for the ready path to answer 200, in s",
+        gate=READY_TIMEOUT,
+    )
 
 
-def plan_run(
-    profile: Profile, url: str, opts: CheckOptions
-) -> tuple[CheckConfig, list[PlannedCheck]]:
-    """The checks to run and their config. ``url`` may be empty only to list the checks."""
+@dataclass(frozen=True)
+class CheckPlan:
+    """The checks to run, in order, and their one config."""
+
+    cfg: CheckConfig
+    planned: tuple[PlannedCheck, ...]
+
+
+def from_profile(profile: Profile, target: Target, o: CheckOverrides) -> CheckPlan:
+    """The checks to run and their config. ``target.url`` may be empty only to list them."""
+    url = target.url
     if url and not url.startswith(("http://", "https://")):
         raise UsageError(
             f"--url {url!r} is not an http(s) URL", hint="e.g. --url http://127.0.0.1:8080"
         )
     spec = profile.check
     server = profile.server
-    planned = select(tuple(spec.concurrency), spec.checks, opts.only, opts.skip)
+    planned = select(tuple(spec.concurrency), spec.checks, o.only, o.skip)
     long_max = 0
     if profile.latency is not None and profile.latency.buckets:
         longest = max(profile.latency.buckets, key=lambda b: b.prompt_tokens)
@@ -40,17 +69,17 @@ def plan_run(
     cfg = CheckConfig(
         url=url.rstrip("/"),
         graders_model=server.model,
-        tokenizer=opts.tokenizer or server.tokenizer,
+        tokenizer=o.tokenizer or server.tokenizer,
         # The long prompt is measured in the graders' tokens, whatever --tokenizer says.
         long_tokenizer=server.tokenizer,
         chat_endpoint=spec.chat_endpoint,
         usage_endpoint=spec.usage_endpoint,
         long_endpoint=spec.long_endpoint,
         ready_path=server.ready_path,
-        model=opts.model,
-        timeout_s=opts.timeout_s,
-        ready_timeout_s=opts.ready_timeout_s,
-        ready_interval_s=min(1.0, opts.ready_timeout_s),
+        model=o.model,
+        timeout_s=o.timeout_s,
+        ready_timeout_s=o.ready_timeout_s,
+        ready_interval_s=min(1.0, o.ready_timeout_s),
         max_tokens=spec.max_tokens,
         limit_tokens=2 * spec.max_tokens,
         usage_tolerance=spec.usage_tolerance_tokens,
@@ -65,4 +94,4 @@ def plan_run(
         checks=tuple(p.name for p in planned),
         required=required_names(planned, spec.required),
     )
-    return cfg, planned
+    return CheckPlan(cfg=cfg, planned=tuple(planned))

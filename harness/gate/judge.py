@@ -1,46 +1,59 @@
-"""Reading a run folder's reports and judging them (never re-measuring)."""
+"""Reading a run folder's reports and judging them (never re-measuring).
+
+Every kind of the registry is read through the one reader; a file that cannot
+be read is one INCOMPLETE line (and not also "missing"). ``folder_profile``
+says which profile the folder's reports were measured under: ``gate RUN_DIR``
+judges with it.
+"""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 
-from harness.conformance.model import CheckReport
-from harness.errors import HarnessError
-from harness.gate.report import GateReport, Reason, Verdict
+from harness.errors import HarnessError, UsageError
+from harness.gate.report import GateReport, Verdict
 from harness.gate.rules import GateInputs, judge, required_reports
-from harness.image.package import PackageReport
+from harness.kinds.registry import KINDS
 from harness.latency.report import LatencyReport
 from harness.profiles import Profile
 from harness.quality.report import QualityReport
-from harness.runs import Provenance, R, load_report
-from harness.throughput.report import ThroughputReport
-from harness.vlm.report import VlmReport
+from harness.runs import Provenance, Report, load_report
+from harness.verdict import Reason
 
 
 def read_inputs(
-    folder: Path, profile: Profile, *, image: bool = False
+    folder: Path, profile: Profile, *, image: bool = False, skipped: Sequence[str] = ()
 ) -> tuple[GateInputs, list[Reason]]:
     """Every report the gate reads, through the one reader; an unreadable one is a problem."""
     problems: list[Reason] = []
-
-    def load(kind: type[R]) -> R | None:
-        try:
-            return load_report(folder, kind)
-        except HarnessError as err:
-            problems.append(Reason(source="gate", text=err.one_line(), incomplete=True))
-            return None
-
     inputs = GateInputs(
         profile=profile,
         required=required_reports(profile, image=image),
-        check=load(CheckReport),
-        latency=load(LatencyReport),
-        quality=load(QualityReport),
-        throughput=load(ThroughputReport),
-        package=load(PackageReport),
-        vlm=load(VlmReport),
+        skipped=list(skipped),
     )
+    for kind in KINDS:
+        try:
+            report = load_report(folder, kind.report)
+        except HarnessError as err:
+            problems.append(Reason(source="gate", text=err.one_line(), incomplete=True))
+            inputs.unreadable.append(kind.name)
+            continue
+        if report is not None:
+            inputs.reports[kind.name] = report
     return inputs, problems
+
+
+def _score(inputs: GateInputs) -> tuple[float | None, str]:
+    """The competition's score: the first kind (registry order) that has one, else the first
+    kind present that would carry one."""
+    candidates = [
+        (k.score.of(inputs.reports[k.name]), k.score.name)
+        for k in KINDS
+        if k.score is not None and k.name in inputs.reports
+    ]
+    measured = [c for c in candidates if c[0] is not None]
+    return (measured or candidates or [(None, "")])[0]
 
 
 def judge_folder(
@@ -50,22 +63,14 @@ def judge_folder(
     *,
     strict: bool = False,
     image: bool = False,
+    skipped: Sequence[str] = (),
 ) -> GateReport:
-    inputs, problems = read_inputs(folder, profile, image=image)
+    inputs, problems = read_inputs(folder, profile, image=image, skipped=skipped)
     verdict, reasons, flags = judge(inputs, strict=strict)
     if problems and verdict is Verdict.PASS:
         verdict = Verdict.INCOMPLETE
-    lat, tp = inputs.latency, inputs.throughput
-    score: float | None = None
-    score_name = ""
-    if lat is not None:
-        score, score_name = lat.score, "mean speedup"
-    elif inputs.vlm is not None:
-        from harness.gate.vlm_rules import vlm_score
-
-        score, score_name = vlm_score(inputs.vlm), "AICAS final score (official baselines)"
-    elif tp is not None and tp.score is not None:
-        score, score_name = tp.score, "weighted tok/s"
+    lat, quality = inputs.get(LatencyReport), inputs.get(QualityReport)
+    score, score_name = _score(inputs)
     return GateReport(
         verdict=verdict,
         strict=strict,
@@ -74,12 +79,31 @@ def judge_folder(
         score=score,
         score_name=score_name,
         bucket_speedups={b.name: b.speedup for b in lat.buckets()} if lat else {},
-        quality={b.name: b.score for b in inputs.quality.benchmarks} if inputs.quality else {},
-        reports=[
-            n
-            for n in ("check", "latency", "throughput", "quality", "package", "vlm")
-            if (folder / f"{n}.json").exists()
-        ],
+        quality={b.name: b.score for b in quality.benchmarks} if quality else {},
+        reports=[k.name for k in KINDS if (folder / k.filename).exists()],
+        skipped=list(skipped),
         folder=folder.name,
         provenance=provenance,
     )
+
+
+def folder_profile(folder: Path) -> str | None:
+    """The profile the folder's measurements were made under (None: no readable one says).
+
+    Reports that disagree are a usage error naming them: such a folder has no one verdict.
+    An earlier ``gate.json`` is not asked: it may be the very misjudgement being redone."""
+    seen: dict[str, list[str]] = {}
+    for kind in KINDS:
+        try:
+            report: Report | None = load_report(folder, kind.report)
+        except HarnessError:
+            continue  # the verdict names the unreadable file
+        if report is not None and report.provenance.profile:
+            seen.setdefault(report.provenance.profile, []).append(kind.filename)
+    if len(seen) > 1:
+        listed = "; ".join(f"{name} ({', '.join(files)})" for name, files in seen.items())
+        raise UsageError(
+            f"{folder}: its reports were measured under different profiles: {listed}",
+            hint="judge a folder of one run; re-run the odd reports into a new folder",
+        )
+    return next(iter(seen), None)

@@ -1,23 +1,25 @@
-"""``harness gate --url``: check → latency → quality (or throughput) into one run folder.
+"""``harness gate --url``: the profile's steps (check → latency or throughput → quality) into
+one run folder.
 
-Each step calls the measurement's core with a typed config built from the
-profile and the gate's options, so the gate never re-implements a measurement
-and never goes back through the command line; the gate itself only judges what
-the steps wrote. Each step's report records the ``harness <command>`` line that
-re-runs it. A step that fails with an error is reported and the next one runs
-(the gate then judges the folder as it is), except where noted in ``run_steps``.
+The steps are the registry's kinds that run against a server and that the
+profile requires, in registry order, less those skipped (``--skip``). Each step
+calls its kind's core with the config built from the profile and the gate's
+options (harness/gate/options.py: every option reaches every step that has
+it), so the gate never re-implements a measurement and never goes back through
+the command line; each step's report records the ``harness <command>`` line
+that re-runs it. A step that fails with an error is reported and the next one
+runs (the gate then judges the folder as it is), except where noted in
+``run_steps``. A plan is never changed once made: ``gate --image`` runs the
+steps on a copy that names the container's URL.
 """
 
 from __future__ import annotations
 
-import asyncio
-import random
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Literal
+from typing import Any
 
-from harness.conformance import core as check_core
-from harness.conformance.plan import CheckOptions, plan_run
 from harness.errors import (
     EXIT_FAIL,
     EXIT_INCOMPLETE,
@@ -25,171 +27,117 @@ from harness.errors import (
     EXIT_OK,
     EXIT_TARGET,
     HarnessError,
+    UsageError,
     exit_code_for,
 )
+from harness.flags import IMAGE, NAME, NOTE, URL, Target
 from harness.gate.hooks import GateHooks
 from harness.gate.judge import judge_folder
+from harness.gate.options import gate_options, options_argv
 from harness.gate.report import GateReport, Verdict
-from harness.latency import config as latency_config
-from harness.latency import core as latency_core
+from harness.kinds.record import GateStep, MeasurementKind, RunEnv
+from harness.kinds.registry import KINDS
 from harness.profiles import Profile
-from harness.quality import core as quality_core
 from harness.runs import Provenance
-from harness.throughput import core as throughput_core
-from harness.throughput.config import from_profile as throughput_from_profile
 
-StepName = Literal["check", "latency", "throughput", "quality"]
+AnyKind = MeasurementKind[Any, Any, Any, Any]
 
 
-@dataclass
+def step_names(where: GateStep = "server") -> list[str]:
+    """The kinds the gate can run (``--skip`` takes these)."""
+    return [k.name for k in KINDS if k.gate_step == where]
+
+
+def steps_for(
+    profile: Profile, where: GateStep, skip: frozenset[str] = frozenset()
+) -> list[AnyKind]:
+    """The kinds the gate runs there, in registry order: required by the profile, not skipped."""
+    image = where == "image"
+    return [
+        k
+        for k in KINDS
+        if k.gate_step == where and k.required(profile, image) and k.name not in skip
+    ]
+
+
+@dataclass(frozen=True)
 class GatePlan:
     """Everything ``gate --url`` (and the demo) decide before measuring."""
 
     url: str
     folder: Path
     profile: Profile
-    latency_mode: latency_config.Mode = "both"
-    runs: int | None = None
-    warmup: int | None = None
-    buckets: str | None = None
-    limit: float | None = None
-    data_dir: Path | None = None
-    max_gen_toks: int | None = None
-    tokenizer: str | None = None
-    ready_timeout: float | None = None
-    quality_only: str | None = None
-    keep_going: bool = False  # measure latency and quality even when a required check failed
-    name: str | None = None  # the run's ledger name and note, recorded in gate's command line
+    # the gate's step options by key (harness/gate/options.py); absent or None: each
+    # step's own default
+    options: Mapping[str, object] = field(default_factory=dict)
+    skip: frozenset[str] = frozenset()
+    keep_going: bool = False  # measure the later steps even when a prerequisite failed
+    name: str | None = None  # the run's ledger name and note, recorded in its provenance
     note: str = ""
+
+    def __post_init__(self) -> None:
+        known = {o.key for o in gate_options()}
+        unknown = sorted(set(self.options) - known)
+        if unknown:
+            raise UsageError(
+                f"unknown gate option(s): {', '.join(unknown)}",
+                hint=f"the gate's options: {', '.join(sorted(known))}",
+            )
 
     @property
     def profile_ref(self) -> str:
         """How a command line names the profile: its file stem, else its name."""
         return self.profile.source.removesuffix(".toml") or self.profile.name
 
-    def steps(self) -> list[StepName]:
-        out: list[StepName] = ["check"]
-        if self.profile.latency is not None:
-            out.append("latency")
-        if self.profile.throughput is not None:
-            out.append("throughput")
-        if self.profile.quality is not None:
-            out.append("quality")
-        return out
+    def steps(self, where: GateStep = "server") -> list[AnyKind]:
+        """The kinds to run, in registry order: required by the profile, not skipped."""
+        image = where == "image"
+        return [
+            k
+            for k in KINDS
+            if k.gate_step == where and k.required(self.profile, image) and k.name not in self.skip
+        ]
+
+    def overrides(self, kind: AnyKind) -> Any:
+        """The kind's overrides record: every gate option it has."""
+        return kind.overrides.from_gate(self.options)
 
     def command_line(self, *, image: str | None = None, strict: bool = False) -> list[str]:
         """The ``harness gate`` command that re-runs this plan (the gate's provenance)."""
-        target = ["--image", image] if image else ["--url", self.url]
-        argv = ["harness", "gate", *target, "--profile", self.profile_ref]
-        argv += ["--out", str(self.folder), "--latency-mode", self.latency_mode]
+        target = [IMAGE, image] if image else [URL, self.url]
+        argv = ["harness", "gate", *target, *Target(folder=self.folder).argv(self.profile_ref)]
         if self.name:
-            argv += ["--name", self.name]
+            argv += [NAME, self.name]
         if self.note:
-            argv += ["--note", self.note]
+            argv += [NOTE, self.note]
         if strict:
             argv.append("--strict")
         if self.keep_going:
             argv.append("--keep-going")
-        for flag, value in (
-            ("--runs", self.runs),
-            ("--warmup", self.warmup),
-            ("--buckets", self.buckets),
-            ("--limit", self.limit),
-            ("--data-dir", self.data_dir),
-            ("--max-gen-toks", self.max_gen_toks),
-            ("--quality-only", self.quality_only),
-            ("--tokenizer", self.tokenizer),
-            ("--ready-timeout", self.ready_timeout),
-        ):
-            if value is not None:
-                argv += [flag, str(value)]
-        return argv
+        for name in sorted(self.skip):
+            argv += ["--skip", name]
+        return argv + options_argv(self.options)
 
     def provenance(self, command_line: list[str]) -> Provenance:
         return Provenance(
-            profile=self.profile.name, command_line=command_line, url=self.url or None
+            profile=self.profile.name,
+            command_line=command_line,
+            url=self.url or None,
+            name=self.name,
+            note=self.note,
         )
 
 
-def run_check(plan: GatePlan, hooks: GateHooks) -> int:
-    opts = CheckOptions(tokenizer=plan.tokenizer)
-    cfg, planned = plan_run(plan.profile, plan.url, opts)
-    argv = check_core.command_line(opts, url=plan.url, profile=plan.profile_ref, folder=plan.folder)
-    report = asyncio.run(
-        check_core.measure_check(
-            cfg,
-            planned,
-            provenance=plan.provenance(argv),
-            folder=plan.folder,
-            hooks=hooks.check(),
-        )
-    )
-    hooks.check_done(report)
-    return check_core.exit_code(report)
-
-
-def run_latency(plan: GatePlan, hooks: GateHooks) -> int:
-    cfg = latency_config.from_profile(
-        plan.profile,
-        plan.url,
-        buckets=plan.buckets,
-        mode=plan.latency_mode,
-        runs=plan.runs,
-        warmup=plan.warmup,
-        tokenizer=plan.tokenizer,
-        ready_timeout_s=plan.ready_timeout,
-    )
-    argv = latency_core.command_line(cfg, profile=plan.profile_ref, folder=plan.folder)
-    report = asyncio.run(
-        latency_core.measure_latency(
-            cfg, provenance=plan.provenance(argv), folder=plan.folder, hooks=hooks.latency()
-        )
-    )
-    hooks.latency_done(report)
-    return latency_core.exit_code(report)
-
-
-def run_throughput(plan: GatePlan, hooks: GateHooks) -> int:
-    cfg = throughput_from_profile(
-        plan.profile,
-        plan.url,
-        seed=random.SystemRandom().randrange(1 << 31),  # as the command does without --seed
-        ready_timeout_s=plan.ready_timeout,
-    )
-    argv = throughput_core.command_line(cfg, profile=plan.profile_ref, folder=plan.folder)
-    report = asyncio.run(
-        throughput_core.measure_throughput(
-            cfg, provenance=plan.provenance(argv), folder=plan.folder, hooks=hooks.throughput()
-        )
-    )
-    hooks.throughput_done(report)
-    return throughput_core.exit_code(report)
-
-
-def run_quality(plan: GatePlan, hooks: GateHooks) -> int:
-    cfg = quality_core.from_profile(
-        plan.profile,
-        plan.url,
-        plan.folder,
-        data_dir=plan.data_dir,
-        limit=plan.limit,
-        only=plan.quality_only,
-        max_gen_toks=plan.max_gen_toks,
-    )
-    argv = quality_core.command_line(cfg, profile=plan.profile_ref)
-    report = quality_core.measure_quality(
-        cfg, provenance=plan.provenance(argv), hooks=hooks.quality()
-    )
-    hooks.quality_done(report)
-    return quality_core.exit_code(report)
-
-
-STEPS = {
-    "check": run_check,
-    "latency": run_latency,
-    "throughput": run_throughput,
-    "quality": run_quality,
-}
+def run_step(kind: AnyKind, plan: GatePlan, hooks: GateHooks, target: Target) -> int:
+    """One kind's core with the config the profile and the gate's options give it."""
+    overrides = plan.overrides(kind)
+    cfg = kind.from_profile(plan.profile, target, overrides)
+    argv = kind.command_line(target, overrides, plan.profile_ref)
+    env = RunEnv(provenance=plan.provenance(argv), folder=plan.folder, hooks=hooks.hooks(kind))
+    report = kind.run(cfg, env)
+    hooks.done(kind, report)
+    rc: int = kind.exit_code(report)
+    return rc
 
 
 def run_steps(plan: GatePlan, hooks: GateHooks) -> int:
@@ -197,23 +145,28 @@ def run_steps(plan: GatePlan, hooks: GateHooks) -> int:
 
     A step's error is shown (one line) and the next step runs, as each command would
     have been run by hand; the gate then judges what is in the folder."""
-    for name in plan.steps():
-        hooks.step(name)
+    steps = plan.steps()
+    target = Target(folder=plan.folder, url=plan.url)
+    for i, kind in enumerate(steps):
+        hooks.step(kind.name)
         try:
-            rc = STEPS[name](plan, hooks)
+            rc = run_step(kind, plan, hooks, target)
         except KeyboardInterrupt:
             return EXIT_INTERRUPTED
         except HarnessError as err:
             hooks.error(err)
             rc = exit_code_for(err)
         finally:
-            hooks.step_end(name)
-        if rc == EXIT_TARGET and name == "check":
+            hooks.step_end(kind.name)
+        if not kind.prerequisite:
+            continue
+        later = ", ".join(k.name for k in steps[i + 1 :])
+        if rc == EXIT_TARGET:
             return rc  # unreachable: the later steps would only wait for it again
-        if rc == EXIT_FAIL and name == "check" and not plan.keep_going:
+        if rc == EXIT_FAIL and not plan.keep_going and later:
             # The verdict is FAIL already; a quality run on a GPU costs ~20 minutes.
             hooks.say(
-                "[yellow]required checks failed: latency and quality skipped (--keep-going to measure anyway)[/]"
+                f"[yellow]{kind.name} failed: {later} not run (--keep-going to measure anyway)[/]"
             )
             return EXIT_OK
     return EXIT_OK
@@ -226,15 +179,13 @@ def conclude(
     *,
     strict: bool = False,
     image: bool = False,
-    name: str | None = None,
-    note: str = "",
+    skipped: frozenset[str] | list[str] = frozenset(),
 ) -> GateReport:
-    """Judge the run folder, save ``gate.json`` and record the run in the ledger."""
-    from harness.report.ledger import record_run
-
-    report = judge_folder(folder, profile, provenance, strict=strict, image=image)
+    """Judge the run folder and save ``gate.json`` (the caller records it in the ledger)."""
+    report = judge_folder(
+        folder, profile, provenance, strict=strict, image=image, skipped=sorted(skipped)
+    )
     report.save(folder)
-    record_run(folder, name, note)
     return report
 
 

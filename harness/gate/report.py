@@ -2,28 +2,15 @@
 
 from __future__ import annotations
 
-from enum import StrEnum
 from typing import Any, ClassVar
 
-from pydantic import BaseModel, Field
+from pydantic import Field
 
 from harness.risk import RiskFlag, migrate_flags
 from harness.runs import Migration, Report
+from harness.verdict import Reason, Verdict
 
-
-class Verdict(StrEnum):
-    PASS = "PASS"
-    FAIL = "FAIL"
-    INCOMPLETE = "INCOMPLETE"
-
-
-class Reason(BaseModel):
-    """One line of the verdict. ``blocking`` reasons decide it; the rest explain it."""
-
-    source: str  # check | latency | quality | throughput | package | gate
-    text: str
-    blocking: bool = False
-    incomplete: bool = False  # a required measurement is missing or partial
+__all__ = ["GateReport", "Reason", "Verdict"]
 
 
 def _v1_to_v2(data: dict[str, Any]) -> dict[str, Any]:
@@ -38,10 +25,16 @@ def _v1_to_v2(data: dict[str, Any]) -> dict[str, Any]:
     return data
 
 
+def _v2_to_v3(data: dict[str, Any]) -> dict[str, Any]:
+    """Schema 3: ``skipped``, the steps left out with ``--skip`` (none before)."""
+    data.setdefault("skipped", [])
+    return data
+
+
 class GateReport(Report):
     FILENAME: ClassVar[str] = "gate.json"
-    SCHEMA_VERSION: ClassVar[int] = 2
-    MIGRATIONS: ClassVar[dict[int, Migration]] = {1: _v1_to_v2}
+    SCHEMA_VERSION: ClassVar[int] = 3
+    MIGRATIONS: ClassVar[dict[int, Migration]] = {1: _v1_to_v2, 2: _v2_to_v3}
 
     kind: str = "gate"
     verdict: Verdict
@@ -55,6 +48,7 @@ class GateReport(Report):
     bucket_speedups: dict[str, float | None] = Field(default_factory=dict)
     quality: dict[str, float | None] = Field(default_factory=dict)
     reports: list[str] = Field(default_factory=list)  # which reports were read
+    skipped: list[str] = Field(default_factory=list)  # steps left out (--skip): INCOMPLETE
     folder: str = ""
 
     @property

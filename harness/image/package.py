@@ -1,61 +1,22 @@
-"""``harness package`` core: save → inspect → judge → :class:`PackageReport`."""
+"""``harness package`` core: save → inspect → judge → :class:`PackageReport`.
+
+The only image module the package step needs that imports the Docker SDK (with
+``engine.py``, ``save.py`` and ``run.py``): the kind record imports it when it runs.
+"""
 
 from __future__ import annotations
 
 import hashlib
-from dataclasses import dataclass
 from pathlib import Path
 
 import docker
 
 from harness.image.archive import inspect_archive
-from harness.image.compress import Compressor
-from harness.image.preflight import SizeBreakdown, platform_rule, size_breakdown
-from harness.image.rules import ImageFacts, RuleResult, facts_from_config, failed, judge
+from harness.image.config import PackageConfig
+from harness.image.preflight import platform_rule, size_breakdown
+from harness.image.report import PackageReport
+from harness.image.rules import ImageFacts, facts_from_config, failed, judge
 from harness.image.save import Progress, SaveResult, save_image
-from harness.profiles import PackageSpec
-from harness.runs import Report
-
-
-class PackageReport(Report):
-    FILENAME = "package.json"
-    kind: str = "package"
-    image: str | None = None
-    image_id: str | None = None
-    archive: str  # file name only: reports never carry machine paths
-    sha256: str
-    compressed_bytes: int
-    tar_bytes: int | None = None
-    seconds: float | None = None
-    mb_per_s: float | None = None
-    compressor: str | None = None
-    level: int | None = None
-    layout: str
-    layer_count: int
-    tags: list[str]
-    entrypoint: list[str]
-    cmd: list[str]
-    exposed_ports: list[str]
-    env_names: list[str]  # names only: env values can hold tokens
-    model_files: dict[str, int]
-    parameters: int | None
-    rules: list[RuleResult]
-    passed: bool
-    platform: str | None = None  # os/architecture from the image config
-    sizes: SizeBreakdown | None = None  # pre-flight: per layer, per directory, with hints
-
-    def failures(self) -> list[RuleResult]:
-        return failed(self.rules)
-
-
-@dataclass
-class PackageConfig:
-    image: str | None  # None: inspect an existing archive only
-    archive: Path
-    spec: PackageSpec
-    level: int = 1
-    compressor: Compressor = "auto"
-    threads: int | None = None
 
 
 def _sha256_file(path: Path) -> str:

@@ -1,10 +1,25 @@
-"""The one typed configuration a latency run is driven by (CLI flags + profile → this)."""
+"""The one typed configuration a latency run is driven by: profile + typed overrides → this.
+
+``LatencyOverrides`` is what a user may change (the ``harness latency`` flags and
+the gate's latency options, declared once on its fields); ``from_profile`` is the
+only builder of a ``LatencyConfig``: every grader number comes from the profile.
+"""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Literal
 
+from harness.flags import (
+    READY_TIMEOUT,
+    GateFlag,
+    Overrides,
+    Target,
+    non_negative_int,
+    option,
+    positive_float,
+    positive_int,
+)
 from harness.profiles import Bucket, LatencySpec, Profile
 
 Mode = Literal["official", "strict", "both"]
@@ -12,36 +27,113 @@ MetricsChoice = Literal["auto", "on", "off"]
 
 
 @dataclass(frozen=True)
+class LatencyOverrides(Overrides):
+    """What a user may set for a latency run; None: the profile's value."""
+
+    COMMAND = "latency"
+
+    mode: Mode = option(
+        "--mode",
+        default="official",
+        choices=("official", "strict", "both"),
+        help="official: the grader's requests; strict: unique exact-length streamed prompts; "
+        "both: the two, and the gap between them",
+        gate=GateFlag("--latency-mode", default="both"),
+    )
+    endpoint: str | None = option(
+        "--endpoint", help="official endpoint (default: the profile's, /invocations)"
+    )
+    runs: int | None = option(
+        "--runs",
+        type=positive_int,
+        help="timed requests per bucket (default: the profile's, 50)",
+        gate="--runs",
+    )
+    warmup: int | None = option(
+        "--warmup",
+        type=non_negative_int,
+        help="warm-up requests per bucket (default: the profile's, 5)",
+        gate="--warmup",
+    )
+    buckets: str | None = option(
+        "--buckets",
+        help="comma-separated bucket names (default: all, e.g. short,medium,long)",
+        gate="--buckets",
+    )
+    timeout_s: float = option(
+        "--timeout", default=600.0, type=positive_float, help="per-request timeout in s"
+    )
+    tokenizer: str | None = option(
+        "--tokenizer",
+        help="qwen:MODEL | tokenizer.json or model folder | server (default: the profile's)",
+        gate="--tokenizer",
+    )
+    model: str | None = option(
+        "--model", help="strict mode's model field (default: the server's first model)"
+    )
+    concurrency: int = option(
+        "--concurrency", default=1, type=positive_int, help="strict mode: requests in flight"
+    )
+    force_length: bool = option(
+        "--force-length", default=False, help="strict mode: send ignore_eos + min_tokens"
+    )
+    seed: int = option("--seed", default=0, type=int, help="strict prompts' seed")
+    ready_timeout_s: float | None = option(
+        READY_TIMEOUT,
+        type=positive_float,
+        help="readiness wait in s (default: the profile's, 600)",
+        gate=READY_TIMEOUT,
+    )
+    ready_interval_s: float | None = option(
+        "--ready-interval",
+        type=positive_float,
+        help="readiness poll interval in s (default: the profile's, 5)",
+    )
+    metrics: MetricsChoice = option(
+        "--metrics",
+        default="auto",
+        choices=("auto", "on", "off"),
+        help="scrape the server's /metrics around each bucket for attribution "
+        "(default: auto, off in official mode, on in strict/both)",
+    )
+    calibrate: bool = option(
+        "--no-calibrate", default=True, help="skip the client timing self-check"
+    )
+
+
+@dataclass(frozen=True)
 class LatencyConfig:
+    """A latency run, built by :func:`from_profile` only (no grader number is a default here)."""
+
     url: str
-    mode: Mode = "official"
-    buckets: tuple[Bucket, ...] = ()
-    endpoint: str = "/invocations"  # official mode
-    strict_endpoint: str = "/v1/completions"
-    runs: int = 50
-    warmup: int = 5
-    timeout_s: float = 600.0
-    connect_timeout_s: float = 10.0
-    tokenizer: str = "qwen:Qwen/Qwen3.5-4B"
-    model: str | None = None  # strict mode's "model" field; None = first served model
-    concurrency: int = 1
-    force_length: bool = False
-    seed: int = 0
-    temperature: float = 0.0
-    filler_sentence: str = "The quick brown fox jumps over the lazy dog. "
-    filler_divisor: int = 10
-    filler_min_repeats: int = 1
-    new_connection_per_request: bool = True
-    ready_path: str = "/ping"
-    ready_interval_s: float = 5.0
-    ready_timeout_s: float = 600.0
-    calibrate: bool = True
-    think_close: str = "</think>"
-    extra_body: dict[str, object] = field(default_factory=dict)
+    mode: Mode
+    buckets: tuple[Bucket, ...]
+    endpoint: str  # official mode
+    strict_endpoint: str
+    runs: int
+    warmup: int
+    timeout_s: float
+    tokenizer: str
+    model: str | None  # strict mode's "model" field; None = first served model
+    concurrency: int
+    force_length: bool
+    seed: int
+    temperature: float
+    filler_sentence: str
+    filler_divisor: int
+    filler_min_repeats: int
+    new_connection_per_request: bool
+    ready_path: str
+    ready_interval_s: float
+    ready_timeout_s: float
+    calibrate: bool
+    think_close: str
     # the profile's [latency] section: what the grader does (runs, warm-ups, buckets)
-    spec: LatencySpec | None = None
+    spec: LatencySpec
     # scrape /metrics around each bucket (a harness extra; auto: off in pure official mode)
-    metrics: MetricsChoice = "auto"
+    metrics: MetricsChoice
+    connect_timeout_s: float = 10.0  # harness's own
+    extra_body: dict[str, object] = field(default_factory=dict)  # harness's own (none today)
 
     def filler(self, prompt_tokens: int) -> str:
         return self.filler_sentence * max(
@@ -49,36 +141,40 @@ class LatencyConfig:
         )
 
 
-def from_profile(
-    profile: Profile, url: str, *, buckets: str | None = None, **overrides: Any
-) -> LatencyConfig:
-    """The profile's latency procedure at ``url``, then ``overrides`` (None values ignored).
+def from_profile(profile: Profile, target: Target, o: LatencyOverrides) -> LatencyConfig:
+    """The profile's latency procedure at ``target.url``, with what ``o`` changes.
 
-    ``buckets`` is the comma list the CLI takes (``short,long``); an unknown name is a
+    ``o.buckets`` is the comma list the CLI takes (``short,long``); an unknown name is a
     ConfigError naming the profile's buckets."""
     spec = profile.require_latency()
     chosen = tuple(spec.buckets)
-    if buckets:
-        chosen = tuple(spec.bucket(name.strip()) for name in buckets.split(",") if name.strip())
+    if o.buckets:
+        chosen = tuple(spec.bucket(name.strip()) for name in o.buckets.split(",") if name.strip())
     ready = profile.readiness
-    base: dict[str, Any] = {
-        "url": url.rstrip("/"),
-        "buckets": chosen,
-        "endpoint": spec.endpoint,
-        "strict_endpoint": spec.strict_endpoint,
-        "runs": spec.runs,
-        "warmup": spec.warmup,
-        "tokenizer": profile.server.tokenizer,
-        "temperature": spec.temperature,
-        "filler_sentence": spec.filler_sentence,
-        "filler_divisor": spec.filler_divisor,
-        "filler_min_repeats": spec.filler_min_repeats,
-        "new_connection_per_request": spec.new_connection_per_request,
-        "ready_path": profile.server.ready_path,
-        "ready_interval_s": ready.poll_interval_s,
-        "ready_timeout_s": ready.timeout_s,
-        "think_close": profile.server.think_close,
-        "spec": spec,
-    }
-    base.update({k: v for k, v in overrides.items() if v is not None})
-    return LatencyConfig(**base)
+    return LatencyConfig(
+        url=target.url.rstrip("/"),
+        mode=o.mode,
+        buckets=chosen,
+        endpoint=o.endpoint or spec.endpoint,
+        strict_endpoint=spec.strict_endpoint,
+        runs=o.runs if o.runs is not None else spec.runs,
+        warmup=o.warmup if o.warmup is not None else spec.warmup,
+        timeout_s=o.timeout_s,
+        tokenizer=o.tokenizer or profile.server.tokenizer,
+        model=o.model,
+        concurrency=o.concurrency,
+        force_length=o.force_length,
+        seed=o.seed,
+        temperature=spec.temperature,
+        filler_sentence=spec.filler_sentence,
+        filler_divisor=spec.filler_divisor,
+        filler_min_repeats=spec.filler_min_repeats,
+        new_connection_per_request=spec.new_connection_per_request,
+        ready_path=profile.server.ready_path,
+        ready_interval_s=o.ready_interval_s or ready.poll_interval_s,
+        ready_timeout_s=o.ready_timeout_s or ready.timeout_s,
+        calibrate=o.calibrate,
+        think_close=profile.server.think_close,
+        spec=spec,
+        metrics=o.metrics,
+    )

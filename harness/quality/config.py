@@ -1,4 +1,9 @@
-"""The one typed config a ``harness quality`` run is built from."""
+"""The one typed config a ``harness quality`` run is built from: profile + typed overrides.
+
+``QualityOverrides`` is what a user may change (the ``harness quality`` flags and
+the gate's quality options, declared once on its fields); ``from_profile`` is
+the only builder of a ``QualityConfig``.
+"""
 
 from __future__ import annotations
 
@@ -7,7 +12,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from harness.data.layout import DATA_DIR_ENV, default_data_dir
+from harness.data.punkt import default_nltk_data
 from harness.errors import ConfigError
+from harness.flags import READY_TIMEOUT, Overrides, Target, option, positive_float, positive_int
 from harness.profiles import Benchmark, Profile, QualitySpec
 
 DATA_ROUTE_ENV = "HARNESS_DATA_ROUTE"
@@ -15,24 +23,85 @@ DATA_ROUTES = ("auto", "hf-cache", "jsonl")
 
 
 @dataclass(frozen=True)
+class QualityOverrides(Overrides):
+    """What a user may set for a quality run; None: the profile's (or the harness's) value."""
+
+    COMMAND = "quality"
+
+    limit: float | None = option(
+        "--limit",
+        type=positive_float,
+        help="QUALITY_LIMIT: below 1.0 the first ceil(f*n) docs of each task, else all "
+        "(default: the profile's)",
+        gate="--limit",
+    )
+    data_dir: Path | None = option(
+        "--data-dir",
+        type=Path,
+        metavar="DIR",
+        help=f"benchmark data folder (default: ${DATA_DIR_ENV} or ~/.cache/harness/data)",
+        gate="--data-dir",
+    )
+    nltk_data: Path | None = option(
+        "--nltk-data",
+        type=Path,
+        metavar="DIR",
+        help="NLTK data folder for IFEval's punkt_tab (default: DATA_DIR/nltk_data when it "
+        "holds punkt_tab, else the harness cache; written there offline when missing)",
+    )
+    only: str | None = option(
+        "--only",
+        help="comma-separated benchmark names (default: all in the profile)",
+        gate="--quality-only",
+    )
+    max_gen_toks: int | None = option(
+        "--max-gen-toks",
+        type=positive_int,
+        help="NON-OFFICIAL: cap every request's max_tokens, for slow test servers (default: none)",
+        gate="--max-gen-toks",
+    )
+    stream: bool = option("--stream", default=False, help="stream thinking benchmarks (GPQA)")
+    idle_timeout_s: float = option(
+        "--idle-timeout", default=120.0, type=positive_float, help="streamed: max silence in s"
+    )
+    endpoint: str | None = option(
+        "--endpoint", help="NON-OFFICIAL: post somewhere else (default: the profile's)"
+    )
+    model: str | None = option(
+        "--model", help="NON-OFFICIAL: the body's model name (default: the profile's)"
+    )
+    resume: bool = option(
+        "--fresh", default=True, help="ignore answers cached in the run folder (--out)"
+    )
+    ready_timeout_s: float | None = option(
+        READY_TIMEOUT,
+        type=positive_float,
+        help="readiness wait in s (default: the profile's, 600)",
+        gate=READY_TIMEOUT,
+    )
+
+
+@dataclass(frozen=True)
 class QualityConfig:
+    """A quality run, built by :func:`from_profile` only."""
+
     url: str  # server base URL, e.g. http://127.0.0.1:8080
     profile: Profile
     data_dir: Path
     nltk_data: Path
     folder: Path  # run folder: quality.json, samples, cache, rendered task YAMLs
     limit: float | None  # QUALITY_LIMIT; None or >= 1.0 means every document
-    only: tuple[str, ...] = ()  # benchmark names; empty: all of the profile's
-    max_gen_toks: int | None = None  # NON-OFFICIAL cap on every request's max_tokens
-    stream: bool = False  # NON-OFFICIAL for the scripts: stream thinking benchmarks (GPQA)
-    idle_timeout_s: float = 120.0  # streamed: max silence between reads
-    endpoint: str | None = None  # default: the profile's [quality] endpoint
-    model: str | None = None  # NON-OFFICIAL: the body's model name (default: the profile's)
-    resume: bool = True  # reuse answers cached in the run folder
+    only: tuple[str, ...]  # benchmark names; empty: all of the profile's
+    max_gen_toks: int | None  # NON-OFFICIAL cap on every request's max_tokens
+    stream: bool  # NON-OFFICIAL for the scripts: stream thinking benchmarks (GPQA)
+    idle_timeout_s: float  # streamed: max silence between reads
+    endpoint: str | None  # None: the profile's [quality] endpoint
+    model: str | None  # NON-OFFICIAL: the body's model name (None: the profile's)
+    resume: bool  # reuse answers cached in the run folder
     # The grader's quality script sends ONE GET /ping (5 s timeout) and dies if it fails;
-    # a positive timeout polls instead, every ready_interval_s (harness's own, e.g. a demo).
-    ready_timeout_s: float = 0.0
-    ready_interval_s: float = 5.0
+    # a positive timeout polls instead, every ready_interval_s (the profile's interval).
+    ready_timeout_s: float
+    ready_interval_s: float
     # "auto": lm-eval's own tasks on the HF datasets cache when it holds every dataset (the
     # grader's route), else the JSON Lines data folder; "hf-cache" / "jsonl" force one.
     data_route: str = field(default_factory=lambda: os.environ.get(DATA_ROUTE_ENV, "auto"))
@@ -83,3 +152,32 @@ class QualityConfig:
         if self.model and self.model != self.profile.server.model:
             out["model"] = self.model
         return out
+
+
+def from_profile(profile: Profile, target: Target, o: QualityOverrides) -> QualityConfig:
+    """The profile's quality procedure at ``target.url`` into ``target.folder``, with ``o``.
+
+    ``o.data_dir`` defaults to ``$HARNESS_DATA_DIR`` or the cache's ``data/``, NLTK data
+    to its ``nltk_data/`` when that holds punkt_tab, else the harness cache (punkt.py),
+    ``o.limit`` to the profile's; ``o.only`` is the CLI's comma list. Readiness is polled
+    like latency's (the profile's interval and timeout): on a ready server that is the one
+    ``GET /ping`` the grader's quality script sends."""
+    spec = profile.require_quality()
+    data = (o.data_dir or default_data_dir()).resolve()
+    return QualityConfig(
+        url=target.url,
+        profile=profile,
+        data_dir=data,
+        nltk_data=(o.nltk_data or default_nltk_data(data)).resolve(),
+        folder=target.folder,
+        limit=o.limit if o.limit is not None else spec.limit,
+        only=tuple(n.strip() for n in (o.only or "").split(",") if n.strip()),
+        max_gen_toks=o.max_gen_toks,
+        stream=o.stream,
+        idle_timeout_s=o.idle_timeout_s,
+        endpoint=o.endpoint,
+        model=o.model,
+        resume=o.resume,
+        ready_timeout_s=o.ready_timeout_s or profile.readiness.timeout_s,
+        ready_interval_s=profile.readiness.poll_interval_s,
+    )

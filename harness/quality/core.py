@@ -20,13 +20,10 @@ import os
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
 
 from harness.client.readiness import ReadyResult
-from harness.data.layout import default_data_dir
-from harness.data.punkt import default_nltk_data
 from harness.errors import EXIT_FAIL, EXIT_INCOMPLETE, EXIT_OK
-from harness.profiles import Benchmark, Profile
+from harness.profiles import Benchmark
 from harness.quality.config import QualityConfig
 from harness.quality.report import QualityReport
 from harness.quality.transport import NoProgress, ProgressSink
@@ -90,43 +87,6 @@ def offline_env(nltk_data: Path, *, verbose: bool = False) -> Iterator[None]:
                 os.environ[name] = value
         nltk.data.path[:] = saved_path
         logger.setLevel(saved_level)
-
-
-def from_profile(
-    profile: Profile,
-    url: str,
-    folder: Path,
-    *,
-    data_dir: Path | None = None,
-    nltk_data: Path | None = None,
-    limit: float | None = None,
-    only: str | None = None,
-    **overrides: Any,
-) -> QualityConfig:
-    """The profile's quality procedure at ``url`` into ``folder``, then ``overrides``.
-
-    ``data_dir`` defaults to ``$HARNESS_DATA_DIR`` or the cache's ``data/``, NLTK data
-    to its ``nltk_data/`` when that holds punkt_tab, else the harness cache (punkt.py),
-    ``limit`` to the profile's; ``only`` is the CLI's comma list. Readiness is polled like
-    latency's (the profile's interval and timeout): on a ready server that is the one
-    ``GET /ping`` the grader's quality script sends."""
-    spec = profile.require_quality()
-    data = (data_dir or default_data_dir()).resolve()
-    base: dict[str, Any] = {
-        "ready_timeout_s": profile.readiness.timeout_s,
-        "ready_interval_s": profile.readiness.poll_interval_s,
-    }
-    base.update({k: v for k, v in overrides.items() if v is not None})
-    return QualityConfig(
-        url=url,
-        profile=profile,
-        data_dir=data,
-        nltk_data=(nltk_data or default_nltk_data(data)).resolve(),
-        folder=folder,
-        limit=limit if limit is not None else spec.limit,
-        only=tuple(n.strip() for n in (only or "").split(",") if n.strip()),
-        **base,
-    )
 
 
 def lm_eval_version() -> str:
@@ -195,38 +155,3 @@ def exit_code(report: QualityReport) -> int:
     if not report.complete:
         return EXIT_INCOMPLETE
     return EXIT_OK if report.passed else EXIT_FAIL
-
-
-def command_line(cfg: QualityConfig, *, profile: str) -> list[str]:
-    """The ``harness quality`` command that re-runs ``cfg`` (recorded as provenance)."""
-    argv = [
-        "harness",
-        "quality",
-        "--url",
-        cfg.url,
-        "--profile",
-        profile,
-        "--out",
-        str(cfg.folder),
-        "--data-dir",
-        str(cfg.data_dir),
-        "--nltk-data",
-        str(cfg.nltk_data),
-    ]
-    if cfg.limit is not None:
-        argv += ["--limit", f"{cfg.limit:g}"]
-    if cfg.only:
-        argv += ["--only", ",".join(cfg.only)]
-    if cfg.max_gen_toks is not None:
-        argv += ["--max-gen-toks", str(cfg.max_gen_toks)]
-    if cfg.stream:
-        argv += ["--stream", "--idle-timeout", f"{cfg.idle_timeout_s:g}"]
-    if cfg.endpoint:
-        argv += ["--endpoint", cfg.endpoint]
-    if cfg.model:
-        argv += ["--model", cfg.model]
-    if not cfg.resume:
-        argv.append("--fresh")
-    if cfg.ready_timeout_s:
-        argv += ["--ready-timeout", f"{cfg.ready_timeout_s:g}"]
-    return argv

@@ -21,6 +21,7 @@ from lm_eval.api.instance import Instance
 from lm_eval.api.model import LM
 from lm_eval.api.registry import register_model
 
+from harness.profiles import load_profile
 from harness.quality.transport import Transport, TransportOptions
 
 RAW_SUFFIX = "step by step."
@@ -80,7 +81,11 @@ def grader_body(
 
 @register_model("harness-grader")
 class GraderLM(LM):
-    """``lm_eval --model harness-grader --model_args base_url=URL,thinking=true`` works too."""
+    """``lm_eval --model harness-grader --model_args base_url=URL,thinking=true`` works too.
+
+    What the harness passes (its profile's caps, thinking fields and concurrency),
+    ``lm_eval``'s command line may leave out: they are then read from
+    ``profile=NAME`` (default: the default profile), never from numbers kept here."""
 
     def __init__(
         self,
@@ -89,24 +94,31 @@ class GraderLM(LM):
         thinking: bool | str = False,
         thinking_on: dict[str, Any] | None = None,
         thinking_off: dict[str, Any] | None = None,
-        cap_off: int | str = 512,
-        cap_on: int | str = 12288,
+        cap_off: int | str | None = None,
+        cap_on: int | str | None = None,
         max_gen_toks: int | str | None = None,
         stream: bool | str = False,
-        num_concurrent: int | str = 8,
+        num_concurrent: int | str | None = None,
         transport: Transport | None = None,
+        profile: str | None = None,
         **_: Any,
     ) -> None:
         super().__init__()
+        if None in (thinking_on, thinking_off, cap_off, cap_on) or (
+            transport is None and num_concurrent is None
+        ):
+            prof = load_profile(profile)
+            spec, server = prof.require_quality(), prof.server
+            thinking_on = server.thinking_on if thinking_on is None else thinking_on
+            thinking_off = server.thinking_off if thinking_off is None else thinking_off
+            cap_off = spec.cap_thinking_off if cap_off is None else cap_off
+            cap_on = spec.cap_thinking_on if cap_on is None else cap_on
+            num_concurrent = spec.num_concurrent if num_concurrent is None else num_concurrent
+        assert cap_off is not None and cap_on is not None
         self.model = model or None  # NON-OFFICIAL: the grader's body has no "model"
         self.thinking = thinking in (True, "true", "True", "1")
-        on = thinking_on if thinking_on is not None else {"thinking": True}
-        off = (
-            thinking_off
-            if thinking_off is not None
-            else {"chat_template_kwargs": {"enable_thinking": False}}
-        )
-        self.thinking_fields = on if self.thinking else off
+        chosen = thinking_on if self.thinking else thinking_off
+        self.thinking_fields = dict(chosen or {})
         self.cap_off, self.cap_on = int(cap_off), int(cap_on)
         self.override = int(max_gen_toks) if max_gen_toks not in (None, "", "None") else None
         self.stream = stream in (True, "true", "True", "1")
@@ -115,7 +127,7 @@ class GraderLM(LM):
                 raise ValueError("harness-grader needs base_url=http://HOST:PORT/invocations")
             transport = Transport(
                 TransportOptions(
-                    url=base_url, fingerprint=base_url, concurrency=int(num_concurrent)
+                    url=base_url, fingerprint=base_url, concurrency=int(num_concurrent or 1)
                 )
             )
         self.transport = transport

@@ -6,6 +6,8 @@ import json
 from pathlib import Path
 from typing import Any
 
+from harness.errors import ConfigError
+
 INVALID = "[invalid]"  # what lm-eval's regex filters return when nothing matched
 
 
@@ -45,3 +47,22 @@ def write_samples(
                 }
                 fh.write(json.dumps(line, ensure_ascii=False, default=str) + "\n")
     return extracted
+
+
+def read_samples(path: Path) -> list[dict[str, Any]]:
+    """The records :func:`write_samples` wrote (``compare`` pairs them by document)."""
+    rows: list[dict[str, Any]] = []
+    try:
+        with path.open(encoding="utf-8") as fh:
+            for lineno, line in enumerate(fh, 1):
+                if not line.strip():
+                    continue
+                try:
+                    row = json.loads(line)
+                except json.JSONDecodeError:
+                    raise ConfigError(f"{path.name}:{lineno}: not valid JSON") from None
+                if isinstance(row, dict):
+                    rows.append(row)
+    except OSError as err:
+        raise ConfigError(f"{path.name}: unreadable ({err.strerror})") from None
+    return rows

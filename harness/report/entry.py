@@ -196,24 +196,21 @@ def _fingerprint(run: RunFiles) -> ServerFingerprint:
     return ServerFingerprint(url=url, models=models, build=build)
 
 
-def _argv_option(run: RunFiles, option: str) -> str | None:
-    """``--name``/``--note`` as recorded in a report's command line (gate's first)."""
+def _recorded(run: RunFiles) -> tuple[str | None, str]:
+    """The ``--name``/``--note`` the folder's commands were run with, from their provenance
+    (the gate's first: it names the whole run)."""
     gate = run.get(GateReport)
-    for rep in [r for r in (gate, *run.reports.values()) if r is not None]:
-        argv = rep.provenance.command_line
-        for i, arg in enumerate(argv):
-            if arg == option and i + 1 < len(argv):
-                return argv[i + 1]
-            if arg.startswith(option + "="):
-                return arg.split("=", 1)[1]
-    return None
+    reports = [r for r in (gate, *run.reports.values()) if r is not None]
+    name = next((r.provenance.name for r in reports if r.provenance.name), None)
+    note = next((r.provenance.note for r in reports if r.provenance.note), "")
+    return name, note
 
 
 def build_entry(run: RunFiles, *, name: str | None = None, note: str = "") -> LedgerEntry:
     """Summarise a read run folder. Pure apart from the folder's mtime fallback.
 
-    Without ``name``/``note`` (a folder indexed later), the ``--name``/``--note``
-    its commands were run with are taken from the recorded command lines.
+    Without ``name``/``note`` (a folder indexed later), the name and note its
+    commands were run with are taken from their provenance.
     """
     latency, quality = run.get(LatencyReport), run.get(QualityReport)
     gate, check = run.get(GateReport), run.get(CheckReport)
@@ -226,10 +223,11 @@ def build_entry(run: RunFiles, *, name: str | None = None, note: str = "") -> Le
     if latency is not None and latency.score is not None:
         score_mode = "official" if any(b.mode == "official" for b in buckets) else "strict"
     total, failed = _checks(check)
+    recorded_name, recorded_note = _recorded(run)
     return LedgerEntry(
         id=run.folder.name,
-        name=name if name is not None else _argv_option(run, "--name"),
-        note=note or _argv_option(run, "--note") or "",
+        name=name if name is not None else recorded_name,
+        note=note or recorded_note,
         profile=profile,
         server=_fingerprint(run),
         time=_started(run),

@@ -12,24 +12,15 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from harness.conformance.model import CheckReport
 from harness.errors import HarnessError
 from harness.gate.report import GateReport
+from harness.kinds.registry import KINDS
 from harness.latency.report import LatencyReport
-from harness.quality.report import QualityReport
 from harness.runs import R, Report, load_report
-from harness.throughput.report import ThroughputReport
-from harness.vlm.report import VlmReport
 
-# The report kinds ``harness report`` reads, in display order. A new kind is one line here.
-REPORT_KINDS: tuple[type[Report], ...] = (
-    CheckReport,
-    LatencyReport,
-    QualityReport,
-    ThroughputReport,
-    VlmReport,
-    GateReport,
-)
+# The reports ``harness report`` reads, in display order: every measurement kind's
+# (harness/kinds/registry.py), then the gate's verdict.
+REPORT_KINDS: tuple[type[Report], ...] = (*(k.report for k in KINDS), GateReport)
 REPORT_FILES = tuple(kind.FILENAME for kind in REPORT_KINDS)
 
 

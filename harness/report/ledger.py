@@ -17,7 +17,7 @@ from pydantic import ValidationError
 
 from harness.errors import IncompleteError, UsageError
 from harness.report.entry import LedgerEntry, entry_for_folder
-from harness.report.folder import is_run_folder
+from harness.report.folder import REPORT_FILES, is_run_folder
 
 LEDGER_FILENAME = "ledger.jsonl"
 
@@ -89,7 +89,7 @@ def record_run(folder: Path, name: str | None, note: str) -> LedgerEntry:
         raise UsageError(f"{folder}: no such run folder")
     if not is_run_folder(folder):
         raise IncompleteError(
-            f"{folder}: no report in this folder (check/latency/quality/throughput/gate .json)",
+            f"{folder}: no report in this folder ({', '.join(REPORT_FILES)})",
             hint="run a measurement into it first, e.g. harness latency --out DIR",
         )
     path = ledger_path_for(folder)

@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from harness.errors import ConfigError, HarnessError, UsageError, VerdictFailed
-from harness.image.package import PackageReport
+from harness.image.report import PackageReport
 from harness.image.rules import human_bytes
 from harness.profiles import PackageSpec
 

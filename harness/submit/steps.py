@@ -13,18 +13,15 @@ import math
 import random
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 import aiohttp
 
 from harness.errors import ProtocolError
 from harness.submit.api import ApiRefused, OrganiserApi, UploadTarget
+from harness.submit.model import Hooks, SubmitConfig, SubmitReport
 from harness.submit.pause import checkpoint
 from harness.submit.state import UploadState, save_state
 from harness.submit.uploader import UploadStats, UrlSource, upload_parts, upload_single
-
-if TYPE_CHECKING:
-    from harness.submit.core import Hooks, SubmitConfig, SubmitReport
 
 
 def part_plan(size: int, target: UploadTarget) -> tuple[int, int]:

@@ -1,4 +1,9 @@
-"""The one typed configuration a throughput sweep is driven by (profile + CLI flags → this)."""
+"""The one typed configuration a throughput sweep is driven by: profile + typed overrides → this.
+
+``ThroughputOverrides`` is what a user may change (the ``harness throughput`` flags,
+declared once on its fields); ``from_profile`` is the only builder of a
+``ThroughputConfig``: every grader number comes from the profile.
+"""
 
 from __future__ import annotations
 
@@ -6,49 +11,141 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from harness.errors import ConfigError
+from harness.flags import (
+    READY_TIMEOUT,
+    Overrides,
+    Target,
+    draw_seed,
+    non_negative_int,
+    option,
+    positive_float,
+    positive_int,
+)
 from harness.profiles import Profile, ThroughputSpec
 
 Mode = Literal["official", "strict"]
 
 
 @dataclass(frozen=True)
+class ThroughputOverrides(Overrides):
+    """What a user may set for a sweep; None: the profile's value (recorded as non-official
+    in throughput.json when it differs from the grader's)."""
+
+    COMMAND = "throughput"
+
+    mode: Mode = option(
+        "--mode",
+        default="official",
+        choices=("official", "strict"),
+        help="official: the grader's sweep; strict: fresh prompts per level, and a failed "
+        "spot check fails the run",
+    )
+    levels: str | None = option(
+        "--levels", help="comma-separated concurrency levels (default: the profile's)"
+    )
+    requests_per_level: int | None = option(
+        "--requests-per-level",
+        type=positive_int,
+        help="timed requests per level (default: the profile's, 64)",
+    )
+    warmup: int | None = option(
+        "--warmup",
+        type=non_negative_int,
+        help="warm-up requests per level (default: the profile's, 2)",
+    )
+    prompt_tokens: int | None = option(
+        "--prompt-tokens",
+        type=positive_int,
+        help="NON-OFFICIAL prompt length (default: the profile's, 1024)",
+    )
+    max_tokens: int | None = option(
+        "--max-tokens",
+        type=positive_int,
+        help="NON-OFFICIAL max_tokens (default: the profile's, 1024)",
+    )
+    spot_checks: int | None = option(
+        "--spot-checks",
+        type=non_negative_int,
+        help="math spot checks per level (default: the profile's, 2)",
+    )
+    force_length: bool = option(
+        "--force-length",
+        default=False,
+        help="send ignore_eos + min_tokens so answers are really max_tokens long",
+    )
+    seed: int = option("--seed", default_factory=draw_seed, type=int, help="prompt seed")
+    model: str | None = option(
+        "--model", help="the body's model field (default: the profile's if served)"
+    )
+    tokenizer: str | None = option(
+        "--tokenizer",
+        help="qwen:MODEL | tokenizer.json or model folder (default: the profile's)",
+        gate="--tokenizer",
+    )
+    timeout_s: float = option(
+        "--timeout", default=1800.0, type=positive_float, help="per-request timeout in s"
+    )
+    ready_timeout_s: float | None = option(
+        READY_TIMEOUT,
+        type=positive_float,
+        help="readiness wait in s (default: the profile's, 600)",
+        gate=READY_TIMEOUT,
+    )
+    ready_interval_s: float | None = option(
+        "--ready-interval",
+        type=positive_float,
+        help="readiness poll interval in s (default: the profile's, 5)",
+    )
+    chart: bool = option("--no-chart", default=True, help="do not write throughput.png")
+    metrics: Literal["auto", "on", "off"] = option(
+        "--metrics",
+        default="auto",
+        choices=("auto", "on", "off"),
+        help="scrape the server's /metrics around each level for attribution "
+        "(default: auto, off in official mode, on in strict)",
+    )
+
+
+@dataclass(frozen=True)
 class ThroughputConfig:
+    """A sweep, built by :func:`from_profile` only (no grader number is a default here)."""
+
     url: str
     spec: ThroughputSpec  # the profile's section, to tell official settings from ours
-    mode: Mode = "official"
-    levels: tuple[int, ...] = (1, 2, 4, 8, 16, 32, 64)
-    weights: dict[int, float] = field(default_factory=dict)
-    requests_per_level: int = 64
-    warmup: int = 2
-    prompt_tokens: int = 1024
-    max_tokens: int = 1024
-    temperature: float = 0.0  # random prompts
-    spot_temperature: float = 0.0
-    top_p: float = 1.0
-    send_top_p: bool = True
-    spot_checks: int = 2
-    force_length: bool = False  # ignore_eos + min_tokens: outputs really max_tokens long
-    seed: int = 0
-    model: str | None = None  # None: the profile's model if served, else the first served
-    profile_model: str = ""
-    tokenizer: str = "qwen:Qwen/Qwen3.5-35B-A3B"
-    timeout_s: float = 1800.0
-    connect_timeout_s: float = 10.0
-    think_open: str = "<think>"
-    think_close: str = "</think>"
-    usage_tolerance: int = 4
-    prompt_rounds: int = 10
-    tok_s_decimals: int | None = None
-    usage_flag_ratio: float = 0.05
-    usage_flag_tokens: int = 10
-    extra_body: dict[str, Any] = field(default_factory=dict)
+    mode: Mode
+    levels: tuple[int, ...]
+    weights: dict[int, float]
+    requests_per_level: int
+    warmup: int
+    prompt_tokens: int
+    max_tokens: int
+    temperature: float  # random prompts
+    spot_temperature: float
+    top_p: float
+    send_top_p: bool
+    spot_checks: int
+    force_length: bool  # ignore_eos + min_tokens: outputs really max_tokens long
+    seed: int
+    model: str | None  # None: the profile's model if served, else the first served
+    profile_model: str
+    tokenizer: str
+    timeout_s: float
+    think_open: str
+    think_close: str
+    usage_tolerance: int
+    prompt_rounds: int
+    tok_s_decimals: int | None
+    usage_flag_ratio: float
+    usage_flag_tokens: int
     # How the core waits for the server, and whether it draws throughput.png.
-    ready_path: str = "/ping"
-    ready_interval_s: float = 5.0
-    ready_timeout_s: float = 600.0
-    chart: bool = True
+    ready_path: str
+    ready_interval_s: float
+    ready_timeout_s: float
+    chart: bool
     # scrape /metrics around each level (a harness extra; auto: off in official mode)
-    metrics: Literal["auto", "on", "off"] = "auto"
+    metrics: Literal["auto", "on", "off"]
+    connect_timeout_s: float = 10.0  # harness's own
+    extra_body: dict[str, Any] = field(default_factory=dict)  # harness's own (none today)
 
     @property
     def endpoint(self) -> str:
@@ -141,35 +238,45 @@ def parse_levels(text: str | None, spec: ThroughputSpec) -> tuple[int, ...]:
     return tuple(out)
 
 
-def from_profile(profile: Profile, url: str, **overrides: Any) -> ThroughputConfig:
-    """A config with the profile's settings, then ``overrides`` (None values are ignored)."""
+def from_profile(profile: Profile, target: Target, o: ThroughputOverrides) -> ThroughputConfig:
+    """The profile's sweep at ``target.url``, with what ``o`` changes."""
     spec = profile.require_throughput()
-    base: dict[str, Any] = {
-        "url": url.rstrip("/"),
-        "spec": spec,
-        "levels": tuple(spec.levels),
-        "weights": profile_weights(spec),
-        "requests_per_level": spec.requests_per_level,
-        "warmup": spec.warmup_per_level,
-        "prompt_tokens": spec.prompt_tokens,
-        "max_tokens": spec.max_tokens,
-        "temperature": spec.temperature,
-        "spot_temperature": spec.spot_temperature,
-        "top_p": spec.top_p,
-        "send_top_p": spec.send_top_p,
-        "prompt_rounds": spec.prompt_rounds,
-        "tok_s_decimals": spec.tok_s_decimals,
-        "usage_flag_ratio": spec.usage_flag_ratio,
-        "usage_flag_tokens": spec.usage_flag_tokens,
-        "spot_checks": spec.spot_checks_per_level,
-        "profile_model": profile.server.model,
-        "tokenizer": profile.server.tokenizer,
-        "think_open": profile.server.think_open,
-        "think_close": profile.server.think_close,
-        "usage_tolerance": profile.check.usage_tolerance_tokens,
-        "ready_path": profile.server.ready_path,
-        "ready_interval_s": profile.readiness.poll_interval_s,
-        "ready_timeout_s": profile.readiness.timeout_s,
-    }
-    base.update({k: v for k, v in overrides.items() if v is not None})
-    return ThroughputConfig(**base)
+    ready = profile.readiness
+
+    def pick(value: int | None, default: int) -> int:
+        return value if value is not None else default
+
+    return ThroughputConfig(
+        url=target.url.rstrip("/"),
+        spec=spec,
+        mode=o.mode,
+        levels=parse_levels(o.levels, spec),
+        weights=profile_weights(spec),
+        requests_per_level=pick(o.requests_per_level, spec.requests_per_level),
+        warmup=pick(o.warmup, spec.warmup_per_level),
+        prompt_tokens=pick(o.prompt_tokens, spec.prompt_tokens),
+        max_tokens=pick(o.max_tokens, spec.max_tokens),
+        temperature=spec.temperature,
+        spot_temperature=spec.spot_temperature,
+        top_p=spec.top_p,
+        send_top_p=spec.send_top_p,
+        spot_checks=pick(o.spot_checks, spec.spot_checks_per_level),
+        force_length=o.force_length,
+        seed=o.seed,
+        model=o.model,
+        profile_model=profile.server.model,
+        tokenizer=o.tokenizer or profile.server.tokenizer,
+        timeout_s=o.timeout_s,
+        think_open=profile.server.think_open,
+        think_close=profile.server.think_close,
+        usage_tolerance=profile.check.usage_tolerance_tokens,
+        prompt_rounds=spec.prompt_rounds,
+        tok_s_decimals=spec.tok_s_decimals,
+        usage_flag_ratio=spec.usage_flag_ratio,
+        usage_flag_tokens=spec.usage_flag_tokens,
+        ready_path=profile.server.ready_path,
+        ready_interval_s=o.ready_interval_s or ready.poll_interval_s,
+        ready_timeout_s=o.ready_timeout_s or ready.timeout_s,
+        chart=o.chart,
+        metrics=o.metrics,
+    )

@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+from pathlib import Path
+
 import pytest
 
 from harness.attribution import build_section
 from harness.client.fingerprint import take_fingerprint
 from harness.client.metrics import MetricsRecorder
-from harness.latency.config import LatencyConfig
+from harness.flags import Target
+from harness.latency.config import LatencyConfig, LatencyOverrides, from_profile
 from harness.latency.runner import LatencyState, run_latency
 from harness.profiles import load_profile
 from harness.simulate.metrics import ENGINE_NAME
@@ -21,9 +25,9 @@ SHORT_MEDIUM = tuple(b.model_copy(update={"max_tokens": 4}) for b in SPEC.bucket
 
 
 def cfg_for(url: str, mode: str) -> LatencyConfig:
-    return LatencyConfig(
-        url=url, mode=mode, buckets=SHORT_MEDIUM, runs=3, warmup=1, calibrate=False, timeout_s=10
-    )  # type: ignore[arg-type]
+    overrides = LatencyOverrides(mode=mode, runs=3, warmup=1, calibrate=False, timeout_s=10)  # type: ignore[arg-type]
+    cfg = from_profile(load_profile(), Target(folder=Path("."), url=url), overrides)
+    return replace(cfg, buckets=SHORT_MEDIUM)
 
 
 async def test_official_vs_strict_prefix_cache_from_simulator_counters(simulator):

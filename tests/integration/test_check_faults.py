@@ -3,12 +3,14 @@ right check and by no other (the fault matrix of docs/check.md)."""
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 import pytest
 
 from harness.conformance import CheckReport, Result, run_checks
-from harness.conformance.plan import CheckOptions, plan_run
+from harness.conformance.plan import CheckOverrides, from_profile
+from harness.flags import Target
 from harness.profiles import load_profile
 from harness.tokenizer import load_tokenizer
 
@@ -39,8 +41,9 @@ FAULTS: list[tuple[str, dict[str, Any], set[str]]] = [
 
 
 async def check_against(url: str, **opts: Any) -> CheckReport:
-    cfg, planned = plan_run(PROFILE, url, CheckOptions(ready_timeout_s=2.0, timeout_s=30.0, **opts))
-    return await run_checks(cfg, planned, TOK, TOK)
+    overrides = CheckOverrides(ready_timeout_s=2.0, timeout_s=30.0, **opts)
+    plan = from_profile(PROFILE, Target(folder=Path("."), url=url), overrides)
+    return await run_checks(plan.cfg, list(plan.planned), TOK, TOK)
 
 
 def failing(report: CheckReport) -> set[str]:

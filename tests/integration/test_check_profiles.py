@@ -8,7 +8,8 @@ from pathlib import Path
 import pytest
 
 from harness.conformance import Result, run_checks
-from harness.conformance.plan import CheckOptions, plan_run
+from harness.conformance.plan import CheckOverrides, from_profile
+from harness.flags import Target
 from harness.profiles import load_profile
 from harness.tokenizer import load_tokenizer
 
@@ -39,8 +40,10 @@ def profile(tmp_path: Path):
 
 async def test_paris_like_profile_runs_its_checks_only(simulator, tmp_path) -> None:
     sim = await simulator(ttft_ms=20.0, itl_ms=0.5)
-    cfg, planned = plan_run(profile(tmp_path), sim.url, CheckOptions(ready_timeout_s=2.0))
-    report = await run_checks(cfg, planned, TOK, TOK)
+    plan = from_profile(
+        profile(tmp_path), Target(folder=tmp_path, url=sim.url), CheckOverrides(ready_timeout_s=2.0)
+    )
+    report = await run_checks(plan.cfg, list(plan.planned), TOK, TOK)
     assert [c.name for c in report.checks] == [
         "readiness",
         "chat_completions",
@@ -65,8 +68,10 @@ async def test_paris_like_profile_catches_a_think_leak_and_a_missing_health(
 ) -> None:
     prof = profile(tmp_path)
     sim = await simulator(ttft_ms=20.0, think_leak=True, disable_route=("/health",))
-    cfg, planned = plan_run(prof, sim.url, CheckOptions(ready_timeout_s=2.0))
-    report = await run_checks(cfg, planned, TOK, TOK)
+    plan = from_profile(
+        prof, Target(folder=tmp_path, url=sim.url), CheckOverrides(ready_timeout_s=2.0)
+    )
+    report = await run_checks(plan.cfg, list(plan.planned), TOK, TOK)
     failing = {c.name for c in report.checks if c.result is Result.FAIL}
     assert failing == {"readiness", "thinking_off"}
     assert not report.ok

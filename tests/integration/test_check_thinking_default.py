@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 import pytest
 
 from harness.conformance import Result, run_checks
-from harness.conformance.plan import CheckOptions, plan_run
+from harness.conformance.plan import CheckOverrides, from_profile
+from harness.flags import Target
 from harness.profiles import load_profile
 from harness.tokenizer import load_tokenizer
 from tests.fixtures.recording import RecordingServer
@@ -28,12 +30,12 @@ def thinks_unless_told(body: dict[str, Any]) -> str:
 async def test_thinking_by_default_is_a_warning(text: Any, result: Result) -> None:
     tok = load_tokenizer(PROFILE.server.tokenizer)
     with RecordingServer(text=text) as srv:
-        cfg, planned = plan_run(
+        plan = from_profile(
             PROFILE,
-            srv.url,
-            CheckOptions(only="thinking_default", ready_timeout_s=2.0, timeout_s=10.0),
+            Target(folder=Path("."), url=srv.url),
+            CheckOverrides(only="thinking_default", ready_timeout_s=2.0, timeout_s=10.0),
         )
-        report = await run_checks(cfg, planned, tok, tok)
+        report = await run_checks(plan.cfg, list(plan.planned), tok, tok)
         asked = [r.json() for r in srv.of(method="POST")]
     check = next(c for c in report.checks if c.name == "thinking_default")
     assert check.result is result, check.reason

@@ -11,13 +11,16 @@ from pathlib import Path
 import pytest
 
 from harness.errors import EXIT_OK
+from harness.flags import Target
 from harness.gate.hooks import GateHooks
 from harness.gate.orchestrate import GatePlan, run_steps
-from harness.latency.config import LatencyConfig, from_profile
-from harness.latency.core import LatencyHooks, command_line, measure_latency
+from harness.latency.config import LatencyConfig, LatencyOverrides, from_profile
+from harness.latency.core import LatencyHooks, measure_latency
+from harness.latency.kind import KIND as LATENCY
 from harness.latency.report import LatencyReport, RequestRow
 from harness.profiles import load_profile
 from harness.runs import Provenance
+from harness.throughput.config import ThroughputOverrides
 from harness.throughput.config import from_profile as throughput_config
 from harness.throughput.core import ThroughputHooks, measure_throughput
 from harness.throughput.report import Phase, ThroughputReport
@@ -55,7 +58,8 @@ class Recorder(LatencyHooks):
 
 
 def quick(url: str) -> LatencyConfig:
-    cfg = from_profile(PROFILE, url, buckets="short,long", runs=3, warmup=1, calibrate=False)
+    overrides = LatencyOverrides(buckets="short,long", runs=3, warmup=1, calibrate=False)
+    cfg = from_profile(PROFILE, Target(folder=Path("."), url=url), overrides)
     small = tuple(b.model_copy(update={"max_tokens": 8}) for b in cfg.buckets)
     return replace(cfg, buckets=small, ready_interval_s=0.1)
 
@@ -113,9 +117,8 @@ def test_latency_command_line_reparses_to_the_same_config(tmp_path):
     from harness.cli.common import RunContext
     from harness.cli.latency import config_from_args
 
-    cfg = from_profile(
-        PROFILE,
-        "http://127.0.0.1:9",
+    target = Target(folder=tmp_path, url="http://127.0.0.1:9")
+    overrides = LatencyOverrides(
         buckets="medium",
         mode="strict",
         runs=7,
@@ -127,7 +130,8 @@ def test_latency_command_line_reparses_to_the_same_config(tmp_path):
         calibrate=False,
         ready_timeout_s=12.5,
     )
-    argv = command_line(cfg, profile="efficient-qwen", folder=tmp_path)
+    cfg = from_profile(PROFILE, target, overrides)
+    argv = LATENCY.command_line(target, overrides, "efficient-qwen")
     assert argv[:2] == ["harness", "latency"]
     args = build_parser(argv[1:]).parse_args(argv[1:])
     ctx = RunContext(PROFILE, tmp_path, Provenance(), console=None)  # type: ignore[arg-type]
@@ -139,17 +143,19 @@ async def test_throughput_core_runs_the_sweep_and_saves(simulator, tmp_path):
     paris = load_profile("gpumode-paris")
     cfg = throughput_config(
         paris,
-        sim.url,
-        levels=(1, 2),
-        requests_per_level=4,
-        warmup=0,
-        spot_checks=0,
-        prompt_tokens=64,
-        max_tokens=16,
-        seed=3,
-        model="sim",
-        ready_interval_s=0.1,
-        chart=False,
+        Target(folder=tmp_path, url=sim.url),
+        ThroughputOverrides(
+            levels="1,2",
+            requests_per_level=4,
+            warmup=0,
+            spot_checks=0,
+            prompt_tokens=64,
+            max_tokens=16,
+            seed=3,
+            model="sim",
+            ready_interval_s=0.1,
+            chart=False,
+        ),
     )
     levels: list[tuple[int, str, int]] = []
 
@@ -172,11 +178,7 @@ def test_gate_steps_call_the_cores_and_record_rerunnable_lines(sim_process, tmp_
         url=sim.url,
         folder=tmp_path,
         profile=profile,
-        latency_mode="official",
-        runs=1,
-        warmup=0,
-        buckets="short",
-        ready_timeout=30,
+        options={"latency_mode": "official", "runs": 1, "warmup": 0, "buckets": "short"},
     )
     steps: list[str] = []
 

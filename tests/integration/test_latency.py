@@ -9,11 +9,14 @@ import signal
 import subprocess
 import sys
 import time
+from dataclasses import replace
+from pathlib import Path
 
 import pytest
 
+from harness.flags import Target
 from harness.latency.analysis import build_report
-from harness.latency.config import LatencyConfig
+from harness.latency.config import LatencyConfig, LatencyOverrides, from_profile
 from harness.latency.report import LatencyReport
 from harness.latency.runner import LatencyState, run_latency
 from harness.profiles import Bucket, load_profile
@@ -33,10 +36,12 @@ def small_buckets(max_tokens: int = 8) -> tuple[Bucket, ...]:
     return tuple(b.model_copy(update={"max_tokens": max_tokens}) for b in SPEC.buckets)
 
 
-def cfg_for(url: str, **kw) -> LatencyConfig:
-    base = dict(url=url, buckets=small_buckets(), runs=4, warmup=2, calibrate=False, timeout_s=10.0)
-    base.update(kw)
-    return LatencyConfig(**base)
+def cfg_for(url: str, *, buckets: tuple[Bucket, ...] | None = None, **kw) -> LatencyConfig:
+    """The profile's procedure with small buckets (answers of a few tokens) and overrides."""
+    base = dict(runs=4, warmup=2, calibrate=False, timeout_s=10.0)
+    overrides = LatencyOverrides(**{**base, **kw})
+    cfg = from_profile(PROFILE, Target(folder=Path("."), url=url), overrides)
+    return replace(cfg, buckets=buckets or small_buckets())
 
 
 async def test_official_procedure_matches_the_grader(simulator):

@@ -8,10 +8,11 @@ from pathlib import Path
 import pytest
 
 from harness.cli import main
+from harness.flags import Target
 from harness.profiles import load_profile
 from harness.runs import Provenance
 from harness.throughput.analysis import build_report
-from harness.throughput.config import ThroughputConfig, from_profile
+from harness.throughput.config import ThroughputConfig, ThroughputOverrides, from_profile
 from harness.throughput.report import ThroughputReport
 from harness.throughput.runner import ThroughputState, run_sweep
 from harness.tokenizer import load_tokenizer
@@ -24,7 +25,7 @@ PARIS = load_profile("gpumode-paris")
 
 def small(url: str, **kw: object) -> ThroughputConfig:
     base: dict[str, object] = {
-        "levels": (1, 2, 4),
+        "levels": "1,2,4",
         "requests_per_level": 6,
         "prompt_tokens": 48,
         "max_tokens": 24,
@@ -32,7 +33,8 @@ def small(url: str, **kw: object) -> ThroughputConfig:
         # the simulator does not serve the grader's model name (the grader would get 404s)
         "model": "Qwen/Qwen3.5-4B",
     }
-    return from_profile(PARIS, url, **{**base, **kw})
+    overrides = ThroughputOverrides(**{**base, **kw})  # type: ignore[arg-type]
+    return from_profile(PARIS, Target(folder=Path("."), url=url), overrides)
 
 
 async def sweep(cfg: ThroughputConfig) -> tuple[ThroughputState, ThroughputReport]:
@@ -75,7 +77,7 @@ async def test_official_sweep_sends_the_graders_requests(simulator):
 
 async def test_spot_checks_catch_garbage_output(simulator):
     sim = await simulator(output_tokens=10)
-    _, rep = await sweep(small(sim.url, mode="strict", levels=(2,)))
+    _, rep = await sweep(small(sim.url, mode="strict", levels="2"))
     spots = rep.levels[0].spot_checks
     assert len(spots) == 2 and not any(s.passed for s in spots)
     assert all(s.question.startswith("What is") for s in spots)
@@ -84,15 +86,15 @@ async def test_spot_checks_catch_garbage_output(simulator):
 
 async def test_strict_prompts_are_fresh_per_level(simulator):
     sim = await simulator(output_tokens=4)
-    await sweep(small(sim.url, mode="strict", levels=(1, 2), spot_checks=0))
+    await sweep(small(sim.url, mode="strict", levels="1,2", spot_checks=0))
     chats = [e.body["messages"][0]["content"] for e in sim.log if e.path == "/v1/chat/completions"]
     assert len(chats) == 16 and len(set(chats)) == 16
 
 
 async def test_force_length_makes_outputs_max_tokens_long(simulator):
     sim = await simulator(output_tokens=5)
-    _, natural = await sweep(small(sim.url, levels=(2,), spot_checks=0))
-    _, forced = await sweep(small(sim.url, levels=(2,), spot_checks=0, force_length=True))
+    _, natural = await sweep(small(sim.url, levels="2", spot_checks=0))
+    _, forced = await sweep(small(sim.url, levels="2", spot_checks=0, force_length=True))
     assert natural.levels[0].output_tokens_per_request.max == 5
     assert forced.levels[0].output_tokens_per_request.min == 24
     assert forced.non_official["force_length"] is True
@@ -102,7 +104,7 @@ async def test_force_length_makes_outputs_max_tokens_long(simulator):
 
 async def test_usage_skew_think_leak_and_errors_are_flagged(simulator):
     sim = await simulator(output_tokens=8, usage_skew=9, think_leak=True, error_rate=0.25, seed=1)
-    _, rep = await sweep(small(sim.url, levels=(4,), requests_per_level=12, spot_checks=0))
+    _, rep = await sweep(small(sim.url, levels="4", requests_per_level=12, spot_checks=0))
     lv = rep.levels[0]
     assert lv.n_failed > 0 and lv.n_ok + lv.n_failed == 12
     assert lv.usage_mismatches == lv.n_ok  # every answer's usage is 9 tokens off

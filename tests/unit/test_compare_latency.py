@@ -6,9 +6,10 @@ from pathlib import Path
 
 import pytest
 
-from harness.compare.comparable import check, latency_differences
+from harness.compare.comparable import latency_differences
+from harness.compare.core import check
 from harness.compare.latency import bucket_diff, compare_latency
-from harness.compare.load import RunData
+from harness.compare.side import RunData
 from harness.latency.metrics import bucket_result
 from harness.latency.repeats import summarize_repeats
 from harness.latency.report import LatencyReport, RequestRow
@@ -120,10 +121,10 @@ def test_comparable_refuses_other_max_tokens_and_notes_runs(tmp_path: Path):
 
 
 def test_comparable_profile_and_kinds(tmp_path: Path):
-    a = RunData(folder=tmp_path, latency=report(A))
+    a = RunData.of(tmp_path, report(A))
     other = report(A)
     other.provenance.profile = "gpumode-paris"
-    c = check(a, RunData(folder=tmp_path, latency=other))
+    c = check(a, RunData.of(tmp_path, other))
     assert not c.ok and "profile: A 'efficient-qwen', B 'gpumode-paris'" in c.reason()
     c2 = check(RunData(folder=tmp_path), RunData(folder=tmp_path))
     assert not c2.ok and "share no report" in c2.reason()
@@ -132,7 +133,5 @@ def test_comparable_profile_and_kinds(tmp_path: Path):
 def test_partial_report_is_a_note(tmp_path: Path):
     partial = report(A)
     partial.complete = False
-    c = check(
-        RunData(folder=tmp_path, latency=report(A)), RunData(folder=tmp_path, latency=partial)
-    )
+    c = check(RunData.of(tmp_path, report(A)), RunData.of(tmp_path, partial))
     assert c.ok and c.notes == ["latency: B's report is partial (the run was interrupted)"]

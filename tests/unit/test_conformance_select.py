@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+from pathlib import Path
+
 import pytest
 
 from harness.conformance import CheckReport, required_names, select
@@ -96,11 +99,20 @@ def test_report_verdict_and_round_trip(tmp_path) -> None:
     assert again.checks == report.checks and (tmp_path / "check.json").exists()
 
 
+def _plan(url: str, profile: str = "efficient-qwen", **overrides):
+    from harness.conformance.plan import CheckOverrides, from_profile
+    from harness.flags import Target
+
+    return from_profile(
+        load_profile(profile), Target(folder=Path("."), url=url), CheckOverrides(**overrides)
+    )
+
+
 def test_plan_run_takes_the_profile_parameters_and_rejects_a_bad_url() -> None:
-    from harness.conformance.plan import CheckOptions, plan_run
     from harness.errors import UsageError
 
-    cfg, planned = plan_run(load_profile("efficient-qwen"), "http://h:8080/", CheckOptions())
+    plan = _plan("http://h:8080/")
+    cfg, planned = plan.cfg, plan.planned
     assert cfg.url == "http://h:8080"
     assert (cfg.chat_endpoint, cfg.usage_endpoint, cfg.long_endpoint) == (
         "/invocations",
@@ -112,17 +124,16 @@ def test_plan_run_takes_the_profile_parameters_and_rejects_a_bad_url() -> None:
     assert cfg.thinking_on == {"thinking": True}
     assert cfg.checks == tuple(p.name for p in planned)
     with pytest.raises(UsageError, match="not an http"):
-        plan_run(load_profile("efficient-qwen"), "localhost:8080", CheckOptions())
+        _plan("localhost:8080")
 
 
 def test_chat_dependency_follows_the_graders_chat_endpoint_and_model_choice() -> None:
-    from harness.conformance.context import CheckConfig
     from harness.conformance.runner import choose_model, resolve_needs
 
-    inv = CheckConfig(
-        url="u", graders_model="Q", tokenizer="t", long_tokenizer="t", chat_endpoint="/invocations"
-    )
-    chat = CheckConfig(url="u", graders_model="Q", tokenizer="t", long_tokenizer="t")
+    inv = _plan("http://u").cfg  # efficient-qwen: the graders post chat bodies to /invocations
+    chat = _plan("http://u", profile="gpumode-paris").cfg
+    assert (inv.chat_endpoint, inv.graders_model) == ("/invocations", "Qwen/Qwen3.5-4B")
+    chat = replace(chat, graders_model="Q")
     assert resolve_needs(("@chat", "determinism"), inv) == ("invocations_chat", "determinism")
     assert resolve_needs(("@chat",), chat) == ("chat_completions",)
     assert choose_model(chat, ["Q", "short"]) == "Q"

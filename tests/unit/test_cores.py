@@ -3,6 +3,7 @@ policies, the quality environment restored, folders read from the environment no
 
 from __future__ import annotations
 
+import argparse
 import logging
 import os
 from pathlib import Path
@@ -13,17 +14,25 @@ import pytest
 from harness.cli import build_parser
 from harness.cli.common import RunContext
 from harness.errors import EXIT_FAIL, EXIT_INCOMPLETE, EXIT_INTERRUPTED, EXIT_OK, EXIT_TARGET
+from harness.flags import Target, non_negative_int, positive_float, positive_int
+from harness.gate.options import gate_options, options_from_args
 from harness.gate.orchestrate import GatePlan, exit_code
 from harness.gate.report import GateReport, Verdict
+from harness.kinds.registry import KINDS
 from harness.paths import cache_dir, reports_dir
 from harness.profiles import load_profile
 from harness.quality import core as quality_core
+from harness.quality.config import QualityOverrides
+from harness.quality.config import from_profile as quality_config
+from harness.quality.kind import KIND as QUALITY
 from harness.runs import Provenance, new_run_folder
-from harness.throughput import core as throughput_core
+from harness.throughput.config import ThroughputOverrides
 from harness.throughput.config import from_profile as throughput_config
+from harness.throughput.kind import KIND as THROUGHPUT
 
 QWEN = load_profile()
 PARIS = load_profile("gpumode-paris")
+OPTION_KEYS = [o.key for o in gate_options()]
 
 
 def reparse(argv: list[str]):
@@ -38,10 +47,8 @@ def ctx(profile, folder: Path) -> RunContext:
 def test_quality_command_line_reparses_to_the_same_config(tmp_path: Path) -> None:
     from harness.cli.quality import config_from_args
 
-    cfg = quality_core.from_profile(
-        QWEN,
-        "http://127.0.0.1:9",
-        tmp_path,
+    target = Target(folder=tmp_path, url="http://127.0.0.1:9")
+    overrides = QualityOverrides(
         data_dir=tmp_path / "data",
         limit=0.25,
         only="ifeval,gpqa_diamond",
@@ -52,18 +59,18 @@ def test_quality_command_line_reparses_to_the_same_config(tmp_path: Path) -> Non
         resume=False,
         ready_timeout_s=9.0,
     )
-    argv = quality_core.command_line(cfg, profile="efficient-qwen")
+    cfg = quality_config(QWEN, target, overrides)
+    argv = QUALITY.command_line(target, overrides, "efficient-qwen")
     assert config_from_args(reparse(argv), ctx(QWEN, tmp_path)) == cfg
 
 
 def test_throughput_command_line_reparses_to_the_same_config(tmp_path: Path) -> None:
     from harness.cli.throughput import config_from_args
 
-    cfg = throughput_config(
-        PARIS,
-        "http://127.0.0.1:9",
+    target = Target(folder=tmp_path, url="http://127.0.0.1:9")
+    overrides = ThroughputOverrides(
         mode="strict",
-        levels=(1, 4),
+        levels="1,4",
         requests_per_level=5,
         warmup=1,
         prompt_tokens=100,
@@ -75,8 +82,37 @@ def test_throughput_command_line_reparses_to_the_same_config(tmp_path: Path) -> 
         ready_timeout_s=7.0,
         chart=False,
     )
-    argv = throughput_core.command_line(cfg, profile="gpumode-paris", folder=tmp_path)
+    cfg = throughput_config(PARIS, target, overrides)
+    argv = THROUGHPUT.command_line(target, overrides, "gpumode-paris")
     assert config_from_args(reparse(argv), ctx(PARIS, tmp_path)) == cfg
+
+
+@pytest.mark.parametrize("kind", KINDS, ids=lambda k: k.name)
+def test_every_kinds_overrides_render_to_flags_that_reparse(kind, tmp_path: Path) -> None:
+    """A record of every field set to a non-default value: its flags re-parse to it."""
+    sample = {
+        None: "x",
+        str: "x",
+        int: 3,
+        positive_int: 3,
+        non_negative_int: 3,
+        float: 2.5,
+        positive_float: 2.5,
+        Path: tmp_path / "p",
+    }
+    given: dict[str, object] = {}
+    for f, spec in kind.overrides.flags():
+        if isinstance(f.default, bool):
+            given[f.name] = not f.default
+        elif spec.choices:
+            given[f.name] = next(c for c in spec.choices if c != f.default)
+        else:
+            given[f.name] = sample[spec.type]
+    overrides = kind.overrides(**given)
+    argv = overrides.argv()
+    parser = argparse.ArgumentParser()
+    kind.overrides.add_arguments(parser)
+    assert kind.overrides.from_args(parser.parse_args(argv)) == overrides
 
 
 def test_gate_exit_code_policy() -> None:
@@ -93,19 +129,33 @@ def test_gate_exit_code_policy() -> None:
 
 
 def test_gate_plan_steps_follow_the_profile_and_its_line_reparses(tmp_path: Path) -> None:
-    plan = GatePlan(url="http://h:1", folder=tmp_path, profile=QWEN, runs=2, name="x", note="n")
-    assert plan.steps() == ["check", "latency", "quality"]
+    plan = GatePlan(
+        url="http://h:1",
+        folder=tmp_path,
+        profile=QWEN,
+        options={"runs": 2, "ready_timeout": 9.0},
+        skip=frozenset({"quality"}),
+        name="x",
+        note="n",
+    )
+    assert [k.name for k in plan.steps()] == ["check", "latency"]
     paris = GatePlan(url="http://h:1", folder=tmp_path, profile=PARIS)
-    assert paris.steps() == ["check", "throughput", "quality"]
+    assert [k.name for k in paris.steps()] == ["check", "throughput", "quality"]
     args = reparse(plan.command_line())
-    assert (args.command, args.url, args.runs, args.name, args.note, args.out) == (
+    assert (args.command, args.url, args.runs, args.name, args.note, args.out, args.skip) == (
         "gate",
         "http://h:1",
         2,
         "x",
         "n",
         str(tmp_path),
+        ["quality"],
     )
+    assert options_from_args(args) == {
+        **dict.fromkeys(OPTION_KEYS),
+        **plan.options,
+        "latency_mode": "both",
+    }
 
 
 def test_quality_environment_is_restored(tmp_path: Path, monkeypatch) -> None:

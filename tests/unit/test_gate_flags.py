@@ -16,6 +16,7 @@ from tests.unit.test_gate_rules import (
     GOOD_Q,
     PROFILE,
     check_report,
+    gate_inputs,
     inputs,
     latency_report,
     quality_report,
@@ -74,7 +75,8 @@ def test_rewording_every_latency_flag_and_gap_cause_keeps_the_verdict(strict: bo
             "gaps": [g.model_copy(update={"cause": "said differently"}) for g in lat.gaps],
         }
     )
-    after = _outcome(inputs(**{**plain.__dict__, "latency": reworded}), strict=strict)
+    plain.reports["latency"] = reworded
+    after = _outcome(plain, strict=strict)
     assert after == before
     verdict, _, kinds = before
     assert verdict is (Verdict.FAIL if strict else Verdict.PASS)
@@ -97,16 +99,15 @@ def test_rewording_every_throughput_flag_keeps_the_verdict(strict: bool) -> None
         score_complete=True,
         flags=_flags(FlagKind.SPOT_CHECK, FlagKind.SERVED_MODEL, source="throughput"),
     )
-    gate_inputs = GateInputs(
+    inputs_ = gate_inputs(
         profile=paris,
         check=check_report(),
         throughput=tp,
-        quality=None,
         required=required_reports(paris),
     )
-    before = _outcome(gate_inputs, strict=strict)
-    gate_inputs.throughput = tp.model_copy(update={"flags": _reworded(tp.flags)})
-    assert _outcome(gate_inputs, strict=strict) == before
+    before = _outcome(inputs_, strict=strict)
+    inputs_.reports["throughput"] = tp.model_copy(update={"flags": _reworded(tp.flags)})
+    assert _outcome(inputs_, strict=strict) == before
     assert before[0] is (Verdict.FAIL if strict else Verdict.INCOMPLETE)
 
 

@@ -2,8 +2,9 @@
 
 from harness.conformance.model import Check, CheckReport, Result
 from harness.gate.report import Verdict
-from harness.gate.rules import GateInputs, judge, package_rules, required_reports
-from harness.image.package import PackageReport
+from harness.gate.rules import GateInputs, judge, required_reports
+from harness.image.gate_rules import package_rules
+from harness.image.report import PackageReport
 from harness.image.rules import RuleResult
 from harness.latency.report import BucketResult, Gap, LatencyReport
 from harness.profiles import load_profile
@@ -106,16 +107,21 @@ def quality_report(scores: dict[str, float | None], n: int = 1000) -> QualityRep
 GOOD_Q = {"mmlu_pro": 0.70, "ifeval": 0.86, "gpqa_diamond": 0.71}
 
 
+def gate_inputs(profile=PROFILE, required=None, **reports) -> GateInputs:
+    """GateInputs of the reports given by kind name (None: absent)."""
+    present = [r for r in reports.values() if r is not None]
+    return GateInputs.of(profile, *present, required=required or [])
+
+
 def inputs(**kw) -> GateInputs:
     base = dict(
-        profile=PROFILE,
         check=check_report(),
         latency=latency_report(),
         quality=quality_report(GOOD_Q),
         required=REQUIRED,
     )
     base.update(kw)
-    return GateInputs(**base)
+    return gate_inputs(**base)
 
 
 def test_required_reports_by_profile():
@@ -267,7 +273,7 @@ def test_throughput_profile_gate():
         ],
     )
     verdict, reasons, flags = judge(
-        GateInputs(
+        gate_inputs(
             profile=paris,
             check=check_report(),
             throughput=tp,

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -10,8 +11,9 @@ import pytest
 from harness.data.hf_cache import cached_folder, choose_route, missing_from_cache, snake_name
 from harness.data.layout import DATASETS
 from harness.errors import ConfigError
+from harness.flags import Target
 from harness.profiles import load_profile
-from harness.quality.config import QualityConfig
+from harness.quality.config import QualityOverrides, from_profile
 
 
 @pytest.mark.parametrize(
@@ -44,13 +46,10 @@ def test_route_follows_the_cache(tmp_path: Path) -> None:
 
 
 def test_unknown_route_is_a_config_error(tmp_path: Path) -> None:
+    cfg = from_profile(
+        load_profile(),
+        Target(folder=tmp_path, url="http://x"),
+        QualityOverrides(data_dir=tmp_path, nltk_data=tmp_path),
+    )
     with pytest.raises(ConfigError, match="data route"):
-        QualityConfig(
-            url="http://x",
-            profile=load_profile(),
-            data_dir=tmp_path,
-            nltk_data=tmp_path,
-            folder=tmp_path,
-            limit=None,
-            data_route="s3",
-        )
+        replace(cfg, data_route="s3")

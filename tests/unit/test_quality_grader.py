@@ -8,9 +8,10 @@ from pathlib import Path
 import pytest
 
 from harness.errors import ConfigError
+from harness.flags import Target
 from harness.profiles import load_profile
 from harness.quality.cache import ResponseCache, body_key
-from harness.quality.config import QualityConfig
+from harness.quality.config import QualityConfig, QualityOverrides, from_profile
 from harness.quality.grader_lm import (
     GraderLM,
     grader_body,
@@ -130,15 +131,9 @@ def test_cache_key_includes_server_identity(tmp_path: Path):
 
 
 def _cfg(tmp_path: Path, **kw) -> QualityConfig:
-    return QualityConfig(
-        url="http://127.0.0.1:8080/",
-        profile=load_profile("efficient-qwen"),
-        data_dir=tmp_path,
-        nltk_data=tmp_path,
-        folder=tmp_path,
-        limit=0.1,
-        **kw,
-    )
+    target = Target(folder=tmp_path, url="http://127.0.0.1:8080/")
+    overrides = QualityOverrides(data_dir=tmp_path, nltk_data=tmp_path, **kw)
+    return from_profile(load_profile("efficient-qwen"), target, overrides)
 
 
 def test_config_official_and_selection(tmp_path: Path):
@@ -146,11 +141,11 @@ def test_config_official_and_selection(tmp_path: Path):
     assert cfg.endpoint_url == "http://127.0.0.1:8080/invocations"
     assert cfg.non_official() == {}
     assert [b.name for b in cfg.benchmarks()] == ["mmlu_pro", "ifeval", "gpqa_diamond"]
-    cfg2 = _cfg(tmp_path, only=("gpqa_diamond",), max_gen_toks=32, stream=True)
+    cfg2 = _cfg(tmp_path, only="gpqa_diamond", max_gen_toks=32, stream=True)
     assert [b.name for b in cfg2.benchmarks()] == ["gpqa_diamond"]
     assert cfg2.non_official() == {"max_gen_toks": 32, "stream": True, "idle_timeout_s": 120.0}
     with pytest.raises(ConfigError, match="unknown benchmark"):
-        _cfg(tmp_path, only=("nope",)).benchmarks()
+        _cfg(tmp_path, only="nope").benchmarks()
 
 
 def test_profile_holds_thresholds_and_metrics():

@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from harness.errors import IncompleteError, UsageError
+from harness.latency.report import LatencyReport
 from harness.report.entry import LedgerEntry, entry_for_folder
 from harness.report.ledger import (
     LEDGER_FILENAME,
@@ -205,17 +206,35 @@ def test_quality_without_latency_still_records(tmp_path: Path) -> None:
     assert [q.title for q in e.quality] == ["MMLU-Pro", "IFEval"]
 
 
-def test_indexing_takes_name_and_note_from_the_recorded_command_line(tmp_path: Path) -> None:
+def test_indexing_takes_name_and_note_from_the_provenance(tmp_path: Path) -> None:
     folder = tmp_path / "20260101-100000-sim"
     report = write_latency(folder, {"short": 1291.0}, started_at=T0)
-    report.provenance.command_line = [
-        "harness", "latency", "--url", URL, "--name", "sim", "--note=prefix cache on",
-    ]  # fmt: skip
+    report.provenance.name, report.provenance.note = "sim", "prefix cache on"
+    # the recorded command line is never parsed for them
+    report.provenance.command_line = ["harness", "latency", "--name", "other", "--note", "x"]
     report.save(folder)
     [entry] = index_folders(tmp_path)
     assert (entry.name, entry.note) == ("sim", "prefix cache on")
     given = record_run(folder, "renamed", "")
     assert (given.name, given.note) == ("renamed", "prefix cache on")
+
+
+def test_an_older_reports_name_and_note_are_migrated_from_its_command_line(
+    tmp_path: Path,
+) -> None:
+    """Reports written before provenance had typed name and note: the reader migrates them."""
+    folder = tmp_path / "20260101-100000-sim"
+    write_latency(folder, {"short": 1291.0}, started_at=T0)
+    data = json.loads((folder / "latency.json").read_text())
+    del data["provenance"]["name"], data["provenance"]["note"]
+    data["provenance"]["command_line"] = [
+        "harness", "latency", "--url", URL, "--name", "sim", "--note=prefix cache on",
+    ]  # fmt: skip
+    (folder / "latency.json").write_text(json.dumps(data))
+    migrated = LatencyReport.load(folder)
+    assert (migrated.provenance.name, migrated.provenance.note) == ("sim", "prefix cache on")
+    [entry] = index_folders(tmp_path)
+    assert (entry.name, entry.note) == ("sim", "prefix cache on")
 
 
 def test_concurrent_appends_never_tear_a_line(tmp_path: Path) -> None:

@@ -196,9 +196,10 @@ def test_gate_and_report_read_the_same_reports(tmp_path: Path) -> None:
     inputs, problems = read_inputs(folder, load_profile("efficient-qwen"))
     run = read_run(folder)
     assert problems == [] and run.problems == []
-    assert inputs.latency == run.get(LatencyReport)
-    assert inputs.quality is not None and inputs.quality == run.reports["quality.json"]
-    assert inputs.check is None and inputs.throughput is None and inputs.package is None
+    assert inputs.get(LatencyReport) == run.get(LatencyReport)
+    assert inputs.reports["quality"] == run.reports["quality.json"]
+    assert sorted(inputs.reports) == ["latency", "quality"]
+    assert {f"{name}.json" for name in inputs.reports} == set(run.reports) - {"gate.json"}
 
 
 def test_gate_reads_package_json_typed(tmp_path: Path) -> None:

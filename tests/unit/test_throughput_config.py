@@ -1,13 +1,21 @@
 """Profile → config, non-official settings, level items and the report's flags."""
 
+from pathlib import Path
+
 import pytest
 
 from harness.errors import ConfigError
+from harness.flags import Target
 from harness.profiles import load_profile, parse_profile
 from harness.risk import FlagKind
 from harness.runs import Provenance
 from harness.throughput.analysis import build_report
-from harness.throughput.config import from_profile, parse_levels, profile_weights
+from harness.throughput.config import (
+    ThroughputOverrides,
+    from_profile,
+    parse_levels,
+    profile_weights,
+)
 from harness.throughput.report import RequestRow
 from harness.throughput.runner import Item, ThroughputState, chat_body, level_items
 from harness.tokenizer import load_tokenizer
@@ -21,6 +29,13 @@ def paris():
 @pytest.fixture(scope="module")
 def qwen():
     return load_tokenizer("qwen:Qwen/Qwen3.5-35B-A3B")
+
+
+def config(profile, url, **overrides):
+    """The sweep's config, built as the command builds it: the profile, then the overrides."""
+    return from_profile(
+        profile, Target(folder=Path("."), url=url), ThroughputOverrides(**overrides)
+    )
 
 
 def test_paris_profile_is_the_graders(paris):
@@ -58,22 +73,21 @@ def test_paris_profile_is_the_graders(paris):
 
 
 def test_official_config_has_no_non_official_settings(paris):
-    cfg = from_profile(paris, "http://127.0.0.1:1/", seed=5)
+    cfg = config(paris, "http://127.0.0.1:1/", seed=5)
     assert cfg.url == "http://127.0.0.1:1" and cfg.non_official() == {}
     assert cfg.reuse_prompts and cfg.settings()["weights"] == [1, 1, 2, 2, 4, 4, 8]
 
 
 def test_overrides_are_recorded_as_non_official(paris):
-    cfg = from_profile(
+    cfg = config(
         paris,
         "http://x",
         mode="strict",
-        levels=(1, 2, 4),
+        levels="1,2,4",
         requests_per_level=3,
         prompt_tokens=64,
         max_tokens=32,
         force_length=True,
-        warmup=None,  # None keeps the profile's value
     )
     assert cfg.non_official() == {
         "levels": [1, 2, 4],
@@ -111,7 +125,7 @@ def test_weights_must_match_levels():
 
 
 def test_chat_body_is_the_graders_and_force_length_spares_spot_checks(paris):
-    cfg = from_profile(paris, "http://x", max_tokens=8, force_length=True)
+    cfg = config(paris, "http://x", max_tokens=8, force_length=True)
     body = chat_body(cfg, "m", Item("random", "hi", 1))
     assert body == {
         "model": "m",
@@ -126,7 +140,7 @@ def test_chat_body_is_the_graders_and_force_length_spares_spot_checks(paris):
 
 
 def test_strict_levels_draw_fresh_prompts(paris, qwen):
-    strict = from_profile(
+    strict = config(
         paris, "http://x", mode="strict", requests_per_level=4, prompt_tokens=32, seed=1
     )
     _, s1 = level_items(strict, qwen, 1)
@@ -154,7 +168,7 @@ def _row(level, index, *, ok=True, kind="random", out=10, server=10, **kw):
 
 
 def test_build_report_flags_and_strict_verdict(paris):
-    cfg = from_profile(paris, "http://x", mode="strict", levels=(1, 2), max_tokens=10)
+    cfg = config(paris, "http://x", mode="strict", levels="1,2", max_tokens=10)
     state = ThroughputState(model="m", levels_done=[1, 2])
     state.rows = [
         _row(1, 0),
@@ -181,7 +195,7 @@ def test_build_report_flags_and_strict_verdict(paris):
     assert "spot check failed: Q? expected 4" in text
     assert "contain thinking" in text
     assert "score covers only the measured levels (1, 2)" in text
-    official = from_profile(paris, "http://x", levels=(1,))
+    official = config(paris, "http://x", levels="1")
     state1 = ThroughputState(model="m", levels_done=[1], rows=state.rows[:2])
     rep1 = build_report(official, state1, Provenance(), complete=True)
     assert rep1.passed is None and rep1.spot_checks_passed

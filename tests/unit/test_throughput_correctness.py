@@ -5,10 +5,12 @@ from __future__ import annotations
 import pytest
 
 from harness.gate.report import Verdict
-from harness.gate.rules import GateInputs, correctness_rules, judge
+from harness.gate.rules import GateInputs, judge
 from harness.profiles import load_profile
+from harness.quality.gate_rules import quality_metrics
 from harness.quality.report import BenchmarkResult, QualityReport
 from harness.throughput.correctness import evaluate, gated_score
+from harness.throughput.gate_rules import correctness_rules
 from harness.throughput.report import ThroughputReport
 from tests.wire.grader_paris import score as grader_score
 
@@ -68,25 +70,22 @@ def quality(flexible: float, strict: float) -> QualityReport:
 
 
 def test_gate_fails_naming_the_rule_and_zeroes_the_score():
-    inputs = GateInputs(
-        profile=PARIS,
-        quality=quality(0.90, 0.84),
-        throughput=ThroughputReport(
-            url="u",
-            endpoint="/v1/chat/completions",
-            model="m",
-            mode="official",
-            official=True,
-            score=5000.0,
-            score_complete=True,
-        ),
+    tp = ThroughputReport(
+        url="u",
+        endpoint="/v1/chat/completions",
+        model="m",
+        mode="official",
+        official=True,
+        score=5000.0,
+        score_complete=True,
     )
-    reasons = correctness_rules(inputs)
+    inputs = GateInputs.of(PARIS, quality(0.90, 0.84), tp)
+    reasons = correctness_rules(PARIS.throughput, quality_metrics(quality(0.90, 0.84)), tp.score)
     texts = [r.text for r in reasons if r.blocking]
     assert len(texts) == 2
     assert texts[0].startswith("correctness gate FAILED: score.py: gsm8k exact_match,strict-match")
     assert texts[1].startswith("the grader's score is 0: score.py failed (harness measured 5000.0)")
     verdict, _, _ = judge(inputs)
     assert verdict is Verdict.FAIL
-    ok = correctness_rules(GateInputs(profile=PARIS, quality=quality(0.9, 0.9)))
+    ok = correctness_rules(PARIS.throughput, quality_metrics(quality(0.9, 0.9)), None)
     assert [r.blocking for r in ok] == [False, False]

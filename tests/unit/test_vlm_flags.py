@@ -74,15 +74,15 @@ def test_analyze_official_result_and_gate() -> None:
 
     profile = load_profile("aicas-vlm")
     assert required_reports(profile) == ["vlm"]
-    verdict, reasons, fl = judge(GateInputs(profile=profile, vlm=rep, required=["vlm"]))
+    verdict, reasons, fl = judge(GateInputs.of(profile, rep, required=["vlm"]))
     assert verdict is Verdict.PASS
     assert any("score vs official" in r.text for r in reasons)
     assert any("left out" in f.text and f.kind is FlagKind.VLM_INTEGRITY for f in fl)
-    verdict, _, _ = judge(GateInputs(profile=profile, vlm=rep, required=["vlm"]), strict=True)
+    verdict, _, _ = judge(GateInputs.of(profile, rep, required=["vlm"]), strict=True)
     assert verdict is Verdict.FAIL
     empty = analyze(VlmReport(samples=[_s(0, counted=False, tok_s=0.0)]), spec)
     assert empty.avg_ttft_ms is None
-    verdict, _, _ = judge(GateInputs(profile=profile, vlm=empty, required=["vlm"]))
+    verdict, _, _ = judge(GateInputs.of(profile, empty, required=["vlm"]))
     assert verdict is Verdict.FAIL
-    verdict, _, _ = judge(GateInputs(profile=profile, required=["vlm"]))
+    verdict, _, _ = judge(GateInputs.of(profile, required=["vlm"]))
     assert verdict is Verdict.INCOMPLETE

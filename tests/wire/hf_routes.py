@@ -24,12 +24,11 @@ from harness.data.hf_cache import datasets_cache_dir, snake_name
 from harness.data.layout import DATASETS, SAMPLES_DIR
 from harness.data.punkt import write_punkt_tab
 from harness.profiles import load_profile
-from harness.quality.config import QualityConfig
 from harness.quality.report import QualityReport
 from harness.quality.runner import run_quality
 from harness.quality.transport import NoProgress
 from tests.fixtures.recording import RecordingServer
-from tests.wire.test_quality_wire import LIMIT, answer_for
+from tests.wire.test_quality_wire import LIMIT, answer_for, quality_config
 
 
 def _rows(rel: str) -> list[dict[str, Any]]:
@@ -67,15 +66,15 @@ def run(route: str, folder: Path, nltk: Path) -> dict[str, Any]:
     profile = load_profile("efficient-qwen")
     out: dict[str, Any] = {}
     with RecordingServer(text=answer_for) as srv:
-        cfg = QualityConfig(
-            url=srv.url,
-            profile=profile,
+        cfg = quality_config(
+            profile,
+            srv.url,
+            folder,
+            route=route,
             data_dir=SAMPLES_DIR,
             nltk_data=nltk,
-            folder=folder,
             limit=LIMIT,
             resume=False,
-            data_route=route,
         )
         report = run_quality(cfg, QualityReport(), lambda _b: NoProgress())
         bodies = sorted(b.decode() for b in srv.bodies("/invocations"))

@@ -9,16 +9,20 @@ from __future__ import annotations
 
 import asyncio
 import statistics
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
 
 import pytest
 
 from harness.client.readiness import wait_ready
 from harness.client.urllib_client import GraderPoll
+from harness.flags import Target
 from harness.latency.analysis import build_report
-from harness.latency.config import LatencyConfig
+from harness.latency.config import LatencyConfig, LatencyOverrides, from_profile
 from harness.latency.metrics import bucket_result
 from harness.latency.runner import NOT_TAKEN, LatencyState, run_latency
-from harness.profiles import Bucket
+from harness.profiles import Bucket, load_profile
 from harness.risk import FlagKind
 from harness.runs import Provenance
 from harness.tokenizer import load_tokenizer
@@ -41,8 +45,15 @@ FIXED_HEADERS = {
 }
 
 
+def latency_config(url: str, *, buckets: Any, warmup: int, runs: int) -> LatencyConfig:
+    """The profile's official procedure, as the command builds it, over ``buckets``."""
+    overrides = LatencyOverrides(mode="official", warmup=warmup, runs=runs)
+    cfg = from_profile(load_profile(), Target(folder=Path("."), url=url), overrides)
+    return replace(cfg, buckets=tuple(buckets))
+
+
 def _harness(url: str, *, warmup: int, runs: int) -> LatencyState:
-    cfg = LatencyConfig(url=url, mode="official", buckets=BUCKETS, warmup=warmup, runs=runs)
+    cfg = latency_config(url, buckets=BUCKETS, warmup=warmup, runs=runs)
     state = LatencyState()
     tok = load_tokenizer(cfg.tokenizer)
 
@@ -110,7 +121,7 @@ def test_success_rule_and_medians_equal_the_graders(recording_server):
     buckets = [GRADER_BUCKETS[0]]
     theirs = grader_latency.run_latency(srv.url, buckets, warmup=0, runs=12)["short"]
     _mixed.count = 0  # type: ignore[attr-defined]
-    cfg = LatencyConfig(url=srv.url, mode="official", buckets=BUCKETS[:1], warmup=0, runs=12)
+    cfg = latency_config(srv.url, buckets=BUCKETS[:1], warmup=0, runs=12)
     state = LatencyState()
     asyncio.run(run_latency(cfg, load_tokenizer(cfg.tokenizer), state))
     ours = [r for r in state.rows if r.phase == "timed"]

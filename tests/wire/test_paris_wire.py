@@ -10,17 +10,19 @@ from __future__ import annotations
 import asyncio
 import random
 from collections import Counter
+from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pytest
 
+from harness.flags import Target
 from harness.profiles import load_profile
 from harness.risk import FlagKind
 from harness.runs import Provenance
 from harness.throughput.analysis import build_report
 from harness.throughput.chat_count import render_no_think
-from harness.throughput.config import from_profile
+from harness.throughput.config import ThroughputOverrides, from_profile
 from harness.throughput.grader_loop import grader_numbers
 from harness.throughput.prompts import grader_prompts
 from harness.throughput.runner import ThroughputState, run_sweep
@@ -78,12 +80,14 @@ def test_official_sweep_on_the_wire_equals_the_graders(recording_server):
 
     cfg = from_profile(
         PARIS,
-        srv.url,
-        levels=LEVELS,
-        requests_per_level=N,
-        prompt_tokens=TOKENS,
-        max_tokens=MAX_TOKENS,
-        seed=SEED,
+        Target(folder=Path("."), url=srv.url),
+        ThroughputOverrides(
+            levels=",".join(map(str, LEVELS)),
+            requests_per_level=N,
+            prompt_tokens=TOKENS,
+            max_tokens=MAX_TOKENS,
+            seed=SEED,
+        ),
     )
     state = ThroughputState()
     asyncio.run(run_sweep(cfg, TOK, state))

@@ -15,6 +15,7 @@ import hashlib
 import json
 import re
 from collections import Counter
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -23,8 +24,9 @@ from lm_eval.tasks import TaskManager
 
 from harness.data.layout import SAMPLES_DIR, render_tasks
 from harness.data.punkt import write_punkt_tab
-from harness.profiles import Benchmark, load_profile
-from harness.quality.config import QualityConfig
+from harness.flags import Target
+from harness.profiles import Benchmark, Profile, load_profile
+from harness.quality.config import QualityConfig, QualityOverrides, from_profile
 from harness.quality.report import QualityReport
 from harness.quality.runner import run_quality
 from harness.quality.transport import NoProgress
@@ -88,19 +90,27 @@ def nltk_data(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return folder
 
 
+def quality_config(
+    profile: Profile, url: str, folder: Path, *, route: str = "jsonl", **overrides: Any
+) -> QualityConfig:
+    """The profile's quality run, as the command builds it, with the grader's single GET /ping
+    (no readiness polling: the recording server is up) and one data route."""
+    cfg = from_profile(profile, Target(folder=folder, url=url), QualityOverrides(**overrides))
+    return replace(cfg, ready_timeout_s=0.0, data_route=route)
+
+
 def _harness(
     srv: RecordingServer, profile_name: str, bench: Benchmark, folder: Path, nltk: Path
 ) -> QualityReport:
-    cfg = QualityConfig(
-        url=srv.url,
-        profile=load_profile(profile_name),
+    cfg = quality_config(
+        load_profile(profile_name),
+        srv.url,
+        folder,
         data_dir=SAMPLES_DIR,
         nltk_data=nltk,
-        folder=folder,
         limit=LIMIT,
-        only=(bench.name,),
+        only=bench.name,
         resume=False,
-        data_route="jsonl",
     )
     return run_quality(cfg, QualityReport(), lambda _b: NoProgress())
 
@@ -203,16 +213,15 @@ def test_mmlu_pro_failing_three_times_is_where_the_grader_dies(
         return Reply(400, {"error": "bad model"}) if rec.path == "/invocations" else None
 
     with RecordingServer(failing) as srv:
-        cfg = QualityConfig(
-            url=srv.url,
-            profile=load_profile(),
+        cfg = quality_config(
+            load_profile(),
+            srv.url,
+            tmp_path / "run",
             data_dir=SAMPLES_DIR,
             nltk_data=nltk_data,
-            folder=tmp_path / "run",
             limit=0.01,  # one document per subject
-            only=("mmlu_pro",),
+            only="mmlu_pro",
             resume=False,
-            data_route="jsonl",
         )
         report = run_quality(cfg, QualityReport(), lambda _b: NoProgress())
         attempts = len(srv.bodies("/invocations"))

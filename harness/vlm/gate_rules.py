@@ -8,8 +8,8 @@ ground truths); every integrity flag of the run becomes a risk flag here.
 
 from __future__ import annotations
 
-from harness.gate.report import Reason
 from harness.risk import FlagKind, RiskFlag
+from harness.verdict import Reason
 from harness.vlm.report import VlmReport
 
 

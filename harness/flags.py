@@ -1,0 +1,236 @@
+"""The command line's flag vocabulary, owned in one place.
+
+Every option that changes a measurement is a field of the measurement kind's
+typed overrides record (``LatencyOverrides``, ``QualityOverrides``, ...), declared
+with :func:`option`: its flag, type, help, default and, where the gate offers
+it, the gate's spelling. From that one declaration:
+
+- a command registers its flags (``XOverrides.add_arguments(parser)``) and
+  parses into the record (``XOverrides.from_args(args)``);
+- the gate offers the fields marked ``gate=`` (harness/gate/options.py) and
+  hands each step the record built from its own options;
+- a report's provenance records the record rendered back as flags
+  (``overrides.argv()``), which re-parses to the same record.
+
+``None`` means "the profile's value" for an override: the config builder of each
+kind (``from_profile(profile, target, overrides)``) reads the profile for it.
+The target flags every command shares (``--url``, ``--out``, ``--profile``, ...)
+are spelled here too (:data:`URL` ...), for the same reason.
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import random
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import MISSING, dataclass, field, fields
+from pathlib import Path
+from typing import Any, ClassVar, Self
+
+URL = "--url"
+IMAGE = "--image"
+PROFILE = "--profile"
+OUT = "--out"
+NAME = "--name"
+NOTE = "--note"
+# an option several kinds and the gate itself (gate --image's container start) read
+READY_TIMEOUT = "--ready-timeout"
+
+_FLAG = "harness_flag"
+
+
+def positive_float(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
+    if value <= 0:
+        raise argparse.ArgumentTypeError(f"{text!r} must be > 0")
+    return value
+
+
+def positive_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+    if value <= 0:
+        raise argparse.ArgumentTypeError(f"{text!r} must be > 0")
+    return value
+
+
+def non_negative_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"{text!r} must be >= 0")
+    return value
+
+
+def draw_seed() -> int:
+    """A fresh seed for a run that was given none (recorded, so ``--seed`` replays it)."""
+    return random.SystemRandom().randrange(1 << 31)
+
+
+@dataclass(frozen=True)
+class GateFlag:
+    """How ``harness gate`` offers an option: its spelling there, and the gate's own default
+    where it differs from the command's (``--latency-mode`` is ``both`` in the gate)."""
+
+    name: str
+    default: object = None
+
+
+@dataclass(frozen=True)
+class Flag:
+    name: str  # "--runs"
+    help: str
+    type: Callable[[str], Any] | None = None
+    choices: Sequence[object] | None = None
+    metavar: str | None = None
+    gate: GateFlag | None = None
+
+
+def option(
+    name: str,
+    *,
+    help: str,
+    default: Any = None,
+    default_factory: Callable[[], Any] | None = None,
+    type: Callable[[str], Any] | None = None,
+    choices: Sequence[object] | None = None,
+    metavar: str | None = None,
+    gate: str | GateFlag | None = None,
+) -> Any:
+    """A field of an overrides record that is also a flag (see the module docstring).
+
+    A ``bool`` field is a switch: default False → ``--flag`` sets it; default True →
+    the flag (``--no-chart``) clears it. A ``default_factory`` (a drawn seed) is
+    always rendered back, so a recorded line replays what was drawn."""
+    meta = {
+        _FLAG: Flag(
+            name=name,
+            help=help,
+            type=type,
+            choices=choices,
+            metavar=metavar,
+            gate=GateFlag(gate) if isinstance(gate, str) else gate,
+        )
+    }
+    if default_factory is not None:
+        return field(default_factory=default_factory, metadata=meta)
+    return field(default=default, metadata=meta)
+
+
+def flag_of(f: dataclasses.Field[Any]) -> Flag | None:
+    spec = f.metadata.get(_FLAG)
+    return spec if isinstance(spec, Flag) else None
+
+
+def render_value(value: object) -> str:
+    """A value as a command line spells it (re-parses to the same value)."""
+    if isinstance(value, float):
+        return str(int(value)) if value.is_integer() else repr(value)
+    return str(value)
+
+
+def _help(f: dataclasses.Field[Any], spec: Flag) -> str:
+    if isinstance(f.default, bool) or "default" in spec.help:
+        return spec.help
+    if f.default_factory is not MISSING:
+        return f"{spec.help} (default: drawn at random, recorded)"
+    return f"{spec.help} (default: {render_value(f.default)})"
+
+
+class Overrides:
+    """Base of the typed overrides records (frozen dataclasses whose fields are :func:`option`)."""
+
+    # the command this record belongs to (``harness latency``): for messages and docs
+    COMMAND: ClassVar[str] = ""
+
+    @classmethod
+    def flags(cls) -> list[tuple[dataclasses.Field[Any], Flag]]:
+        assert dataclasses.is_dataclass(cls), f"{cls.__name__} must be a dataclass"
+        return [(f, spec) for f in fields(cls) if (spec := flag_of(f)) is not None]
+
+    @classmethod
+    def add_arguments(cls, p: argparse.ArgumentParser) -> None:
+        for f, spec in cls.flags():
+            if isinstance(f.default, bool):
+                action = "store_false" if f.default else "store_true"
+                p.add_argument(spec.name, dest=f.name, action=action, help=spec.help)
+                continue
+            p.add_argument(
+                spec.name,
+                dest=f.name,
+                choices=spec.choices,
+                metavar=spec.metavar,
+                default=None if f.default_factory is not MISSING else f.default,
+                help=_help(f, spec),
+                **typed(spec.type),
+            )
+
+    @classmethod
+    def from_args(cls, args: argparse.Namespace) -> Self:
+        """The record a parsed command line holds; an absent option keeps the field default."""
+        given = {
+            f.name: value
+            for f, _ in cls.flags()
+            if (value := getattr(args, f.name, None)) is not None
+        }
+        return cls(**given)
+
+    @classmethod
+    def from_gate(cls, options: Mapping[str, object]) -> Self:
+        """The record of one gate step: every gate option this record has (by the gate's key)."""
+        given: dict[str, object] = {}
+        for f, spec in cls.flags():
+            if spec.gate is None:
+                continue
+            value = options.get(gate_key(spec.gate.name), spec.gate.default)
+            if value is not None:
+                given[f.name] = value
+        return cls(**given)
+
+    def argv(self) -> list[str]:
+        """The flags that re-create this record (what differs from the defaults)."""
+        out: list[str] = []
+        for f, spec in self.flags():
+            value = getattr(self, f.name)
+            if isinstance(value, bool):
+                if value != f.default:
+                    out.append(spec.name)
+                continue
+            if value is None or (f.default_factory is MISSING and value == f.default):
+                continue
+            out += [spec.name, render_value(value)]
+        return out
+
+
+def typed(convert: Callable[[str], Any] | None) -> dict[str, Any]:
+    """argparse's ``type=`` when there is one (it takes no None)."""
+    return {} if convert is None else {"type": convert}
+
+
+def gate_key(flag: str) -> str:
+    """``--latency-mode`` → ``latency_mode``: the gate's argparse dest for an option."""
+    return flag.removeprefix("--").replace("-", "_")
+
+
+@dataclass(frozen=True)
+class Target:
+    """Where a measurement runs and where its report goes: a server's URL or an image, and
+    the run folder. Rendered as the leading flags of the command that re-runs it."""
+
+    folder: Path
+    url: str = ""
+    image: str = ""
+
+    def argv(self, profile: str) -> list[str]:
+        out = [URL, self.url] if self.url else []
+        if self.image:
+            out += [IMAGE, self.image]
+        return [*out, PROFILE, profile, OUT, str(self.folder)]

@@ -1,0 +1,98 @@
+"""The gate's step options, taken from the kinds' overrides records.
+
+A field of a kind's overrides record declared with ``gate=`` (harness/flags.py)
+is a gate option: one flag for every kind that declares it (``--tokenizer``
+reaches check, latency and throughput; ``--ready-timeout`` every server step),
+so every option the gate takes reaches every step that has it. The gate keeps
+its options as a mapping (key → value, None: each step's own default); each
+step's overrides record is built from it (``Overrides.from_gate``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import re
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from harness.flags import gate_key, render_value, typed
+from harness.kinds.registry import KINDS
+
+_DEFAULT_TEXT = re.compile(r"\s*\(default:[^)]*\)\s*$")
+
+
+@dataclass(frozen=True)
+class GateOption:
+    key: str  # the mapping key and argparse dest: latency_mode
+    flag: str  # --latency-mode
+    default: object  # the gate's own default (None: each step's)
+    kinds: tuple[str, ...]  # the steps it reaches
+    help: str
+    type: Callable[[str], Any] | None
+    choices: Sequence[object] | None
+    metavar: str | None
+
+
+def gate_options() -> list[GateOption]:
+    """Every gate option, in registry order of the first kind that declares it."""
+    found: dict[str, GateOption] = {}
+    for kind in KINDS:
+        if kind.gate_step is None:
+            continue
+        for _, spec in kind.overrides.flags():
+            if spec.gate is None:
+                continue
+            seen = found.get(spec.gate.name)
+            if seen is not None:
+                found[spec.gate.name] = GateOption(
+                    **{**seen.__dict__, "kinds": (*seen.kinds, kind.name)}
+                )
+                continue
+            found[spec.gate.name] = GateOption(
+                key=gate_key(spec.gate.name),
+                flag=spec.gate.name,
+                default=spec.gate.default,
+                kinds=(kind.name,),
+                help=spec.help,
+                type=spec.type,
+                choices=spec.choices,
+                metavar=spec.metavar,
+            )
+    return list(found.values())
+
+
+def _help(o: GateOption) -> str:
+    text = o.help
+    if len(o.kinds) > 1:
+        text = _DEFAULT_TEXT.sub("", text) + " (default: each step's own)"
+    if o.default is not None and "default" not in text:
+        text += f" (default: {render_value(o.default)})"
+    return f"{', '.join(o.kinds)}: {text}"
+
+
+def add_gate_options(p: argparse.ArgumentParser) -> None:
+    for o in gate_options():
+        p.add_argument(
+            o.flag,
+            dest=o.key,
+            choices=o.choices,
+            metavar=o.metavar,
+            default=o.default,
+            help=_help(o),
+            **typed(o.type),
+        )
+
+
+def options_from_args(args: argparse.Namespace) -> dict[str, object]:
+    return {o.key: getattr(args, o.key, None) for o in gate_options()}
+
+
+def options_argv(options: Mapping[str, object]) -> list[str]:
+    """The gate flags that re-create ``options`` (what differs from the gate's defaults)."""
+    out: list[str] = []
+    for o in gate_options():
+        value = options.get(o.key, o.default)
+        if value is not None and value != o.default:
+            out += [o.flag, render_value(value)]
+    return out

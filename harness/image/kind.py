@@ -1,0 +1,75 @@
+"""The ``package`` kind: ``docker save`` → image.tar.gz → inspected and judged (``package.json``).
+
+The gate runs it on ``--image`` before the image is started. The Docker SDK is
+imported only when it runs, so judging a folder never imports docker.
+"""
+
+from __future__ import annotations
+
+from rich.console import Console
+
+from harness.errors import EXIT_FAIL, EXIT_OK
+from harness.image.config import (
+    NO_HOOKS,
+    PackageConfig,
+    PackageHooks,
+    PackageOverrides,
+    from_profile,
+)
+from harness.image.console import ConsoleHooks, render_with_path
+from harness.image.gate_rules import package_rules
+from harness.image.report import PackageReport
+from harness.kinds.record import GateInputs, KindConsole, MeasurementKind, RunEnv
+from harness.profiles import Profile
+from harness.verdict import Judgement
+
+
+def run(cfg: PackageConfig, env: RunEnv[PackageHooks]) -> PackageReport:
+    """Save (when ``cfg.image``), inspect and judge; ``package.json`` saved in the folder."""
+    from harness.image.engine import connect
+    from harness.image.package import package
+
+    client = connect(cfg.docker_host) if cfg.image else None
+    try:
+        report = package(cfg, client, env.hooks.bytes)
+    finally:
+        if client is not None:
+            client.close()
+    report.provenance = env.provenance
+    report.save(env.folder)
+    return report
+
+
+def exit_code(report: PackageReport) -> int:
+    return EXIT_OK if report.passed else EXIT_FAIL
+
+
+def rules(inputs: GateInputs) -> Judgement:
+    rep = inputs.get(PackageReport)
+    return package_rules(rep) if rep else ([], [])
+
+
+def required(profile: Profile, image: bool) -> bool:
+    return image  # judged whenever present; required when the gate packaged the image
+
+
+def console_hooks(console: Console, profile: str) -> ConsoleHooks:
+    return ConsoleHooks(console)
+
+
+KIND: MeasurementKind[PackageConfig, PackageOverrides, PackageReport, PackageHooks] = (
+    MeasurementKind(
+        name="package",
+        command=("package",),
+        report=PackageReport,
+        overrides=PackageOverrides,
+        from_profile=from_profile,
+        run=run,
+        exit_code=exit_code,
+        no_hooks=NO_HOOKS,
+        required=required,
+        rules=rules,
+        gate_step="image",
+        console=KindConsole(hooks=console_hooks, render=render_with_path),
+    )
+)

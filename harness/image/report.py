@@ -1,0 +1,42 @@
+"""``package.json``: what ``harness package`` found in the archive and how its rules judged it.
+
+Kept apart from the package core (which imports the Docker SDK): the gate and
+the report reader read this file without importing docker.
+"""
+
+from __future__ import annotations
+
+from harness.image.preflight import SizeBreakdown
+from harness.image.rules import RuleResult, failed
+from harness.runs import Report
+
+
+class PackageReport(Report):
+    FILENAME = "package.json"
+    kind: str = "package"
+    image: str | None = None
+    image_id: str | None = None
+    archive: str  # file name only: reports never carry machine paths
+    sha256: str
+    compressed_bytes: int
+    tar_bytes: int | None = None
+    seconds: float | None = None
+    mb_per_s: float | None = None
+    compressor: str | None = None
+    level: int | None = None
+    layout: str
+    layer_count: int
+    tags: list[str]
+    entrypoint: list[str]
+    cmd: list[str]
+    exposed_ports: list[str]
+    env_names: list[str]  # names only: env values can hold tokens
+    model_files: dict[str, int]
+    parameters: int | None
+    rules: list[RuleResult]
+    passed: bool
+    platform: str | None = None  # os/architecture from the image config
+    sizes: SizeBreakdown | None = None  # pre-flight: per layer, per directory, with hints
+
+    def failures(self) -> list[RuleResult]:
+        return failed(self.rules)

@@ -1,0 +1,137 @@
+"""One measurement kind as one record: what the gate, the report reader and compare need.
+
+A kind (check, latency, throughput, quality, package, vlm) is one
+:class:`MeasurementKind` exported by its own package (``harness/<pkg>/kind.py``:
+``KIND``) and listed once, in order, in ``harness/kinds/registry.py``. The gate
+(steps, required reports, rules, hooks), the report reader and ``compare``
+iterate the registry; none of them names a kind. Adding a measurement is one
+record: its report class, its typed overrides (the flags), the one function
+that builds its config from a profile, its core, exit code, gate rules,
+console hooks and comparison.
+
+Layering: records sit above the measurement packages (they bind each
+package's core, rules and comparison) and below the gate, ``compare``'s engine
+and the report reader, which iterate them (tests/unit/test_layering.py).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Generic, Literal, Protocol, TypeVar, runtime_checkable
+
+from rich.console import Console
+
+from harness.compare.model import CompareReport
+from harness.compare.side import CompareSettings, Side
+from harness.flags import Overrides, Target
+from harness.profiles import Profile
+from harness.runs import Provenance, Report
+from harness.verdict import Judgement
+
+C = TypeVar("C")  # the kind's config (LatencyConfig, ...)
+Ov = TypeVar("Ov", bound=Overrides)  # its typed overrides record
+R = TypeVar("R", bound=Report)  # its report class
+H = TypeVar("H")  # its core's hooks
+T = TypeVar("T", bound=Report)
+
+# Where the gate runs a kind: against the server ("server"), on the image before it
+# runs ("image"), or never (the kind's own command writes its report).
+GateStep = Literal["server", "image"] | None
+
+
+@dataclass(frozen=True)
+class RunEnv(Generic[H]):
+    """What a core gets besides its config: provenance to record, the run folder, hooks."""
+
+    provenance: Provenance
+    folder: Path
+    hooks: H
+
+
+@dataclass
+class GateInputs:
+    """A run folder's reports as the gate judges them (the context every kind's rules read)."""
+
+    profile: Profile
+    reports: dict[str, Report] = field(default_factory=dict)  # by kind name
+    required: list[str] = field(default_factory=list)  # kinds this verdict needs
+    skipped: list[str] = field(default_factory=list)  # left out on purpose (--skip)
+    unreadable: list[str] = field(default_factory=list)  # there, but could not be read
+
+    @classmethod
+    def of(cls, profile: Profile, *reports: Report, required: Sequence[str] = ()) -> GateInputs:
+        return cls(profile=profile, reports={r.kind: r for r in reports}, required=list(required))
+
+    def get(self, kind: type[T]) -> T | None:
+        report = self.reports.get(kind.model_fields["kind"].default)
+        return report if isinstance(report, kind) else None
+
+
+@dataclass(frozen=True)
+class KindScore(Generic[R]):
+    """The competition score a report carries, for the gate's headline."""
+
+    name: str  # e.g. "mean speedup"
+    of: Callable[[R], float | None]
+
+
+@runtime_checkable
+class Closable(Protocol):
+    def close(self) -> None: ...
+
+
+@dataclass(frozen=True)
+class KindConsole(Generic[R, H]):
+    """The kind on a rich console while the gate runs it: the core's console hooks, and the
+    report's rendering once it is done (the command shows the same)."""
+
+    hooks: Callable[[Console, str], H]  # (console, profile name) → hooks
+    render: Callable[[Console, R, str], None]  # (console, report, run folder)
+
+
+@dataclass(frozen=True)
+class KindCompare(Generic[R]):
+    """How ``compare`` reads, checks and compares two runs' reports of this kind."""
+
+    # what else to read beside the report (repeats, samples); the folder and the report
+    load_extra: Callable[[Path, R], Any] | None
+    # (refusals, notes): what makes the two runs measure different things
+    differences: Callable[[Side[R], Side[R]], tuple[list[str], list[str]]]
+    # fills this kind's part of the comparison report
+    compare: Callable[[Side[R], Side[R], CompareSettings, CompareReport], None]
+
+
+@dataclass(frozen=True)
+class MeasurementKind(Generic[C, Ov, R, H]):
+    name: str  # = the report's ``kind`` and file stem
+    command: tuple[str, ...]  # the ``harness`` command that runs it: ("latency",)
+    report: type[R]
+    overrides: type[Ov]
+    # the one builder of the kind's config: the profile's values, then the overrides
+    from_profile: Callable[[Profile, Target, Ov], C]
+    run: Callable[[C, RunEnv[H]], R]  # the core; saves the report (partial on Ctrl-C)
+    exit_code: Callable[[R], int]  # the command's exit policy, reused by the gate
+    no_hooks: H  # the core's silent hooks
+    # whether a verdict under ``profile`` needs this report (``image``: gate --image)
+    required: Callable[[Profile, bool], bool]
+    rules: Callable[[GateInputs], Judgement]  # the gate's rules (nothing when absent)
+    gate_step: GateStep = None
+    # when this step fails or finds no server, the gate runs no later step
+    # (--keep-going measures anyway after a failure)
+    prerequisite: bool = False
+    score: KindScore[R] | None = None
+    console: KindConsole[R, H] | None = None
+    compare: KindCompare[R] | None = None
+    # the console and HTML sections of ``harness report`` (branch ``views``); None today:
+    # harness/report/ renders the ledger entry
+    views: None = None
+
+    @property
+    def filename(self) -> str:
+        return self.report.FILENAME
+
+    def command_line(self, target: Target, overrides: Ov, profile: str) -> list[str]:
+        """The ``harness`` command that re-runs this config (recorded as provenance)."""
+        return ["harness", *self.command, *target.argv(profile), *overrides.argv()]

@@ -1,0 +1,104 @@
+"""The gate's rules for ``latency.json``: failed buckets, the speedup gap, the grader's procedure.
+
+Every grader number (runs, warm-ups, buckets, readiness limit) comes from the
+profile the folder is judged against, never from the report's own settings.
+"""
+
+from __future__ import annotations
+
+from harness.latency.procedure import official_procedure
+from harness.latency.report import GapCause, LatencyReport
+from harness.profiles import LatencySpec
+from harness.risk import FlagKind
+from harness.verdict import Judgement, Reason, partial, readiness_flag, risk
+
+# harness's own threshold, not a grader's: more than half the official speedup
+# not reproduced by unique prompts is worth a flag
+PREFIX_SHARE_RISK = 0.5
+
+# the report's own flags the gate replaces with its own lines (from the bucket counts)
+_RESTATED_BY_GATE = {FlagKind.REQUEST_FAILURES, FlagKind.NO_DATA}
+
+_GAP_LABEL: dict[GapCause, str] = {
+    "agree": "the modes agree",
+    "early_stop": "early stop",
+    "prefix_cache": "prefix cache",
+    "strict_faster": "strict is faster",
+    "no_data": "no data",
+}
+
+
+def latency_rules(rep: LatencyReport, spec: LatencySpec | None, ready_limit_s: float) -> Judgement:
+    reasons: list[Reason] = []
+    flags = [
+        risk(f.kind, "latency", f"latency: {f.text}")
+        for f in rep.flags
+        if f.kind not in _RESTATED_BY_GATE
+    ]
+    buckets = rep.buckets()
+    for b in buckets:
+        if b.n_ok == 0:
+            reasons.append(
+                Reason(
+                    source="latency",
+                    text=f"bucket {b.name}: every timed request failed ({b.errors})",
+                    blocking=True,
+                )
+            )
+        elif b.n_failed:
+            flags.append(
+                risk(
+                    FlagKind.REQUEST_FAILURES,
+                    "latency",
+                    f"latency: {b.n_failed} timed {b.name} requests failed and were dropped "
+                    f"({b.errors})",
+                )
+            )
+    for gap in rep.gaps:
+        share = gap.share_of_official_speedup
+        if share is not None and share > PREFIX_SHARE_RISK:
+            flags.append(
+                risk(
+                    FlagKind.SPEEDUP_GAP,
+                    "latency",
+                    f"latency: {share:.0%} of the {gap.bucket} speedup is not reproduced with "
+                    f"unique prompts ({_GAP_LABEL[gap.cause_kind]}): the grader's repeated "
+                    "prompt flatters it",
+                )
+            )
+    flags += readiness_flag("latency", rep.readiness_s, ready_limit_s)
+    expected = [b.name for b in spec.buckets] if spec else []
+    missing = [n for n in expected if n not in {b.name for b in buckets}]
+    if missing:
+        reasons.append(
+            Reason(
+                source="latency",
+                text=f"latency buckets not measured: {', '.join(missing)} (no score)",
+                incomplete=True,
+            )
+        )
+    if rep.score is not None:
+        speeds = ", ".join(f"{b.name} {b.speedup:.2f}×" for b in buckets if b.speedup is not None)
+        reasons.append(Reason(source="latency", text=f"latency score {rep.score:.2f}× ({speeds})"))
+    settings = rep.settings
+    # judged against this profile, not the report's own ``official_procedure``: the
+    # profile is what the gate predicts for (reports without settings are not judged)
+    if (
+        spec is not None
+        and "runs" in settings
+        and not official_procedure(
+            settings.get("runs"), settings.get("warmup"), settings.get("buckets"), spec
+        )
+    ):
+        flags.append(
+            risk(
+                FlagKind.NON_OFFICIAL,
+                "latency",
+                f"latency measured with {settings.get('runs')} runs / {settings.get('warmup')} "
+                f"warm-up over {settings.get('buckets')} (the grader: {spec.runs} / "
+                f"{spec.warmup} over {', '.join(b.name for b in spec.buckets)})",
+            )
+        )
+    if not rep.complete:
+        reasons.append(partial("latency", LatencyReport.FILENAME))
+    return reasons, flags

@@ -1,0 +1,73 @@
+"""The gate's rules for ``quality.json``: each benchmark against its threshold, as the grader rounds."""
+
+from __future__ import annotations
+
+from harness.quality.report import QualityReport
+from harness.risk import FlagKind, RiskFlag
+from harness.stats import binomial_stderr
+from harness.verdict import Judgement, Reason, partial, risk
+
+
+def quality_rules(rep: QualityReport, expected: list[str] | None = None) -> Judgement:
+    reasons: list[Reason] = []
+    flags: list[RiskFlag] = []
+    measured = {b.name for b in rep.benchmarks}
+    for name in expected or []:
+        if name not in measured:
+            reasons.append(
+                Reason(
+                    source="quality", text=f"quality gate {name} was not measured", incomplete=True
+                )
+            )
+    for b in rep.benchmarks:
+        if b.score is None:
+            why = b.error or "no score"
+            reasons.append(
+                Reason(source="quality", text=f"{b.title}: no score ({why})", incomplete=True)
+            )
+            continue
+        se = binomial_stderr(b.score, b.n)
+        unc = f", ±{se:.3f} sampling error at n={b.n}" if se is not None else ""
+        judged = b.judged_score  # the grader's round(score, 4), as its script compares
+        assert judged is not None
+        shown = f"{judged:.3f}" if round(judged, 3) == judged else f"{judged:.4f}"
+        line = f"{b.title} {shown} {'≥' if judged >= b.threshold else '<'} {b.threshold:.3f}{unc}"
+        if b.grader_abort:
+            text = (
+                f"{b.title}: {b.grader_abort} ({b.grader_aborts} requests; "
+                f"harness's own score {b.score:.3f})"
+            )
+            reasons.append(
+                Reason(source="quality", text=f"quality gate failed: {text}", blocking=True)
+            )
+        elif judged < b.threshold:
+            reasons.append(
+                Reason(source="quality", text=f"quality gate failed: {line}", blocking=True)
+            )
+        else:
+            reasons.append(Reason(source="quality", text=f"quality gate passed: {line}"))
+        if se is not None and abs(b.score - b.threshold) <= 2 * se:
+            text = f"quality: {b.title} is within its sampling error of the threshold ({line})"
+            flags.append(risk(FlagKind.NEAR_THRESHOLD, "quality", text))
+        if b.errors:
+            text = f"quality: {b.errors} {b.title} requests failed every attempt and were scored as wrong"
+            flags.append(risk(FlagKind.REQUEST_FAILURES, "quality", text))
+        if b.thinking_stats and b.thinking_stats.lost_to_budget:
+            text = f"quality: {b.thinking_stats.lost_to_budget} {b.title} answers lost to the thinking budget"
+            flags.append(risk(FlagKind.THINKING_BUDGET, "quality", text))
+    if not rep.official and rep.non_official:
+        text = f"quality measured with non-official settings: {rep.non_official}"
+        flags.append(risk(FlagKind.NON_OFFICIAL, "quality", text))
+    if not rep.complete:
+        reasons.append(partial("quality", QualityReport.FILENAME))
+    return reasons, flags
+
+
+def quality_metrics(rep: QualityReport) -> dict[str, dict[str, float]]:
+    """Every metric lm-eval reported, by benchmark (what a correctness gate reads)."""
+    metrics: dict[str, dict[str, float]] = {}
+    for b in rep.benchmarks:
+        metrics[b.name] = dict(b.other_metrics)
+        if b.score is not None:
+            metrics[b.name][b.metric] = b.score
+    return metrics

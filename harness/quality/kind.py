@@ -1,0 +1,99 @@
+"""The ``quality`` kind: the quality gates through lm-eval, as the grader scores them
+(``quality.json`` + per-sample records)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from rich.console import Console
+
+from harness.compare.comparable import quality_differences
+from harness.compare.model import CompareReport
+from harness.compare.quality import compare_quality
+from harness.compare.side import CompareSettings, Side
+from harness.kinds.record import GateInputs, KindCompare, KindConsole, MeasurementKind, RunEnv
+from harness.profiles import Profile
+from harness.quality.config import QualityConfig, QualityOverrides, from_profile
+from harness.quality.console import ConsoleHooks
+from harness.quality.core import NO_HOOKS, QualityHooks, exit_code, measure_quality
+from harness.quality.gate_rules import quality_metrics, quality_rules
+from harness.quality.render import render_report
+from harness.quality.report import QualityReport
+from harness.quality.samples import read_samples
+from harness.throughput.gate_rules import correctness_rules
+from harness.throughput.report import ThroughputReport
+from harness.verdict import Judgement
+
+
+def run(cfg: QualityConfig, env: RunEnv[QualityHooks]) -> QualityReport:
+    return measure_quality(cfg, provenance=env.provenance, hooks=env.hooks)
+
+
+def rules(inputs: GateInputs) -> Judgement:
+    """The benchmarks against their thresholds; under a throughput profile also its
+    correctness gate, which reads these benchmarks and can zero the throughput score."""
+    rep = inputs.get(QualityReport)
+    if rep is None:
+        return [], []
+    spec = inputs.profile.quality
+    reasons, flags = quality_rules(rep, [b.name for b in spec.benchmarks] if spec else None)
+    throughput = inputs.get(ThroughputReport)
+    reasons += correctness_rules(
+        inputs.profile.throughput,
+        quality_metrics(rep),
+        throughput.score if throughput else None,
+    )
+    return reasons, flags
+
+
+def required(profile: Profile, image: bool) -> bool:
+    return profile.quality is not None
+
+
+def samples_beside(folder: Path, report: QualityReport) -> dict[str, list[dict[str, Any]]]:
+    """Each benchmark's per-sample records, by benchmark name (absent files are skipped)."""
+    out: dict[str, list[dict[str, Any]]] = {}
+    for bench in report.benchmarks:
+        path = folder / (bench.samples_file or f"samples_{bench.name}.jsonl")
+        if path.is_file():
+            out[bench.name] = read_samples(path)
+    return out
+
+
+def differences(a: Side[QualityReport], b: Side[QualityReport]) -> tuple[list[str], list[str]]:
+    return quality_differences(a.report, b.report, a.extra or {}, b.extra or {}), []
+
+
+def compare(
+    a: Side[QualityReport], b: Side[QualityReport], s: CompareSettings, out: CompareReport
+) -> None:
+    out.quality = compare_quality(a.report, b.report, a.extra or {}, b.extra or {})
+
+
+def console_hooks(console: Console, profile: str) -> ConsoleHooks:
+    return ConsoleHooks(console)
+
+
+def render(console: Console, report: QualityReport, folder: str) -> None:
+    render_report(console, report)
+    console.print(f"run folder: {folder}")
+
+
+KIND: MeasurementKind[QualityConfig, QualityOverrides, QualityReport, QualityHooks] = (
+    MeasurementKind(
+        name="quality",
+        command=("quality",),
+        report=QualityReport,
+        overrides=QualityOverrides,
+        from_profile=from_profile,
+        run=run,
+        exit_code=exit_code,
+        no_hooks=NO_HOOKS,
+        required=required,
+        rules=rules,
+        gate_step="server",
+        console=KindConsole(hooks=console_hooks, render=render),
+        compare=KindCompare(load_extra=samples_beside, differences=differences, compare=compare),
+    )
+)

@@ -1,0 +1,80 @@
+"""``harness submit``'s records: its config, its console hooks and ``submit.json``.
+
+Apart from the core so the upload steps (steps.py) and the core can both import
+them without an import circle.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from pydantic import Field
+
+from harness.profiles import PackageSpec, SubmitSpec
+from harness.runs import Report
+from harness.submit.retry import RetryPolicy
+
+
+class SubmitReport(Report):
+    FILENAME = "submit.json"
+    kind: str = "submit"
+    archive: str
+    team_id: str
+    api_url: str
+    dry_run: bool = False
+    size_bytes: int
+    sha256: str
+    package_report: str
+    upload_type: str | None = None
+    s3_key: str | None = None
+    upload_id: str | None = None
+    part_size: int | None = None
+    parts_total: int = 0
+    parts_sent: int = 0
+    parts_resumed: int = 0
+    bytes_sent: int = 0
+    retries: int = 0
+    url_refreshes: int = 0
+    etag_mismatches: int = 0
+    upload_seconds: float = 0.0
+    mb_per_s: float = 0.0
+    resumed: bool = False
+    already_submitted: bool = False
+    # The organiser had forgotten the upload id when completion was asked again
+    # (S3 NoSuchUpload): an earlier run's completion is taken to have gone through.
+    completion_assumed: bool = False
+    # An earlier run's /submit got no answer; nothing was sent this time (see --resubmit).
+    submit_unconfirmed: bool = False
+    reupload_reason: str | None = None  # why the file was uploaded again from scratch
+    submission_id: str | None = None
+    error: str | None = None
+    warnings: list[str] = Field(default_factory=list)
+
+
+@dataclass
+class SubmitConfig:
+    archive: Path
+    team_id: str
+    api_url: str
+    api_key: str
+    package: PackageSpec
+    submit: SubmitSpec
+    parallel: int = 6
+    restart: bool = False
+    resubmit: bool = False  # send /submit although an earlier run's /submit got no answer
+    dry_run: bool = False
+    policy: RetryPolicy = field(default_factory=RetryPolicy)
+    seed: int | None = None
+
+
+@dataclass
+class Hooks:
+    """Console callbacks; the core never prints."""
+
+    say: Callable[[str], None] = lambda _msg: None
+    hash_bytes: Callable[[int], None] | None = None
+    start_upload: Callable[[int, int], None] = lambda _total, _done: None
+    sent_bytes: Callable[[int], None] | None = None
+    finished: Callable[[SubmitReport], None] = lambda _report: None  # also on failure
