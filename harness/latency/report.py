@@ -129,3 +129,13 @@ class LatencyReport(Report):
     def buckets(self) -> list[BucketResult]:
         """The buckets that carry the score: official when measured, else strict."""
         return self.official or self.strict
+
+
+def latency_samples(latency: LatencyReport | None, mode: str) -> dict[str, list[float]]:
+    """Timed, successful E2E latencies per bucket (ms), from ``latency.json``'s ``requests``."""
+    out: dict[str, list[float]] = {}
+    for row in latency.requests if latency is not None else []:
+        if row.mode != mode or row.phase != "timed" or not row.ok or row.e2e_ms is None:
+            continue
+        out.setdefault(row.bucket, []).append(row.e2e_ms)
+    return out

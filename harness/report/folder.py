@@ -15,7 +15,6 @@ from pathlib import Path
 from harness.errors import HarnessError
 from harness.gate.report import GateReport
 from harness.kinds.registry import KINDS
-from harness.latency.report import LatencyReport
 from harness.runs import R, Report, load_report
 
 # The reports ``harness report`` reads, in display order: every measurement kind's
@@ -57,13 +56,3 @@ def read_run(folder: Path) -> RunFiles:
 
 def is_run_folder(folder: Path) -> bool:
     return folder.is_dir() and any((folder / name).is_file() for name in REPORT_FILES)
-
-
-def latency_samples(latency: LatencyReport | None, mode: str) -> dict[str, list[float]]:
-    """Timed, successful E2E latencies per bucket (ms), from ``latency.json``'s ``requests``."""
-    out: dict[str, list[float]] = {}
-    for row in latency.requests if latency is not None else []:
-        if row.mode != mode or row.phase != "timed" or not row.ok or row.e2e_ms is None:
-            continue
-        out.setdefault(row.bucket, []).append(row.e2e_ms)
-    return out

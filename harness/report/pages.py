@@ -7,11 +7,11 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from harness import __version__
-from harness.latency.report import LatencyReport
+from harness.latency.report import LatencyReport, latency_samples
 from harness.report import html
 from harness.report.compare_section import compare_section
 from harness.report.entry import LedgerEntry
-from harness.report.folder import latency_samples, read_run
+from harness.report.folder import read_run
 from harness.report.frontier import frontier, waterfall
 from harness.report.plots import (
     bucket_vs_baseline,

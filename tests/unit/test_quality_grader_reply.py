@@ -93,7 +93,7 @@ def test_grader_abort_fails_a_passing_score():
 
 
 def test_the_gate_fails_where_the_grader_dies():
-    from harness.gate.rules import quality_rules
+    from harness.quality.gate_rules import quality_rules
     from harness.quality.report import QualityReport
 
     r = _result()

@@ -210,3 +210,28 @@ def test_gate_reads_package_json_typed(tmp_path: Path) -> None:
     assert [r.text for r in gate.reasons if r.blocking] == [
         "package rule size: 21 GB is over 20 GB"
     ]
+
+
+def test_gate_on_a_corrupt_report_says_so_once(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    folder = make_run(tmp_path, "r", started_at=T0, medians={"short": 1291.0}, verdict=None)
+    (folder / "latency.json").write_text('{"kind": "latency", ', encoding="utf-8")
+    assert main(["gate", str(folder), "--json"]) == EXIT_INCOMPLETE
+    texts = [r["text"] for r in json.loads(capsys.readouterr().out)["reasons"]]
+    about = [t for t in texts if "latency.json" in t]
+    assert len(about) == 1 and about[0].startswith("latency.json: not valid JSON")
+
+
+def test_compare_names_the_side_whose_report_is_corrupt(tmp_path: Path) -> None:
+    from harness.compare.core import CompareConfig, compare_runs
+
+    a = make_run(tmp_path, "a", started_at=T0, medians={"short": 1291.0}, verdict=None)
+    b = make_run(tmp_path, "b", started_at=T0, medians={"short": 1291.0}, verdict=None)
+    (b / "latency.json").write_text("{", encoding="utf-8")
+    with pytest.raises(ConfigError) as err:
+        compare_runs(CompareConfig(run_a=a, run_b=b))
+    assert err.value.one_line().startswith(f"RUN_B {b}: latency.json: not valid JSON")
+    with pytest.raises(ConfigError) as err:
+        compare_runs(CompareConfig(run_a=b, run_b=a))
+    assert err.value.one_line().startswith(f"RUN_A {b}: latency.json: not valid JSON")

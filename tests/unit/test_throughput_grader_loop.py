@@ -3,14 +3,18 @@
 from __future__ import annotations
 
 import random
+from pathlib import Path
 
+from harness.flags import Target
 from harness.profiles import load_profile
-from harness.throughput.config import from_profile
+from harness.throughput.config import ThroughputOverrides, from_profile
 from harness.throughput.grader_loop import grader_body, grader_numbers, timed_plan
 from harness.throughput.report import RequestRow
 from harness.throughput.spotcheck import SpotCheck, grader_passes, level_spots
 
-CFG = from_profile(load_profile("gpumode-paris"), "http://x")
+CFG = from_profile(
+    load_profile("gpumode-paris"), Target(folder=Path("."), url="http://x"), ThroughputOverrides()
+)
 SPOTS = [SpotCheck("q1", 1), SpotCheck("q2", 2)]
 
 

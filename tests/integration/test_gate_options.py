@@ -1,0 +1,122 @@
+"""`harness gate` as a user runs it: the folder's profile, --skip, options reaching every step,
+and a folder judged without importing docker."""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from harness.cli import main
+from harness.data.layout import SAMPLES_DIR
+from harness.gate.report import GateReport
+from harness.throughput.report import ThroughputReport
+
+pytestmark = pytest.mark.timeout(180)
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+@pytest.fixture
+def paris_run(sim_process, tmp_path: Path) -> Path:
+    """A GPU MODE Paris throughput run folder, measured against the simulator."""
+    sim = sim_process(ttft_ms=2, itl_ms=0.5, output_tokens=8)
+    folder = tmp_path / "paris"
+    argv = ["throughput", "--url", sim.url, "--profile", "gpumode-paris", "--out", str(folder)]
+    argv += ["--levels", "1", "--requests-per-level", "2", "--warmup", "0", "--spot-checks", "0"]
+    argv += ["--prompt-tokens", "32", "--max-tokens", "8", "--no-chart", "--quiet"]
+    argv += ["--model", "Qwen/Qwen3.5-4B"]  # the simulator serves this name, not the 35B's
+    assert main(argv) == 0
+    assert ThroughputReport.load(folder).provenance.profile == "gpumode-paris"
+    return folder
+
+
+def test_a_folder_is_judged_under_the_profile_it_was_measured_with(paris_run, capsys) -> None:
+    assert main(["gate", str(paris_run), "--quiet"]) == 4  # INCOMPLETE: no check, no quality
+    gate = GateReport.load(paris_run)
+    assert gate.provenance.profile == "gpumode-paris"
+    texts = [r.text for r in gate.reasons]
+    assert "check.json is missing: run harness check into this folder" in texts
+    assert "quality.json is missing: run harness quality into this folder" in texts
+    assert not any("latency" in t for t in texts)
+    assert gate.score_name == "weighted tok/s" and gate.score is not None
+    # the same profile named explicitly is fine; another one is an error naming both
+    assert main(["gate", str(paris_run), "--profile", "gpumode-paris", "--quiet"]) == 4
+    capsys.readouterr()
+    assert main(["gate", str(paris_run), "--profile", "efficient-qwen"]) == 2
+    err = capsys.readouterr().err
+    assert "'gpumode-paris'" in err and "'efficient-qwen'" in err
+    assert GateReport.load(paris_run).provenance.profile == "gpumode-paris"  # not re-judged
+
+
+def test_judging_a_folder_imports_no_docker(paris_run) -> None:
+    code = (
+        "import sys\n"
+        "from harness.cli import main\n"
+        f"rc = main(['gate', {str(paris_run)!r}, '--quiet'])\n"
+        "print(rc, sorted(m for m in sys.modules if m.split('.')[0] == 'docker'))\n"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env={**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)},
+        check=True,
+    )
+    assert out.stdout.strip().splitlines()[-1] == "4 []"
+
+
+def test_ready_timeout_reaches_check(tmp_path: Path, capsys) -> None:
+    """A server still loading: the gate's --ready-timeout is what check waits (not its 30 s)."""
+    url = f"http://127.0.0.1:{free_port()}"
+    argv = ["gate", "--url", url, "--ready-timeout", "1", "--out", str(tmp_path), "--quiet"]
+    assert main(argv) == 3  # unreachable: the later steps are not run
+    err = capsys.readouterr().err
+    assert f"{url} is unreachable: GET {url}/ping for " in err and "(1 attempts" in err
+    gate = GateReport.load(tmp_path)
+    assert gate.verdict == "INCOMPLETE"
+
+
+def test_skip_runs_the_rest_and_the_verdict_names_it(tmp_path: Path, monkeypatch, capsys) -> None:
+    """--skip check --skip latency: only quality runs, with the gate's --ready-timeout (1 s,
+    not the profile's 600 s) against a port nothing listens on."""
+    monkeypatch.setenv("HARNESS_CACHE_DIR", str(tmp_path / "cache"))  # punkt_tab is written here
+    url = f"http://127.0.0.1:{free_port()}"
+    argv = ["gate", "--url", url, "--skip", "check", "--skip", "latency", "--ready-timeout", "1"]
+    argv += ["--data-dir", str(SAMPLES_DIR), "--limit", "0.01", "--out", str(tmp_path / "r")]
+    assert main([*argv, "--quiet"]) == 4  # INCOMPLETE: two steps skipped, quality unreachable
+    err = capsys.readouterr().err
+    assert "gate ▸ quality" not in err  # --quiet
+    assert f"{url}/ping not ready after 0 s (1 attempts" in err
+    gate = GateReport.load(tmp_path / "r")
+    assert gate.verdict == "INCOMPLETE" and gate.skipped == ["check", "latency"]
+    texts = [r.text for r in gate.reasons]
+    assert "check not measured: skipped with --skip check" in texts
+    assert "latency not measured: skipped with --skip latency" in texts
+    assert gate.provenance.command_line.count("--skip") == 2
+    assert not (tmp_path / "r" / "check.json").exists()
+
+
+def test_skip_of_a_step_the_profile_has_not_is_a_usage_error(tmp_path: Path, capsys) -> None:
+    argv = ["gate", "--url", "http://127.0.0.1:9", "--profile", "gpumode-paris"]
+    assert main([*argv, "--skip", "latency", "--out", str(tmp_path / "r")]) == 2
+    assert "--skip latency: not a step of this gate (profile gpumode-paris)" in (
+        capsys.readouterr().err
+    )
+    assert not (tmp_path / "r").exists()  # said before a run folder is made
+
+
+def test_gate_json_from_the_cli_records_name_and_note(paris_run) -> None:
+    assert main(["gate", str(paris_run), "--name", "p1", "--note", "fp8", "--quiet"]) == 4
+    data = json.loads((paris_run / "gate.json").read_text())
+    assert (data["provenance"]["name"], data["provenance"]["note"]) == ("p1", "fp8")
