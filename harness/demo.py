@@ -115,7 +115,7 @@ def run_demo(cfg: DemoConfig, console: Console) -> int:
         measured = run_steps(plan, hooks)
         gate = conclude(cfg.folder, cfg.profile, plan.provenance(plan.command_line()))
         record_run(cfg.folder, cfg.name, cfg.note)
-        render_gate(console, gate, str(cfg.folder))
+        render_gate(console, gate, str(cfg.folder), judged_as=cfg.profile.title)
         rc = exit_code(gate, measured)
     finally:
         with console.status("stopping the reference server …"):

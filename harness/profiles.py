@@ -16,6 +16,8 @@ from harness.errors import ConfigError
 
 PROFILES_DIR = Path(__file__).resolve().parent.parent / "tasks" / "profiles"
 DEFAULT_PROFILE = "efficient-qwen"
+# The profile format this harness reads (a profile's own ``schema_version``).
+PROFILE_SCHEMA_VERSION = 1
 
 
 class Strict(BaseModel):
@@ -27,7 +29,6 @@ class ServerSpec(Strict):
     tokenizer: str = "qwen:Qwen/Qwen3.5-4B"
     port: int = 8080
     ready_path: str = "/ping"
-    endpoints: list[str] = Field(default_factory=list)
     think_open: str = "<think>"
     think_close: str = "</think>"
     thinking_off: dict[str, Any] = Field(default_factory=dict)
@@ -117,7 +118,6 @@ class SubmitSpec(Strict):
     single_max_bytes: int = 5_000_000_000
     single_url_expiry_s: int = 7200
     submissions_per_day: int = 1
-    evaluation_minutes: int = 95
 
 
 class SpotQuestion(Strict):
@@ -196,7 +196,6 @@ class VlmSpec(Strict):
     weight_ttft: float = 0.3
     weight_throughput: float = 0.3
     headline_accuracy: Literal["containment", "vqa", "yes_no"] = "containment"
-    order: Literal["first_n"] = "first_n"
     http_endpoint: str = "/v1/chat/completions"
 
 
@@ -277,9 +276,16 @@ def _explain(err: ValidationError, source: str) -> ConfigError:
 
 def parse_profile(data: dict[str, Any], source: str = "<profile>") -> Profile:
     try:
-        return Profile.model_validate({**data, "source": source})
+        profile = Profile.model_validate({**data, "source": source})
     except ValidationError as err:
         raise _explain(err, source) from None
+    if profile.schema_version > PROFILE_SCHEMA_VERSION:
+        raise ConfigError(
+            f"{source}: profile schema_version {profile.schema_version}; this harness reads "
+            f"profiles up to {PROFILE_SCHEMA_VERSION}",
+            hint="upgrade harness to read this profile",
+        )
+    return profile
 
 
 def load_profile(name_or_path: str | None = None) -> Profile:

@@ -147,7 +147,7 @@ def run(args: argparse.Namespace) -> int:
             rc = run_steps(plan, hooks) if args.url else measure_image(args.image, plan, hooks)
     report = conclude(folder, profile, prov, strict=args.strict, image=image, skipped=plan.skip)
     record_run(folder, args.name, args.note)
-    render_gate(console, report, str(folder))
+    render_gate(console, report, str(folder), judged_as=profile.title)
     if args.json:
         sys.stdout.write(report.to_json() + "\n")
     return exit_code(report, rc)

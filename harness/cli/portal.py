@@ -11,9 +11,11 @@ from aiohttp import web
 
 from harness.cli.common import make_console, non_negative_int, positive_int
 from harness.errors import EXIT_OK, UsageError
+from harness.flags import PROFILE
 from harness.portal.app import Portal, PortalConfig
 from harness.portal.s3proxy import S3Proxy
 from harness.portal.serve import background_app, moto_s3
+from harness.profiles import DEFAULT_PROFILE, load_profile
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -34,12 +36,16 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         help="S3 endpoint to store uploads (default: an in-process moto server)",
     )
     p.add_argument("--bucket", default="submissions", help="bucket name (created if missing)")
-    p.add_argument("--api-key", metavar="KEY", help="require this key in the x-api-key header")
+    p.add_argument(
+        PROFILE,
+        help=f"the organiser to rehearse: its key header, single-PUT limit, URL lifetime and "
+        f"daily limit come from the profile's [submit] (default: {DEFAULT_PROFILE})",
+    )
+    p.add_argument("--api-key", metavar="KEY", help="require this key in the profile's key header")
     p.add_argument(
         "--single-max-bytes",
         type=positive_int,
-        default=5_000_000_000,
-        help="largest single PUT (default 5 GB)",
+        help="largest single PUT (default: the profile's, 5 GB)",
     )
     p.add_argument(
         "--part-size",
@@ -50,11 +56,18 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p.add_argument(
         "--url-expiry-s",
         type=positive_int,
-        default=7200,
-        help="presigned URL lifetime (default %(default)s s)",
+        help="presigned URL lifetime in s (default: the profile's, 7200)",
     )
-    p.add_argument(
-        "--submissions-per-day", type=positive_int, help="enforce a daily limit per team"
+    limit = p.add_mutually_exclusive_group()
+    limit.add_argument(
+        "--submissions-per-day",
+        type=positive_int,
+        help="enforce this daily limit per team (default: none, so rehearsals can repeat)",
+    )
+    limit.add_argument(
+        "--daily-limit",
+        action="store_true",
+        help="enforce the profile's daily limit per team (1 for efficient-qwen)",
     )
     p.add_argument(
         "--repeat-complete-s",
@@ -96,6 +109,13 @@ async def _serve(portal: Portal, host: str, port: int) -> tuple[web.AppRunner, i
 
 def run(args: argparse.Namespace) -> int:
     console = make_console(args)
+    profile = load_profile(args.profile)
+    organiser = profile.submit
+    if organiser is None:
+        raise UsageError(
+            f"profile {profile.name!r} has no [submit] section: no organiser to rehearse",
+            hint="pass --profile efficient-qwen (or a profile with [submit])",
+        )
     with _s3(args) as s3_url, contextlib.ExitStack() as stack:
         endpoint = s3_url
         if not args.no_strict:
@@ -105,10 +125,13 @@ def run(args: argparse.Namespace) -> int:
             s3_endpoint=endpoint,
             bucket=args.bucket,
             api_key=args.api_key,
-            single_max_bytes=args.single_max_bytes,
+            header=organiser.header,
+            single_max_bytes=args.single_max_bytes or organiser.single_max_bytes,
             part_size=args.part_size,
-            url_expiry_s=args.url_expiry_s,
-            submissions_per_day=args.submissions_per_day,
+            url_expiry_s=args.url_expiry_s or organiser.single_url_expiry_s,
+            submissions_per_day=organiser.submissions_per_day
+            if args.daily_limit
+            else args.submissions_per_day,
             repeat_complete_s=args.repeat_complete_s,
         )
         portal = Portal(cfg)

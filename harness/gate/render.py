@@ -10,7 +10,8 @@ from harness.gate.report import GateReport, Verdict
 _STYLE = {Verdict.PASS: "bold green", Verdict.FAIL: "bold red", Verdict.INCOMPLETE: "bold yellow"}
 
 
-def render_gate(console: Console, rep: GateReport, folder: str) -> None:
+def render_gate(console: Console, rep: GateReport, folder: str, *, judged_as: str = "") -> None:
+    """The verdict panel; ``judged_as``: the profile's title (a folder is judged under its own)."""
     lines: list[str] = []
     for r in rep.reasons:
         mark = "[red]✗[/]" if r.blocking else "[yellow]…[/]" if r.incomplete else "[green]✓[/]"
@@ -30,4 +31,5 @@ def render_gate(console: Console, rep: GateReport, folder: str) -> None:
     if rep.score is not None:
         title += f"  score {rep.score:.2f} ({rep.score_name})"
     console.print(Panel("\n".join(lines) or "no reports", title=title, title_align="left"))
-    console.print(f"verdict: {folder}/gate.json")
+    under = f" (judged as {judged_as})" if judged_as else ""
+    console.print(f"verdict: {folder}/gate.json{under}")

@@ -61,3 +61,45 @@ def test_bad_value_and_bad_toml(tmp_path):
 def test_unknown_bucket_name():
     with pytest.raises(ConfigError, match="short, medium, long"):
         load_profile().require_latency().bucket("huge")
+
+
+def test_a_newer_profile_format_is_refused():
+    data = tomllib.loads((PROFILES_DIR / "efficient-qwen.toml").read_text())
+    data["schema_version"] = 2
+    with pytest.raises(ConfigError, match="profile schema_version 2; this harness reads"):
+        parse_profile(data, "x.toml")
+
+
+def test_every_profile_key_is_read_somewhere():
+    """A key no code reads is a promise the harness does not keep: use it or remove it.
+    (By name, outside profiles.py: ``.key`` or ``"key"``.)"""
+    import re
+    from pathlib import Path
+
+    from pydantic import BaseModel
+
+    import harness.profiles as profiles
+
+    root = Path(profiles.__file__).parent
+    text = "\n".join(
+        p.read_text(encoding="utf-8") for p in root.rglob("*.py") if p.name != "profiles.py"
+    )
+    models = [
+        m
+        for m in vars(profiles).values()
+        if isinstance(m, type) and issubclass(m, BaseModel) and m.__module__ == profiles.__name__
+    ]
+    unread = [
+        f"{m.__name__}.{f}"
+        for m in models
+        for f in m.model_fields
+        if f != "source" and not re.search(rf"\.{f}\b|[\"']{f}[\"']", text)
+    ]
+    assert unread == []
+
+
+def test_the_portal_rehearses_a_profiles_organiser(capsys):
+    from harness.cli import main
+
+    assert main(["portal", "--profile", "gpumode-paris", "--port", "0"]) == 2
+    assert "has no [submit] section: no organiser to rehearse" in capsys.readouterr().err
