@@ -40,34 +40,33 @@ READY_TIMEOUT = "--ready-timeout"
 _FLAG = "harness_flag"
 
 
-def positive_float(text: str) -> float:
+def _number(text: str, convert: Callable[[str], Any], what: str) -> Any:
     try:
-        value = float(text)
+        return convert(text)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
-    if value <= 0:
-        raise argparse.ArgumentTypeError(f"{text!r} must be > 0")
+        raise argparse.ArgumentTypeError(f"{text!r} is not {what}") from None
+
+
+def _at_least(value: Any, text: str, low: float, strict: bool) -> Any:
+    if value < low or (strict and value == low):
+        raise argparse.ArgumentTypeError(f"{text!r} must be {'>' if strict else '>='} {low:g}")
     return value
+
+
+def positive_float(text: str) -> float:
+    return float(_at_least(_number(text, float, "a number"), text, 0, strict=True))
+
+
+def non_negative_float(text: str) -> float:
+    return float(_at_least(_number(text, float, "a number"), text, 0, strict=False))
 
 
 def positive_int(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
-    if value <= 0:
-        raise argparse.ArgumentTypeError(f"{text!r} must be > 0")
-    return value
+    return int(_at_least(_number(text, int, "a whole number"), text, 0, strict=True))
 
 
 def non_negative_int(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"{text!r} must be >= 0")
-    return value
+    return int(_at_least(_number(text, int, "a whole number"), text, 0, strict=False))
 
 
 def draw_seed() -> int:
@@ -123,6 +122,42 @@ def option(
     if default_factory is not None:
         return field(default_factory=default_factory, metadata=meta)
     return field(default=default, metadata=meta)
+
+
+def ready_timeout(default: float | None = None) -> Any:
+    """The readiness wait every server step has (and the gate offers to all of them)."""
+    return option(
+        READY_TIMEOUT,
+        default=default,
+        type=positive_float,
+        help="how long to wait for the ready path to answer 200, in s"
+        + ("" if default is not None else " (default: the profile's, 600)"),
+        gate=READY_TIMEOUT,
+    )
+
+
+def ready_interval() -> Any:
+    return option(
+        "--ready-interval",
+        type=positive_float,
+        help="readiness poll interval in s (default: the profile's, 5)",
+    )
+
+
+def metrics_scrape(per: str, modes: str) -> Any:
+    """``--metrics``: scrape /metrics around each ``per`` (bucket, level) for attribution."""
+    return option(
+        "--metrics",
+        default="auto",
+        choices=("auto", "on", "off"),
+        help=f"scrape the server's /metrics around each {per} for attribution "
+        f"(default: auto, off in official mode, on in {modes})",
+    )
+
+
+def tokenizer(what: str) -> Any:
+    """``--tokenizer``: the client tokenizer (every step with one takes the gate's)."""
+    return option("--tokenizer", help=f"{what} (default: the profile's)", gate="--tokenizer")
 
 
 def flag_of(f: dataclasses.Field[Any]) -> Flag | None:

@@ -10,17 +10,8 @@ from harness.cli.common import make_console
 from harness.compare.core import CompareConfig, compare_runs
 from harness.compare.render import render
 from harness.errors import EXIT_OK, UsageError
+from harness.flags import non_negative_float
 from harness.runs import Provenance, redact_argv
-
-
-def _pct(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"{text!r} must be >= 0")
-    return value
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -31,7 +22,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p.add_argument("run_b", metavar="RUN_B", help="the run folder to judge against it (B)")
     p.add_argument(
         "--min-effect",
-        type=_pct,
+        type=non_negative_float,
         default=1.0,
         metavar="PCT",
         help="differences below PCT %% of A are within noise (default: %(default)s)",

@@ -22,9 +22,8 @@ def run(plan: CheckPlan, env: RunEnv[CheckHooks]) -> CheckReport:
     )
 
 
-def rules(inputs: GateInputs) -> Judgement:
-    rep = inputs.get(CheckReport)
-    return check_rules(rep, inputs.profile.readiness.timeout_s) if rep else ([], [])
+def rules(report: CheckReport, inputs: GateInputs) -> Judgement:
+    return check_rules(report, inputs.profile.readiness.timeout_s)
 
 
 def required(profile: Profile, image: bool) -> bool:

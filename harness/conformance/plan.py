@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from harness.conformance.context import CheckConfig
 from harness.conformance.registry import PlannedCheck, required_names, select
 from harness.errors import UsageError
-from harness.flags import READY_TIMEOUT, Overrides, Target, option, positive_float
+from harness.flags import Overrides, Target, option, positive_float, ready_timeout, tokenizer
 from harness.profiles import Profile
 
 
@@ -23,11 +23,8 @@ class CheckOverrides(Overrides):
     skip: str | None = option(
         "--skip", help="comma-separated checks or groups to leave out (default: none)"
     )
-    tokenizer: str | None = option(
-        "--tokenizer",
-        help="the tokenizer usage is compared with: qwen:MODEL | tokenizer.json or model "
-        "folder (default: the profile's)",
-        gate="--tokenizer",
+    tokenizer: str | None = tokenizer(
+        "the tokenizer usage is compared with: qwen:MODEL | tokenizer.json or model folder"
     )
     model: str | None = option(
         "--model", help="model name for chat bodies (default: the graders' name if served)"
@@ -35,13 +32,7 @@ class CheckOverrides(Overrides):
     timeout_s: float = option(
         "--timeout", default=300.0, type=positive_float, help="per-request timeout in s"
     )
-    ready_timeout_s: float = option(
-        READY_TIMEOUT,
-        default=30.0,
-        type=positive_float,
-        help="how long to wait for the ready path to answer 200, in s",
-        gate=READY_TIMEOUT,
-    )
+    ready_timeout_s: float = ready_timeout(default=30.0)
 
 
 @dataclass(frozen=True)

@@ -46,7 +46,7 @@ def judge(
     reasons = _absent(inputs)
     flags: list[RiskFlag] = []
     for kind in KINDS:
-        kind_reasons, kind_flags = kind.rules(inputs)
+        kind_reasons, kind_flags = kind.judge(inputs)
         reasons += kind_reasons
         flags += kind_flags
     # the same risk seen by two reports (slow readiness: check and latency) is one flag

@@ -6,8 +6,6 @@ imported only when it runs, so judging a folder never imports docker.
 
 from __future__ import annotations
 
-from rich.console import Console
-
 from harness.errors import EXIT_FAIL, EXIT_OK
 from harness.image.config import (
     NO_HOOKS,
@@ -19,7 +17,7 @@ from harness.image.config import (
 from harness.image.console import ConsoleHooks, render_with_path
 from harness.image.gate_rules import package_rules
 from harness.image.report import PackageReport
-from harness.kinds.record import GateInputs, KindConsole, MeasurementKind, RunEnv
+from harness.kinds.record import GateInputs, KindConsole, MeasurementKind, RunEnv, console_only
 from harness.profiles import Profile
 from harness.verdict import Judgement
 
@@ -44,17 +42,12 @@ def exit_code(report: PackageReport) -> int:
     return EXIT_OK if report.passed else EXIT_FAIL
 
 
-def rules(inputs: GateInputs) -> Judgement:
-    rep = inputs.get(PackageReport)
-    return package_rules(rep) if rep else ([], [])
+def rules(report: PackageReport, inputs: GateInputs) -> Judgement:
+    return package_rules(report)
 
 
 def required(profile: Profile, image: bool) -> bool:
     return image  # judged whenever present; required when the gate packaged the image
-
-
-def console_hooks(console: Console, profile: str) -> ConsoleHooks:
-    return ConsoleHooks(console)
 
 
 KIND: MeasurementKind[PackageConfig, PackageOverrides, PackageReport, PackageHooks] = (
@@ -70,6 +63,6 @@ KIND: MeasurementKind[PackageConfig, PackageOverrides, PackageReport, PackageHoo
         required=required,
         rules=rules,
         gate_step="image",
-        console=KindConsole(hooks=console_hooks, render=render_with_path),
+        console=KindConsole(hooks=console_only(ConsoleHooks), render=render_with_path),
     )
 )

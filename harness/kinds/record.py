@@ -16,7 +16,8 @@ and the report reader, which iterate them (tests/unit/test_layering.py).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+import asyncio
+from collections.abc import Callable, Coroutine, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Generic, Literal, Protocol, TypeVar, runtime_checkable
@@ -103,6 +104,22 @@ class KindCompare(Generic[R]):
     compare: Callable[[Side[R], Side[R], CompareSettings, CompareReport], None]
 
 
+def async_core(
+    core: Callable[..., Coroutine[Any, Any, R]],
+) -> Callable[[Any, RunEnv[Any]], R]:
+    """A record's ``run`` from an async core taking ``(cfg, *, provenance, folder, hooks)``."""
+
+    def run(cfg: Any, env: RunEnv[Any]) -> R:
+        return asyncio.run(core(cfg, provenance=env.provenance, folder=env.folder, hooks=env.hooks))
+
+    return run
+
+
+def console_only(hooks: Callable[[Console], H]) -> Callable[[Console, str], H]:
+    """Console hooks that need no profile name."""
+    return lambda console, _profile: hooks(console)
+
+
 @dataclass(frozen=True)
 class MeasurementKind(Generic[C, Ov, R, H]):
     name: str  # = the report's ``kind`` and file stem
@@ -116,7 +133,8 @@ class MeasurementKind(Generic[C, Ov, R, H]):
     no_hooks: H  # the core's silent hooks
     # whether a verdict under ``profile`` needs this report (``image``: gate --image)
     required: Callable[[Profile, bool], bool]
-    rules: Callable[[GateInputs], Judgement]  # the gate's rules (nothing when absent)
+    # the gate's rules over its report (when the folder holds it) and the other inputs
+    rules: Callable[[R, GateInputs], Judgement]
     gate_step: GateStep = None
     # when this step fails or finds no server, the gate runs no later step
     # (--keep-going measures anyway after a failure)
@@ -131,6 +149,11 @@ class MeasurementKind(Generic[C, Ov, R, H]):
     @property
     def filename(self) -> str:
         return self.report.FILENAME
+
+    def judge(self, inputs: GateInputs) -> Judgement:
+        """Its rules over the folder's report of this kind (nothing when there is none)."""
+        report = inputs.reports.get(self.name)
+        return self.rules(report, inputs) if isinstance(report, self.report) else ([], [])
 
     def command_line(self, target: Target, overrides: Ov, profile: str) -> list[str]:
         """The ``harness`` command that re-runs this config (recorded as provenance)."""

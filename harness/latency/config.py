@@ -11,14 +11,17 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 from harness.flags import (
-    READY_TIMEOUT,
     GateFlag,
     Overrides,
     Target,
+    metrics_scrape,
     non_negative_int,
     option,
     positive_float,
     positive_int,
+    ready_interval,
+    ready_timeout,
+    tokenizer,
 )
 from harness.profiles import Bucket, LatencySpec, Profile
 
@@ -63,11 +66,7 @@ class LatencyOverrides(Overrides):
     timeout_s: float = option(
         "--timeout", default=600.0, type=positive_float, help="per-request timeout in s"
     )
-    tokenizer: str | None = option(
-        "--tokenizer",
-        help="qwen:MODEL | tokenizer.json or model folder | server (default: the profile's)",
-        gate="--tokenizer",
-    )
+    tokenizer: str | None = tokenizer("qwen:MODEL | tokenizer.json or model folder | server")
     model: str | None = option(
         "--model", help="strict mode's model field (default: the server's first model)"
     )
@@ -78,24 +77,9 @@ class LatencyOverrides(Overrides):
         "--force-length", default=False, help="strict mode: send ignore_eos + min_tokens"
     )
     seed: int = option("--seed", default=0, type=int, help="strict prompts' seed")
-    ready_timeout_s: float | None = option(
-        READY_TIMEOUT,
-        type=positive_float,
-        help="readiness wait in s (default: the profile's, 600)",
-        gate=READY_TIMEOUT,
-    )
-    ready_interval_s: float | None = option(
-        "--ready-interval",
-        type=positive_float,
-        help="readiness poll interval in s (default: the profile's, 5)",
-    )
-    metrics: MetricsChoice = option(
-        "--metrics",
-        default="auto",
-        choices=("auto", "on", "off"),
-        help="scrape the server's /metrics around each bucket for attribution "
-        "(default: auto, off in official mode, on in strict/both)",
-    )
+    ready_timeout_s: float | None = ready_timeout()
+    ready_interval_s: float | None = ready_interval()
+    metrics: MetricsChoice = metrics_scrape("bucket", "strict/both")
     calibrate: bool = option(
         "--no-calibrate", default=True, help="skip the client timing self-check"
     )

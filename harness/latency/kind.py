@@ -2,10 +2,7 @@
 
 from __future__ import annotations
 
-import asyncio
 from pathlib import Path
-
-from rich.console import Console
 
 from harness.compare.comparable import latency_differences
 from harness.compare.latency import compare_latency
@@ -17,7 +14,8 @@ from harness.kinds.record import (
     KindConsole,
     KindScore,
     MeasurementKind,
-    RunEnv,
+    async_core,
+    console_only,
 )
 from harness.latency.config import LatencyConfig, LatencyOverrides, from_profile
 from harness.latency.core import NO_HOOKS, LatencyHooks, exit_code, measure_latency
@@ -29,17 +27,8 @@ from harness.profiles import Profile
 from harness.verdict import Judgement
 
 
-def run(cfg: LatencyConfig, env: RunEnv[LatencyHooks]) -> LatencyReport:
-    return asyncio.run(
-        measure_latency(cfg, provenance=env.provenance, folder=env.folder, hooks=env.hooks)
-    )
-
-
-def rules(inputs: GateInputs) -> Judgement:
-    rep = inputs.get(LatencyReport)
-    if rep is None:
-        return [], []
-    return latency_rules(rep, inputs.profile.latency, inputs.profile.readiness.timeout_s)
+def rules(report: LatencyReport, inputs: GateInputs) -> Judgement:
+    return latency_rules(report, inputs.profile.latency, inputs.profile.readiness.timeout_s)
 
 
 def required(profile: Profile, image: bool) -> bool:
@@ -68,10 +57,6 @@ def compare(
     )
 
 
-def console_hooks(console: Console, profile: str) -> ConsoleHooks:
-    return ConsoleHooks(console)
-
-
 KIND: MeasurementKind[LatencyConfig, LatencyOverrides, LatencyReport, LatencyHooks] = (
     MeasurementKind(
         name="latency",
@@ -79,14 +64,14 @@ KIND: MeasurementKind[LatencyConfig, LatencyOverrides, LatencyReport, LatencyHoo
         report=LatencyReport,
         overrides=LatencyOverrides,
         from_profile=from_profile,
-        run=run,
+        run=async_core(measure_latency),
         exit_code=exit_code,
         no_hooks=NO_HOOKS,
         required=required,
         rules=rules,
         gate_step="server",
         score=KindScore("mean speedup", lambda r: r.score),
-        console=KindConsole(hooks=console_hooks, render=render_report),
+        console=KindConsole(hooks=console_only(ConsoleHooks), render=render_report),
         compare=KindCompare(load_extra=repeats_beside, differences=differences, compare=compare),
     )
 )

@@ -15,7 +15,7 @@ from typing import Any
 from harness.data.layout import DATA_DIR_ENV, default_data_dir
 from harness.data.punkt import default_nltk_data
 from harness.errors import ConfigError
-from harness.flags import READY_TIMEOUT, Overrides, Target, option, positive_float, positive_int
+from harness.flags import Overrides, Target, option, positive_float, positive_int, ready_timeout
 from harness.profiles import Benchmark, Profile, QualitySpec
 
 DATA_ROUTE_ENV = "HARNESS_DATA_ROUTE"
@@ -73,12 +73,7 @@ class QualityOverrides(Overrides):
     resume: bool = option(
         "--fresh", default=True, help="ignore answers cached in the run folder (--out)"
     )
-    ready_timeout_s: float | None = option(
-        READY_TIMEOUT,
-        type=positive_float,
-        help="readiness wait in s (default: the profile's, 600)",
-        gate=READY_TIMEOUT,
-    )
+    ready_timeout_s: float | None = ready_timeout()
 
 
 @dataclass(frozen=True)

@@ -12,7 +12,14 @@ from harness.compare.comparable import quality_differences
 from harness.compare.model import CompareReport
 from harness.compare.quality import compare_quality
 from harness.compare.side import CompareSettings, Side
-from harness.kinds.record import GateInputs, KindCompare, KindConsole, MeasurementKind, RunEnv
+from harness.kinds.record import (
+    GateInputs,
+    KindCompare,
+    KindConsole,
+    MeasurementKind,
+    RunEnv,
+    console_only,
+)
 from harness.profiles import Profile
 from harness.quality.config import QualityConfig, QualityOverrides, from_profile
 from harness.quality.console import ConsoleHooks
@@ -30,18 +37,15 @@ def run(cfg: QualityConfig, env: RunEnv[QualityHooks]) -> QualityReport:
     return measure_quality(cfg, provenance=env.provenance, hooks=env.hooks)
 
 
-def rules(inputs: GateInputs) -> Judgement:
+def rules(report: QualityReport, inputs: GateInputs) -> Judgement:
     """The benchmarks against their thresholds; under a throughput profile also its
     correctness gate, which reads these benchmarks and can zero the throughput score."""
-    rep = inputs.get(QualityReport)
-    if rep is None:
-        return [], []
     spec = inputs.profile.quality
-    reasons, flags = quality_rules(rep, [b.name for b in spec.benchmarks] if spec else None)
+    reasons, flags = quality_rules(report, [b.name for b in spec.benchmarks] if spec else None)
     throughput = inputs.get(ThroughputReport)
     reasons += correctness_rules(
         inputs.profile.throughput,
-        quality_metrics(rep),
+        quality_metrics(report),
         throughput.score if throughput else None,
     )
     return reasons, flags
@@ -71,10 +75,6 @@ def compare(
     out.quality = compare_quality(a.report, b.report, a.extra or {}, b.extra or {})
 
 
-def console_hooks(console: Console, profile: str) -> ConsoleHooks:
-    return ConsoleHooks(console)
-
-
 def render(console: Console, report: QualityReport, folder: str) -> None:
     render_report(console, report)
     console.print(f"run folder: {folder}")
@@ -93,7 +93,7 @@ KIND: MeasurementKind[QualityConfig, QualityOverrides, QualityReport, QualityHoo
         required=required,
         rules=rules,
         gate_step="server",
-        console=KindConsole(hooks=console_hooks, render=render),
+        console=KindConsole(hooks=console_only(ConsoleHooks), render=render),
         compare=KindCompare(load_extra=samples_beside, differences=differences, compare=compare),
     )
 )

@@ -12,14 +12,17 @@ from typing import Any, Literal
 
 from harness.errors import ConfigError
 from harness.flags import (
-    READY_TIMEOUT,
     Overrides,
     Target,
     draw_seed,
+    metrics_scrape,
     non_negative_int,
     option,
     positive_float,
     positive_int,
+    ready_interval,
+    ready_timeout,
+    tokenizer,
 )
 from harness.profiles import Profile, ThroughputSpec
 
@@ -77,33 +80,14 @@ class ThroughputOverrides(Overrides):
     model: str | None = option(
         "--model", help="the body's model field (default: the profile's if served)"
     )
-    tokenizer: str | None = option(
-        "--tokenizer",
-        help="qwen:MODEL | tokenizer.json or model folder (default: the profile's)",
-        gate="--tokenizer",
-    )
+    tokenizer: str | None = tokenizer("qwen:MODEL | tokenizer.json or model folder")
     timeout_s: float = option(
         "--timeout", default=1800.0, type=positive_float, help="per-request timeout in s"
     )
-    ready_timeout_s: float | None = option(
-        READY_TIMEOUT,
-        type=positive_float,
-        help="readiness wait in s (default: the profile's, 600)",
-        gate=READY_TIMEOUT,
-    )
-    ready_interval_s: float | None = option(
-        "--ready-interval",
-        type=positive_float,
-        help="readiness poll interval in s (default: the profile's, 5)",
-    )
+    ready_timeout_s: float | None = ready_timeout()
+    ready_interval_s: float | None = ready_interval()
     chart: bool = option("--no-chart", default=True, help="do not write throughput.png")
-    metrics: Literal["auto", "on", "off"] = option(
-        "--metrics",
-        default="auto",
-        choices=("auto", "on", "off"),
-        help="scrape the server's /metrics around each level for attribution "
-        "(default: auto, off in official mode, on in strict)",
-    )
+    metrics: Literal["auto", "on", "off"] = metrics_scrape("level", "strict")
 
 
 @dataclass(frozen=True)

@@ -2,10 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
-
-from rich.console import Console
-
 from harness.compare.comparable import throughput_differences
 from harness.compare.model import CompareReport
 from harness.compare.side import CompareSettings, Side
@@ -16,7 +12,8 @@ from harness.kinds.record import (
     KindConsole,
     KindScore,
     MeasurementKind,
-    RunEnv,
+    async_core,
+    console_only,
 )
 from harness.profiles import Profile
 from harness.throughput.config import ThroughputConfig, ThroughputOverrides, from_profile
@@ -27,15 +24,8 @@ from harness.throughput.report import ThroughputReport
 from harness.verdict import Judgement
 
 
-def run(cfg: ThroughputConfig, env: RunEnv[ThroughputHooks]) -> ThroughputReport:
-    return asyncio.run(
-        measure_throughput(cfg, provenance=env.provenance, folder=env.folder, hooks=env.hooks)
-    )
-
-
-def rules(inputs: GateInputs) -> Judgement:
-    rep = inputs.get(ThroughputReport)
-    return throughput_rules(rep) if rep else ([], [])
+def rules(report: ThroughputReport, inputs: GateInputs) -> Judgement:
+    return throughput_rules(report)
 
 
 def required(profile: Profile, image: bool) -> bool:
@@ -56,10 +46,6 @@ def compare(
     )
 
 
-def console_hooks(console: Console, profile: str) -> ConsoleHooks:
-    return ConsoleHooks(console)
-
-
 KIND: MeasurementKind[ThroughputConfig, ThroughputOverrides, ThroughputReport, ThroughputHooks] = (
     MeasurementKind(
         name="throughput",
@@ -67,14 +53,14 @@ KIND: MeasurementKind[ThroughputConfig, ThroughputOverrides, ThroughputReport, T
         report=ThroughputReport,
         overrides=ThroughputOverrides,
         from_profile=from_profile,
-        run=run,
+        run=async_core(measure_throughput),
         exit_code=exit_code,
         no_hooks=NO_HOOKS,
         required=required,
         rules=rules,
         gate_step="server",
         score=KindScore("weighted tok/s", lambda r: r.score),
-        console=KindConsole(hooks=console_hooks, render=render_report),
+        console=KindConsole(hooks=console_only(ConsoleHooks), render=render_report),
         compare=KindCompare(load_extra=None, differences=differences, compare=compare),
     )
 )

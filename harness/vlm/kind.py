@@ -122,9 +122,8 @@ def exit_code(report: VlmReport) -> int:
     return EXIT_OK if report.complete else EXIT_INCOMPLETE
 
 
-def rules(inputs: GateInputs) -> Judgement:
-    rep = inputs.get(VlmReport)
-    return vlm_rules(rep) if rep else ([], [])
+def rules(report: VlmReport, inputs: GateInputs) -> Judgement:
+    return vlm_rules(report)
 
 
 def required(profile: Profile, image: bool) -> bool:

@@ -59,8 +59,8 @@ def test_every_kind_has_every_part(kind: MeasurementKind, tmp_path: Path) -> Non
     overrides = kind.overrides(**given)
     cfg = kind.from_profile(profile, Target(folder=tmp_path, **target), overrides)
     assert cfg is not None
-    # the gate judges a folder without its report as missing, never as an error
-    assert kind.rules(GateInputs(profile=profile)) == ([], [])
+    # a folder without its report: the kind's rules say nothing (the gate says "missing")
+    assert kind.judge(GateInputs(profile=profile)) == ([], [])
 
 
 @pytest.mark.parametrize(
