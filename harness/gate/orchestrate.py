@@ -140,6 +140,11 @@ def run_step(kind: AnyKind, plan: GatePlan, hooks: GateHooks, target: Target) ->
     return rc
 
 
+def _and(names: list[str]) -> str:
+    """``a``, ``a and b``, ``a, b and c``."""
+    return " and ".join(filter(None, [", ".join(names[:-1]), *names[-1:]]))
+
+
 def run_steps(plan: GatePlan, hooks: GateHooks) -> int:
     """Run each step; stop early on Ctrl-C or an unreachable server. Returns the worst stop code.
 
@@ -160,13 +165,13 @@ def run_steps(plan: GatePlan, hooks: GateHooks) -> int:
             hooks.step_end(kind.name)
         if not kind.prerequisite:
             continue
-        later = ", ".join(k.name for k in steps[i + 1 :])
+        later = _and([k.name for k in steps[i + 1 :]])
         if rc == EXIT_TARGET:
             return rc  # unreachable: the later steps would only wait for it again
         if rc == EXIT_FAIL and not plan.keep_going and later:
             # The verdict is FAIL already; a quality run on a GPU costs ~20 minutes.
             hooks.say(
-                f"[yellow]{kind.name} failed: {later} not run (--keep-going to measure anyway)[/]"
+                f"[yellow]{kind.name} failed: {later} skipped (--keep-going to measure anyway)[/]"
             )
             return EXIT_OK
     return EXIT_OK
