@@ -81,6 +81,7 @@ class GateFlag:
 
     name: str
     default: object = None
+    help: str = ""  # the gate's words, where several steps share the option
 
 
 @dataclass(frozen=True)
@@ -132,7 +133,7 @@ def ready_timeout(default: float | None = None) -> Any:
         type=positive_float,
         help="how long to wait for the ready path to answer 200, in s"
         + ("" if default is not None else " (default: the profile's, 600)"),
-        gate=READY_TIMEOUT,
+        gate=GateFlag(READY_TIMEOUT, help="how long each step waits for the server, in s"),
     )
 
 
@@ -157,7 +158,11 @@ def metrics_scrape(per: str, modes: str) -> Any:
 
 def tokenizer(what: str) -> Any:
     """``--tokenizer``: the client tokenizer (every step with one takes the gate's)."""
-    return option("--tokenizer", help=f"{what} (default: the profile's)", gate="--tokenizer")
+    return option(
+        "--tokenizer",
+        help=f"{what} (default: the profile's)",
+        gate=GateFlag("--tokenizer", help="the served model's tokenizer, for token counts"),
+    )
 
 
 def flag_of(f: dataclasses.Field[Any]) -> Flag | None:

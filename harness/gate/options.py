@@ -54,7 +54,7 @@ def gate_options() -> list[GateOption]:
                 flag=spec.gate.name,
                 default=spec.gate.default,
                 kinds=(kind.name,),
-                help=spec.help,
+                help=spec.gate.help or spec.help,
                 type=spec.type,
                 choices=spec.choices,
                 metavar=spec.metavar,

@@ -155,3 +155,19 @@ def test_no_module_that_iterates_the_registry_names_a_kind() -> None:
         found += [f"{rel}: {c}" for c in classes if re.search(rf"\b{c}\b", text)]
         found += [f"{rel}: {m.group(0)}" for m in literal.finditer(text)]
     assert not found, found
+
+
+def test_the_demos_options_are_gate_options(tmp_path: Path) -> None:
+    from harness.demo import DemoConfig
+
+    options = DemoConfig(folder=tmp_path, profile=QWEN).gate_options(tmp_path, tmp_path / "m")
+    plan = GatePlan(url="http://h:1", folder=tmp_path, profile=QWEN, options=options)
+    latency = plan.overrides(kind_named("latency"))
+    assert (latency.mode, latency.runs, latency.warmup, latency.ready_timeout_s) == (
+        "official",
+        3,
+        1,
+        60.0,
+    )
+    assert plan.overrides(kind_named("check")).tokenizer == str(tmp_path / "m")
+    assert plan.overrides(kind_named("quality")).max_gen_toks == 24
