@@ -32,7 +32,7 @@ def flag_lines(rep: GateReport) -> list[Text]:
     how = "(failing: --strict)" if rep.strict else "(do not fail the gate; --strict to make them)"
     return [
         text(f"risk flags {how}", tone="strong"),
-        text(*(f.text for f in rep.flags), tone="warn", prefix="⚠ "),
+        text(*(f.text for f in rep.flags), tone="warn", bullets=True, prefix="⚠ "),
     ]
 
 

@@ -16,7 +16,7 @@ from harness.view import fmt
 from harness.view.chart import Bars, BarSeries, Boxes, BoxPanel, series_color
 from harness.view.model import Cell, CellLike, Figure, Section, Table, Text, section, table, text
 
-MODES = ("official", "strict")
+GAP_NOTE = "share of speedup: the part of the official speedup that strict mode does not see"
 
 
 class BucketFigures(Protocol):
@@ -76,13 +76,7 @@ def gap_table(rep: LatencyReport) -> Table:
         for g in rep.gaps
     ]
     cols = ["bucket", "official", "strict", "share of speedup", "likely cause"]
-    return table(
-        "latency-gaps",
-        "official vs strict: the share of the official speedup strict mode does not see",
-        cols,
-        rows,
-        left=["bucket", "likely cause"],
-    )
+    return table("latency-gaps", "official vs strict", cols, rows, left=["bucket", "likely cause"])
 
 
 def score_lines(rep: LatencyReport) -> Text:
@@ -191,9 +185,10 @@ def sections(rep: LatencyReport) -> list[Section]:
         "Latency",
         *(bucket_table(m, bs) for m, bs in measured),
         gap_table(rep),
+        text(GAP_NOTE if rep.gaps else "", tone="dim"),
         score_lines(rep),
         calibration_line(rep),
-        text(*(f.text for f in rep.flags), tone="warn", prefix="⚠ "),
+        text(*(f.text for f in rep.flags), tone="warn", bullets=True, prefix="⚠ "),
         Figure(bars) if bars else None,
         Figure(boxes) if boxes else None,
     )

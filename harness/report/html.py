@@ -27,7 +27,8 @@ caption { text-align: left; font-weight: 600; padding: 4px 0; }
 th, td { border: 1px solid #e0e0e0; padding: 4px 8px; text-align: right; vertical-align: top;
          white-space: nowrap; }
 th { background: #f5f5f5; } .l { text-align: left; } .c { text-align: center; }
-td.wrap { white-space: normal; min-width: 16em; max-width: 48em; }
+td.wrap { white-space: normal; min-width: 6em; max-width: 32em; }
+table.dense { font-size: 0.78em; } table.dense th, table.dense td { padding: 3px 5px; }
 tbody th { text-align: left; }
 tr.strong td { font-weight: bold; background: #fffde7; }
 .strong { font-weight: bold; } .good { color: #2e7d32; } .bad { color: #c62828; }
@@ -35,7 +36,7 @@ tr.strong td { font-weight: bold; background: #fffde7; }
 .PASS { color: #2e7d32; font-weight: bold; } .FAIL { color: #c62828; font-weight: bold; }
 .INCOMPLETE { color: #ef6c00; font-weight: bold; }
 .verdict { font-size: 1.3em; }
-p.line { margin: 4px 0; }
+p.line { margin: 4px 0; font-size: 0.9em; } ul { font-size: 0.9em; }
 figure { margin: 12px 0 24px 0; } figure img { max-width: 100%; border: 1px solid #eeeeee; }
 figcaption { color: #616161; font-size: 0.85em; }
 """
@@ -67,7 +68,8 @@ def table(t: Table) -> str:
             tds.append(f"<{tag}{cls}>{esc(cell.text)}</{tag}>")
         body.append(f"<tr{_cls(row.tone)}>{''.join(tds)}</tr>")
     return (
-        f'<div class="scroll"><table id="table-{esc(t.key)}">{caption}{head}'
+        f'<div class="scroll"><table id="table-{esc(t.key)}"{_cls("dense" if t.dense else "")}>'
+        f"{caption}{head}"
         f"<tbody>{''.join(body)}</tbody></table></div>"
     )
 

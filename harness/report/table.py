@@ -41,6 +41,11 @@ def _quality_cell(e: LedgerEntry, name: str) -> str:
     return fmt.num(found.score, ".2f") + mark
 
 
+def _vlm_score(e: LedgerEntry) -> str:
+    score = e.vlm.get("score") if e.vlm else None
+    return fmt.num(score, ".3f") if isinstance(score, int | float) else fmt.DASH
+
+
 def ledger_table(entries: Sequence[LedgerEntry], best_id: str | None, title: str = "") -> Table:
     """Newest first; the best run's row is ``strong`` and its score carries ★."""
     bucket_names: list[str] = []
@@ -53,7 +58,11 @@ def ledger_table(entries: Sequence[LedgerEntry], best_id: str | None, title: str
     # the server build, once any run took a fingerprint: different builds side by side show it
     builds = any(e.server.build for e in entries)
     headers = ["time", "run", *(["server"] if builds else []), "note", "verdict", "score"]
-    headers += [*bucket_names, *bench.values(), "status"]
+    # the other kinds' headline numbers, once any run has one
+    tput = any(e.throughput_score is not None for e in entries)
+    vlm = any(e.vlm is not None for e in entries)
+    headers += [*bucket_names, *bench.values()]
+    headers += [*(["tok/s score"] if tput else []), *(["VLM score"] if vlm else []), "status"]
     rows: list[Row] = []
     for e in sorted(entries, key=lambda e: (e.time, e.id), reverse=True):
         best = e.id == best_id
@@ -72,8 +81,12 @@ def ledger_table(entries: Sequence[LedgerEntry], best_id: str | None, title: str
             Cell(score),
             *(Cell(fmt.ms(meds[n].median_ms if n in meds else None)) for n in bucket_names),
             *(Cell(_quality_cell(e, name)) for name in bench),
+            *([Cell(fmt.num(e.throughput_score, ",.0f"))] if tput else []),
+            *([Cell(_vlm_score(e))] if vlm else []),
             Cell(status(e)),
         ]
         rows.append(Row(tuple(cells), "strong" if best else "plain"))
-    columns = tuple(Column(h, "left" if h in LEFT else "right", wrap=h == "note") for h in headers)
+    columns = tuple(
+        Column(h, "left" if h in LEFT else "right", wrap=h in ("note", "server")) for h in headers
+    )
     return Table("ledger", title, columns, tuple(rows), dense=True)

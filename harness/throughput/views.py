@@ -109,7 +109,7 @@ def sections(rep: ThroughputReport) -> list[Section]:
         level_table(rep),
         detail_table(rep),
         *score_lines(rep),
-        text(*(f.text for f in rep.flags), tone="warn", prefix="⚠ "),
+        text(*(f.text for f in rep.flags), tone="warn", bullets=True, prefix="⚠ "),
         Figure(chart) if chart else None,
     )
     out = [main]

@@ -37,7 +37,8 @@ def rich_table(t: Table) -> RichTable:
         rt.add_column(
             c.header,
             justify=c.align,
-            no_wrap=not c.wrap,
+            # headers and spaced figures wrap when narrow; a dense table's figures never do
+            no_wrap=t.dense and not c.wrap,
             overflow="fold" if c.wrap else "ellipsis",
             min_width=10 if c.wrap and t.dense else None,
         )

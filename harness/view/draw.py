@@ -102,8 +102,9 @@ def _boxes(fig: Figure, c: Boxes) -> None:
         ref = panel.reference
         # a reference far from the data would squash the boxes flat
         if ref is not None and 0.5 * lo <= ref <= 1.5 * hi:
-            ax.axhline(ref, color=PALETTE["baseline"], ls="--", label=panel.reference_label)
-            ax.legend(fontsize=7)
+            ax.axhline(ref, color=PALETTE["baseline"], ls="--", label=panel.reference_label or None)
+            if panel.reference_label:
+                ax.legend(fontsize=7)
         ax.set_title(panel.title, fontsize=10)
         ax.grid(axis="y", alpha=0.3)
     fig.suptitle(c.title)

@@ -13,7 +13,8 @@ def num(v: float | None, spec: str = ".1f") -> str:
 
 
 def signed(v: float | None, digits: int = 1) -> str:
-    return num(v, f"+.{digits}f")
+    """A difference with its sign; one that rounds to zero is "+0.0", never "-0.0"."""
+    return DASH if v is None else f"{round(v, digits) + 0.0:+.{digits}f}"
 
 
 def ms(v: float | None) -> str:

@@ -115,7 +115,7 @@ def visual_chart(rep: VlmReport) -> Lines | None:
         title="TTFT vs visual tokens (counted samples)",
         caption="TTFT against the image's visual tokens",
         alt="TTFT against visual tokens",
-        series=(XY("sample", tuple(p[0] for p in pts), tuple(p[1] for p in pts)),),
+        series=(XY("", tuple(p[0] for p in pts), tuple(p[1] for p in pts)),),
         xlabel="visual tokens",
         ylabel="TTFT (ms)",
     )
@@ -161,7 +161,7 @@ def sections(rep: VlmReport) -> list[Section]:
             figures_table(rep),
             left_out_table(rep),
             text(f"non-official settings: {settings}" if settings else "", tone="warn"),
-            text(*flag_texts(rep), tone="warn", prefix="flag: "),
+            text(*flag_texts(rep), tone="warn", bullets=True, prefix="flag: "),
             *(Figure(c) for c in charts if c is not None),
         )
     ]
