@@ -53,6 +53,23 @@ def score_line(label: str, s: ScoreDiff, digits: int) -> Text:
     )
 
 
+def _diff(
+    a: float | None,
+    b: float | None,
+    diff: float | None,
+    pct: float | None,
+    ci: tuple[float, float] | None,
+    word: Verdict,
+    digits: int = 1,
+    noise: float | None = None,
+) -> list[CellLike]:
+    """A, B, B − A, its percentage of A, its 95 % CI, [the noise band,] the verdict."""
+    spec = f".{digits}f"
+    cells: list[CellLike] = [fmt.num(a, spec), fmt.num(b, spec), fmt.signed(diff, digits)]
+    cells += [fmt.signed(pct), fmt.ci(ci, digits)]
+    return cells + ([] if noise is None else [fmt.num(noise, spec)]) + [verdict(word)]
+
+
 def latency_table(rep: CompareReport) -> Table:
     rows: list[list[CellLike]] = [
         [
@@ -60,13 +77,15 @@ def latency_table(rep: CompareReport) -> Table:
             d.bucket,
             d.metric,
             f"{d.n_a}/{d.n_b}",
-            fmt.num(d.median_a_ms),
-            fmt.num(d.median_b_ms),
-            fmt.signed(d.diff_ms),
-            fmt.signed(d.diff_pct),
-            fmt.ci(d.ci95_ms),
-            fmt.num(d.noise_ms),
-            verdict(d.verdict),
+            *_diff(
+                d.median_a_ms,
+                d.median_b_ms,
+                d.diff_ms,
+                d.diff_pct,
+                d.ci95_ms,
+                d.verdict,
+                noise=d.noise_ms,
+            ),
         ]
         for d in rep.latency
     ]
@@ -181,12 +200,7 @@ def throughput_table(rep: CompareReport) -> Table:
     rows: list[list[CellLike]] = [
         [
             str(x.concurrency),
-            fmt.num(x.tok_s_a),
-            fmt.num(x.tok_s_b),
-            fmt.signed(x.diff),
-            fmt.signed(x.diff_pct),
-            fmt.ci(x.ci95),
-            verdict(x.verdict),
+            *_diff(x.tok_s_a, x.tok_s_b, x.diff, x.diff_pct, x.ci95, x.verdict),
         ]
         for x in rep.throughput
     ]
@@ -199,12 +213,7 @@ def vlm_blocks(v: VlmDiff) -> list[Block]:
     rows: list[list[CellLike]] = [
         [
             m.metric,
-            fmt.num(m.mean_a, ".2f"),
-            fmt.num(m.mean_b, ".2f"),
-            fmt.signed(m.diff, 2),
-            fmt.signed(m.diff_pct),
-            fmt.ci(m.ci95, 2),
-            verdict(m.verdict),
+            *_diff(m.mean_a, m.mean_b, m.diff, m.diff_pct, m.ci95, m.verdict, 2),
         ]
         for m in (v.ttft, v.tok_s)
     ]

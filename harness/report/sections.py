@@ -6,6 +6,7 @@ the measurement-kind registry will carry that function per kind and replace it.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 from harness.compare import views as compare_views
@@ -22,7 +23,7 @@ from harness.quality.report import QualityReport
 from harness.report.entry import LedgerEntry
 from harness.report.folder import RunFiles
 from harness.report.table import fmt_time, status
-from harness.runs import Report
+from harness.runs import R, Report
 from harness.throughput import views as throughput_views
 from harness.throughput.report import ThroughputReport
 from harness.view import fmt
@@ -30,22 +31,34 @@ from harness.view.model import Section, Table, facts, section, table, text
 from harness.vlm import views as vlm_views
 from harness.vlm.report import VlmReport
 
+SectionsOf = Callable[[Report], list[Section]]
+
+
+def _of(kind: type[R], sections: Callable[[R], list[Section]]) -> tuple[type[Report], SectionsOf]:
+    """Pair a report class with its views, typed: the function only ever gets that class."""
+
+    def call(rep: Report) -> list[Section]:
+        return sections(rep) if isinstance(rep, kind) else []
+
+    return kind, call
+
+
+VIEWS: dict[type[Report], SectionsOf] = dict(
+    [
+        _of(CheckReport, check_views.sections),
+        _of(LatencyReport, latency_views.sections),
+        _of(QualityReport, quality_views.sections),
+        _of(ThroughputReport, throughput_views.sections),
+        _of(VlmReport, vlm_views.sections),
+        _of(GateReport, gate_views.sections),
+    ]
+)
+
 
 def kind_sections(rep: Report) -> list[Section]:
     """A report's own sections, from its package's ``views.py``."""
-    if isinstance(rep, CheckReport):
-        return check_views.sections(rep)
-    if isinstance(rep, LatencyReport):
-        return latency_views.sections(rep)
-    if isinstance(rep, QualityReport):
-        return quality_views.sections(rep)
-    if isinstance(rep, ThroughputReport):
-        return throughput_views.sections(rep)
-    if isinstance(rep, VlmReport):
-        return vlm_views.sections(rep)
-    if isinstance(rep, GateReport):
-        return gate_views.sections(rep)
-    return []
+    views = VIEWS.get(type(rep))
+    return views(rep) if views else []
 
 
 def compare_sections(folder: Path) -> list[Section]:

@@ -34,11 +34,17 @@ class BarSeries:
 
 
 @dataclass(frozen=True)
-class Bars:
+class Spec:
+    """What every chart has: its id in the page, its words."""
+
     key: str  # stable id: the page's <img id="plot-KEY">
     title: str  # drawn above the axes
     caption: str  # under the figure in the page
     alt: str
+
+
+@dataclass(frozen=True)
+class Bars(Spec):
     categories: tuple[str, ...]
     series: tuple[BarSeries, ...]
     ylabel: str = ""
@@ -61,11 +67,7 @@ class BoxPanel:
 
 
 @dataclass(frozen=True)
-class Boxes:
-    key: str
-    title: str
-    caption: str
-    alt: str
+class Boxes(Spec):
     panels: tuple[BoxPanel, ...]
     ylabel: str = ""
 
@@ -89,11 +91,7 @@ class DotRow:
 
 
 @dataclass(frozen=True)
-class Dots:
-    key: str
-    title: str
-    caption: str
-    alt: str
+class Dots(Spec):
     rows: tuple[DotRow, ...]
     xlabel: str = ""
     xlim: tuple[float, float] | None = None
@@ -110,11 +108,7 @@ class XY:
 
 
 @dataclass(frozen=True)
-class Lines:
-    key: str
-    title: str
-    caption: str
-    alt: str
+class Lines(Spec):
     series: tuple[XY, ...]
     xlabel: str = ""
     ylabel: str = ""

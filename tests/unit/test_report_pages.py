@@ -96,7 +96,7 @@ def test_run_page_shows_verdict_reasons_flags_and_every_report(tmp_path: Path) -
     page = run_page(folder, entry_for_folder(folder))
     assert '<span class="FAIL">FAIL</span>' in page
     assert "GPQA-Diamond 0.520 &lt; 0.60" in page
-    assert '<p class="line warn">early-stop: 3/50 official short responses</p>' in page
+    assert "<li>early-stop: 3/50 official short responses</li>" in page
     # the verdict first, then each report in the reader's order
     assert SECTION.findall(page) == ["run", "gate", "latency", "quality"]
     assert [m.group(1) for m in IMG.finditer(page)] == ["buckets", "distributions", "quality"]
