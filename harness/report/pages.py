@@ -14,8 +14,7 @@ from harness.report import html
 from harness.report.entry import LedgerEntry
 from harness.report.folder import read_run
 from harness.report.frontier import Frontier, frontier, waterfall
-from harness.report.plots import score_chart as score_over_runs
-from harness.report.plots import waterfall_chart
+from harness.report.plots import score_over_runs, waterfall_chart
 from harness.report.sections import quality_scores, run_sections, summary
 from harness.report.table import VERDICT_TONE, ledger_table
 from harness.view import fmt

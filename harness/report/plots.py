@@ -20,7 +20,7 @@ VERDICT_COLORS: dict[str | None, Color] = {
 }
 
 
-def score_chart(fr: Frontier, entries: Sequence[LedgerEntry]) -> Lines | None:
+def score_over_runs(fr: Frontier, entries: Sequence[LedgerEntry]) -> Lines | None:
     """Every scored run in time order, coloured by verdict, with the frontier as a step line."""
     scored = sorted((e for e in entries if e.score is not None), key=lambda e: (e.time, e.id))
     if not scored:

@@ -14,8 +14,7 @@ from harness.quality.views import score_chart
 from harness.report.entry import LedgerEntry, QualityScore, entry_for_folder
 from harness.report.frontier import frontier, waterfall
 from harness.report.pages import ledger_page, run_page
-from harness.report.plots import score_chart as score_over_runs
-from harness.report.plots import waterfall_chart
+from harness.report.plots import score_over_runs, waterfall_chart
 from harness.view.chart import Chart
 from harness.view.draw import draw
 from tests.unit.test_report_data import make_history, write_gate, write_latency, write_quality
