@@ -26,12 +26,14 @@ STYLE: dict[Tone, str] = {
 
 
 def rich_table(t: Table) -> RichTable:
-    dense = {"box": box.SIMPLE_HEAD, "padding": (0, 1, 0, 0), "show_edge": False}
     rt = RichTable(
         title=t.title or None,
         title_justify="left",
         show_header=t.show_header,
-        **(dense if t.dense else {}),  # type: ignore[arg-type]
+        # many columns (the ledger): no frame, one space between columns
+        box=box.SIMPLE_HEAD if t.dense else box.HEAVY_HEAD,
+        padding=(0, 1, 0, 0) if t.dense else (0, 1),
+        show_edge=not t.dense,
     )
     for c in t.columns:
         rt.add_column(
