@@ -17,6 +17,10 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
+from harness.view import fmt
+from harness.view import model as view
+from harness.view.model import Section
+
 MetricsChoice = Literal["auto", "on", "off"]
 Values = Mapping[str, float]
 
@@ -213,6 +217,34 @@ def section_for(
     return build_section(pairs, notes)
 
 
-def section_lines(section: AttributionSection) -> list[str]:
-    """What the console shows: the sentences, then the notes."""
-    return [*section.sentences, *(f"note: {n}" for n in section.notes)]
+def _tokens(hits: float | None, queried: float | None) -> str:
+    return fmt.DASH if queried is None else f"{fmt.num(hits, ',.0f')}/{queried:,.0f}"
+
+
+def attribution_section(section: AttributionSection, key: str) -> Section:
+    """Report and console view: the counters per bucket or level, the sentences, the notes."""
+    rows = [
+        [
+            a.mode,
+            a.name,
+            _tokens(a.prefix_hit_tokens, a.prefix_queried_tokens),
+            fmt.pct(a.prefix_hit_rate),
+            fmt.pct(a.spec_acceptance_rate),
+            fmt.num(a.spec_mean_accepted_length, ".2f"),
+            fmt.num(a.preemptions, ".0f"),
+            fmt.pct(a.kv_cache_usage_after),
+            fmt.text(a.note),
+        ]
+        for a in section.items
+    ]
+    cols = ["mode", "name", "prefix hits/queried", "hit rate", "spec accept", "accepted len"]
+    cols += ["preemptions", "KV used", "note"]
+    return view.section(
+        key,
+        f"Attribution: {section.source}",
+        view.table(
+            key, "server counters over each step", cols, rows, left=["mode", "name", "note"]
+        ),
+        view.text(*section.sentences, prefix="attribution: "),
+        view.text(*(f"note: {n}" for n in section.notes), tone="dim", prefix="attribution: "),
+    )

@@ -66,13 +66,3 @@ def read_run(folder: Path) -> RunFiles:
 
 def is_run_folder(folder: Path) -> bool:
     return folder.is_dir() and any((folder / name).is_file() for name in REPORT_FILES)
-
-
-def latency_samples(latency: LatencyReport | None, mode: str) -> dict[str, list[float]]:
-    """Timed, successful E2E latencies per bucket (ms), from ``latency.json``'s ``requests``."""
-    out: dict[str, list[float]] = {}
-    for row in latency.requests if latency is not None else []:
-        if row.mode != mode or row.phase != "timed" or not row.ok or row.e2e_ms is None:
-            continue
-        out.setdefault(row.bucket, []).append(row.e2e_ms)
-    return out

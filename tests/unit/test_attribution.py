@@ -11,15 +11,17 @@ from harness.attribution import (
     SPEC_DRAFT_TOKENS,
     SPEC_DRAFTS,
     attribute,
+    attribution_section,
     build_section,
     delta,
     gap_sentence,
     metrics_enabled,
-    section_lines,
+    section_for,
 )
 from harness.client.fingerprint import from_answers
 from harness.client.metrics import parse_exposition
 from harness.simulate.metrics import SimCounters, exposition
+from harness.view.model import Table, Text
 
 VLLM_TEXT = """\
 # HELP python_info Python platform information
@@ -127,8 +129,27 @@ def test_build_section_orders_buckets_and_keeps_notes():
     assert sec.sentences[1] == (
         "medium bucket: 80 % of prompt tokens from the prefix cache on the repeated filler"
     )
-    assert section_lines(sec)[-1] == "note: n"
     assert build_section({}, []).items == []
+
+
+def test_attribution_view_has_one_row_per_step_then_the_sentences_and_notes():
+    z = {PREFIX_QUERIES: 0.0, PREFIX_HITS: 0.0}
+    pairs = {
+        ("official", "short"): (z, {PREFIX_QUERIES: 183.0, PREFIX_HITS: 96.0}),
+        ("strict", "short"): (z, {PREFIX_QUERIES: 192.0, PREFIX_HITS: 0.0}),
+    }
+    view = attribution_section(build_section(pairs, ["n"]), "latency-attribution")
+    table, sentences, notes = view.blocks
+    assert isinstance(table, Table) and isinstance(sentences, Text) and isinstance(notes, Text)
+    assert [[c.text for c in r.cells][:4] for r in table.rows] == [
+        ["official", "short", "96/183", "52%"],
+        ["strict", "short", "0/192", "0%"],
+    ]
+    assert sentences.lines[0].startswith("short bucket: 52 % of prompt tokens")
+    assert notes.lines == ("note: n",)
+    # scraping off: no table, the note alone
+    off = attribution_section(section_for({}, [], scraped=False, choice="auto"), "k")
+    assert [type(b) for b in off.blocks] == [Text]
 
 
 CHOICES = [

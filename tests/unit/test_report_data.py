@@ -14,7 +14,8 @@ from typing import Any
 import pytest
 
 from harness.latency.report import BucketResult, Dist, LatencyReport, RequestRow
-from harness.report.folder import latency_samples, read_run
+from harness.latency.views import samples as latency_samples
+from harness.report.folder import read_run
 from harness.risk import RiskFlag, flag_from_text
 from harness.runs import Provenance
 
