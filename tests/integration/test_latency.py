@@ -21,6 +21,7 @@ from harness.prompts import official_filler
 from harness.risk import FlagKind
 from harness.runs import Provenance
 from harness.tokenizer import load_tokenizer
+from tests.fixtures.signals import interruptible
 
 pytestmark = pytest.mark.timeout(120)
 
@@ -253,7 +254,7 @@ def test_cli_json_and_report_file(sim_process, tmp_path):
 
 def test_cli_ctrl_c_saves_partial_report(sim_process, tmp_path):
     sp = sim_process(ttft_ms=100, itl_ms=0)
-    proc = subprocess.Popen(
+    proc = interruptible(
         harness_cmd(
             "latency",
             "--url",
