@@ -7,6 +7,7 @@ the command's work is done by the core module it calls (style.md, rule 1).
 from __future__ import annotations
 
 import argparse
+import contextlib
 import importlib
 import importlib.util
 import logging
@@ -15,6 +16,7 @@ import sys
 from collections.abc import Sequence
 
 from harness import __version__
+from harness.cli import signals
 from harness.errors import EXIT_INTERRUPTED, HarnessError, exit_code_for
 
 # name → one-line summary. Only the invoked command's module is imported, so
@@ -81,10 +83,29 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
     args.argv = ["harness", *args_list]
     try:
-        return int(args.func(args))
+        with signals.sigterm_as_interrupt():
+            rc = int(args.func(args))
     except KeyboardInterrupt:
-        print("harness: interrupted", file=sys.stderr)
-        return EXIT_INTERRUPTED
+        print(f"harness: {_stopped()}", file=sys.stderr)
+        rc = EXIT_INTERRUPTED
     except HarnessError as err:
         print(f"harness: error: {err.one_line()}", file=sys.stderr)
-        return exit_code_for(err)
+        rc = exit_code_for(err)
+    if rc != 0:
+        _drop_empty_run_folder(args)
+    # A command that caught the interruption itself returns 130: SIGTERM makes it 143.
+    return signals.EXIT_TERMINATED if rc == EXIT_INTERRUPTED and signals.terminated() else rc
+
+
+def _drop_empty_run_folder(args: argparse.Namespace) -> None:
+    """A command that stopped before writing anything leaves no empty run folder behind."""
+    from harness.cli.common import NEW_FOLDER  # imported by every command already
+
+    folder = getattr(args, NEW_FOLDER, None)
+    if folder is not None:
+        with contextlib.suppress(OSError):  # not empty (or gone): kept as it is
+            folder.rmdir()
+
+
+def _stopped() -> str:
+    return "terminated (SIGTERM)" if signals.terminated() else "interrupted"

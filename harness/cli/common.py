@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+import urllib.parse
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -33,6 +34,29 @@ def add_common(p: argparse.ArgumentParser, *, run_folder: bool = True) -> None:
         p.add_argument("--note", default="", help="what changed since the last run (ledger)")
     p.add_argument("--json", action="store_true", help="machine-readable JSON on stdout")
     p.add_argument("--quiet", action="store_true", help="no progress output")
+
+
+def http_url(text: str) -> str:
+    """An http(s) base URL (argparse type): the one check every ``--url``-like flag uses."""
+    parsed = urllib.parse.urlsplit(text.strip())
+    if parsed.scheme not in ("http", "https") or not parsed.netloc:
+        example = text if "://" in text else f"http://{text}"
+        raise argparse.ArgumentTypeError(
+            f"{text!r} is not an http(s) URL: give the scheme, e.g. {example}"
+        )
+    try:
+        parsed.port  # noqa: B018 - raises on a port that is not a number or out of range
+    except ValueError as err:
+        raise argparse.ArgumentTypeError(f"{text!r}: {err}") from None
+    return text.strip()
+
+
+def port_number(text: str) -> int:
+    """A TCP port, 0 (any free one) to 65535 (argparse type)."""
+    value = non_negative_int(text)
+    if value > 65535:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a port (0-65535)")
+    return value
 
 
 def positive_float(text: str) -> float:
@@ -107,9 +131,17 @@ class RunContext:
     console: Console
 
 
+NEW_FOLDER = "_new_run_folder"  # the args attribute naming a folder this run created
+
+
 def start_run(args: argparse.Namespace, command: str, *, url: str | None = None) -> RunContext:
     profile = load_profile(args.profile)
-    folder = new_run_folder(getattr(args, "out", None), getattr(args, "name", None), command)
+    out = getattr(args, "out", None)
+    existed = out is not None and Path(out).exists()
+    folder = new_run_folder(out, getattr(args, "name", None), command)
+    if not existed:
+        # main() removes it again if the command fails before writing anything into it
+        setattr(args, NEW_FOLDER, folder)
     prov = Provenance(
         profile=profile.name,
         command_line=redact_argv(list(getattr(args, "argv", []))),

@@ -20,12 +20,14 @@ import json
 import posixpath
 import struct
 import tarfile
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import IO, Any, Literal, cast
+from typing import IO, Any, cast
 
-from harness.errors import UsageError
+from harness.image.stream import GZIP_MAGIC, ArchiveError, ArchiveStream
 
+_TAR_BUFSIZE = 1 << 20
 _JSON_MAX = 8 * 1024 * 1024  # configs and manifests are small; layers are not
 _SAFETENSORS_HEADER_MAX = 100 * 1024 * 1024
 WEIGHT_SUFFIXES = (".safetensors", ".bin", ".pt", ".pth", ".gguf")
@@ -174,6 +176,7 @@ class _Collected:
         self.json_docs: dict[str, Any] = {}
         self.layers: dict[str, LayerSummary] = {}
         self.links: dict[str, str] = {}
+        self.names: set[str] = set()  # every regular file in the archive
 
 
 def _classify(
@@ -269,13 +272,22 @@ def _oci_layout(out: _Collected) -> tuple[list[str], str, list[str]] | None:
 
 
 def inspect_stream(
-    fileobj: IO[bytes], *, model_dir: str = "/opt/ml/model", compressed: bool = True
+    fileobj: IO[bytes],
+    *,
+    model_dir: str = "/opt/ml/model",
+    compressed: bool = True,
+    on_block: Callable[[bytes], None] | None = None,
 ) -> ImageContents:
-    """One streaming pass over a (gzip-compressed) saved image."""
+    """One streaming pass over a (gzip-compressed) saved image, to the file's last byte.
+
+    ``on_block`` sees every raw block once, before it is inflated (``harness submit``
+    hashes the file in this same pass). Raises :class:`ArchiveError` (exit 2) for a file
+    that is truncated, corrupt, not a saved image, or whose manifest names a config or a
+    layer that is not in it."""
     out = _Collected()
-    mode: Literal["r|gz", "r|"] = "r|gz" if compressed else "r|"
+    stream = ArchiveStream(fileobj, compressed=compressed, on_block=on_block)
     try:
-        with tarfile.open(fileobj=fileobj, mode=mode) as archive:
+        with tarfile.open(fileobj=stream, mode="r|", bufsize=_TAR_BUFSIZE) as archive:
             for member in archive:
                 name = _norm(member.name)
                 if member.issym() or member.islnk():
@@ -286,11 +298,13 @@ def inspect_stream(
                     continue
                 if not member.isfile():
                     continue
+                out.names.add(name)
                 fobj = archive.extractfile(member)
                 if fobj is not None:
                     _classify(name, fobj, member.size, model_dir, out)
-    except (tarfile.TarError, EOFError, gzip.BadGzipFile, OSError) as err:
-        raise UsageError(
+        stream.finish()
+    except (tarfile.TarError, EOFError, OSError) as err:
+        raise ArchiveError(
             f"not a readable image archive: {err}", hint="make it with `harness package`"
         ) from None
     found = _docker_layout(out)
@@ -298,13 +312,22 @@ def inspect_stream(
     if found is None:
         found, layout = _oci_layout(out), "oci"
     if found is None:
-        raise UsageError("the archive has neither manifest.json nor index.json: not a saved image")
+        raise ArchiveError("the archive has neither manifest.json nor index.json: not a saved image")
     tags, config_name, layer_names = found
-    config = out.json_docs.get(_resolve(_norm(config_name), out.links), {})
+    config_key = _resolve(_norm(config_name), out.links)
+    config = out.json_docs.get(config_key)
+    if not isinstance(config, dict):
+        raise ArchiveError(f"the manifest names config {config_name!r}, which the archive lacks")
+    missing = [n for n in layer_names if _resolve(_norm(n), out.links) not in out.names]
+    if missing:
+        raise ArchiveError(
+            f"the manifest names {len(missing)} layer(s) the archive lacks, e.g. {missing[0]!r}"
+        )
+    # A layer present but not a tar we read (zstd, say) counts as empty, as before.
     summaries = [out.layers.get(_resolve(_norm(n), out.links), LayerSummary()) for n in layer_names]
     return ImageContents(
         tags=tags,
-        config=config if isinstance(config, dict) else {},
+        config=config,
         layer_count=len(layer_names),
         model_files=merge_layers(summaries),
         layout=layout,
@@ -312,8 +335,16 @@ def inspect_stream(
     )
 
 
-def inspect_archive(path: Path, *, model_dir: str = "/opt/ml/model") -> ImageContents:
+def inspect_archive(
+    path: Path,
+    *,
+    model_dir: str = "/opt/ml/model",
+    on_block: Callable[[bytes], None] | None = None,
+) -> ImageContents:
+    """:func:`inspect_stream` on a file: gzip'd or a plain tar, told by its first bytes."""
     with path.open("rb") as fh:
         head = fh.read(2)
         fh.seek(0)
-        return inspect_stream(fh, model_dir=model_dir, compressed=head == b"\x1f\x8b")
+        return inspect_stream(
+            fh, model_dir=model_dir, compressed=head == GZIP_MAGIC, on_block=on_block
+        )
