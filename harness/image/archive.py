@@ -27,7 +27,6 @@ from typing import IO, Any, cast
 
 from harness.image.stream import GZIP_MAGIC, ArchiveError, ArchiveStream
 
-_TAR_BUFSIZE = 1 << 20
 _JSON_MAX = 8 * 1024 * 1024  # configs and manifests are small; layers are not
 _SAFETENSORS_HEADER_MAX = 100 * 1024 * 1024
 WEIGHT_SUFFIXES = (".safetensors", ".bin", ".pt", ".pth", ".gguf")
@@ -285,9 +284,11 @@ def inspect_stream(
     that is truncated, corrupt, not a saved image, or whose manifest names a config or a
     layer that is not in it."""
     out = _Collected()
-    stream = ArchiveStream(fileobj, compressed=compressed, on_block=on_block)
     try:
-        with tarfile.open(fileobj=stream, mode="r|", bufsize=_TAR_BUFSIZE) as archive:
+        with (
+            ArchiveStream(fileobj, compressed=compressed, on_block=on_block) as stream,
+            tarfile.open(fileobj=stream, mode="r|") as archive,
+        ):
             for member in archive:
                 name = _norm(member.name)
                 if member.issym() or member.islnk():
@@ -302,7 +303,7 @@ def inspect_stream(
                 fobj = archive.extractfile(member)
                 if fobj is not None:
                     _classify(name, fobj, member.size, model_dir, out)
-        stream.finish()
+            stream.finish()  # the end-of-archive blocks, and the gzip stream to its end
     except (tarfile.TarError, EOFError, OSError) as err:
         raise ArchiveError(
             f"not a readable image archive: {err}", hint="make it with `harness package`"

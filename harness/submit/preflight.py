@@ -19,7 +19,9 @@ import hashlib
 import os
 import stat
 import threading
+from collections import deque
 from collections.abc import Callable
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -99,34 +101,33 @@ def verify_archive(
     """Prove the file before any organiser call (module docstring); one read of the file."""
     size = check_name_and_size(path, spec)
     package = package_beside(path)
-    sha = hashlib.sha256()
-    md5 = hashlib.md5(usedforsecurity=False)
-
-    def on_block(block: bytes) -> None:
-        if stop is not None and stop.is_set():
-            raise Stopped("pre-flight stopped")
-        sha.update(block)
-        md5.update(block)
-        if on_bytes:
-            on_bytes(len(block))
-
     warnings: list[str] = []
     layout = None
-    if skip_check:
-        _read_all(path, on_block)
-        warnings.append(
-            "--skip-archive-check: the archive was not inspected (recorded in submit.json)"
-        )
-    else:
-        try:
-            layout = inspect_archive(path, model_dir=spec.model_dir, on_block=on_block).layout
-        except ArchiveError as err:
-            raise VerdictFailed(
-                f"{path.name}: {err.message}; nothing was sent",
-                hint="package the image again (`harness package`); --skip-archive-check"
-                " only if you know better",
-            ) from None
-    digest = sha.hexdigest()
+    with _Digests() as digests:
+
+        def on_block(block: bytes) -> None:
+            if stop is not None and stop.is_set():
+                raise Stopped("pre-flight stopped")
+            digests.update(block)
+            if on_bytes:
+                on_bytes(len(block))
+
+        if skip_check:
+            _read_all(path, on_block)
+            warnings.append(
+                "--skip-archive-check: the archive was not inspected (recorded in submit.json)"
+            )
+        else:
+            try:
+                contents = inspect_archive(path, model_dir=spec.model_dir, on_block=on_block)
+            except ArchiveError as err:
+                raise VerdictFailed(
+                    f"{path.name}: {err.message}; nothing was sent",
+                    hint="package the image again (`harness package`); --skip-archive-check"
+                    " only if you know better",
+                ) from None
+            layout = contents.layout
+    digest = digests.sha256.hexdigest()
     if package is None:
         warnings.append(
             "no package.json beside the archive: the container contract (port, env, weights)"
@@ -143,12 +144,43 @@ def verify_archive(
     return Preflight(
         size=size,
         sha256=digest,
-        md5=md5.hexdigest(),
+        md5=digests.md5.hexdigest(),
         package_report="absent" if package is None else "passed",
         archive_check="skipped" if skip_check else "passed",
         layout=layout,
         warnings=warnings,
     )
+
+
+class _Digests:
+    """sha256 and MD5 of the blocks given, each on its own thread, in order.
+
+    hashlib releases the GIL on large buffers, so the two hashes run beside the
+    inflating and the tar parsing instead of after them. At most ``_AHEAD`` blocks wait."""
+
+    _AHEAD = 4
+
+    def __init__(self) -> None:
+        self.sha256 = hashlib.sha256()
+        self.md5 = hashlib.md5(usedforsecurity=False)
+        # one thread per hash: a hash's updates must stay in order
+        self._pools = [ThreadPoolExecutor(1, thread_name_prefix=n) for n in ("sha256", "md5")]
+        self._pending: deque[Future[None]] = deque()
+
+    def update(self, block: bytes) -> None:
+        while len(self._pending) >= 2 * self._AHEAD:
+            self._pending.popleft().result()
+        self._pending.append(self._pools[0].submit(self.sha256.update, block))
+        self._pending.append(self._pools[1].submit(self.md5.update, block))
+
+    def __enter__(self) -> _Digests:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        for pool in self._pools:
+            pool.shutdown(wait=True)  # every block given is hashed
+        for fut in self._pending:
+            fut.result()
 
 
 def _read_all(path: Path, on_block: Callable[[bytes], None]) -> None:
