@@ -141,7 +141,11 @@ def build(work: Path, mb: int) -> Path:
         "config": {"Entrypoint": ["/bin/serve"], "ExposedPorts": {"8080/tcp": {}}},
     }
     manifest = [
-        {"Config": "config.json", "RepoTags": ["bench/x:1"], "Layers": ["a/layer.tar", "b/layer.tar"]}
+        {
+            "Config": "config.json",
+            "RepoTags": ["bench/x:1"],
+            "Layers": ["a/layer.tar", "b/layer.tar"],
+        }
     ]
     archive = work / "pkg" / "image.tar.gz"
     archive.parent.mkdir()

@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any, cast
 
+from harness.image import fs
 from harness.image.stream import GZIP_MAGIC, ArchiveError, ArchiveStream
 
 _JSON_MAX = 8 * 1024 * 1024  # configs and manifests are small; layers are not
@@ -56,6 +57,9 @@ class LayerSummary:
     dir_bytes: dict[str, int] = field(default_factory=dict)  # directory (<= _DIR_DEPTH) -> bytes
     largest: list[tuple[int, str]] = field(default_factory=list)  # (size, path), a min-heap
     deleted: list[str] = field(default_factory=list)  # every whiteout, anywhere in the image
+    # every entry, anywhere (harness/image/fs.py: "f", "d" or "l:TARGET"), and every opaque dir
+    tree: dict[str, str] = field(default_factory=dict)
+    opaque_all: list[str] = field(default_factory=list)
 
     def count(self, path: str, size: int) -> None:
         self.total_bytes += size
@@ -79,6 +83,7 @@ class ImageContents:
     model_files: dict[str, FileEntry]  # absolute paths under the model folder
     layout: str  # "docker" or "oci"
     layers: list[LayerSummary] = field(default_factory=list)  # bottom-up, as in the manifest
+    tree: dict[str, str] = field(default_factory=dict)  # every path after whiteouts (fs.py)
 
 
 def _norm(path: str) -> str:
@@ -125,8 +130,18 @@ def summarise_layer(stream: IO[bytes], model_dir: str) -> LayerSummary:
             if member.isfile():
                 summary.count(path, member.size)
             name = posixpath.basename(path)
-            if name.startswith(".wh.") and name != ".wh..wh..opq":
+            if name == ".wh..wh..opq":
+                summary.opaque_all.append(posixpath.dirname(path))
+            elif name.startswith(".wh."):
                 summary.deleted.append(posixpath.join(posixpath.dirname(path), name[4:]))
+            elif path:
+                summary.tree[path] = (
+                    fs.DIR
+                    if member.isdir()
+                    else fs.link(member.linkname)
+                    if member.issym()
+                    else fs.FILE
+                )
             if not (path == prefix or path.startswith(prefix + "/")):
                 # Whiteouts of a parent dir (/opt/ml/.wh.model, /opt/.wh..wh..opq) also matter.
                 base = posixpath.basename(path)
@@ -313,7 +328,9 @@ def inspect_stream(
     if found is None:
         found, layout = _oci_layout(out), "oci"
     if found is None:
-        raise ArchiveError("the archive has neither manifest.json nor index.json: not a saved image")
+        raise ArchiveError(
+            "the archive has neither manifest.json nor index.json: not a saved image"
+        )
     tags, config_name, layer_names = found
     config_key = _resolve(_norm(config_name), out.links)
     config = out.json_docs.get(config_key)
@@ -333,6 +350,7 @@ def inspect_stream(
         model_files=merge_layers(summaries),
         layout=layout,
         layers=summaries,
+        tree=fs.merge_tree((x.tree, x.deleted, x.opaque_all) for x in summaries),
     )
 
 

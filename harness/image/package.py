@@ -71,6 +71,7 @@ def build_report(cfg: PackageConfig, saved: SaveResult | None) -> PackageReport:
         tags=contents.tags,
         config=contents.config,
         model_files=contents.model_files,
+        tree=contents.tree,
     )
     # the platform first: an arm64 image fails on the grader whatever else is right
     rules = [platform_rule(contents.config), *judge(facts, cfg.spec)]

@@ -303,7 +303,9 @@ def test_package_then_submit(portal_stack: PortalFactory, tmp_path: Path) -> Non
 
 def _package(archive: Path) -> None:
     """`harness package --archive`: package.json beside the archive, with its sha256."""
-    assert main(["package", "--archive", str(archive), "--out", str(archive.parent), "--quiet"]) == 0
+    assert (
+        main(["package", "--archive", str(archive), "--out", str(archive.parent), "--quiet"]) == 0
+    )
 
 
 def test_broken_archives_are_refused_before_register(

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import hashlib
-
 import random
 from pathlib import Path
 
@@ -14,9 +13,9 @@ from harness.profiles import PackageSpec
 from harness.submit.api import ApiRefused, scrub
 from harness.submit.pause import PAUSE_ENV, checkpoint
 from harness.submit.preflight import read_api_key, verify_archive
-from tests.fixtures.archives import image_archive_bytes
 from harness.submit.retry import Action, RetryPolicy, classify_status, etag_matches
 from harness.submit.state import UploadState, load_state, save_state, state_path
+from tests.fixtures.archives import image_archive_bytes
 
 
 def test_classify_status() -> None:
