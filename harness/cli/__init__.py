@@ -14,6 +14,7 @@ import logging
 import os
 import sys
 from collections.abc import Sequence
+from typing import Any
 
 from harness import __version__
 from harness.cli import signals
@@ -39,7 +40,30 @@ COMMANDS: dict[str, str] = {
 }
 
 
+class _HelpFormatter(argparse.HelpFormatter):
+    """Every option's help shows its default: a concrete one is appended when the text does
+    not say it; a flag off by default says "(default: off)"; a required one "(required)".
+    An option whose default is None says in words what it falls back to
+    (tests/unit/test_cli_help.py holds every command to this)."""
+
+    def _get_help_string(self, action: argparse.Action) -> str | None:
+        text = action.help or ""
+        if not action.option_strings or not text or "default" in text.lower():
+            return text
+        if action.required:
+            return f"{text} (required)"
+        if action.nargs == 0 and action.default in (False, None):
+            return f"{text} (default: off)"
+        if action.default is not None and action.default is not argparse.SUPPRESS:
+            return f"{text} (default: %(default)s)"
+        return text
+
+
 class _Parser(argparse.ArgumentParser):
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        kwargs.setdefault("formatter_class", _HelpFormatter)
+        super().__init__(*args, **kwargs)
+
     def error(self, message: str) -> None:  # type: ignore[override]
         # argparse's own usage errors: one line plus the usage, exit 2.
         self.print_usage(sys.stderr)

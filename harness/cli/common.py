@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import argparse
 import sys
-import urllib.parse
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -18,6 +17,8 @@ from rich.progress import (
     TransferSpeedColumn,
 )
 
+from harness.client.urls import http_base_url
+from harness.errors import UsageError
 from harness.profiles import DEFAULT_PROFILE, Profile, load_profile
 from harness.runs import Provenance, new_run_folder, redact_argv
 
@@ -30,25 +31,28 @@ def add_common(p: argparse.ArgumentParser, *, run_folder: bool = True) -> None:
     )
     if run_folder:
         p.add_argument("--out", metavar="DIR", help="run folder (default: reports/<time>-<name>/)")
-        p.add_argument("--name", help="a name for this run (folder name and ledger)")
-        p.add_argument("--note", default="", help="what changed since the last run (ledger)")
+        p.add_argument(
+            "--name",
+            help="a name for this run (folder name and ledger; default: the command's name)",
+        )
+        p.add_argument(
+            "--note", default="", help="what changed since the last run (ledger; default: none)"
+        )
     p.add_argument("--json", action="store_true", help="machine-readable JSON on stdout")
     p.add_argument("--quiet", action="store_true", help="no progress output")
 
 
+# The one readiness default of every command that waits for a server: the profile's
+# [readiness] timeout_s, which is the graders' 10 minutes in every shipped profile.
+READY_DEFAULT = "the profile's [readiness] timeout_s: 600, the graders' 10 minutes"
+
+
 def http_url(text: str) -> str:
-    """An http(s) base URL (argparse type): the one check every ``--url``-like flag uses."""
-    parsed = urllib.parse.urlsplit(text.strip())
-    if parsed.scheme not in ("http", "https") or not parsed.netloc:
-        example = text if "://" in text else f"http://{text}"
-        raise argparse.ArgumentTypeError(
-            f"{text!r} is not an http(s) URL: give the scheme, e.g. {example}"
-        )
+    """An http(s) base URL (argparse type) for every ``--url``-like flag (harness/client/urls.py)."""
     try:
-        parsed.port  # noqa: B018 - raises on a port that is not a number or out of range
-    except ValueError as err:
-        raise argparse.ArgumentTypeError(f"{text!r}: {err}") from None
-    return text.strip()
+        return http_base_url(text)
+    except UsageError as err:
+        raise argparse.ArgumentTypeError(err.one_line()) from None
 
 
 def port_number(text: str) -> int:
@@ -56,6 +60,24 @@ def port_number(text: str) -> int:
     value = non_negative_int(text)
     if value > 65535:
         raise argparse.ArgumentTypeError(f"{text!r} is not a port (0-65535)")
+    return value
+
+
+LIMIT_HELP = (
+    "documents per task: a fraction 0 < F <= 1 as the grader's QUALITY_LIMIT (the first"
+    " ceil(F*n) of each task; 1 = all), or a whole count N > 1 (the first N, NON-OFFICIAL)"
+)
+
+
+def quality_limit(text: str) -> float:
+    """``--limit`` (argparse type): a fraction in (0, 1], or a whole count above 1.
+
+    1.5 is neither: refused rather than read as "all" (docs/quality.md, "--limit")."""
+    value = positive_float(text)
+    if value > 1 and not value.is_integer():
+        raise argparse.ArgumentTypeError(
+            f"{text!r} is neither a fraction (0 < F <= 1) nor a whole count of documents"
+        )
     return value
 
 

@@ -26,7 +26,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         "submit", help="upload image.tar.gz to the organiser (resumable) and submit it"
     )
     p.add_argument("archive", metavar="image.tar.gz", help="the archive `harness package` wrote")
-    p.add_argument("--team", required=True, help="your team id")
+    p.add_argument("--team", required=True, metavar="TEAM", help="your team id")
     p.add_argument(
         "--api-url",
         required=True,

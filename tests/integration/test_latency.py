@@ -176,6 +176,27 @@ def harness_cmd(*args: str) -> list[str]:
     return [sys.executable, "-m", "harness", *args]
 
 
+async def test_failed_requests_keep_status_and_answer(simulator):
+    """A missing route (official) and an unserved model (strict): each failed row keeps the
+    status and the server's answer; the failure flag says which, and what to do."""
+    sim = await simulator(ttft_ms=1, itl_ms=0, disable_route=("/invocations",))
+    cfg = cfg_for(sim.url, buckets=small_buckets()[:1], runs=2, warmup=0, mode="both", model="m9")
+    state = LatencyState()
+    await run_latency(cfg, TOK, state)
+    rep = build_report(cfg, state, Provenance(), complete=True)
+    assert rep.requests and all(r.status == 404 and r.error_body for r in rep.requests)
+    texts = [f.text for f in rep.flags if f.kind == FlagKind.REQUEST_FAILURES]
+    assert texts == [
+        "failures: 2 timed official short requests failed (http_status×2); first:"
+        " http_status 404: HTTP 404 from /invocations: Not Found: /invocations — the server"
+        " has no /invocations route: check --url and the profile's endpoint",
+        "failures: 2 timed strict short requests failed (http_status×2); first:"
+        " http_status 404: HTTP 404 from /v1/completions: The model `m9` does not exist. —"
+        " the server does not serve the model 'm9': pass the name it serves with --model"
+        " (GET /v1/models lists them)",
+    ]
+
+
 def test_cli_unreachable_exits_3_with_one_line(tmp_path):
     proc = subprocess.run(
         harness_cmd(
