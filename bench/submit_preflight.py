@@ -42,7 +42,13 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from harness.image.package import PackageConfig, build_report
 from harness.profiles import PackageSpec
 from harness.submit.preflight import verify_archive
-from tests.fixtures.podman import safetensors_bytes
+
+
+def _safetensors_header() -> bytes:
+    """A valid safetensors file: one 64x64 bf16 tensor of zeros."""
+    header = json.dumps({"w": {"dtype": "BF16", "shape": [64, 64], "data_offsets": [0, 8192]}})
+    raw = header.encode() + b" " * (-len(header) % 8)
+    return len(raw).to_bytes(8, "little") + raw + bytes(8192)
 
 
 def _weights(mb: int) -> Iterator[bytes]:
@@ -80,7 +86,7 @@ def _weights_layer(path: Path, mb: int) -> None:
             fh.write(block)
     with tarfile.open(path, "w") as tar:
         _add(tar, "opt/ml/model/config.json", b'{"model_type": "qwen3_5"}')
-        _add(tar, "opt/ml/model/model.safetensors", safetensors_bytes({"w": [64, 64]}))
+        _add(tar, "opt/ml/model/model.safetensors", _safetensors_header())
         tar.add(tmp, "opt/ml/model/weights.bin")
     tmp.unlink()
 

@@ -21,7 +21,7 @@ from harness.prompts import official_filler
 from harness.risk import FlagKind
 from harness.runs import Provenance
 from harness.tokenizer import load_tokenizer
-from tests.fixtures.signals import interruptible
+from tests.fixtures.signals import SIGINT_DEFAULT, SIGINT_IGNORED, interruptible
 
 pytestmark = pytest.mark.timeout(120)
 
@@ -307,6 +307,33 @@ def test_cli_ctrl_c_saves_partial_report(sim_process, tmp_path):
     assert saved["complete"] is False
     assert len(saved["requests"]) >= 3
     assert "partial latency report saved" in err
+
+
+@pytest.mark.parametrize("popen", [SIGINT_DEFAULT, SIGINT_IGNORED], ids=["fg", "background"])
+def test_cli_sigterm_saves_partial_report(sim_process, tmp_path, popen):
+    """SIGTERM (a scheduler's or `timeout`'s kill) takes Ctrl-C's path: exit 143, partial
+    report saved; also when the run was started with SIGINT ignored (a background job)."""
+    sp = sim_process(ttft_ms=100, itl_ms=0)
+    proc = subprocess.Popen(
+        harness_cmd(
+            "latency", "--url", sp.url, "--runs", "50", "--warmup", "0", "--no-calibrate",
+            "--out", str(tmp_path),
+        ),
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=dict(os.environ), **popen,
+    )  # fmt: skip
+    deadline = time.monotonic() + 30
+    while (
+        time.monotonic() < deadline
+        and len([e for e in sp.fetch_log() if e.path == "/invocations" and e.end_ns]) < 3
+    ):
+        time.sleep(0.1)
+    proc.send_signal(signal.SIGTERM)
+    _, err = proc.communicate(timeout=30)
+    assert proc.returncode == 143, err
+    saved = json.loads((tmp_path / "latency.json").read_text())
+    assert saved["complete"] is False and len(saved["requests"]) >= 3
+    assert "partial latency report saved" in err
+    assert "harness: terminated (SIGTERM)" in err
 
 
 def test_cli_self_test_reports_both_ttft_errors(tmp_path):

@@ -20,6 +20,7 @@ from harness.submit.core import SubmitReport
 from harness.submit.state import load_state, state_path
 from tests.fixtures.archives import write_image_archive
 from tests.fixtures.s3 import TEST_API_KEY, PortalFactory, PortalStack
+from tests.fixtures.signals import SIGINT_DEFAULT, SIGINT_IGNORED
 
 pytestmark = pytest.mark.timeout(120)
 
@@ -377,3 +378,59 @@ def test_skip_archive_check_is_recorded(portal_stack: PortalFactory, tmp_path: P
     assert report.archive_check == "skipped" and report.archive_layout is None
     assert any("--skip-archive-check" in w for w in report.warnings)
     assert report.submission_id
+
+
+@pytest.mark.timeout(180)
+@pytest.mark.parametrize(
+    ("sig", "popen", "code"),
+    [
+        (signal.SIGINT, SIGINT_DEFAULT, 130),
+        (signal.SIGTERM, SIGINT_DEFAULT, 143),
+        (signal.SIGTERM, SIGINT_IGNORED, 143),  # a background job: SIGINT ignored
+    ],
+    ids=["ctrl-c", "sigterm", "sigterm-background"],
+)
+def test_stopped_submit_says_what_was_saved_and_resumes(
+    portal_stack: PortalFactory, tmp_path: Path, sig: int, popen: dict[str, object], code: int
+) -> None:
+    """Ctrl-C or SIGTERM mid-upload: the confirmed parts stay in the state file, submit.json
+    is saved, the message says how many and what re-running does; the re-run sends the rest."""
+    stack = portal_stack(single_max_bytes=100_000, part_size=32 * 1024, faults=Faults(delay_s=0.25))
+    archive = _archive(tmp_path, 32 * 1024 * 24 + 1000)  # 25 parts
+    env = {**os.environ, "HARNESS_API_KEY": TEST_API_KEY}
+    cmd = [sys.executable, "-m", "harness", "submit", str(archive), "--team", "team-a"]
+    cmd += ["--api-url", stack.url, "--parallel", "2", "--quiet"]
+    proc = subprocess.Popen(
+        [*cmd, "--out", str(tmp_path / "stopped")],
+        env=env, cwd=REPO, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+        **popen,  # type: ignore[arg-type]
+    )  # fmt: skip
+    spath = state_path(archive)
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        state = load_state(spath)
+        if state is not None and len(state.parts) >= 4:
+            break
+        time.sleep(0.05)
+    proc.send_signal(sig)
+    _, err = proc.communicate(timeout=60)
+    assert proc.returncode == code, err
+    state = load_state(spath)
+    assert state is not None and 4 <= len(state.parts) < 25
+    n = len(state.parts)
+    assert (
+        f"harness: submit stopped: {n} of 25 parts confirmed by S3; re-running the same command"
+        f" sends only the other {25 - n} (saved: image.tar.gz.upload.json,"
+    ) in err, err
+    assert ("terminated (SIGTERM)" if sig == signal.SIGTERM else "interrupted") in err
+    stopped = SubmitReport.load(tmp_path / "stopped")
+    assert stopped.complete is False and stopped.submission_id is None
+    log_at_stop = len(stack.proxy.log)
+    resumed = subprocess.run(
+        [*cmd, "--out", str(tmp_path / "resumed")],
+        env=env, cwd=REPO, capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+    assert resumed.returncode == 0, resumed.stderr
+    report = SubmitReport.load(tmp_path / "resumed")
+    assert report.parts_resumed == n and report.submission_id
+    assert not [r for r in stack.proxy.log[log_at_stop:] if r.part_number in state.parts]
