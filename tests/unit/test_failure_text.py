@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections import Counter
 
 from harness.client.failure import EXCERPT, describe, excerpt, hint, server_message
+from harness.client.records import ErrorKind, RequestError
 from harness.profiles import load_profile
 from harness.risk import FlagKind
 from harness.stats import Dist
@@ -65,3 +66,12 @@ def test_client_flags_only_when_something_was_served() -> None:
         FlagKind.CLIENT_BOTTLENECK,
         FlagKind.CLIENT_BOTTLENECK,
     ]
+
+
+def test_request_error_with_the_servers_answer() -> None:
+    err = RequestError(ErrorKind.HTTP_STATUS, "HTTP 404 from /invocations", 404, VLLM_404)
+    assert err.with_answer() == (
+        "http_status 404: HTTP 404 from /invocations: The model `Qwen/Qwen3.5-35B-A3B` does not exist."
+    )
+    timeout = RequestError(ErrorKind.TIMEOUT, "timed out: no answer in time")
+    assert timeout.with_answer() == timeout.one_line() == "timeout: timed out: no answer in time"
