@@ -130,7 +130,7 @@ def verify_archive(
     digest = digests.sha256.hexdigest()
     if package is None:
         warnings.append(
-            "no package.json beside the archive: the container contract (port, env, weights)"
+            "no package.json beside the archive: the container contract (port, env, weights, entrypoint)"
             f" was not judged; `harness package --archive {path.name}` does it"
         )
     elif package.sha256 != digest:
