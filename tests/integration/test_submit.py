@@ -269,6 +269,7 @@ def test_package_then_submit(portal_stack: PortalFactory, tmp_path: Path) -> Non
 
     layer = tar_of(
         {
+            "/bin/serve": b"#!serve\n",
             "/opt/ml/model/config.json": b"{}",
             "/opt/ml/model/model.safetensors": safetensors_bytes({"w": [8, 8]}),
         }
