@@ -8,7 +8,14 @@ import sys
 
 from rich.console import Console
 
-from harness.cli.common import add_common, make_console, positive_float, start_run
+from harness.cli.common import (
+    READY_DEFAULT,
+    add_common,
+    http_url,
+    make_console,
+    positive_float,
+    start_run,
+)
 from harness.conformance.core import exit_code, measure_check
 from harness.conformance.plan import CheckOptions, plan_run
 from harness.conformance.registry import PlannedCheck
@@ -22,9 +29,17 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         "check",
         help="API conformance: routes, shapes, usage, thinking, streaming, load, bad input",
     )
-    p.add_argument("--url", help="server base URL, e.g. http://127.0.0.1:8080")
-    p.add_argument("--only", help="comma-separated checks or groups to run (e.g. shapes,usage)")
-    p.add_argument("--skip", help="comma-separated checks or groups to leave out")
+    p.add_argument(
+        "--url",
+        type=http_url,
+        metavar="URL",
+        help="server base URL, e.g. http://127.0.0.1:8080 (required, except with --list)",
+    )
+    p.add_argument(
+        "--only",
+        help="comma-separated checks or groups to run, e.g. shapes,usage (default: the profile's)",
+    )
+    p.add_argument("--skip", help="comma-separated checks or groups to leave out (default: none)")
     p.add_argument(
         "--tokenizer",
         help="the tokenizer usage is compared with: qwen:MODEL | tokenizer.json or model "
@@ -34,13 +49,17 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         "--model", help="model name for chat bodies (default: the graders' name if served)"
     )
     p.add_argument(
-        "--timeout", type=positive_float, default=300.0, help="per-request timeout in s (300)"
+        "--timeout",
+        type=positive_float,
+        default=300.0,
+        metavar="S",
+        help="per-request timeout in s (default: %(default)g)",
     )
     p.add_argument(
         "--ready-timeout",
         type=positive_float,
-        default=30.0,
-        help="how long to wait for the ready path to answer 200, in s (30)",
+        metavar="S",
+        help=f"how long to wait for the ready path to answer 200, in s (default: {READY_DEFAULT})",
     )
     p.add_argument("--list", action="store_true", help="list the checks and exit")
     add_common(p)

@@ -8,11 +8,15 @@ import sys
 from pathlib import Path
 
 from harness.cli.common import (
+    LIMIT_HELP,
+    READY_DEFAULT,
     add_common,
+    http_url,
     make_console,
     non_negative_int,
     positive_float,
     positive_int,
+    quality_limit,
 )
 from harness.errors import EXIT_OK, UsageError
 from harness.gate.console import ConsoleGateHooks
@@ -28,10 +32,16 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p.add_argument("run_dir", nargs="?", help="a run folder to judge (reads its reports)")
     p.add_argument(
         "--url",
-        help="measure this server (check → latency → quality) into a new run folder, then judge",
+        type=http_url,
+        metavar="URL",
+        help="measure this server (check → latency → quality) into a new run folder, then"
+        " judge (default: none; give one of RUN_DIR, --url, --image)",
     )
     p.add_argument(
-        "--image", help="run this image offline, measure it, and judge it with the package rules"
+        "--image",
+        metavar="NAME[:TAG]",
+        help="run this image offline, measure it, and judge it with the package rules"
+        " (default: none; give one of RUN_DIR, --url, --image)",
     )
     p.add_argument("--strict", action="store_true", help="risk flags fail the gate too")
     p.add_argument(
@@ -39,24 +49,62 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         action="store_true",
         help="measure latency and quality even if a required check failed",
     )
-    p.add_argument("--runs", type=positive_int, help="latency: timed requests per bucket")
-    p.add_argument("--warmup", type=non_negative_int, help="latency: warm-up requests per bucket")
-    p.add_argument("--buckets", help="latency: comma-separated buckets")
-    p.add_argument("--latency-mode", choices=("official", "strict", "both"), default="both")
     p.add_argument(
-        "--limit", type=positive_float, help="quality: the grader's QUALITY_LIMIT (default 0.1)"
+        "--runs",
+        type=positive_int,
+        metavar="N",
+        help="latency: timed requests per bucket (default: the profile's, 50)",
     )
-    p.add_argument("--data-dir", help="quality: benchmark data folder")
-    p.add_argument("--max-gen-toks", type=positive_int, help="quality: NON-OFFICIAL generation cap")
-    p.add_argument("--quality-only", help="quality: comma-separated benchmarks")
+    p.add_argument(
+        "--warmup",
+        type=non_negative_int,
+        metavar="N",
+        help="latency: warm-up requests per bucket (default: the profile's, 5)",
+    )
+    p.add_argument(
+        "--buckets", help="latency: comma-separated buckets (default: all the profile's)"
+    )
+    p.add_argument(
+        "--latency-mode",
+        choices=("official", "strict", "both"),
+        default="both",
+        help="latency: the grader's procedure, harness's strict one, or both (default: %(default)s)",
+    )
+    p.add_argument(
+        "--limit",
+        type=quality_limit,
+        metavar="F|N",
+        help=f"quality: {LIMIT_HELP} (default: the profile's, 0.1 for efficient-qwen)",
+    )
+    p.add_argument(
+        "--data-dir",
+        metavar="DIR",
+        help="quality: benchmark data folder (default: $HARNESS_DATA_DIR or ~/.cache/harness/data)",
+    )
+    p.add_argument(
+        "--max-gen-toks",
+        type=positive_int,
+        metavar="N",
+        help="quality: NON-OFFICIAL generation cap (default: none, the profile's budgets)",
+    )
+    p.add_argument(
+        "--quality-only", help="quality: comma-separated benchmarks (default: all the profile's)"
+    )
     p.add_argument(
         "--tokenizer",
         help="check and latency: the served model's tokenizer for token counts (default: profile's)",
     )
     p.add_argument(
-        "--ready-timeout", type=positive_float, help="readiness wait in s (default: profile, 600)"
+        "--ready-timeout",
+        type=positive_float,
+        metavar="S",
+        help=f"readiness wait in s (default: {READY_DEFAULT})",
     )
-    p.add_argument("--docker-host", help="--image: the Docker API socket (default: DOCKER_HOST)")
+    p.add_argument(
+        "--docker-host",
+        metavar="URL",
+        help="--image: the Docker API socket (default: $DOCKER_HOST)",
+    )
     add_common(p)
     p.set_defaults(func=run)
 

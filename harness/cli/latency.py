@@ -8,8 +8,10 @@ import json
 import sys
 
 from harness.cli.common import (
+    READY_DEFAULT,
     RunContext,
     add_common,
+    http_url,
     non_negative_int,
     positive_float,
     positive_int,
@@ -26,8 +28,19 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = sub.add_parser(
         "latency", help="latency buckets, speedup and score (official | strict | both)"
     )
-    p.add_argument("--url", help="server base URL, e.g. http://127.0.0.1:8080")
-    p.add_argument("--mode", choices=("official", "strict", "both"), default="official")
+    p.add_argument(
+        "--url",
+        type=http_url,
+        metavar="URL",
+        help="server base URL, e.g. http://127.0.0.1:8080 (required)",
+    )
+    p.add_argument(
+        "--mode",
+        choices=("official", "strict", "both"),
+        default="official",
+        help="official: the grader's procedure, bit for bit; strict: streamed, exact-length"
+        " prompts; both: the two and the gap between them (default: %(default)s)",
+    )
     p.add_argument("--endpoint", help="official endpoint (default: the profile's, /invocations)")
     p.add_argument(
         "--runs", type=positive_int, help="timed requests per bucket (default: profile, 50)"
@@ -42,7 +55,8 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         "--timeout",
         type=positive_float,
         default=600.0,
-        help="per-request timeout in s (default: 600)",
+        metavar="S",
+        help="per-request timeout in s (default: %(default)g)",
     )
     p.add_argument(
         "--tokenizer",
@@ -57,10 +71,16 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     )
     p.add_argument("--seed", type=int, default=0, help="strict prompts' seed (default: 0)")
     p.add_argument(
-        "--ready-timeout", type=positive_float, help="readiness wait in s (default: profile, 600)"
+        "--ready-timeout",
+        type=positive_float,
+        metavar="S",
+        help=f"readiness wait in s (default: {READY_DEFAULT})",
     )
     p.add_argument(
-        "--ready-interval", type=positive_float, help="readiness poll interval in s (default: 5)"
+        "--ready-interval",
+        type=positive_float,
+        metavar="S",
+        help="readiness poll interval in s (default: the profile's, 5)",
     )
     p.add_argument(
         "--metrics",
@@ -81,10 +101,18 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         "--self-test", action="store_true", help="measure the harness's own timing error"
     )
     p.add_argument(
-        "--st-ttft-ms", type=positive_float, default=50.0, help="self-test: simulator TTFT"
+        "--st-ttft-ms",
+        type=positive_float,
+        default=50.0,
+        metavar="MS",
+        help="self-test: simulator TTFT in ms",
     )
     p.add_argument(
-        "--st-itl-ms", type=positive_float, default=10.0, help="self-test: simulator ITL"
+        "--st-itl-ms",
+        type=positive_float,
+        default=10.0,
+        metavar="MS",
+        help="self-test: simulator ITL in ms",
     )
     p.add_argument(
         "--st-output-tokens", type=positive_int, default=128, help="self-test: tokens per request"

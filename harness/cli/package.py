@@ -20,10 +20,14 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     )
     src = p.add_mutually_exclusive_group(required=True)
     src.add_argument(
-        "--image", metavar="NAME[:TAG]", help="the image to save through the Docker Engine API"
+        "--image",
+        metavar="NAME[:TAG]",
+        help="the image to save through the Docker Engine API (required: --image or --archive)",
     )
     src.add_argument(
-        "--archive", metavar="FILE", help="only inspect and judge an existing image.tar.gz"
+        "--archive",
+        metavar="FILE",
+        help="only inspect and judge an existing image.tar.gz (required: --image or --archive)",
     )
     p.add_argument(
         "--docker-host",
@@ -49,11 +53,18 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         default="auto",
         help="pigz when installed, else parallel zlib",
     )
-    p.add_argument("--threads", type=positive_int, help="compression threads (default: all cores)")
+    p.add_argument(
+        "--threads",
+        type=positive_int,
+        metavar="N",
+        help="compression threads (default: all cores)",
+    )
     p.add_argument(
         "--max-bytes",
         type=positive_int,
-        help="override the profile's compressed size limit (rehearsals, tests)",
+        metavar="N",
+        help="override the profile's compressed size limit in bytes, for rehearsals and tests"
+        " (default: the profile's, 20000000000)",
     )
     add_common(p)
     p.set_defaults(func=run)

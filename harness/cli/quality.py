@@ -6,7 +6,17 @@ import argparse
 import sys
 from pathlib import Path
 
-from harness.cli.common import RunContext, add_common, positive_float, positive_int, start_run
+from harness.cli.common import (
+    LIMIT_HELP,
+    READY_DEFAULT,
+    RunContext,
+    add_common,
+    http_url,
+    positive_float,
+    positive_int,
+    quality_limit,
+    start_run,
+)
 from harness.data.layout import DATA_DIR_ENV
 from harness.quality.config import QualityConfig
 from harness.quality.console import ConsoleHooks
@@ -21,21 +31,29 @@ def register(sub: argparse._SubParsersAction) -> None:
         description="Score the quality gates through lm-eval 0.4.11 exactly as the grader does "
         "(official mode). Non-official settings are recorded as such in quality.json.",
     )
-    p.add_argument("--url", required=True, help="server base URL, e.g. http://127.0.0.1:8080")
+    p.add_argument(
+        "--url",
+        required=True,
+        type=http_url,
+        metavar="URL",
+        help="server base URL, e.g. http://127.0.0.1:8080",
+    )
     p.add_argument(
         "--limit",
-        type=positive_float,
-        help="QUALITY_LIMIT: below 1.0 the first ceil(f*n) docs of each task, else all "
-        "(default: the profile's)",
+        type=quality_limit,
+        metavar="F|N",
+        help=f"{LIMIT_HELP} (default: the profile's, 0.1 for efficient-qwen)",
     )
     p.add_argument(
         "--data-dir",
         type=Path,
+        metavar="DIR",
         help=f"benchmark data folder (default: ${DATA_DIR_ENV} or ~/.cache/harness/data)",
     )
     p.add_argument(
         "--nltk-data",
         type=Path,
+        metavar="DIR",
         help="NLTK data folder for IFEval's punkt_tab (default: DATA_DIR/nltk_data when it "
         "holds punkt_tab, else the harness cache; written there offline when missing)",
     )
@@ -43,19 +61,31 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument(
         "--max-gen-toks",
         type=positive_int,
-        help="NON-OFFICIAL: cap every request's max_tokens (for slow test servers)",
+        metavar="N",
+        help="NON-OFFICIAL: cap every request's max_tokens, for slow test servers"
+        " (default: none, the profile's budgets)",
     )
     p.add_argument("--stream", action="store_true", help="stream thinking benchmarks (GPQA)")
     p.add_argument(
-        "--idle-timeout", type=positive_float, default=120.0, help="streamed: max silence, s"
+        "--idle-timeout",
+        type=positive_float,
+        default=120.0,
+        metavar="S",
+        help="with --stream: the longest silence between reads, in s (default: %(default)g)",
     )
-    p.add_argument("--endpoint", help="NON-OFFICIAL: post somewhere else than the profile says")
+    p.add_argument(
+        "--endpoint",
+        help="NON-OFFICIAL: post somewhere else (default: the profile's [quality] endpoint)",
+    )
     p.add_argument("--model", help="NON-OFFICIAL: the body's model name (default: the profile's)")
     p.add_argument(
         "--fresh", action="store_true", help="ignore answers cached in the run folder (--out)"
     )
     p.add_argument(
-        "--ready-timeout", type=positive_float, help="readiness wait in s (default: profile, 600)"
+        "--ready-timeout",
+        type=positive_float,
+        metavar="S",
+        help=f"readiness wait in s (default: {READY_DEFAULT})",
     )
     add_common(p)
     p.set_defaults(func=run)

@@ -9,8 +9,10 @@ import random
 import sys
 
 from harness.cli.common import (
+    READY_DEFAULT,
     RunContext,
     add_common,
+    http_url,
     non_negative_int,
     positive_float,
     positive_int,
@@ -30,14 +32,52 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         "level and failed spot checks fail the run. Settings that differ from the profile's "
         "are recorded as non-official in throughput.json.",
     )
-    p.add_argument("--url", help="server base URL, e.g. http://127.0.0.1:8080")
-    p.add_argument("--mode", choices=("official", "strict"), default="official")
-    p.add_argument("--levels", help="comma-separated concurrency levels (default: the profile's)")
-    p.add_argument("--requests-per-level", type=positive_int, help="timed requests per level")
-    p.add_argument("--warmup", type=non_negative_int, help="warm-up requests per level")
-    p.add_argument("--prompt-tokens", type=positive_int, help="NON-OFFICIAL prompt length")
-    p.add_argument("--max-tokens", type=positive_int, help="NON-OFFICIAL max_tokens")
-    p.add_argument("--spot-checks", type=non_negative_int, help="math spot checks per level")
+    p.add_argument(
+        "--url",
+        type=http_url,
+        metavar="URL",
+        help="server base URL, e.g. http://127.0.0.1:8080 (required)",
+    )
+    p.add_argument(
+        "--mode",
+        choices=("official", "strict"),
+        default="official",
+        help="official: the grader's loop; strict: fresh prompts per level, failed spot"
+        " checks fail the run (default: %(default)s)",
+    )
+    p.add_argument(
+        "--levels", help="comma-separated concurrency levels (default: the profile's, 1,…,64)"
+    )
+    p.add_argument(
+        "--requests-per-level",
+        type=positive_int,
+        metavar="N",
+        help="timed requests per level (default: the profile's, 64)",
+    )
+    p.add_argument(
+        "--warmup",
+        type=non_negative_int,
+        metavar="N",
+        help="warm-up requests per level (default: the profile's, 2)",
+    )
+    p.add_argument(
+        "--prompt-tokens",
+        type=positive_int,
+        metavar="N",
+        help="NON-OFFICIAL prompt length in tokens (default: the profile's, 1024)",
+    )
+    p.add_argument(
+        "--max-tokens",
+        type=positive_int,
+        metavar="N",
+        help="NON-OFFICIAL max_tokens (default: the profile's, 1024)",
+    )
+    p.add_argument(
+        "--spot-checks",
+        type=non_negative_int,
+        metavar="N",
+        help="math spot checks per level (default: the profile's, 2)",
+    )
     p.add_argument(
         "--force-length",
         action="store_true",
@@ -48,9 +88,25 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p.add_argument(
         "--tokenizer", help="qwen:MODEL | tokenizer.json or model folder (default: profile)"
     )
-    p.add_argument("--timeout", type=positive_float, default=1800.0, help="per-request timeout, s")
-    p.add_argument("--ready-timeout", type=positive_float, help="readiness wait, s")
-    p.add_argument("--ready-interval", type=positive_float, help="readiness poll interval, s")
+    p.add_argument(
+        "--timeout",
+        type=positive_float,
+        default=1800.0,
+        metavar="S",
+        help="per-request timeout in s (default: %(default)g)",
+    )
+    p.add_argument(
+        "--ready-timeout",
+        type=positive_float,
+        metavar="S",
+        help=f"readiness wait in s (default: {READY_DEFAULT})",
+    )
+    p.add_argument(
+        "--ready-interval",
+        type=positive_float,
+        metavar="S",
+        help="readiness poll interval in s (default: the profile's, 5)",
+    )
     p.add_argument("--no-chart", action="store_true", help="do not write throughput.png")
     p.add_argument(
         "--metrics",

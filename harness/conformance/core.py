@@ -86,5 +86,7 @@ def command_line(opts: CheckOptions, *, url: str, profile: str, folder: Path) ->
     ):
         if value:
             argv += [flag, value]
-    argv += ["--timeout", f"{opts.timeout_s:g}", "--ready-timeout", f"{opts.ready_timeout_s:g}"]
+    argv += ["--timeout", f"{opts.timeout_s:g}"]
+    if opts.ready_timeout_s is not None:
+        argv += ["--ready-timeout", f"{opts.ready_timeout_s:g}"]
     return argv

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from harness.client.urls import http_base_url
 from harness.conformance.context import CheckConfig
 from harness.conformance.registry import PlannedCheck, required_names, select
-from harness.errors import UsageError
 from harness.profiles import Profile
 
 
@@ -19,19 +19,20 @@ class CheckOptions:
     tokenizer: str | None = None
     model: str | None = None
     timeout_s: float = 300.0
-    ready_timeout_s: float = 30.0
+    ready_timeout_s: float | None = None  # None: the profile's [readiness] timeout_s
 
 
 def plan_run(
     profile: Profile, url: str, opts: CheckOptions
 ) -> tuple[CheckConfig, list[PlannedCheck]]:
     """The checks to run and their config. ``url`` may be empty only to list the checks."""
-    if url and not url.startswith(("http://", "https://")):
-        raise UsageError(
-            f"--url {url!r} is not an http(s) URL", hint="e.g. --url http://127.0.0.1:8080"
-        )
+    if url:
+        http_base_url(url)
     spec = profile.check
     server = profile.server
+    ready_timeout = (
+        opts.ready_timeout_s if opts.ready_timeout_s is not None else profile.readiness.timeout_s
+    )
     planned = select(tuple(spec.concurrency), spec.checks, opts.only, opts.skip)
     long_max = 0
     if profile.latency is not None and profile.latency.buckets:
@@ -49,8 +50,8 @@ def plan_run(
         ready_path=server.ready_path,
         model=opts.model,
         timeout_s=opts.timeout_s,
-        ready_timeout_s=opts.ready_timeout_s,
-        ready_interval_s=min(1.0, opts.ready_timeout_s),
+        ready_timeout_s=ready_timeout,
+        ready_interval_s=min(1.0, ready_timeout),
         max_tokens=spec.max_tokens,
         limit_tokens=2 * spec.max_tokens,
         usage_tolerance=spec.usage_tolerance_tokens,

@@ -9,6 +9,7 @@ from collections import Counter
 from collections.abc import Sequence
 from typing import Literal
 
+from harness.client.failure import describe
 from harness.latency.config import LatencyConfig
 from harness.latency.metrics import bucket_result
 from harness.latency.procedure import official_procedure
@@ -78,7 +79,13 @@ def empty_choice_flags(rows: Sequence[RequestRow]) -> list[RiskFlag]:
     ]
 
 
-def risk_flags(official: Sequence[BucketResult], strict: Sequence[BucketResult]) -> list[RiskFlag]:
+def risk_flags(
+    official: Sequence[BucketResult],
+    strict: Sequence[BucketResult],
+    rows: Sequence[RequestRow] = (),
+    model: str | None = None,
+) -> list[RiskFlag]:
+    """The buckets' flags; ``rows`` give a failure count its first failure, in the server's words."""
     flags: list[RiskFlag] = []
 
     def add(kind: FlagKind, text: str) -> None:
@@ -95,9 +102,26 @@ def risk_flags(official: Sequence[BucketResult], strict: Sequence[BucketResult])
     for b in [*official, *strict]:
         if b.n_failed:
             kinds = ", ".join(f"{k}×{v}" for k, v in sorted(b.errors.items()))
+            failed = [
+                r
+                for r in rows
+                if r.bucket == b.name and r.mode == b.mode and r.phase == "timed" and not r.ok
+            ]
+            first = (
+                "; first: "
+                + describe(
+                    failed[0].status,
+                    failed[0].error,
+                    failed[0].error_body,
+                    model=model if b.mode == "strict" else None,
+                    endpoint=b.endpoint,
+                )
+                if failed
+                else ""
+            )
             add(
                 FlagKind.REQUEST_FAILURES,
-                f"failures: {b.n_failed} timed {b.mode} {b.name} requests failed ({kinds})",
+                f"failures: {b.n_failed} timed {b.mode} {b.name} requests failed ({kinds}){first}",
             )
         if b.n_ok == 0:
             add(FlagKind.NO_DATA, f"no-data: every timed {b.mode} {b.name} request failed")
@@ -197,6 +221,6 @@ def build_report(
         score_ci95=ci,
         strict_score=score_of(strict) if official and strict else None,
         gaps=gaps,
-        flags=empty_choice_flags(state.rows) + risk_flags(official, strict),
+        flags=empty_choice_flags(state.rows) + risk_flags(official, strict, state.rows, cfg.model),
         requests=list(state.rows),
     )

@@ -21,7 +21,9 @@ class QualityConfig:
     data_dir: Path
     nltk_data: Path
     folder: Path  # run folder: quality.json, samples, cache, rendered task YAMLs
-    limit: float | None  # QUALITY_LIMIT; None or >= 1.0 means every document
+    # QUALITY_LIMIT: a fraction (< 1), None or 1.0 every document, a whole count > 1
+    # the first N documents (non-official; quality/stats.py: effective_limit)
+    limit: float | None
     only: tuple[str, ...] = ()  # benchmark names; empty: all of the profile's
     max_gen_toks: int | None = None  # NON-OFFICIAL cap on every request's max_tokens
     stream: bool = False  # NON-OFFICIAL for the scripts: stream thinking benchmarks (GPQA)
@@ -82,4 +84,6 @@ class QualityConfig:
             out["endpoint"] = self.endpoint
         if self.model and self.model != self.profile.server.model:
             out["model"] = self.model
+        if self.limit is not None and self.limit > 1.0:
+            out["limit"] = int(self.limit)  # a count: the grader reads it as "all"
         return out

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections import Counter
 
+from harness.client.failure import describe
 from harness.risk import FlagKind, RiskFlag
 from harness.runs import Provenance
 from harness.throughput.config import ThroughputConfig
@@ -20,7 +21,9 @@ def _flag(kind: FlagKind, text: str) -> RiskFlag:
     return RiskFlag(kind=kind, text=text, source="throughput")
 
 
-def level_flags(cfg: ThroughputConfig, lv: LevelResult, errors: Counter[str]) -> list[RiskFlag]:
+def level_flags(
+    cfg: ThroughputConfig, lv: LevelResult, errors: Counter[str], first_failure: str = ""
+) -> list[RiskFlag]:
     c = f"c={lv.concurrency}"
     out: list[RiskFlag] = []
 
@@ -29,9 +32,10 @@ def level_flags(cfg: ThroughputConfig, lv: LevelResult, errors: Counter[str]) ->
 
     if lv.n_failed:
         kinds = ", ".join(f"{k} ×{n}" for k, n in errors.most_common())
+        first = f"; first: {first_failure}" if first_failure else ""
         add(
             FlagKind.REQUEST_FAILURES,
-            f"{lv.n_failed} of {lv.n_requests} requests failed ({kinds})",
+            f"{lv.n_failed} of {lv.n_requests} requests failed ({kinds}){first}",
         )
     if lv.usage_mismatches:
         add(
@@ -53,6 +57,8 @@ def level_flags(cfg: ThroughputConfig, lv: LevelResult, errors: Counter[str]) ->
                 FlagKind.SPOT_CHECK,
                 f"spot check failed: {s.question} expected {s.expected}, got {got!r}",
             )
+    if lv.n_ok == 0:
+        return out  # nothing was served: the client's timing says nothing about a bottleneck
     lag = lv.dispatch_lag_steady_ms.p99
     if lag is not None and lag > LAG_FLAG_MS:
         add(
@@ -113,8 +119,20 @@ def build_report(
                     )
                 )
         levels.append(lv)
-        errors = Counter(r.error_kind or "?" for r in rows if r.phase == "timed" and not r.ok)
-        flags += level_flags(cfg, lv, errors)
+        failed = [r for r in rows if r.phase == "timed" and not r.ok]
+        errors = Counter(r.error_kind or "?" for r in failed)
+        first = (
+            describe(
+                failed[0].status,
+                failed[0].error,
+                failed[0].error_body,
+                model=cfg.model or cfg.profile_model,
+                endpoint=cfg.endpoint,
+            )
+            if failed
+            else ""
+        )
+        flags += level_flags(cfg, lv, errors, first)
         if cfg.force_length:
             short = sum(
                 1

@@ -209,3 +209,41 @@ def test_cli_bad_input_exits_with_one_line(tmp_path: Path, capsys):
     unreachable = [*base, "--url", "http://127.0.0.1:9", "--ready-timeout", "0.3"]
     assert main([*unreachable, "--ready-interval", "0.1"]) == 3
     assert "not ready" in capsys.readouterr().err
+
+
+def test_unserved_model_is_named_with_the_flag(sim_process, tmp_path: Path, capsys):
+    """Every request 404s (the simulator does not serve the profile's model): the report keeps
+    the status and the server's answer, the console names the model and --model, and no
+    client-bottleneck flag is raised for a level where nothing was served."""
+    sp = sim_process(output_tokens=6)  # serves Qwen/Qwen3.5-4B and sim only
+    argv = ["throughput", "--profile", "gpumode-paris", "--url", sp.url, "--levels", "1,2"]
+    argv += ["--requests-per-level", "3", "--prompt-tokens", "32", "--max-tokens", "8"]
+    # official: the profile's model as the grader sends it; strict: a --model not served
+    runs = (("official", "Qwen/Qwen3.5-35B-A3B", []), ("strict", "nope", ["--model", "nope"]))
+    for mode, model, extra in runs:
+        out = tmp_path / mode
+        assert main([*argv, *extra, "--mode", mode, "--out", str(out)]) == 3
+        console = " ".join(capsys.readouterr().out.split())  # rich wraps long lines
+        assert f"The model `{model}` does not exist." in console
+        assert (
+            f"the server does not serve the model '{model}': pass the name it serves with --model"
+        ) in console
+        rep = ThroughputReport.load(out)
+        assert not [f for f in rep.flags if f.kind == "client_bottleneck"]
+        failed = [r for r in rep.requests if not r.ok]
+        assert failed and len(failed) == len(rep.requests)
+        for r in failed:
+            assert r.status == 404 and r.error_body is not None
+            assert json.loads(r.error_body)["error"]["message"] == (
+                f"The model `{model}` does not exist."
+            )
+
+
+def test_docs_small_example_runs_against_the_simulator(sim_process, tmp_path: Path):
+    """docs/throughput.md's small example, against the simulator it names."""
+    sp = sim_process(models=("Qwen/Qwen3.5-35B-A3B",), ttft_ms=5, itl_ms=0.2)
+    argv = ["throughput", "--profile", "gpumode-paris", "--url", sp.url, "--levels", "1,2,4"]
+    argv += ["--requests-per-level", "8", "--prompt-tokens", "256", "--max-tokens", "64"]
+    assert main([*argv, "--out", str(tmp_path / "run"), "--quiet"]) == 0
+    rep = ThroughputReport.load(tmp_path / "run")
+    assert [lv.n_ok for lv in rep.levels] == [8, 8, 8]
