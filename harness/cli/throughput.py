@@ -5,7 +5,6 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
-import random
 import sys
 
 from harness.cli.common import (
@@ -43,14 +42,33 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         action="store_true",
         help="send ignore_eos + min_tokens so answers are really max_tokens long",
     )
-    p.add_argument("--seed", type=int, help="prompt seed (default: random, recorded)")
+    p.add_argument(
+        "--seed",
+        type=int,
+        help="prompt and spot-check seed: replays a run's prompts exactly (default: a fresh "
+        "one per run, recorded)",
+    )
     p.add_argument("--model", help="the body's model field (default: the profile's if served)")
     p.add_argument(
         "--tokenizer", help="qwen:MODEL | tokenizer.json or model folder (default: profile)"
     )
     p.add_argument("--timeout", type=positive_float, default=1800.0, help="per-request timeout, s")
-    p.add_argument("--ready-timeout", type=positive_float, help="readiness wait, s")
-    p.add_argument("--ready-interval", type=positive_float, help="readiness poll interval, s")
+    p.add_argument(
+        "--wait-ready",
+        action="store_true",
+        help="official mode: poll the ready path before the sweep (a request the grader's "
+        "sweep does not send: recorded as non-official; default: off, strict mode always waits)",
+    )
+    p.add_argument(
+        "--ready-timeout",
+        type=positive_float,
+        help="readiness wait, s (strict mode or --wait-ready; default: profile, 600)",
+    )
+    p.add_argument(
+        "--ready-interval",
+        type=positive_float,
+        help="readiness poll interval, s (default: profile, 5)",
+    )
     p.add_argument("--no-chart", action="store_true", help="do not write throughput.png")
     p.add_argument(
         "--metrics",
@@ -58,6 +76,13 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         default="auto",
         help="scrape the server's /metrics around each level for attribution "
         "(auto: off in official mode, on in strict)",
+    )
+    p.add_argument(
+        "--usage-probe",
+        choices=("auto", "on", "off"),
+        default="auto",
+        help="after the sweep, ask the server for its token ids where usage exceeds the "
+        "answers' text (auto: off in official mode, on in strict)",
     )
     add_common(p)
     p.set_defaults(func=run)
@@ -76,14 +101,16 @@ def config_from_args(args: argparse.Namespace, ctx: RunContext) -> ThroughputCon
         max_tokens=args.max_tokens,
         spot_checks=args.spot_checks,
         force_length=args.force_length or None,
-        seed=args.seed if args.seed is not None else random.SystemRandom().randrange(1 << 31),
+        seed=args.seed,
         model=args.model,
         tokenizer=args.tokenizer,
         timeout_s=args.timeout,
         ready_interval_s=args.ready_interval,
         ready_timeout_s=args.ready_timeout,
+        wait_ready=args.wait_ready or None,
         chart=not args.no_chart,
         metrics=args.metrics,
+        usage_probe=args.usage_probe,
     )
 
 

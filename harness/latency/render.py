@@ -14,6 +14,7 @@ from rich.table import Table
 
 from harness.attribution import section_lines
 from harness.console_hooks import SpinnerAndBars
+from harness.latency.config import LatencyConfig
 from harness.latency.core import LatencyHooks
 from harness.latency.report import BucketResult, LatencyReport, RequestRow
 from harness.profiles import Bucket
@@ -140,6 +141,8 @@ def render_report(console: Console, rep: LatencyReport, folder: str) -> None:
     )
     if rep.strict_score is not None:
         console.print(f"strict score: {_x(rep.strict_score)}")
+    if rep.strict and rep.provenance.seed is not None:
+        console.print(seed_line(rep.provenance.seed, rep.settings.get("seed_source") == "drawn"))
     if rep.calibration and rep.calibration.ttft_error_ms.n:
         c = rep.calibration.ttft_error_ms
         console.print(
@@ -147,10 +150,19 @@ def render_report(console: Console, rep: LatencyReport, folder: str) -> None:
         )
     for flag in rep.flags:
         console.print(f"[yellow]⚠ {flag.text}[/]")
+    for check in rep.usage_checks:
+        console.print(check.line(), markup=False)
+    for note in rep.notes:
+        console.print(f"note: {note}", markup=False)
     if rep.attribution is not None:
         for line in section_lines(rep.attribution):
             console.print(f"attribution: {line}", markup=False)
     console.print(f"report: {folder}/latency.json")
+
+
+def seed_line(seed: int, drawn: bool) -> str:
+    how = "drawn for this run" if drawn else "given"
+    return f"strict prompts: seed {seed} ({how}; --seed {seed} replays them)"
 
 
 class ConsoleHooks(SpinnerAndBars, LatencyHooks):
@@ -164,6 +176,10 @@ class ConsoleHooks(SpinnerAndBars, LatencyHooks):
 
     def repeat(self, index: int, total: int) -> None:
         self.console.print(f"[bold]repeat {index}/{total}[/]")
+
+    def seed(self, cfg: LatencyConfig) -> None:
+        if cfg.mode != "official" and cfg.seed is not None:
+            self.console.print(seed_line(cfg.seed, cfg.seed_drawn))
 
     def bucket(self, mode: str, bucket: Bucket) -> None:
         self.bars.on_bucket(mode, bucket)

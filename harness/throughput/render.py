@@ -134,8 +134,18 @@ def render_report(console: Console, rep: ThroughputReport, folder: str) -> None:
     console.print(f"[bold]weighted score: {score} tok/s[/]{note}")
     if rep.passed is not None:
         console.print("[green]PASS[/]" if rep.passed else "[red]FAIL[/]")
+    if rep.provenance.seed is not None:
+        how = "drawn for this run" if rep.settings.get("seed_source") == "drawn" else "given"
+        console.print(
+            f"prompts: seed {rep.provenance.seed} ({how}; --seed {rep.provenance.seed} "
+            "replays them)"
+        )
     for flag in rep.flags:
         console.print(f"[yellow]⚠ {escape(flag.text)}[/]")
+    for check in rep.usage_checks:
+        console.print(check.line(), markup=False)
+    for line in rep.notes:
+        console.print(f"note: {line}", markup=False)
     if rep.chart:
         console.print(f"chart: {folder}/{rep.chart}")
     if rep.attribution is not None:
