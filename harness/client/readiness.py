@@ -38,6 +38,8 @@ def _describe(err: BaseException) -> str:
         )
     if isinstance(err, TimeoutError | asyncio.TimeoutError):
         return "no answer (timeout)"
+    if isinstance(err, ConnectionRefusedError):
+        return "connection refused"
     return f"{type(err).__name__}: {err}"
 
 
