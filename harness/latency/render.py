@@ -151,7 +151,8 @@ def render_report(console: Console, rep: LatencyReport, folder: str) -> None:
     for flag in rep.flags:
         console.print(f"[yellow]⚠ {flag.text}[/]")
     for check in rep.usage_checks:
-        console.print(check.line(), markup=False)
+        if check.result != "disagrees":  # a disagreeing probe is a flag, printed above
+            console.print(check.line(), markup=False)
     for note in rep.notes:
         console.print(f"note: {note}", markup=False)
     if rep.attribution is not None:

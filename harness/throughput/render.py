@@ -143,7 +143,8 @@ def render_report(console: Console, rep: ThroughputReport, folder: str) -> None:
     for flag in rep.flags:
         console.print(f"[yellow]⚠ {escape(flag.text)}[/]")
     for check in rep.usage_checks:
-        console.print(check.line(), markup=False)
+        if check.result != "disagrees":  # a disagreeing probe is a flag, printed above
+            console.print(check.line(), markup=False)
     for line in rep.notes:
         console.print(f"note: {line}", markup=False)
     if rep.chart:
