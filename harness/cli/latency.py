@@ -69,7 +69,13 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p.add_argument(
         "--force-length", action="store_true", help="strict mode: send ignore_eos + min_tokens"
     )
-    p.add_argument("--seed", type=int, default=0, help="strict prompts' seed (default: 0)")
+    p.add_argument(
+        "--seed",
+        type=int,
+        default=None,
+        help="strict prompts' seed: replays a run's prompts exactly (default: a fresh one per "
+        "run, recorded; repeats derive theirs from it)",
+    )
     p.add_argument(
         "--ready-timeout",
         type=positive_float,
@@ -88,6 +94,13 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         default="auto",
         help="scrape the server's /metrics around each bucket for attribution "
         "(auto: off in official mode, on in strict/both)",
+    )
+    p.add_argument(
+        "--usage-probe",
+        choices=("auto", "on", "off"),
+        default="auto",
+        help="after the buckets, ask the server for its token ids where usage exceeds the "
+        "answer's text (auto: off in official mode, on in strict/both)",
     )
     p.add_argument(
         "--repeats",
@@ -140,6 +153,7 @@ def config_from_args(args: argparse.Namespace, ctx: RunContext) -> LatencyConfig
         ready_timeout_s=args.ready_timeout,
         calibrate=not args.no_calibrate,
         metrics=args.metrics,
+        usage_probe=args.usage_probe,
     )
 
 

@@ -27,6 +27,10 @@ _HELP: dict[str, str] = {
     "tokens_per_chunk": "tokens per SSE event",
     "max_model_len": "context length; longer prompt+max_tokens get vLLM's 400",
     "think_tokens": "reasoning words inside <think> when thinking is on",
+    "count_eos": "count the EOS token that ends a 'stop' answer in usage and token ids, as vLLM "
+    "does (default: off)",
+    "special_tokens": "the last N generated tokens are special tokens absent from the text "
+    "(vLLM's detokeniser skips them) but timed and counted in usage (default: 0)",
     "seed": "seed of text generation and of fault draws",
     "tokenizer": "tokenizer spec for token accounting",
     "error_rate": "share of requests (0 to 1) answered with --error-status",

@@ -5,7 +5,6 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
-import random
 import sys
 
 from harness.cli.common import (
@@ -83,7 +82,12 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         action="store_true",
         help="send ignore_eos + min_tokens so answers are really max_tokens long",
     )
-    p.add_argument("--seed", type=int, help="prompt seed (default: random, recorded)")
+    p.add_argument(
+        "--seed",
+        type=int,
+        help="prompt and spot-check seed: replays a run's prompts exactly (default: a fresh "
+        "one per run, recorded)",
+    )
     p.add_argument("--model", help="the body's model field (default: the profile's if served)")
     p.add_argument(
         "--tokenizer", help="qwen:MODEL | tokenizer.json or model folder (default: profile)"
@@ -96,10 +100,16 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         help="per-request timeout in s (default: %(default)g)",
     )
     p.add_argument(
+        "--wait-ready",
+        action="store_true",
+        help="official mode: poll the ready path before the sweep (a request the grader's "
+        "sweep does not send: recorded as non-official; default: off, strict mode always waits)",
+    )
+    p.add_argument(
         "--ready-timeout",
         type=positive_float,
         metavar="S",
-        help=f"readiness wait in s (default: {READY_DEFAULT})",
+        help=f"readiness wait in s, strict mode or --wait-ready (default: {READY_DEFAULT})",
     )
     p.add_argument(
         "--ready-interval",
@@ -114,6 +124,13 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         default="auto",
         help="scrape the server's /metrics around each level for attribution "
         "(auto: off in official mode, on in strict)",
+    )
+    p.add_argument(
+        "--usage-probe",
+        choices=("auto", "on", "off"),
+        default="auto",
+        help="after the sweep, ask the server for its token ids where usage exceeds the "
+        "answers' text (auto: off in official mode, on in strict)",
     )
     add_common(p)
     p.set_defaults(func=run)
@@ -132,14 +149,16 @@ def config_from_args(args: argparse.Namespace, ctx: RunContext) -> ThroughputCon
         max_tokens=args.max_tokens,
         spot_checks=args.spot_checks,
         force_length=args.force_length or None,
-        seed=args.seed if args.seed is not None else random.SystemRandom().randrange(1 << 31),
+        seed=args.seed,
         model=args.model,
         tokenizer=args.tokenizer,
         timeout_s=args.timeout,
         ready_interval_s=args.ready_interval,
         ready_timeout_s=args.ready_timeout,
+        wait_ready=args.wait_ready or None,
         chart=not args.no_chart,
         metrics=args.metrics,
+        usage_probe=args.usage_probe,
     )
 
 

@@ -11,7 +11,6 @@ re-runs it. A step that fails with an error is reported and the next one runs
 from __future__ import annotations
 
 import asyncio
-import random
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
@@ -150,12 +149,8 @@ def run_latency(plan: GatePlan, hooks: GateHooks) -> int:
 
 
 def run_throughput(plan: GatePlan, hooks: GateHooks) -> int:
-    cfg = throughput_from_profile(
-        plan.profile,
-        plan.url,
-        seed=random.SystemRandom().randrange(1 << 31),  # as the command does without --seed
-        ready_timeout_s=plan.ready_timeout,
-    )
+    # no seed: the core draws a fresh one, as the command does without --seed
+    cfg = throughput_from_profile(plan.profile, plan.url, ready_timeout_s=plan.ready_timeout)
     argv = throughput_core.command_line(cfg, profile=plan.profile_ref, folder=plan.folder)
     report = asyncio.run(
         throughput_core.measure_throughput(

@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
 from harness.profiles import Bucket, LatencySpec, Profile
+from harness.prompts import fresh_seed
 
 Mode = Literal["official", "strict", "both"]
 MetricsChoice = Literal["auto", "on", "off"]
@@ -26,7 +27,10 @@ class LatencyConfig:
     model: str | None = None  # strict mode's "model" field; None = first served model
     concurrency: int = 1
     force_length: bool = False
-    seed: int = 0
+    # the strict prompts' seed; None: a fresh one per run (with_seed), so no server has
+    # seen the prompts before (docs/timing.md, "Seeds"); N replays a run exactly
+    seed: int | None = None
+    seed_drawn: bool = False  # True when with_seed drew it (recorded: "drawn" vs "given")
     temperature: float = 0.0
     filler_sentence: str = "The quick brown fox jumps over the lazy dog. "
     filler_divisor: int = 10
@@ -42,11 +46,29 @@ class LatencyConfig:
     spec: LatencySpec | None = None
     # scrape /metrics around each bucket (a harness extra; auto: off in pure official mode)
     metrics: MetricsChoice = "auto"
+    # after the buckets, one request per bucket whose usage the text cannot explain, asking
+    # the server for its token ids (a harness extra; auto: off in pure official mode)
+    usage_probe: MetricsChoice = "auto"
+    usage_tolerance: int = 4  # re-tokenisation drift allowed (the profile's [check] value)
+
+    @property
+    def prompt_seed(self) -> int:
+        """The seed in force (0 only for a config that never went through :func:`with_seed`)."""
+        return self.seed if self.seed is not None else 0
 
     def filler(self, prompt_tokens: int) -> str:
         return self.filler_sentence * max(
             self.filler_min_repeats, prompt_tokens // self.filler_divisor
         )
+
+
+def with_seed(cfg: LatencyConfig, seed: int | None = None) -> LatencyConfig:
+    """``cfg`` with a concrete seed: ``seed`` if given, else ``cfg.seed``, else a fresh draw."""
+    if seed is not None:
+        return replace(cfg, seed=seed)
+    if cfg.seed is not None:
+        return cfg
+    return replace(cfg, seed=fresh_seed(), seed_drawn=True)
 
 
 def from_profile(
@@ -78,6 +100,7 @@ def from_profile(
         "ready_interval_s": ready.poll_interval_s,
         "ready_timeout_s": ready.timeout_s,
         "think_close": profile.server.think_close,
+        "usage_tolerance": profile.check.usage_tolerance_tokens,
         "spec": spec,
     }
     base.update({k: v for k, v in overrides.items() if v is not None})

@@ -12,10 +12,12 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
 from harness.console_hooks import SpinnerAndBars
+from harness.latency.config import LatencyConfig
 from harness.latency.core import LatencyHooks
 from harness.latency.report import LatencyReport, RequestRow
 from harness.latency.views import sections
 from harness.profiles import Bucket
+from harness.prompts import seed_line
 from harness.view.console import print_sections
 
 
@@ -80,6 +82,10 @@ class ConsoleHooks(SpinnerAndBars, LatencyHooks):
 
     def repeat(self, index: int, total: int) -> None:
         self.console.print(f"[bold]repeat {index}/{total}[/]")
+
+    def seed(self, cfg: LatencyConfig) -> None:
+        if cfg.mode != "official" and cfg.seed is not None:
+            self.console.print(seed_line(cfg.seed, cfg.seed_drawn))
 
     def bucket(self, mode: str, bucket: Bucket) -> None:
         self.bars.on_bucket(mode, bucket)

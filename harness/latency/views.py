@@ -12,6 +12,7 @@ from typing import Protocol
 
 from harness.attribution import attribution_section
 from harness.latency.report import BucketResult, LatencyReport
+from harness.prompts import seed_line
 from harness.view import fmt
 from harness.view.chart import Bars, BarSeries, Boxes, BoxPanel, series_color
 from harness.view.model import Cell, CellLike, Figure, Section, Table, Text, section, table, text
@@ -104,6 +105,17 @@ def calibration_line(rep: LatencyReport) -> Text | None:
     )
 
 
+def run_notes(rep: LatencyReport) -> Text:
+    """The strict prompts' seed, the usage probes that settled something, the notes."""
+    lines: list[str] = []
+    if rep.strict and rep.provenance.seed is not None:
+        lines.append(seed_line(rep.provenance.seed, rep.settings.get("seed_source") == "drawn"))
+    # a disagreeing probe is a flag, shown with the flags
+    lines += [c.line() for c in rep.usage_checks if c.result != "disagrees"]
+    lines += [f"note: {n}" for n in rep.notes]
+    return text(*lines, tone="dim")
+
+
 def bucket_chart(
     series: Sequence[tuple[str, Sequence[BucketFigures]]], key: str = "buckets"
 ) -> Bars | None:
@@ -189,6 +201,7 @@ def sections(rep: LatencyReport) -> list[Section]:
         score_lines(rep),
         calibration_line(rep),
         text(*(f.text for f in rep.flags), tone="warn", bullets=True, prefix="⚠ "),
+        run_notes(rep),
         Figure(bars) if bars else None,
         Figure(boxes) if boxes else None,
     )

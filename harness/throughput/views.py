@@ -7,6 +7,7 @@ report (``throughput/chart.py``) and the plot in report.html both come from it.
 from __future__ import annotations
 
 from harness.attribution import attribution_section
+from harness.prompts import seed_line
 from harness.stats import Dist
 from harness.throughput.report import ThroughputReport
 from harness.view import fmt
@@ -101,6 +102,18 @@ def level_chart(rep: ThroughputReport) -> Bars | None:
     )
 
 
+def run_notes(rep: ThroughputReport) -> Text:
+    """The prompts' seed, the usage probes that settled something, the notes."""
+    lines: list[str] = []
+    if rep.provenance.seed is not None:
+        drawn = rep.settings.get("seed_source") == "drawn"
+        lines.append(seed_line(rep.provenance.seed, drawn, "prompts"))
+    # a disagreeing probe is a flag, shown with the flags
+    lines += [c.line() for c in rep.usage_checks if c.result != "disagrees"]
+    lines += [f"note: {n}" for n in rep.notes]
+    return text(*lines, tone="dim")
+
+
 def sections(rep: ThroughputReport) -> list[Section]:
     chart = level_chart(rep)
     main = section(
@@ -110,6 +123,7 @@ def sections(rep: ThroughputReport) -> list[Section]:
         detail_table(rep),
         *score_lines(rep),
         text(*(f.text for f in rep.flags), tone="warn", bullets=True, prefix="⚠ "),
+        run_notes(rep),
         Figure(chart) if chart else None,
     )
     out = [main]

@@ -8,7 +8,7 @@ Layers, top to bottom (a module may import its own layer's package and any lower
 1. measurement and other packages: latency, throughput, quality, conformance,
    image, submit, portal, simulate, data, compare, vlm.
 0. foundations: client, stats, profiles, errors, runs, risk, attribution, console_hooks,
-   view (view models and their console/PNG renderers), tokenizer,
+   view (view models and their console/PNG renderers), tokenizer, usage,
    prompts, paths (and the package root, ``harness/__init__.py``, which holds the version).
 
 Within layer 1, packages are side by side: one may import another only along an
@@ -61,6 +61,7 @@ LAYERS: dict[str, int] = {
             "console_hooks",
             "view",
             "tokenizer",
+            "usage",
             "prompts",
             "paths",
             "",
