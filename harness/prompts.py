@@ -8,6 +8,11 @@
 - :func:`settle`: THE decode→encode loop every exact-length prompt goes through
   (strict latency prompts here, throughput's random-id prompts, and the Paris
   grader's own procedure, which keeps the last text even when it is not exact).
+- :func:`fresh_seed` / :func:`repeat_seed`: the seed every strict prompt derives from.
+  A run draws a fresh one unless ``--seed N`` is given, because a server that keeps
+  its prefix cache across runs (vLLM does) would serve the same "unique" prompts
+  from cache from the second run on; repeats derive theirs from the run's seed, so
+  ``--seed N`` replays a whole repeated run (docs/timing.md, "Seeds").
 """
 
 from __future__ import annotations
@@ -55,6 +60,23 @@ def settle(
     return text_of(ids), False
 
 
+SEED_RANGE = 1 << 31  # seeds are non-negative 31-bit integers: short to type, JSON-safe
+
+
+def fresh_seed() -> int:
+    """A seed drawn from the OS's entropy: every run gets prompts no server has seen."""
+    return random.SystemRandom().randrange(SEED_RANGE)
+
+
+def repeat_seed(base: int, repeat: int) -> int:
+    """The seed of repetition ``repeat`` (1-based) of a run seeded ``base``: ``base`` itself
+    for the first (so ``--seed N`` alone replays repeat 1), then a deterministic draw
+    (string seeding is hashed with SHA-512: the same in every process)."""
+    if repeat <= 1:
+        return base
+    return random.Random(f"{base}:repeat:{repeat}").randrange(SEED_RANGE)
+
+
 def official_filler(spec: LatencySpec, prompt_tokens: int) -> str:
     return spec.filler_sentence * spec.filler_repeats(prompt_tokens)
 
@@ -82,3 +104,9 @@ def exact_prompt(tok: Tokenizer, n_tokens: int, *, seed: int, index: int) -> str
     if not exact:
         raise ConfigError(f"could not build an exact {n_tokens}-token prompt with {tok.name}")
     return text
+
+
+def seed_line(seed: int, drawn: bool, what: str = "strict prompts") -> str:
+    """How a run names its prompt seed: drawn or given, and the flag that replays it."""
+    how = "drawn for this run" if drawn else "given"
+    return f"{what}: seed {seed} ({how}; --seed {seed} replays them)"

@@ -44,6 +44,8 @@ class FlagKind(StrEnum):
     PACKAGE_WARNING = "package_warning"  # a package rule warned
     VLM_INTEGRITY = "vlm_integrity"  # a VLM run's behaviour the official averages hide
     EMPTY_CHOICES = "empty_choices"  # HTTP 200 without choices, timed as a success (the grader)
+    STRICT_CACHED = "strict_cached"  # prompts meant to be unique came from the prefix cache
+    SELF_TEST_ERROR = "self_test_error"  # the client's own timing error is large against the run
     OTHER = "other"  # a flag of an older report whose kind is unknown
 
 

@@ -109,6 +109,7 @@ class RequestRow(BaseModel):
     status: int | None = None
     error: str | None = None
     error_kind: str | None = None
+    error_body: str | None = None  # the first 300 characters of the server's failed answer
     prompt_tokens: int | None = None  # client tokenizer
     server_prompt_tokens: int | None = None  # usage.prompt_tokens
     output_tokens: int | None = None  # client re-tokenisation of the output (verified)

@@ -7,14 +7,17 @@ the command's work is done by the core module it calls (style.md, rule 1).
 from __future__ import annotations
 
 import argparse
+import contextlib
 import importlib
 import importlib.util
 import logging
 import os
 import sys
 from collections.abc import Sequence
+from typing import Any
 
 from harness import __version__
+from harness.cli import signals
 from harness.errors import EXIT_INTERRUPTED, HarnessError, exit_code_for
 
 # name → one-line summary. Only the invoked command's module is imported, so
@@ -37,7 +40,30 @@ COMMANDS: dict[str, str] = {
 }
 
 
+class _HelpFormatter(argparse.HelpFormatter):
+    """Every option's help shows its default: a concrete one is appended when the text does
+    not say it; a flag off by default says "(default: off)"; a required one "(required)".
+    An option whose default is None says in words what it falls back to
+    (tests/unit/test_cli_help.py holds every command to this)."""
+
+    def _get_help_string(self, action: argparse.Action) -> str | None:
+        text = action.help or ""
+        if not action.option_strings or not text or "default" in text.lower():
+            return text
+        if action.required:
+            return f"{text} (required)"
+        if action.nargs == 0 and action.default in (False, None):
+            return f"{text} (default: off)"
+        if action.default is not None and action.default is not argparse.SUPPRESS:
+            return f"{text} (default: %(default)s)"
+        return text
+
+
 class _Parser(argparse.ArgumentParser):
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        kwargs.setdefault("formatter_class", _HelpFormatter)
+        super().__init__(*args, **kwargs)
+
     def error(self, message: str) -> None:  # type: ignore[override]
         # argparse's own usage errors: one line plus the usage, exit 2.
         self.print_usage(sys.stderr)
@@ -81,10 +107,29 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
     args.argv = ["harness", *args_list]
     try:
-        return int(args.func(args))
+        with signals.sigterm_as_interrupt():
+            rc = int(args.func(args))
     except KeyboardInterrupt:
-        print("harness: interrupted", file=sys.stderr)
-        return EXIT_INTERRUPTED
+        print(f"harness: {_stopped()}", file=sys.stderr)
+        rc = EXIT_INTERRUPTED
     except HarnessError as err:
         print(f"harness: error: {err.one_line()}", file=sys.stderr)
-        return exit_code_for(err)
+        rc = exit_code_for(err)
+    if rc != 0:
+        _drop_empty_run_folder(args)
+    # A command that caught the interruption itself returns 130: SIGTERM makes it 143.
+    return signals.EXIT_TERMINATED if rc == EXIT_INTERRUPTED and signals.terminated() else rc
+
+
+def _drop_empty_run_folder(args: argparse.Namespace) -> None:
+    """A command that stopped before writing anything leaves no empty run folder behind."""
+    from harness.cli.common import NEW_FOLDER  # imported by every command already
+
+    folder = getattr(args, NEW_FOLDER, None)
+    if folder is not None:
+        with contextlib.suppress(OSError):  # not empty (or gone): kept as it is
+            folder.rmdir()
+
+
+def _stopped() -> str:
+    return "terminated (SIGTERM)" if signals.terminated() else "interrupted"

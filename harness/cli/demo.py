@@ -4,7 +4,13 @@ from __future__ import annotations
 
 import argparse
 
-from harness.cli.common import add_common, make_console, non_negative_int, positive_int
+from harness.cli.common import (
+    add_common,
+    make_console,
+    non_negative_int,
+    port_number,
+    positive_int,
+)
 from harness.demo import DemoConfig, run_demo
 from harness.profiles import load_profile
 from harness.runs import new_run_folder
@@ -23,7 +29,12 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p.add_argument(
         "--warmup", type=non_negative_int, default=1, help="latency: warm-up requests (default 1)"
     )
-    p.add_argument("--latency-mode", choices=("official", "strict", "both"), default="official")
+    p.add_argument(
+        "--latency-mode",
+        choices=("official", "strict", "both"),
+        default="official",
+        help="latency: the grader's procedure, harness's strict one, or both (default: %(default)s)",
+    )
     p.add_argument("--buckets", help="latency: comma-separated buckets (default: all)")
     p.add_argument(
         "--max-gen-toks",
@@ -32,7 +43,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         help="quality: NON-OFFICIAL cap (default 24)",
     )
     p.add_argument(
-        "--port", type=int, default=0, help="reference server port (default: a free one)"
+        "--port", type=port_number, default=0, help="reference server port (default: a free one)"
     )
     add_common(p)
     p.set_defaults(func=run)

@@ -7,7 +7,7 @@ import contextlib
 import sys
 from pathlib import Path
 
-from harness.cli.common import add_common, make_console
+from harness.cli.common import add_common, http_url, make_console
 from harness.errors import EXIT_OK, ConfigError, UsageError
 from harness.gate.console import ConsoleGateHooks
 from harness.gate.image import measure_image
@@ -38,10 +38,16 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     )
     p.add_argument(
         "--url",
-        help="measure this server (the profile's steps) into a new run folder, then judge",
+        type=http_url,
+        metavar="URL",
+        help="measure this server (the profile's steps) into a new run folder, then judge"
+        " (default: none; give one of RUN_DIR, --url, --image)",
     )
     p.add_argument(
-        "--image", help="run this image offline, measure it, and judge it with the package rules"
+        "--image",
+        metavar="NAME[:TAG]",
+        help="run this image offline, measure it, and judge it with the package rules"
+        " (default: none; give one of RUN_DIR, --url, --image)",
     )
     p.add_argument("--strict", action="store_true", help="risk flags fail the gate too")
     p.add_argument(

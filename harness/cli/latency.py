@@ -7,7 +7,14 @@ import asyncio
 import json
 import sys
 
-from harness.cli.common import RunContext, add_common, positive_float, positive_int, start_run
+from harness.cli.common import (
+    RunContext,
+    add_common,
+    http_url,
+    positive_float,
+    positive_int,
+    start_run,
+)
 from harness.errors import UsageError
 from harness.flags import URL, Target
 from harness.latency.config import LatencyConfig, LatencyOverrides, from_profile
@@ -20,7 +27,12 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = sub.add_parser(
         "latency", help="latency buckets, speedup and score (official | strict | both)"
     )
-    p.add_argument(URL, help="server base URL, e.g. http://127.0.0.1:8080")
+    p.add_argument(
+        URL,
+        type=http_url,
+        metavar="URL",
+        help="server base URL, e.g. http://127.0.0.1:8080 (required)",
+    )
     LatencyOverrides.add_arguments(p)
     p.add_argument(
         "--repeats",
@@ -33,10 +45,18 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         "--self-test", action="store_true", help="measure the harness's own timing error"
     )
     p.add_argument(
-        "--st-ttft-ms", type=positive_float, default=50.0, help="self-test: simulator TTFT"
+        "--st-ttft-ms",
+        type=positive_float,
+        default=50.0,
+        metavar="MS",
+        help="self-test: simulator TTFT in ms",
     )
     p.add_argument(
-        "--st-itl-ms", type=positive_float, default=10.0, help="self-test: simulator ITL"
+        "--st-itl-ms",
+        type=positive_float,
+        default=10.0,
+        metavar="MS",
+        help="self-test: simulator ITL in ms",
     )
     p.add_argument(
         "--st-output-tokens", type=positive_int, default=128, help="self-test: tokens per request"

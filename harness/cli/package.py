@@ -20,7 +20,9 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         "package", help="docker save → image.tar.gz (parallel gzip) → inspect → judge"
     )
     p.add_argument(
-        IMAGE, metavar="NAME[:TAG]", help="the image to save through the Docker Engine API"
+        IMAGE,
+        metavar="NAME[:TAG]",
+        help="the image to save through the Docker Engine API (required: --image or --archive)",
     )
     PackageOverrides.add_arguments(p)
     add_common(p)

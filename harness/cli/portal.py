@@ -9,7 +9,7 @@ from collections.abc import Iterator
 
 from aiohttp import web
 
-from harness.cli.common import make_console, non_negative_int, positive_int
+from harness.cli.common import http_url, make_console, port_number, positive_int
 from harness.errors import EXIT_OK, UsageError
 from harness.flags import PROFILE
 from harness.portal.app import Portal, PortalConfig
@@ -26,48 +26,62 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p.add_argument("--host", default="127.0.0.1", help="listen address (default %(default)s)")
     p.add_argument(
         "--port",
-        type=non_negative_int,
+        type=port_number,
         default=8000,
         help="listen port (default %(default)s; 0 = any free port)",
     )
     p.add_argument(
         "--s3-endpoint",
+        type=http_url,
         metavar="URL",
         help="S3 endpoint to store uploads (default: an in-process moto server)",
     )
-    p.add_argument("--bucket", default="submissions", help="bucket name (created if missing)")
+    p.add_argument(
+        "--bucket",
+        default="submissions",
+        metavar="NAME",
+        help="S3 bucket the uploads go to, created if missing (default: %(default)s)",
+    )
     p.add_argument(
         PROFILE,
         help=f"the organiser to rehearse: its key header, single-PUT limit, URL lifetime and "
         f"daily limit come from the profile's [submit] (default: {DEFAULT_PROFILE})",
     )
-    p.add_argument("--api-key", metavar="KEY", help="require this key in the profile's key header")
+    p.add_argument(
+        "--api-key",
+        metavar="KEY",
+        help="require this key in the profile's key header (default: none, any caller is accepted)",
+    )
     p.add_argument(
         "--single-max-bytes",
         type=positive_int,
-        help="largest single PUT (default: the profile's, 5 GB)",
+        metavar="BYTES",
+        help="largest single PUT in bytes (default: the profile's, 5 GB)",
     )
     p.add_argument(
         "--part-size",
         type=positive_int,
         default=100 * 1024 * 1024,
-        help="multipart part size (default 100 MiB)",
+        metavar="BYTES",
+        help="multipart part size in bytes (default 100 MiB)",
     )
     p.add_argument(
         "--url-expiry-s",
         type=positive_int,
+        metavar="S",
         help="presigned URL lifetime in s (default: the profile's, 7200)",
     )
     limit = p.add_mutually_exclusive_group()
     limit.add_argument(
         "--submissions-per-day",
         type=positive_int,
+        metavar="N",
         help="enforce this daily limit per team (default: none, so rehearsals can repeat)",
     )
     limit.add_argument(
         "--daily-limit",
         action="store_true",
-        help="enforce the profile's daily limit per team (1 for efficient-qwen)",
+        help="enforce the profile's daily limit per team (1 for efficient-qwen; default: off)",
     )
     p.add_argument(
         "--repeat-complete-s",

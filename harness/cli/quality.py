@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from harness.cli.common import RunContext, add_common, start_run
+from harness.cli.common import RunContext, add_common, http_url, start_run
 from harness.flags import URL, Target
 from harness.quality.config import QualityConfig, QualityOverrides, from_profile
 from harness.quality.console import ConsoleHooks
@@ -20,7 +20,13 @@ def register(sub: argparse._SubParsersAction) -> None:
         description="Score the quality gates through lm-eval 0.4.11 exactly as the grader does "
         "(official mode). Non-official settings are recorded as such in quality.json.",
     )
-    p.add_argument(URL, required=True, help="server base URL, e.g. http://127.0.0.1:8080")
+    p.add_argument(
+        URL,
+        required=True,
+        type=http_url,
+        metavar="URL",
+        help="server base URL, e.g. http://127.0.0.1:8080",
+    )
     QualityOverrides.add_arguments(p)
     add_common(p)
     p.set_defaults(func=run)

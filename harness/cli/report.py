@@ -119,7 +119,7 @@ def run_detail(args: argparse.Namespace) -> int:
         else:
             # Re-read the reports (a gate may have run since) but keep the recorded name and note.
             entry = entry_for_folder(folder.resolve(), name=known.name, note=known.note)
-        render_run(console, entry)
+        render_run(console, entry, folder)
         data = _dump(entry)
         if not args.no_html:
             html_path = Path(args.html) if args.html else folder / "report.html"

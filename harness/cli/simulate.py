@@ -8,6 +8,7 @@ import signal
 import sys
 from typing import Any
 
+from harness.cli.common import port_number
 from harness.errors import EXIT_INTERRUPTED, EXIT_OK
 from harness.simulate.config import ROUTES, SimConfig, make_config
 from harness.simulate.server import SimServer
@@ -17,27 +18,33 @@ _HELP: dict[str, str] = {
     "itl_ms": "inter-token latency (ms); token i is due at TTFT + i*ITL",
     "prefill_ms_per_token": "added to TTFT per (uncached) prompt token (ms)",
     "prefix_cache": "emulate a prefix cache: prompt blocks seen before cost no prefill",
-    "busy_wait_us": "busy-wait this long before each deadline when one request is in flight",
-    "output_tokens": "the model's natural length: stop ('stop') after N tokens unless ignore_eos",
-    "stop_early_at": "stop after N tokens whatever the client asked (an early-stopping server)",
+    "busy_wait_us": "busy-wait this long (µs) before each deadline when one request is in flight",
+    "output_tokens": "the model's natural length: stop ('stop') after N tokens unless"
+    " ignore_eos; none: only max_tokens stops it",
+    "stop_early_at": "stop after N tokens whatever the client asked (an early-stopping"
+    " server); none: never",
     "default_max_tokens": "max_tokens when the request has none",
     "tokens_per_chunk": "tokens per SSE event",
     "max_model_len": "context length; longer prompt+max_tokens get vLLM's 400",
     "think_tokens": "reasoning words inside <think> when thinking is on",
+    "count_eos": "count the EOS token that ends a 'stop' answer in usage and token ids, as vLLM "
+    "does (default: off)",
+    "special_tokens": "the last N generated tokens are special tokens absent from the text "
+    "(vLLM's detokeniser skips them) but timed and counted in usage (default: 0)",
     "seed": "seed of text generation and of fault draws",
     "tokenizer": "tokenizer spec for token accounting",
-    "error_rate": "share of requests answered with --error-status",
+    "error_rate": "share of requests (0 to 1) answered with --error-status",
     "error_status": "HTTP status of --error-rate answers",
-    "hang_rate": "share of requests never answered",
-    "drop_rate": "share of requests whose connection is closed mid-answer",
-    "malformed_json_rate": "share of answers with truncated JSON",
-    "malformed_sse_rate": "share of streams with broken SSE framing and no [DONE]",
+    "hang_rate": "share of requests (0 to 1) never answered",
+    "drop_rate": "share of requests (0 to 1) whose connection is closed mid-answer",
+    "malformed_json_rate": "share of answers (0 to 1) with truncated JSON",
+    "malformed_sse_rate": "share of streams (0 to 1) with broken SSE framing and no [DONE]",
     "usage_skew": "add N to usage.completion_tokens (wrong usage counts)",
     "think_leak": "put a <think> block in the content even with thinking off",
     "nondeterministic": "greedy output differs per call",
     "route_divergence": "/invocations answers differently from /v1/completions",
     "ignore_max_tokens": "emit 25%% more tokens than max_tokens",
-    "fail_under_concurrency": "answer 503 when more than N requests are in flight",
+    "fail_under_concurrency": "answer 503 when more than N requests are in flight; none: never",
     "bad_input_5xx": "answer bad input with 500 instead of 400",
     "log_file": "append every request to this JSONL file",
     "log_bodies": "keep request bodies in the log",
@@ -54,7 +61,10 @@ def register(subparsers: Any) -> None:
     )
     p.add_argument("--host", default="127.0.0.1", help="address to bind (default: %(default)s)")
     p.add_argument(
-        "--port", type=int, default=8000, help="port; 0 picks a free one (default: %(default)s)"
+        "--port",
+        type=port_number,
+        default=8000,
+        help="port; 0 picks a free one (default: %(default)s)",
     )
     p.add_argument("--quiet", action="store_true", help="only print the listening line")
     p.add_argument(
@@ -69,18 +79,20 @@ def register(subparsers: Any) -> None:
         dest="disable_route",
         action="append",
         choices=ROUTES,
-        metavar="PATH",
-        help=f"answer 404 on this route, repeatable ({', '.join(ROUTES)})",
+        metavar="ROUTE",
+        help=f"answer 404 on this route, repeatable ({', '.join(ROUTES)}; default: none)",
     )
     for name, field in SimConfig.model_fields.items():
         if name in ("models", "disable_route"):
             continue
         flag = "--" + name.replace("_", "-")
         default = field.default
+        # the knobs default to None here (only those given override SimConfig); the help
+        # shows SimConfig's own default
+        shown = "off" if default is False else "on" if default is True else default
+        text = f"{_HELP[name]} (default: {'none' if shown is None else shown})"
         if isinstance(default, bool):
-            p.add_argument(
-                flag, action=argparse.BooleanOptionalAction, default=None, help=_HELP.get(name)
-            )
+            p.add_argument(flag, action=argparse.BooleanOptionalAction, default=None, help=text)
             continue
         kind: type = str
         if name in ("tokenizer", "log_file"):
@@ -91,14 +103,20 @@ def register(subparsers: Any) -> None:
             kind = float
         else:
             kind = int
-        p.add_argument(
-            flag,
-            type=kind,
-            default=None,
-            metavar="N" if kind is not str else "TEXT",
-            help=_HELP.get(name),
-        )
+        p.add_argument(flag, type=kind, default=None, metavar=_metavar(name, kind), help=text)
     p.set_defaults(func=run)
+
+
+def _metavar(name: str, kind: type) -> str:
+    if name.endswith("_rate"):
+        return "RATE"  # a share of requests, 0 to 1
+    if name.endswith("_ms") or "_ms_" in name:
+        return "MS"
+    if name.endswith("_us"):
+        return "US"
+    if name == "log_file":
+        return "FILE"
+    return "N" if kind is not str else "TEXT"
 
 
 def config_from_args(args: argparse.Namespace) -> SimConfig:

@@ -12,12 +12,13 @@ import aiohttp
 from rich.console import Console
 from rich.table import Table
 
-from harness.cli.common import add_common, byte_progress, positive_int, start_run
-from harness.errors import EXIT_OK, ConfigError, UsageError
+from harness.cli.common import add_common, byte_progress, http_url, positive_int, start_run
+from harness.errors import EXIT_OK, ConfigError
 from harness.profiles import SubmitSpec
 from harness.submit.core import Hooks, SubmitConfig, SubmitReport, submit
 from harness.submit.preflight import read_api_key
 from harness.submit.retry import RetryPolicy
+from harness.submit.state import load_state, resume_note, state_path
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -25,9 +26,13 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         "submit", help="upload image.tar.gz to the organiser (resumable) and submit it"
     )
     p.add_argument("archive", metavar="image.tar.gz", help="the archive `harness package` wrote")
-    p.add_argument("--team", required=True, help="your team id")
+    p.add_argument("--team", required=True, metavar="TEAM", help="your team id")
     p.add_argument(
-        "--api-url", required=True, metavar="URL", help="the organiser's Submission API base URL"
+        "--api-url",
+        required=True,
+        type=http_url,
+        metavar="URL",
+        help="the organiser's Submission API base URL (required)",
     )
     p.add_argument(
         "--api-key-file",
@@ -57,7 +62,15 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         " submission costs the day)",
     )
     p.add_argument(
-        "--dry-run", action="store_true", help="run every local check, make no network call"
+        "--dry-run",
+        action="store_true",
+        help="run every local check (the whole pre-flight), make no network call (default: off)",
+    )
+    p.add_argument(
+        "--skip-archive-check",
+        action="store_true",
+        help="upload without reading the archive through (gzip, tar, manifest, config); still"
+        " hashed and compared with package.json; recorded in submit.json (default: off)",
     )
     add_common(p)
     p.set_defaults(func=run)
@@ -68,6 +81,19 @@ def render(report: SubmitReport, console: Console) -> None:
     rows = [
         ("size", f"{report.size_bytes:,} bytes"),
         ("sha256", report.sha256),
+        (
+            "pre-flight",
+            (
+                f"archive read to the end ({report.archive_layout} layout)"
+                if report.archive_check == "passed"
+                else "archive NOT inspected (--skip-archive-check)"
+            )
+            + (
+                "; package.json: same sha256"
+                if report.package_report == "passed"
+                else "; no package.json"
+            ),
+        ),
         (
             "upload",
             f"{report.upload_type or '-'}"
@@ -93,14 +119,23 @@ def render(report: SubmitReport, console: Console) -> None:
     console.print(table)
 
 
+def _interrupted(cfg: SubmitConfig, folder: Path) -> None:
+    """Ctrl-C / SIGTERM: what is saved where, and what re-running does."""
+    spath = state_path(cfg.archive)
+    note = resume_note(load_state(spath))
+    saved = [p.name for p in (spath,) if p.exists()]
+    if (folder / SubmitReport.FILENAME).exists():
+        saved.append(str(folder / SubmitReport.FILENAME))
+    where = f" (saved: {', '.join(saved)})" if saved else ""
+    print(f"harness: submit stopped: {note}{where}", file=sys.stderr)
+
+
 def run(args: argparse.Namespace) -> int:
     ctx = start_run(args, "submit")
     if ctx.profile.package is None:
         raise ConfigError(f"profile {ctx.profile.name!r} has no [package] section")
     warn = lambda msg: ctx.console.print(f"[yellow]warning:[/] {msg}")  # noqa: E731
     key = "" if args.dry_run else read_api_key(args.api_key_file, warn)
-    if not args.api_url.startswith(("http://", "https://")):
-        raise UsageError(f"--api-url {args.api_url!r} is not an http(s) URL")
     cfg = SubmitConfig(
         archive=Path(args.archive),
         team_id=args.team,
@@ -112,11 +147,12 @@ def run(args: argparse.Namespace) -> int:
         restart=args.restart,
         resubmit=args.resubmit,
         dry_run=args.dry_run,
+        skip_archive_check=args.skip_archive_check,
         policy=RetryPolicy(attempts=args.attempts),
     )
     with byte_progress(ctx.console) as bar:
         size = cfg.archive.stat().st_size if cfg.archive.is_file() else 0
-        hashing = bar.add_task("sha256", total=size)
+        hashing = bar.add_task("verify", total=size)
         upload = bar.add_task("upload", total=size, visible=False)
 
         def start_upload(total: int, done: int) -> None:
@@ -141,7 +177,12 @@ def run(args: argparse.Namespace) -> int:
             async with aiohttp.ClientSession(connector=connector) as session:
                 return await submit(cfg, session, hooks)
 
-        report = asyncio.run(go())
+        try:
+            report = asyncio.run(go())
+        except KeyboardInterrupt:
+            bar.stop()
+            _interrupted(cfg, ctx.folder)
+            raise
     if report.dry_run or report.already_submitted:
         finished(report)
     if args.json:

@@ -7,7 +7,7 @@ import asyncio
 import json
 import sys
 
-from harness.cli.common import RunContext, add_common, start_run
+from harness.cli.common import RunContext, add_common, http_url, start_run
 from harness.errors import UsageError
 from harness.flags import URL, Target
 from harness.throughput.config import ThroughputConfig, ThroughputOverrides, from_profile
@@ -23,7 +23,12 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         "level and failed spot checks fail the run. Settings that differ from the profile's "
         "are recorded as non-official in throughput.json.",
     )
-    p.add_argument(URL, help="server base URL, e.g. http://127.0.0.1:8080")
+    p.add_argument(
+        URL,
+        type=http_url,
+        metavar="URL",
+        help="server base URL, e.g. http://127.0.0.1:8080 (required)",
+    )
     ThroughputOverrides.add_arguments(p)
     add_common(p)
     p.set_defaults(func=run)

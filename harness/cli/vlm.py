@@ -10,7 +10,14 @@ from typing import Any
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-from harness.cli.common import add_common, non_negative_int, positive_int, start_run
+from harness.cli.common import (
+    add_common,
+    http_url,
+    non_negative_int,
+    positive_float,
+    positive_int,
+    start_run,
+)
 from harness.errors import EXIT_INTERRUPTED, EXIT_OK, ConfigError
 from harness.profiles import VlmSpec
 from harness.vlm.render import render_vlm
@@ -19,16 +26,28 @@ from harness.vlm.report import VlmReport, VlmSample
 
 def _overrides(p: argparse.ArgumentParser) -> None:
     p.add_argument(
-        "--warmup-samples", type=non_negative_int, help="NON-OFFICIAL: warm-up samples (10)"
+        "--warmup-samples",
+        type=non_negative_int,
+        metavar="N",
+        help="NON-OFFICIAL: warm-up samples (default: the profile's, 10)",
     )
-    p.add_argument("--warmup-tokens", type=positive_int, help="NON-OFFICIAL: warm-up tokens (10)")
+    p.add_argument(
+        "--warmup-tokens",
+        type=positive_int,
+        metavar="N",
+        help="NON-OFFICIAL: warm-up tokens (default: the profile's, 10)",
+    )
     p.add_argument(
         "--throughput-tokens",
         type=positive_int,
-        help="NON-OFFICIAL: tokens of the tok/s call (128)",
+        metavar="N",
+        help="NON-OFFICIAL: tokens of the tok/s call (default: the profile's, 128)",
     )
     p.add_argument(
-        "--answer-tokens", type=positive_int, help="NON-OFFICIAL: answer cap (1024), for CPU tests"
+        "--answer-tokens",
+        type=positive_int,
+        metavar="N",
+        help="NON-OFFICIAL: answer cap, for CPU tests (default: the profile's, 1024)",
     )
 
 
@@ -36,20 +55,43 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = sub.add_parser("vlm", help="AICAS VLM benchmark: in-process (run) or over HTTP (latency)")
     vsub = p.add_subparsers(dest="vlm_command", metavar="SUBCOMMAND")
     r = vsub.add_parser("run", help="the organisers' procedure, call for call, on your wrapper")
-    r.add_argument("--wrapper-dir", required=True, help="folder holding evaluation_wrapper.py")
-    r.add_argument("--model-path", required=True, help="model folder passed to VLMModel()")
-    r.add_argument("--dataset-path", required=True, help="TextVQA save_to_disk folder")
     r.add_argument(
-        "--num-samples", type=positive_int, help="first N rows (default: min(5000, len))"
+        "--wrapper-dir", required=True, metavar="DIR", help="folder holding evaluation_wrapper.py"
     )
     r.add_argument(
-        "--python", default=sys.executable, help="the participant's Python (default: this one)"
+        "--model-path", required=True, metavar="DIR", help="model folder passed to VLMModel()"
     )
     r.add_argument(
-        "--baseline", metavar="RUN", help="a run folder of the template wrapper, same machine"
+        "--dataset-path", required=True, metavar="DIR", help="TextVQA save_to_disk folder"
     )
-    r.add_argument("--seed", type=int, help="--random-seed: seeds RNGs, never the order")
-    r.add_argument("--timeout", type=float, help="stop the runner after this many seconds")
+    r.add_argument(
+        "--num-samples",
+        type=positive_int,
+        metavar="N",
+        help="first N rows (default: min(5000, len))",
+    )
+    r.add_argument(
+        "--python",
+        default=sys.executable,
+        metavar="PATH",
+        help="the participant's Python (default: the one running harness)",
+    )
+    r.add_argument(
+        "--baseline",
+        metavar="RUN",
+        help="a run folder of the template wrapper, same machine (default: none)",
+    )
+    r.add_argument(
+        "--seed",
+        type=int,
+        help="--random-seed: seeds RNGs, never the order (default: none, as the organisers')",
+    )
+    r.add_argument(
+        "--timeout",
+        type=positive_float,
+        metavar="S",
+        help="stop the runner after this many seconds (default: no limit)",
+    )
     _overrides(r)
     add_common(r)
     r.set_defaults(func=run_cmd, profile="aicas-vlm")
@@ -57,26 +99,59 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         "import",
         help="records written by the runner elsewhere (e.g. a GPU box) → vlm.json + result.json",
     )
-    i.add_argument("records", help="the runner's JSON-lines file (vlm-records.jsonl)")
-    i.add_argument("--model-path", help="the model folder, for the pixel-budget check")
-    i.add_argument("--baseline", metavar="RUN", help="a run folder of the template wrapper")
+    i.add_argument(
+        "records", metavar="FILE", help="the runner's JSON-lines file (vlm-records.jsonl)"
+    )
+    i.add_argument(
+        "--model-path",
+        metavar="DIR",
+        help="the model folder, for the pixel-budget check (default: none, check skipped)",
+    )
+    i.add_argument(
+        "--baseline",
+        metavar="RUN",
+        help="a run folder of the template wrapper (default: none)",
+    )
     _overrides(i)
     add_common(i)
     i.set_defaults(func=import_cmd, profile="aicas-vlm")
     h = vsub.add_parser("latency", help="the same figures over HTTP (OpenAI chat with image_url)")
-    h.add_argument("--url", required=True, help="the server's base URL, e.g. http://127.0.0.1:8000")
-    h.add_argument("--dataset-path", required=True, help="TextVQA save_to_disk folder")
     h.add_argument(
-        "--num-samples", type=positive_int, help="first N rows (default: min(5000, len))"
+        "--url",
+        required=True,
+        type=http_url,
+        metavar="URL",
+        help="the server's base URL, e.g. http://127.0.0.1:8000",
+    )
+    h.add_argument(
+        "--dataset-path", required=True, metavar="DIR", help="TextVQA save_to_disk folder"
+    )
+    h.add_argument(
+        "--num-samples",
+        type=positive_int,
+        metavar="N",
+        help="first N rows (default: min(5000, len))",
     )
     h.add_argument("--model", help="the model name sent (default: the profile's)")
     h.add_argument(
         "--throughput-tokens",
         type=positive_int,
-        help="NON-OFFICIAL: tokens of the tok/s call (128)",
+        metavar="N",
+        help="NON-OFFICIAL: tokens of the tok/s call (default: the profile's, 128)",
     )
-    h.add_argument("--answer-tokens", type=positive_int, help="NON-OFFICIAL: answer cap (1024)")
-    h.add_argument("--request-timeout", type=float, default=600.0, help="per request, s")
+    h.add_argument(
+        "--answer-tokens",
+        type=positive_int,
+        metavar="N",
+        help="NON-OFFICIAL: answer cap (default: the profile's, 1024)",
+    )
+    h.add_argument(
+        "--request-timeout",
+        type=positive_float,
+        default=600.0,
+        metavar="S",
+        help="per-request timeout in s (default: %(default)g)",
+    )
     add_common(h)
     h.set_defaults(func=latency_cmd, profile="aicas-vlm")
 

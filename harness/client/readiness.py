@@ -7,9 +7,11 @@ port is obvious, and returns how long readiness took.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
+from urllib.parse import urlsplit
 
 import aiohttp
 
@@ -36,6 +38,8 @@ def _describe(err: BaseException) -> str:
         )
     if isinstance(err, TimeoutError | asyncio.TimeoutError):
         return "no answer (timeout)"
+    if isinstance(err, ConnectionRefusedError):
+        return "connection refused"
     return f"{type(err).__name__}: {err}"
 
 
@@ -119,6 +123,25 @@ async def _wait_like_grader(
         f"({attempt} grader-style attempts, last: {last})",
         hint="check the URL and port, or raise --ready-timeout",
     )
+
+
+async def listening(base_url: str, timeout_s: float = 10.0) -> None:
+    """Raise UnreachableError unless something accepts a TCP connection at ``base_url``'s
+    host and port. It sends no byte: no HTTP request reaches the server (where a
+    measurement must send only the grader's requests, a wrong port still fails fast)."""
+    parts = urlsplit(base_url)
+    host = parts.hostname or "127.0.0.1"
+    port = parts.port or (443 if parts.scheme == "https" else 80)
+    try:
+        _, writer = await asyncio.wait_for(asyncio.open_connection(host, port), timeout_s)
+    except (OSError, TimeoutError) as err:
+        raise UnreachableError(
+            f"nothing accepts connections at {host}:{port} ({_describe(err)})",
+            hint="check the URL and port; start the server first (harness check waits for it)",
+        ) from None
+    writer.close()
+    with contextlib.suppress(OSError):  # closed by the peer first: nothing to tidy
+        await writer.wait_closed()
 
 
 async def server_models(session: aiohttp.ClientSession, base_url: str) -> list[str]:

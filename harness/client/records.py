@@ -10,6 +10,8 @@ from dataclasses import asdict, dataclass, field
 from enum import StrEnum
 from typing import Any
 
+from harness.client.failure import server_message
+
 
 class ErrorKind(StrEnum):
     CONNECT = "connect"  # refused, DNS, reset before a response
@@ -32,6 +34,11 @@ class RequestError:
     def one_line(self) -> str:
         status = f" {self.status}" if self.status else ""
         return f"{self.kind}{status}: {self.message}"
+
+    def with_answer(self) -> str:
+        """:meth:`one_line` and, for an HTTP error, the server's own message."""
+        message = server_message(self.body_excerpt) if self.status else None
+        return f"{self.one_line()}: {message[:200]}" if message else self.one_line()
 
 
 @dataclass

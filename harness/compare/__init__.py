@@ -2,6 +2,6 @@
 
 load (the only module that reads files) → comparable (refuse what differs) →
 latency / quality / throughput / vlm (pure, per kind) → model (typed records) →
-core (the one entry point) → render (console). report.html's section is
-harness/report/compare_section.py. See docs/compare.md.
+core (the one entry point) → views (the sections: tables, plots, flips) → render
+(console). report.html draws the same sections from compare.json. See docs/compare.md.
 """

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 
+from harness.conformance import views as conformance_views
 from harness.conformance.core import NO_HOOKS, CheckHooks, exit_code, measure_check
 from harness.conformance.gate_rules import check_rules
 from harness.conformance.model import CheckReport
@@ -44,4 +45,5 @@ KIND: MeasurementKind[CheckPlan, CheckOverrides, CheckReport, CheckHooks] = Meas
     gate_step="server",
     prerequisite=True,
     console=KindConsole(hooks=ConsoleHooks, render=render_report),
+    views=conformance_views.sections,
 )

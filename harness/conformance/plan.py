@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from harness.client.urls import http_base_url
 from harness.conformance.context import CheckConfig
 from harness.conformance.registry import PlannedCheck, required_names, select
-from harness.errors import UsageError
 from harness.flags import Overrides, Target, option, positive_float, ready_timeout, tokenizer
 from harness.profiles import Profile
 
@@ -18,7 +18,8 @@ class CheckOverrides(Overrides):
     COMMAND = "check"
 
     only: str | None = option(
-        "--only", help="comma-separated checks or groups to run, e.g. shapes,usage (default: all)"
+        "--only",
+        help="comma-separated checks or groups to run, e.g. shapes,usage (default: the profile's)",
     )
     skip: str | None = option(
         "--skip", help="comma-separated checks or groups to leave out (default: none)"
@@ -30,9 +31,13 @@ class CheckOverrides(Overrides):
         "--model", help="model name for chat bodies (default: the graders' name if served)"
     )
     timeout_s: float = option(
-        "--timeout", default=300.0, type=positive_float, help="per-request timeout in s"
+        "--timeout",
+        default=300.0,
+        type=positive_float,
+        metavar="S",
+        help="per-request timeout in s",
     )
-    ready_timeout_s: float = ready_timeout(default=30.0)
+    ready_timeout_s: float | None = ready_timeout()  # None: the profile's [readiness] timeout_s
 
 
 @dataclass(frozen=True)
@@ -45,20 +50,20 @@ class CheckPlan:
 
 def from_profile(profile: Profile, target: Target, o: CheckOverrides) -> CheckPlan:
     """The checks to run and their config. ``target.url`` may be empty only to list them."""
-    url = target.url
-    if url and not url.startswith(("http://", "https://")):
-        raise UsageError(
-            f"--url {url!r} is not an http(s) URL", hint="e.g. --url http://127.0.0.1:8080"
-        )
+    if target.url:
+        http_base_url(target.url)
     spec = profile.check
     server = profile.server
+    ready_timeout = (
+        o.ready_timeout_s if o.ready_timeout_s is not None else profile.readiness.timeout_s
+    )
     planned = select(tuple(spec.concurrency), spec.checks, o.only, o.skip)
     long_max = 0
     if profile.latency is not None and profile.latency.buckets:
         longest = max(profile.latency.buckets, key=lambda b: b.prompt_tokens)
         long_max = longest.max_tokens
     cfg = CheckConfig(
-        url=url.rstrip("/"),
+        url=target.url.rstrip("/"),
         graders_model=server.model,
         tokenizer=o.tokenizer or server.tokenizer,
         # The long prompt is measured in the graders' tokens, whatever --tokenizer says.
@@ -69,8 +74,8 @@ def from_profile(profile: Profile, target: Target, o: CheckOverrides) -> CheckPl
         ready_path=server.ready_path,
         model=o.model,
         timeout_s=o.timeout_s,
-        ready_timeout_s=o.ready_timeout_s,
-        ready_interval_s=min(1.0, o.ready_timeout_s),
+        ready_timeout_s=ready_timeout,
+        ready_interval_s=min(1.0, ready_timeout),
         max_tokens=spec.max_tokens,
         limit_tokens=2 * spec.max_tokens,
         usage_tolerance=spec.usage_tolerance_tokens,

@@ -6,48 +6,27 @@ import sys
 from pathlib import Path
 
 from rich.console import Console
-from rich.markup import escape
-from rich.table import Table
+from rich.text import Text
 
 from harness.conformance.context import CheckConfig
 from harness.conformance.core import CheckHooks
-from harness.conformance.model import Check, CheckReport, Result
-
-STYLE = {
-    Result.PASS: "green",
-    Result.FAIL: "bold red",
-    Result.WARN: "yellow",
-    Result.SKIP: "dim",
-}
-
-
-def result_cell(check: Check) -> str:
-    label = check.result.value.upper()
-    if check.result is Result.FAIL and not check.required:
-        label += " (not required)"
-    return f"[{STYLE[check.result]}]{label}[/]"
+from harness.conformance.model import Check, CheckReport
+from harness.conformance.views import result_cell, sections
+from harness.view.console import STYLE, print_sections
 
 
 def progress_line(console: Console, check: Check) -> None:
-    console.print(f"  {result_cell(check)} {check.name} [dim]({check.duration_ms / 1000:.1f} s)[/]")
+    cell = result_cell(check)
+    line = Text("  ")
+    line.append(cell.text, style=STYLE[cell.tone])
+    line.append(f" {check.name} ")
+    line.append(f"({check.duration_ms / 1000:.1f} s)", style="dim")
+    console.print(line)
 
 
 def render_report(console: Console, report: CheckReport, folder: str) -> None:
-    table = Table(title=f"harness check — {report.url}", title_justify="left", expand=False)
-    table.add_column("check", no_wrap=True)
-    table.add_column("req", justify="center")
-    table.add_column("result", no_wrap=True)
-    table.add_column("reason", overflow="fold")
-    for c in report.checks:
-        table.add_row(c.name, "●" if c.required else "", result_cell(c), escape(c.reason))
-    console.print(table)
-    style = "green" if report.ok else "bold red"
-    console.print(f"[{style}]{escape(report.summary_line())}[/]")
-    for c in report.failing_required():
-        console.print(f"[red]✗ {c.name}[/]: {escape(c.reason)}")
-    console.print(
-        f"[dim]model {report.model}, tokenizer {report.tokenizer}; report: {folder}/check.json[/]"
-    )
+    print_sections(console, sections(report))
+    console.print(f"report: {folder}/check.json", style="dim")
 
 
 class ConsoleHooks(CheckHooks):

@@ -20,11 +20,13 @@ import json
 import posixpath
 import struct
 import tarfile
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import IO, Any, Literal, cast
+from typing import IO, Any, cast
 
-from harness.errors import UsageError
+from harness.image import fs
+from harness.image.stream import GZIP_MAGIC, ArchiveError, ArchiveStream
 
 _JSON_MAX = 8 * 1024 * 1024  # configs and manifests are small; layers are not
 _SAFETENSORS_HEADER_MAX = 100 * 1024 * 1024
@@ -55,6 +57,9 @@ class LayerSummary:
     dir_bytes: dict[str, int] = field(default_factory=dict)  # directory (<= _DIR_DEPTH) -> bytes
     largest: list[tuple[int, str]] = field(default_factory=list)  # (size, path), a min-heap
     deleted: list[str] = field(default_factory=list)  # every whiteout, anywhere in the image
+    # every entry, anywhere (harness/image/fs.py: "f", "d" or "l:TARGET"), and every opaque dir
+    tree: dict[str, str] = field(default_factory=dict)
+    opaque_all: list[str] = field(default_factory=list)
 
     def count(self, path: str, size: int) -> None:
         self.total_bytes += size
@@ -78,6 +83,7 @@ class ImageContents:
     model_files: dict[str, FileEntry]  # absolute paths under the model folder
     layout: str  # "docker" or "oci"
     layers: list[LayerSummary] = field(default_factory=list)  # bottom-up, as in the manifest
+    tree: dict[str, str] = field(default_factory=dict)  # every path after whiteouts (fs.py)
 
 
 def _norm(path: str) -> str:
@@ -124,8 +130,18 @@ def summarise_layer(stream: IO[bytes], model_dir: str) -> LayerSummary:
             if member.isfile():
                 summary.count(path, member.size)
             name = posixpath.basename(path)
-            if name.startswith(".wh.") and name != ".wh..wh..opq":
+            if name == ".wh..wh..opq":
+                summary.opaque_all.append(posixpath.dirname(path))
+            elif name.startswith(".wh."):
                 summary.deleted.append(posixpath.join(posixpath.dirname(path), name[4:]))
+            elif path:
+                summary.tree[path] = (
+                    fs.DIR
+                    if member.isdir()
+                    else fs.link(member.linkname)
+                    if member.issym()
+                    else fs.FILE
+                )
             if not (path == prefix or path.startswith(prefix + "/")):
                 # Whiteouts of a parent dir (/opt/ml/.wh.model, /opt/.wh..wh..opq) also matter.
                 base = posixpath.basename(path)
@@ -174,6 +190,7 @@ class _Collected:
         self.json_docs: dict[str, Any] = {}
         self.layers: dict[str, LayerSummary] = {}
         self.links: dict[str, str] = {}
+        self.names: set[str] = set()  # every regular file in the archive
 
 
 def _classify(
@@ -269,13 +286,24 @@ def _oci_layout(out: _Collected) -> tuple[list[str], str, list[str]] | None:
 
 
 def inspect_stream(
-    fileobj: IO[bytes], *, model_dir: str = "/opt/ml/model", compressed: bool = True
+    fileobj: IO[bytes],
+    *,
+    model_dir: str = "/opt/ml/model",
+    compressed: bool = True,
+    on_block: Callable[[bytes], None] | None = None,
 ) -> ImageContents:
-    """One streaming pass over a (gzip-compressed) saved image."""
+    """One streaming pass over a (gzip-compressed) saved image, to the file's last byte.
+
+    ``on_block`` sees every raw block once, before it is inflated (``harness submit``
+    hashes the file in this same pass). Raises :class:`ArchiveError` (exit 2) for a file
+    that is truncated, corrupt, not a saved image, or whose manifest names a config or a
+    layer that is not in it."""
     out = _Collected()
-    mode: Literal["r|gz", "r|"] = "r|gz" if compressed else "r|"
     try:
-        with tarfile.open(fileobj=fileobj, mode=mode) as archive:
+        with (
+            ArchiveStream(fileobj, compressed=compressed, on_block=on_block) as stream,
+            tarfile.open(fileobj=stream, mode="r|") as archive,
+        ):
             for member in archive:
                 name = _norm(member.name)
                 if member.issym() or member.islnk():
@@ -286,11 +314,13 @@ def inspect_stream(
                     continue
                 if not member.isfile():
                     continue
+                out.names.add(name)
                 fobj = archive.extractfile(member)
                 if fobj is not None:
                     _classify(name, fobj, member.size, model_dir, out)
-    except (tarfile.TarError, EOFError, gzip.BadGzipFile, OSError) as err:
-        raise UsageError(
+            stream.finish()  # the end-of-archive blocks, and the gzip stream to its end
+    except (tarfile.TarError, EOFError, OSError) as err:
+        raise ArchiveError(
             f"not a readable image archive: {err}", hint="make it with `harness package`"
         ) from None
     found = _docker_layout(out)
@@ -298,22 +328,42 @@ def inspect_stream(
     if found is None:
         found, layout = _oci_layout(out), "oci"
     if found is None:
-        raise UsageError("the archive has neither manifest.json nor index.json: not a saved image")
+        raise ArchiveError(
+            "the archive has neither manifest.json nor index.json: not a saved image"
+        )
     tags, config_name, layer_names = found
-    config = out.json_docs.get(_resolve(_norm(config_name), out.links), {})
+    config_key = _resolve(_norm(config_name), out.links)
+    config = out.json_docs.get(config_key)
+    if not isinstance(config, dict):
+        raise ArchiveError(f"the manifest names config {config_name!r}, which the archive lacks")
+    missing = [n for n in layer_names if _resolve(_norm(n), out.links) not in out.names]
+    if missing:
+        raise ArchiveError(
+            f"the manifest names {len(missing)} layer(s) the archive lacks, e.g. {missing[0]!r}"
+        )
+    # A layer present but not a tar we read (zstd, say) counts as empty, as before.
     summaries = [out.layers.get(_resolve(_norm(n), out.links), LayerSummary()) for n in layer_names]
     return ImageContents(
         tags=tags,
-        config=config if isinstance(config, dict) else {},
+        config=config,
         layer_count=len(layer_names),
         model_files=merge_layers(summaries),
         layout=layout,
         layers=summaries,
+        tree=fs.merge_tree((x.tree, x.deleted, x.opaque_all) for x in summaries),
     )
 
 
-def inspect_archive(path: Path, *, model_dir: str = "/opt/ml/model") -> ImageContents:
+def inspect_archive(
+    path: Path,
+    *,
+    model_dir: str = "/opt/ml/model",
+    on_block: Callable[[bytes], None] | None = None,
+) -> ImageContents:
+    """:func:`inspect_stream` on a file: gzip'd or a plain tar, told by its first bytes."""
     with path.open("rb") as fh:
         head = fh.read(2)
         fh.seek(0)
-        return inspect_stream(fh, model_dir=model_dir, compressed=head == b"\x1f\x8b")
+        return inspect_stream(
+            fh, model_dir=model_dir, compressed=head == GZIP_MAGIC, on_block=on_block
+        )

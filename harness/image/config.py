@@ -21,7 +21,7 @@ class PackageOverrides(Overrides):
         "--archive",
         type=Path,
         metavar="FILE",
-        help="only inspect and judge an existing image.tar.gz (instead of --image)",
+        help="only inspect and judge an existing image.tar.gz (required: --image or --archive)",
     )
     docker_host: str | None = option(
         "--docker-host",
@@ -50,13 +50,14 @@ class PackageOverrides(Overrides):
         help="pigz when installed, else parallel zlib",
     )
     threads: int | None = option(
-        "--threads", type=positive_int, help="compression threads (default: all cores)"
+        "--threads", type=positive_int, metavar="N", help="compression threads (default: all cores)"
     )
     max_bytes: int | None = option(
         "--max-bytes",
         type=positive_int,
-        help="override the profile's compressed size limit, for rehearsals and tests "
-        "(default: the profile's)",
+        metavar="N",
+        help="override the profile's compressed size limit in bytes, for rehearsals and tests"
+        " (default: the profile's, 20000000000)",
     )
 
 

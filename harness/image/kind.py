@@ -7,6 +7,7 @@ imported only when it runs, so judging a folder never imports docker.
 from __future__ import annotations
 
 from harness.errors import EXIT_FAIL, EXIT_OK
+from harness.image import views as image_views
 from harness.image.config import (
     NO_HOOKS,
     PackageConfig,
@@ -64,5 +65,6 @@ KIND: MeasurementKind[PackageConfig, PackageOverrides, PackageReport, PackageHoo
         rules=rules,
         gate_step="image",
         console=KindConsole(hooks=console_only(ConsoleHooks), render=render_with_path),
+        views=image_views.sections,
     )
 )

@@ -7,7 +7,6 @@ The only image module the package step needs that imports the Docker SDK (with
 from __future__ import annotations
 
 import hashlib
-from pathlib import Path
 
 import docker
 
@@ -19,17 +18,12 @@ from harness.image.rules import ImageFacts, facts_from_config, failed, judge
 from harness.image.save import Progress, SaveResult, save_image
 
 
-def _sha256_file(path: Path) -> str:
-    sha = hashlib.sha256()
-    with path.open("rb") as fh:
-        while block := fh.read(8 << 20):
-            sha.update(block)
-    return sha.hexdigest()
-
-
 def build_report(cfg: PackageConfig, saved: SaveResult | None) -> PackageReport:
     """Inspect ``cfg.archive`` and judge it; ``saved`` carries the save figures when we made it."""
-    contents = inspect_archive(cfg.archive, model_dir=cfg.spec.model_dir)
+    sha = hashlib.sha256()  # of an archive we did not write: taken in the inspection's one read
+    contents = inspect_archive(
+        cfg.archive, model_dir=cfg.spec.model_dir, on_block=None if saved else sha.update
+    )
     size = saved.compressed_bytes if saved else cfg.archive.stat().st_size
     facts: ImageFacts = facts_from_config(
         filename=cfg.archive.name,
@@ -37,6 +31,7 @@ def build_report(cfg: PackageConfig, saved: SaveResult | None) -> PackageReport:
         tags=contents.tags,
         config=contents.config,
         model_files=contents.model_files,
+        tree=contents.tree,
     )
     # the platform first: an arm64 image fails on the grader whatever else is right
     rules = [platform_rule(contents.config), *judge(facts, cfg.spec)]
@@ -44,7 +39,7 @@ def build_report(cfg: PackageConfig, saved: SaveResult | None) -> PackageReport:
         image=cfg.image,
         image_id=saved.image_id if saved else None,
         archive=cfg.archive.name,
-        sha256=saved.sha256 if saved else _sha256_file(cfg.archive),
+        sha256=saved.sha256 if saved else sha.hexdigest(),
         compressed_bytes=size,
         tar_bytes=saved.tar_bytes if saved else None,
         seconds=round(saved.seconds, 3) if saved else None,

@@ -12,6 +12,7 @@ from typing import Any, Literal
 from pydantic import BaseModel
 
 from harness.image.archive import WEIGHT_SUFFIXES, FileEntry
+from harness.image.fs import ProgramCheck, check_program
 from harness.profiles import PackageSpec
 
 Status = Literal["pass", "fail", "warn"]
@@ -36,6 +37,9 @@ class ImageFacts(BaseModel):
     model_files: dict[str, int]  # path -> size
     parameters: int | None  # summed over safetensors headers, None if none were readable
     unreadable_headers: list[str] = []
+    # the container's program (ENTRYPOINT[0], else CMD[0]) looked up in the merged layers;
+    # None when the layers were not read (facts from literals) or there is no program
+    program: ProgramCheck | None = None
 
 
 def facts_from_config(
@@ -45,23 +49,30 @@ def facts_from_config(
     tags: list[str],
     config: dict[str, Any],
     model_files: dict[str, FileEntry],
+    tree: dict[str, str] | None = None,
 ) -> ImageFacts:
     inner = config.get("config") or config.get("Config") or {}
+    entrypoint = list(inner.get("Entrypoint") or [])
+    cmd = list(inner.get("Cmd") or [])
+    env = list(inner.get("Env") or [])
     params = [e.parameters for p, e in model_files.items() if p.endswith(".safetensors")]
     readable = [p for p in params if p is not None]
     return ImageFacts(
         filename=filename,
         compressed_bytes=compressed_bytes,
         tags=tags,
-        entrypoint=list(inner.get("Entrypoint") or []),
-        cmd=list(inner.get("Cmd") or []),
+        entrypoint=entrypoint,
+        cmd=cmd,
         exposed_ports=sorted((inner.get("ExposedPorts") or {}).keys()),
-        env=list(inner.get("Env") or []),
+        env=env,
         model_files={p: e.size for p, e in model_files.items()},
         parameters=sum(readable) if readable else None,
         unreadable_headers=[
             p for p, e in model_files.items() if p.endswith(".safetensors") and e.parameters is None
         ],
+        program=None
+        if tree is None
+        else check_program(entrypoint, cmd, env, str(inner.get("WorkingDir") or "/"), tree),
     )
 
 
@@ -101,6 +112,15 @@ def judge(facts: ImageFacts, spec: PackageSpec) -> list[RuleResult]:
     )
     command = facts.entrypoint + facts.cmd
     add("entrypoint", bool(command), " ".join(command) or "neither ENTRYPOINT nor CMD is set")
+    if facts.program is not None:
+        found = facts.program.found
+        add(
+            "entrypoint_exists",
+            found is not None,
+            facts.program.problem
+            or f"{facts.program.program} is in the image"
+            + (f" (→ {found})" if found != facts.program.program else ""),
+        )
     port = f"{spec.port}/tcp"
     add(
         "port",

@@ -30,6 +30,7 @@ from harness.flags import Overrides, Target
 from harness.profiles import Profile
 from harness.runs import Provenance, Report
 from harness.verdict import Judgement
+from harness.view.model import Section
 
 C = TypeVar("C")  # the kind's config (LatencyConfig, ...)
 Ov = TypeVar("Ov", bound=Overrides)  # its typed overrides record
@@ -142,9 +143,9 @@ class MeasurementKind(Generic[C, Ov, R, H]):
     score: KindScore[R] | None = None
     console: KindConsole[R, H] | None = None
     compare: KindCompare[R] | None = None
-    # the console and HTML sections of ``harness report`` (branch ``views``); None today:
-    # harness/report/ renders the ledger entry
-    views: None = None
+    # its sections in ``harness report`` (console and report.html): ``<pkg>/views.py``'s
+    # ``sections``; None: the run's summary line only
+    views: Callable[[R], list[Section]] | None = None
 
     @property
     def filename(self) -> str:

@@ -9,11 +9,13 @@ from collections import Counter
 from collections.abc import Sequence
 from typing import Literal
 
+from harness.client.failure import describe
 from harness.latency.config import LatencyConfig
 from harness.latency.metrics import bucket_result
 from harness.latency.procedure import official_procedure
 from harness.latency.report import BucketResult, Gap, GapCause, LatencyReport, RequestRow
 from harness.latency.state import LatencyState
+from harness.latency.usage_check import usage_findings
 from harness.risk import FlagKind, RiskFlag
 from harness.runs import Provenance
 from harness.stats import bootstrap_score_ci, mean_speedup
@@ -78,7 +80,14 @@ def empty_choice_flags(rows: Sequence[RequestRow]) -> list[RiskFlag]:
     ]
 
 
-def risk_flags(official: Sequence[BucketResult], strict: Sequence[BucketResult]) -> list[RiskFlag]:
+def risk_flags(
+    official: Sequence[BucketResult],
+    strict: Sequence[BucketResult],
+    rows: Sequence[RequestRow] = (),
+    model: str | None = None,
+    usage_tolerance: int = 4,
+) -> list[RiskFlag]:
+    """The buckets' flags; ``rows`` give a failure count its first failure, in the server's words."""
     flags: list[RiskFlag] = []
 
     def add(kind: FlagKind, text: str) -> None:
@@ -95,9 +104,26 @@ def risk_flags(official: Sequence[BucketResult], strict: Sequence[BucketResult])
     for b in [*official, *strict]:
         if b.n_failed:
             kinds = ", ".join(f"{k}×{v}" for k, v in sorted(b.errors.items()))
+            failed = [
+                r
+                for r in rows
+                if r.bucket == b.name and r.mode == b.mode and r.phase == "timed" and not r.ok
+            ]
+            first = (
+                "; first: "
+                + describe(
+                    failed[0].status,
+                    failed[0].error,
+                    failed[0].error_body,
+                    model=model if b.mode == "strict" else None,
+                    endpoint=b.endpoint,
+                )
+                if failed
+                else ""
+            )
             add(
                 FlagKind.REQUEST_FAILURES,
-                f"failures: {b.n_failed} timed {b.mode} {b.name} requests failed ({kinds})",
+                f"failures: {b.n_failed} timed {b.mode} {b.name} requests failed ({kinds}){first}",
             )
         if b.n_ok == 0:
             add(FlagKind.NO_DATA, f"no-data: every timed {b.mode} {b.name} request failed")
@@ -105,7 +131,8 @@ def risk_flags(official: Sequence[BucketResult], strict: Sequence[BucketResult])
             add(
                 FlagKind.USAGE_MISMATCH,
                 f"usage-mismatch: {b.n_usage_mismatch} {b.mode} {b.name} responses report "
-                "completion_tokens different from the re-tokenised output",
+                f"usage.completion_tokens more than {usage_tolerance} tokens below their "
+                "re-tokenised text (the text proves those tokens were generated)",
             )
         if b.n_prompt_mismatch:
             add(
@@ -140,7 +167,8 @@ def build_report(
                     mode=mode,
                     endpoint=endpoint,
                     itls=state.itls.get((mode, bucket.name), []),
-                    seed=cfg.seed,
+                    seed=cfg.prompt_seed,
+                    usage_tolerance=cfg.usage_tolerance,
                 )
             )
     n_buckets = len(cfg.buckets)
@@ -166,12 +194,13 @@ def build_report(
         ci = bootstrap_score_ci(
             [timed_e2e(scored_mode, b.name) for b in scored],
             [b.baseline_ms for b in scored],
-            seed=cfg.seed,
+            seed=cfg.prompt_seed,
         )
     gaps = [explain_gap(o, s) for o in official for s in strict if o.name == s.name]
     provenance.server_models = state.server_models
     provenance.tokenizer = cfg.tokenizer
     provenance.seed = cfg.seed
+    usage_flags, notes = usage_findings(cfg, state.rows, state.usage_checks)
     return LatencyReport(
         mode=cfg.mode,
         complete=complete,
@@ -187,6 +216,10 @@ def build_report(
             "force_length": cfg.force_length,
             "new_connection_per_request": cfg.new_connection_per_request,
             "server_models": state.server_models_note or "from GET /v1/models (harness extra)",
+            # strict prompts derive from it (docs/timing.md, "Seeds"); --seed replays the run
+            "seed": cfg.seed,
+            "seed_source": "drawn" if cfg.seed_drawn else "given",
+            "usage_tolerance": cfg.usage_tolerance,
             "official_procedure": cfg.spec is not None
             and official_procedure(cfg.runs, cfg.warmup, [b.name for b in cfg.buckets], cfg.spec),
         },
@@ -197,6 +230,55 @@ def build_report(
         score_ci95=ci,
         strict_score=score_of(strict) if official and strict else None,
         gaps=gaps,
-        flags=empty_choice_flags(state.rows) + risk_flags(official, strict),
+        flags=empty_choice_flags(state.rows)
+        + risk_flags(official, strict, state.rows, cfg.model, cfg.usage_tolerance)
+        + usage_flags,
+        usage_checks=list(state.usage_checks),
+        notes=notes,
         requests=list(state.rows),
     )
+
+
+# The self-test's judgement (docs/timing.md, "The client's own error"): its TTFT error p99
+# against the smallest median the run reports. Above 10 % of it, the client's own delay
+# could move that figure by a tenth; below 10 ms it never counts (scheduler jitter on an
+# idle general-purpose machine: the idle self-test shows a p99 of 1-4 ms on 2 cores).
+SELFTEST_SHARE = 0.10
+SELFTEST_FLOOR_MS = 10.0
+
+
+def smallest_median(rep: LatencyReport) -> tuple[str, float] | None:
+    """The smallest median the report measures: official E2E, strict TTFT or strict E2E."""
+    found: list[tuple[str, float]] = []
+    for b in rep.official:
+        if b.median_ms is not None:
+            found.append((f"official {b.name} E2E", b.median_ms))
+    for b in rep.strict:
+        if b.ttft is not None and b.ttft.median is not None:
+            found.append((f"strict {b.name} TTFT", b.ttft.median))
+        if b.median_ms is not None:
+            found.append((f"strict {b.name} E2E", b.median_ms))
+    return min(found, key=lambda x: x[1]) if found else None
+
+
+def selftest_flags(rep: LatencyReport) -> list[RiskFlag]:
+    """SELF_TEST_ERROR when the calibration's TTFT error p99 is over
+    max(SELFTEST_FLOOR_MS, SELFTEST_SHARE x the smallest reported median)."""
+    cal = rep.calibration
+    err = cal.ttft_error_ms.p99 if cal is not None else None
+    smallest = smallest_median(rep)
+    if err is None or smallest is None:
+        return []
+    label, value = smallest
+    limit = max(SELFTEST_FLOOR_MS, SELFTEST_SHARE * value)
+    if err <= limit:
+        return []
+    med = cal.ttft_error_ms.median if cal is not None else None
+    text = (
+        f"self-test: the client's own TTFT error reached p99 {err:,.1f} ms (median "
+        f"{med or 0:,.1f} ms) against the simulator, over {limit:,.1f} ms (the larger of "
+        f"{SELFTEST_FLOOR_MS:.0f} ms and 10 % of the smallest median measured, {label} "
+        f"{value:,.1f} ms): the machine running harness was "
+        "too busy for these timings to be trusted; re-run with the client machine idle"
+    )
+    return [RiskFlag(kind=FlagKind.SELF_TEST_ERROR, text=text, source="latency")]

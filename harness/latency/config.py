@@ -7,7 +7,7 @@ only builder of a ``LatencyConfig``: every grader number comes from the profile.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Literal
 
 from harness.flags import (
@@ -24,6 +24,7 @@ from harness.flags import (
     tokenizer,
 )
 from harness.profiles import Bucket, LatencySpec, Profile
+from harness.prompts import fresh_seed
 
 Mode = Literal["official", "strict", "both"]
 MetricsChoice = Literal["auto", "on", "off"]
@@ -39,8 +40,8 @@ class LatencyOverrides(Overrides):
         "--mode",
         default="official",
         choices=("official", "strict", "both"),
-        help="official: the grader's requests; strict: unique exact-length streamed prompts; "
-        "both: the two, and the gap between them",
+        help="official: the grader's procedure, bit for bit; strict: streamed, exact-length "
+        "prompts; both: the two and the gap between them",
         gate=GateFlag("--latency-mode", default="both"),
     )
     endpoint: str | None = option(
@@ -64,7 +65,11 @@ class LatencyOverrides(Overrides):
         gate="--buckets",
     )
     timeout_s: float = option(
-        "--timeout", default=600.0, type=positive_float, help="per-request timeout in s"
+        "--timeout",
+        default=600.0,
+        type=positive_float,
+        metavar="S",
+        help="per-request timeout in s",
     )
     tokenizer: str | None = tokenizer("qwen:MODEL | tokenizer.json or model folder | server")
     model: str | None = option(
@@ -76,10 +81,22 @@ class LatencyOverrides(Overrides):
     force_length: bool = option(
         "--force-length", default=False, help="strict mode: send ignore_eos + min_tokens"
     )
-    seed: int = option("--seed", default=0, type=int, help="strict prompts' seed")
+    seed: int | None = option(
+        "--seed",
+        type=int,
+        help="strict prompts' seed: replays a run's prompts exactly (default: a fresh one per "
+        "run, recorded; repeats derive theirs from it)",
+    )
     ready_timeout_s: float | None = ready_timeout()
     ready_interval_s: float | None = ready_interval()
     metrics: MetricsChoice = metrics_scrape("bucket", "strict/both")
+    usage_probe: MetricsChoice = option(
+        "--usage-probe",
+        default="auto",
+        choices=("auto", "on", "off"),
+        help="after the buckets, ask the server for its token ids where usage exceeds the "
+        "answer's text (default: auto, off in official mode, on in strict/both)",
+    )
     calibrate: bool = option(
         "--no-calibrate", default=True, help="skip the client timing self-check"
     )
@@ -101,7 +118,9 @@ class LatencyConfig:
     model: str | None  # strict mode's "model" field; None = first served model
     concurrency: int
     force_length: bool
-    seed: int
+    # the strict prompts' seed; None: a fresh one per run (with_seed), so no server has
+    # seen the prompts before (docs/timing.md, "Seeds"); N replays a run exactly
+    seed: int | None
     temperature: float
     filler_sentence: str
     filler_divisor: int
@@ -116,13 +135,32 @@ class LatencyConfig:
     spec: LatencySpec
     # scrape /metrics around each bucket (a harness extra; auto: off in pure official mode)
     metrics: MetricsChoice
+    # after the buckets, one request per bucket whose usage the text cannot explain, asking
+    # the server for its token ids (a harness extra; auto: off in pure official mode)
+    usage_probe: MetricsChoice
+    usage_tolerance: int  # re-tokenisation drift allowed (the profile's [check] value)
+    seed_drawn: bool = False  # True when with_seed drew it (recorded: "drawn" vs "given")
     connect_timeout_s: float = 10.0  # harness's own
     extra_body: dict[str, object] = field(default_factory=dict)  # harness's own (none today)
+
+    @property
+    def prompt_seed(self) -> int:
+        """The seed in force (0 only for a config that never went through :func:`with_seed`)."""
+        return self.seed if self.seed is not None else 0
 
     def filler(self, prompt_tokens: int) -> str:
         return self.filler_sentence * max(
             self.filler_min_repeats, prompt_tokens // self.filler_divisor
         )
+
+
+def with_seed(cfg: LatencyConfig, seed: int | None = None) -> LatencyConfig:
+    """``cfg`` with a concrete seed: ``seed`` if given, else ``cfg.seed``, else a fresh draw."""
+    if seed is not None:
+        return replace(cfg, seed=seed)
+    if cfg.seed is not None:
+        return cfg
+    return replace(cfg, seed=fresh_seed(), seed_drawn=True)
 
 
 def from_profile(profile: Profile, target: Target, o: LatencyOverrides) -> LatencyConfig:
@@ -161,4 +199,6 @@ def from_profile(profile: Profile, target: Target, o: LatencyOverrides) -> Laten
         think_close=profile.server.think_close,
         spec=spec,
         metrics=o.metrics,
+        usage_probe=o.usage_probe,
+        usage_tolerance=profile.check.usage_tolerance_tokens,
     )

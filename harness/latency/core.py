@@ -13,21 +13,26 @@ gate and the demo pass their own, tests pass none.
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 
-from harness.attribution import metrics_enabled, section_for
+from harness.attribution import cache_flags, metrics_enabled, section_for
 from harness.client.fingerprint import not_taken, take_fingerprint
 from harness.client.metrics import MetricsRecorder
 from harness.client.readiness import ReadyResult, wait_ready
 from harness.client.urllib_client import GraderPoll
 from harness.errors import EXIT_OK, EXIT_TARGET
-from harness.latency.analysis import build_report
-from harness.latency.config import LatencyConfig
+from harness.latency.analysis import build_report, selftest_flags
+from harness.latency.config import LatencyConfig, with_seed
 from harness.latency.repeats import REPEAT_DIR, RepeatsReport, pool_states, summarize_repeats
-from harness.latency.report import LatencyReport, RequestRow
-from harness.latency.runner import run_latency
+from harness.latency.report import Calibration, LatencyReport, RequestRow
+from harness.latency.runner import run_latency, run_probes
 from harness.latency.state import LatencyState
+from harness.latency.usage_check import probe_enabled
 from harness.profiles import Bucket
+from harness.prompts import repeat_seed
+from harness.risk import FlagKind
 from harness.runs import Provenance
 from harness.tokenizer import Tokenizer, load_tokenizer
 
@@ -59,6 +64,9 @@ class LatencyHooks:
     def repeat(self, index: int, total: int) -> None:
         """Repetition ``index`` of ``total`` starts (``--repeats``)."""
 
+    def seed(self, cfg: LatencyConfig) -> None:
+        """The strict prompts' seed is known (drawn or given): ``cfg.seed``."""
+
 
 NO_HOOKS = LatencyHooks()
 
@@ -71,12 +79,18 @@ async def measure_latency(
     hooks: LatencyHooks = NO_HOOKS,
     tokenizer: Tokenizer | None = None,
     state: LatencyState | None = None,
+    self_test: Callable[[], Calibration] | None = None,
 ) -> LatencyReport:
     """Run ``cfg`` end to end and save ``folder/latency.json`` (partial on interruption).
 
+    ``cfg.seed`` None draws a fresh seed for the strict prompts (recorded; docs/timing.md).
     ``state``, when given, is filled with the raw measurements (repeats pool them).
+    ``self_test`` replaces the quick client self-check (a seam for tests; default: the real
+    one against the simulator, when ``cfg.calibrate``).
     Raises UnreachableError when the server never gets ready (nothing is saved then:
     nothing was measured), and re-raises whatever stopped the run after saving."""
+    cfg = with_seed(cfg)
+    hooks.seed(cfg)
     tok = tokenizer or load_tokenizer(cfg.tokenizer, server_url=cfg.url, model=cfg.model)
     state = state if state is not None else LatencyState()
     scraping = metrics_enabled(cfg.metrics, cfg.mode)
@@ -99,17 +113,25 @@ async def measure_latency(
     # (docs/attribution.md).
     provenance.server = not_taken() if cfg.mode == "official" else await take_fingerprint(cfg.url)
 
+    hint = (
+        f"the run was given --seed {cfg.seed}, the prompts of an earlier run with that seed; "
+        "leave --seed out for fresh prompts"
+        if not cfg.seed_drawn
+        else "a fresh seed was drawn: something else sends these prompts"
+    )
+
     def finish(complete: bool) -> LatencyReport:
         report = build_report(cfg, state, provenance, complete=complete)
         report.attribution = section_for(
             recorder.pairs, recorder.notes, scraped=scraping, choice=cfg.metrics
         )
+        report.flags += cache_flags(report.attribution, ("strict",), source="latency", hint=hint)
         return report
 
     try:
         hooks.measuring(True)
         try:
-            await run_latency(
+            model = await run_latency(
                 cfg,
                 tok,
                 state,
@@ -119,17 +141,23 @@ async def measure_latency(
             )
         finally:
             hooks.measuring(False)
+        if probe_enabled(cfg):
+            # after every bucket and every /metrics scrape: outside all measured traffic
+            await run_probes(cfg, tok, state, model)
     except BaseException:
         if state.rows:
             hooks.partial(finish(False).save(folder))
         raise
     report = finish(True)
     try:
-        if cfg.calibrate:
-            # The self-test runs the simulator and its own event loop: off this loop's thread.
+        if self_test is None and cfg.calibrate:
             from harness.latency.selftest import quick_calibration
 
-            report.calibration = await asyncio.to_thread(quick_calibration)
+            self_test = quick_calibration
+        if self_test is not None:
+            # The self-test runs the simulator and its own event loop: off this loop's thread.
+            report.calibration = await asyncio.to_thread(self_test)
+            report.flags += selftest_flags(report)
     finally:
         report.save(folder)  # the buckets are all measured even if the self-check is not
     return report
@@ -146,18 +174,25 @@ async def measure_latency_repeats(
 ) -> tuple[LatencyReport, RepeatsReport]:
     """The procedure ``repeats`` times into ``folder/repeat-i/``, one after the other, then
     the pooled ``latency.json`` and the between-run spread ``latency_repeats.json``
-    (harness/latency/repeats.py, docs/compare.md)."""
+    (harness/latency/repeats.py, docs/compare.md).
+
+    Each repetition draws its own strict prompts: repetition i's seed is
+    ``repeat_seed(base, i)``, ``base`` being ``cfg.seed`` or a fresh draw (recorded), so
+    ``--seed base`` replays the whole set and repetition i alone replays with its seed."""
+    cfg = with_seed(cfg)
+    base = cfg.prompt_seed
     tok = tokenizer or load_tokenizer(cfg.tokenizer, server_url=cfg.url, model=cfg.model)
     states: list[LatencyState] = []
     reports: list[LatencyReport] = []
     folders: list[str] = []
-    for i in range(1, repeats + 1):
+    seeds = [repeat_seed(base, i) for i in range(1, repeats + 1)]
+    for i, seed in enumerate(seeds, start=1):
         hooks.repeat(i, repeats)
         sub = REPEAT_DIR.format(i=i)
         state = LatencyState()
         reports.append(
             await measure_latency(
-                cfg,
+                replace(cfg, seed=seed),
                 provenance=provenance.model_copy(deep=True),
                 folder=folder / sub,
                 hooks=hooks,
@@ -169,9 +204,17 @@ async def measure_latency_repeats(
         folders.append(sub)
     pooled = build_report(cfg, pool_states(states), provenance, complete=True)
     pooled.settings["repeats"] = repeats
+    pooled.settings["repeat_seeds"] = seeds
     pooled.calibration = reports[-1].calibration if reports else None
+    # what each repetition flagged from its own /metrics and self-test, once each
+    for i, rep in enumerate(reports, start=1):
+        for flag in rep.flags:
+            if flag.kind in (FlagKind.STRICT_CACHED, FlagKind.SELF_TEST_ERROR):
+                pooled.flags.append(flag.model_copy(update={"text": f"repeat {i}: {flag.text}"}))
     pooled.save(folder)
     summary = summarize_repeats(reports, folders)
+    summary.seed = base
+    summary.seeds = seeds
     summary.provenance = provenance
     summary.save(folder)
     return pooled, summary

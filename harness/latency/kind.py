@@ -17,6 +17,7 @@ from harness.kinds.record import (
     async_core,
     console_only,
 )
+from harness.latency import views as latency_views
 from harness.latency.config import LatencyConfig, LatencyOverrides, from_profile
 from harness.latency.core import NO_HOOKS, LatencyHooks, exit_code, measure_latency
 from harness.latency.gate_rules import latency_rules
@@ -73,5 +74,6 @@ KIND: MeasurementKind[LatencyConfig, LatencyOverrides, LatencyReport, LatencyHoo
         score=KindScore("mean speedup", lambda r: r.score),
         console=KindConsole(hooks=console_only(ConsoleHooks), render=render_report),
         compare=KindCompare(load_extra=repeats_beside, differences=differences, compare=compare),
+        views=latency_views.sections,
     )
 )

@@ -18,6 +18,7 @@ from harness.profiles import Bucket
 from harness.stats import dist as dist  # re-exported: the self-test imports it here
 from harness.stats import speedup
 from harness.tokenizer import Tokenizer
+from harness.usage import UsageVerdict, verdicts
 
 
 def strip_think(text: str, close: str = "</think>") -> str:
@@ -71,6 +72,7 @@ def to_row(
         status=rec.status,
         error=rec.error.one_line() if rec.error else None,
         error_kind=str(rec.error.kind) if rec.error else None,
+        error_body=(rec.error.body_excerpt or None) if rec.error else None,
         prompt_tokens=prompt_tokens,
         server_prompt_tokens=rec.usage_prompt_tokens,
         output_tokens=out_tokens,
@@ -99,8 +101,12 @@ def bucket_result(
     endpoint: str,
     itls: Sequence[float] = (),
     seed: int = 0,
+    usage_tolerance: int = 4,
 ) -> BucketResult:
-    """Aggregate one bucket's rows (pure). Failed timed requests are dropped, as the grader does."""
+    """Aggregate one bucket's rows (pure). Failed timed requests are dropped, as the grader does.
+
+    Usage is judged by the one rule of harness/usage.py: ``n_usage_mismatch`` counts answers
+    whose usage is below their text, ``n_usage_unsettled`` those the text cannot explain."""
     timed = [r for r in rows if r.phase == "timed"]
     ok = [r for r in timed if r.ok and r.e2e_ms is not None]
     warm_failed = sum(1 for r in rows if r.phase == "warmup" and not r.ok)
@@ -110,6 +116,7 @@ def bucket_result(
     ci = e2e_dist.ci95
     outs = [r.output_tokens for r in ok if r.output_tokens is not None]
     prompt_counts = [r.prompt_tokens for r in timed if r.prompt_tokens is not None]
+    usage = verdicts(ok, usage_tolerance)
     res = BucketResult(
         name=bucket.name,
         mode=mode,
@@ -131,13 +138,8 @@ def bucket_result(
         output_tokens_mean=sum(outs) / len(outs) if outs else None,
         output_tokens_min=min(outs) if outs else None,
         n_short_outputs=sum(1 for r in ok if _short(r, bucket.max_tokens)),
-        n_usage_mismatch=sum(
-            1
-            for r in ok
-            if r.server_output_tokens is not None
-            and r.output_tokens is not None
-            and r.server_output_tokens != r.output_tokens
-        ),
+        n_usage_mismatch=usage.count(UsageVerdict.BELOW),
+        n_usage_unsettled=usage.count(UsageVerdict.UNSETTLED),
         n_prompt_mismatch=sum(
             1
             for r in ok

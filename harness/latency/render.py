@@ -10,21 +10,15 @@ from pathlib import Path
 
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
-from rich.table import Table
 
-from harness.attribution import section_lines
 from harness.console_hooks import SpinnerAndBars
+from harness.latency.config import LatencyConfig
 from harness.latency.core import LatencyHooks
-from harness.latency.report import BucketResult, LatencyReport, RequestRow
+from harness.latency.report import LatencyReport, RequestRow
+from harness.latency.views import sections
 from harness.profiles import Bucket
-
-
-def _ms(v: float | None) -> str:
-    return "—" if v is None else f"{v:,.0f}" if v >= 100 else f"{v:.1f}"
-
-
-def _x(v: float | None) -> str:
-    return "—" if v is None else f"{v:.2f}×"
+from harness.prompts import seed_line
+from harness.view.console import print_sections
 
 
 class LatencyProgress:
@@ -72,84 +66,8 @@ class LatencyProgress:
             yield self
 
 
-def bucket_table(title: str, buckets: list[BucketResult], strict: bool) -> Table:
-    t = Table(title=title, title_justify="left")
-    cols = ["bucket", "prompt", "output", "ok/fail", "baseline", "median ms", "95% CI", "speedup"]
-    if strict:
-        cols += ["TTFT p50", "TPOT p50", "ITL p99", "lag p99"]
-    for col in cols:
-        t.add_column(col, justify="left" if col == "bucket" else "right")
-    for b in buckets:
-        ci = f"{_ms(b.median_ci95[0])}–{_ms(b.median_ci95[1])}" if b.median_ci95 else "—"
-        out = "—" if b.output_tokens_mean is None else f"{b.output_tokens_mean:.0f}/{b.max_tokens}"
-        if b.n_short_outputs:
-            out = f"[yellow]{out}[/]"
-        cells = [
-            b.name,
-            f"{b.prompt_tokens if b.prompt_tokens is not None else '—'}",
-            out,
-            f"{b.n_ok}/{b.n_failed}" if not b.n_failed else f"[red]{b.n_ok}/{b.n_failed}[/]",
-            _ms(b.baseline_ms),
-            _ms(b.median_ms),
-            ci,
-            _x(b.speedup),
-        ]
-        if strict:
-            cells += [
-                _ms(b.ttft.median if b.ttft else None),
-                _ms(b.tpot.median if b.tpot else None),
-                _ms(b.itl.p99 if b.itl else None),
-                _ms(b.dispatch_lag.p99 if b.dispatch_lag else None),
-            ]
-        t.add_row(*cells)
-    return t
-
-
 def render_report(console: Console, rep: LatencyReport, folder: str) -> None:
-    if rep.official:
-        console.print(
-            bucket_table(
-                f"official ({rep.official[0].endpoint}, grader's procedure)", rep.official, False
-            )
-        )
-    if rep.strict:
-        console.print(
-            bucket_table(
-                f"strict ({rep.strict[0].endpoint}, streamed, unique prompts)", rep.strict, True
-            )
-        )
-    if rep.gaps:
-        g = Table(title="official vs strict", title_justify="left")
-        for col in ("bucket", "official", "strict", "share of speedup", "likely cause"):
-            g.add_column(col)
-        for gap in rep.gaps:
-            share = (
-                "—"
-                if gap.share_of_official_speedup is None
-                else f"{gap.share_of_official_speedup:.0%}"
-            )
-            g.add_row(
-                gap.bucket, _x(gap.official_speedup), _x(gap.strict_speedup), share, gap.cause
-            )
-        console.print(g)
-    ci = f" (95% CI {rep.score_ci95[0]:.2f}–{rep.score_ci95[1]:.2f})" if rep.score_ci95 else ""
-    label = "score (mean speedup)" if rep.official else "strict score (mean speedup)"
-    console.print(
-        f"[bold]{label}: {_x(rep.score)}{ci}[/]"
-        + ("" if rep.complete else "  [red](partial run)[/]")
-    )
-    if rep.strict_score is not None:
-        console.print(f"strict score: {_x(rep.strict_score)}")
-    if rep.calibration and rep.calibration.ttft_error_ms.n:
-        c = rep.calibration.ttft_error_ms
-        console.print(
-            f"client timing error (self-test): median {c.median:.2f} ms, p99 {c.p99:.2f} ms"
-        )
-    for flag in rep.flags:
-        console.print(f"[yellow]⚠ {flag.text}[/]")
-    if rep.attribution is not None:
-        for line in section_lines(rep.attribution):
-            console.print(f"attribution: {line}", markup=False)
+    print_sections(console, sections(rep))
     console.print(f"report: {folder}/latency.json")
 
 
@@ -164,6 +82,10 @@ class ConsoleHooks(SpinnerAndBars, LatencyHooks):
 
     def repeat(self, index: int, total: int) -> None:
         self.console.print(f"[bold]repeat {index}/{total}[/]")
+
+    def seed(self, cfg: LatencyConfig) -> None:
+        if cfg.mode != "official" and cfg.seed is not None:
+            self.console.print(seed_line(cfg.seed, cfg.seed_drawn))
 
     def bucket(self, mode: str, bucket: Bucket) -> None:
         self.bars.on_bucket(mode, bucket)

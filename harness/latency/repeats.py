@@ -21,7 +21,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import ClassVar, Literal, TypeVar
+from typing import Any, ClassVar, Literal, TypeVar
 
 import numpy as np
 from pydantic import BaseModel, Field
@@ -30,7 +30,7 @@ from rich.table import Table
 
 from harness.latency.report import LatencyReport
 from harness.latency.state import LatencyState
-from harness.runs import Report
+from harness.runs import Migration, Report
 
 REPEAT_DIR = "repeat-{i}"
 R = TypeVar("R")
@@ -73,12 +73,26 @@ class RepeatBucket(BaseModel):
     ttft_range_ms: float | None = None
 
 
+def _v1_to_v2(data: dict[str, Any]) -> dict[str, Any]:
+    """Schema 2: each repetition's strict-prompt seed (``seeds``) and the run's (``seed``).
+    Schema-1 runs used one seed for every repetition, their provenance's."""
+    prov = data.get("provenance")
+    seed = prov.get("seed") if isinstance(prov, dict) else None
+    data.setdefault("seed", seed)
+    n = data.get("repeats")
+    data.setdefault("seeds", [seed] * n if isinstance(seed, int) and isinstance(n, int) else [])
+    return data
+
+
 class RepeatsReport(Report):
-    SCHEMA_VERSION: ClassVar[int] = 1
+    SCHEMA_VERSION: ClassVar[int] = 2
     FILENAME: ClassVar[str] = "latency_repeats.json"
+    MIGRATIONS: ClassVar[dict[int, Migration]] = {1: _v1_to_v2}
 
     kind: str = "latency-repeats"
     repeats: int
+    seed: int | None = None  # the run's seed (drawn or --seed); repetition i derives its own
+    seeds: list[int] = Field(default_factory=list)  # each repetition's strict-prompt seed
     folders: list[str] = Field(default_factory=list)  # relative to the run folder
     buckets: list[RepeatBucket] = Field(default_factory=list)
     scores: list[float | None] = Field(default_factory=list)
@@ -178,6 +192,7 @@ def pool_states(states: Sequence[LatencyState]) -> LatencyState:
                 pooled.server_models.append(m)
         if pooled.readiness_s is None:
             pooled.readiness_s = st.readiness_s
+        pooled.usage_checks.extend(st.usage_checks)
     return pooled
 
 
@@ -220,3 +235,8 @@ def render_repeats(console: Console, rep: RepeatsReport) -> None:
             num(rep.strict_score_range, 3),
         )
     console.print(table)
+    if rep.seeds:
+        console.print(
+            f"strict-prompt seeds per repeat: {' '.join(map(str, rep.seeds))} "
+            f"(--seed {rep.seed} replays them all)"
+        )

@@ -11,6 +11,7 @@ from harness.risk import RiskFlag, migrate_flags
 from harness.runs import Migration, Report
 from harness.runs import RequestRow as BaseRequestRow
 from harness.stats import Dist as Dist  # re-exported: the one distribution type
+from harness.usage import UsageCheck
 
 
 class RequestRow(BaseRequestRow):
@@ -48,7 +49,9 @@ class BucketResult(BaseModel):
     output_tokens_mean: float | None = None
     output_tokens_min: int | None = None
     n_short_outputs: int = 0  # outputs shorter than max_tokens (early stop / completion cap)
-    n_usage_mismatch: int = 0  # usage.completion_tokens != re-tokenised count
+    # usage.completion_tokens judged against the re-tokenised text (harness/usage.py):
+    n_usage_mismatch: int = 0  # usage below the text beyond the tolerance (a flag)
+    n_usage_unsettled: int = 0  # usage the text cannot explain (special tokens or inflation)
     n_prompt_mismatch: int = 0  # usage.prompt_tokens != exact prompt length (strict)
     errors: dict[str, int] = Field(default_factory=dict)  # error kind → count (timed)
 
@@ -106,10 +109,19 @@ def _gap_v2(gap: Any) -> Any:
     return {**gap, "cause_kind": kind}
 
 
+def _v2_to_v3(data: dict[str, Any]) -> dict[str, Any]:
+    """Schema 3: usage judged by one rule (``n_usage_unsettled``, ``usage_checks``) and
+    informational ``notes``. Older reports counted every usage difference as a mismatch:
+    their counts are kept as they were, with nothing unsettled and no probe."""
+    data.setdefault("usage_checks", [])
+    data.setdefault("notes", [])
+    return data
+
+
 class LatencyReport(Report):
     FILENAME: ClassVar[str] = "latency.json"
-    SCHEMA_VERSION: ClassVar[int] = 2
-    MIGRATIONS: ClassVar[dict[int, Migration]] = {1: _v1_to_v2}
+    SCHEMA_VERSION: ClassVar[int] = 3
+    MIGRATIONS: ClassVar[dict[int, Migration]] = {1: _v1_to_v2, 2: _v2_to_v3}
 
     kind: str = "latency"
     mode: Literal["official", "strict", "both"]
@@ -124,18 +136,11 @@ class LatencyReport(Report):
     flags: list[RiskFlag] = Field(default_factory=list)
     calibration: Calibration | None = None
     attribution: AttributionSection | None = None  # /metrics deltas (docs/attribution.md)
+    # usage probes: the server's own token ids against its usage (harness/usage.py)
+    usage_checks: list[UsageCheck] = Field(default_factory=list)
+    notes: list[str] = Field(default_factory=list)  # informational lines, not risk flags
     requests: list[RequestRow] = Field(default_factory=list)
 
     def buckets(self) -> list[BucketResult]:
         """The buckets that carry the score: official when measured, else strict."""
         return self.official or self.strict
-
-
-def latency_samples(latency: LatencyReport | None, mode: str) -> dict[str, list[float]]:
-    """Timed, successful E2E latencies per bucket (ms), from ``latency.json``'s ``requests``."""
-    out: dict[str, list[float]] = {}
-    for row in latency.requests if latency is not None else []:
-        if row.mode != mode or row.phase != "timed" or not row.ok or row.e2e_ms is None:
-            continue
-        out.setdefault(row.bucket, []).append(row.e2e_ms)
-    return out

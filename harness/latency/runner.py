@@ -26,14 +26,17 @@ from harness.client.http import HttpOptions, encode_body, make_session, parse_st
 from harness.client.loop import closed_loop
 from harness.client.readiness import server_models
 from harness.client.records import RequestRecord
+from harness.client.token_probe import probe_usage
 from harness.client.urllib_client import post_like_grader
 from harness.latency.config import LatencyConfig
 from harness.latency.metrics import to_row
 from harness.latency.report import RequestRow
 from harness.latency.state import LatencyState
+from harness.latency.usage_check import probe_targets
 from harness.profiles import Bucket
 from harness.prompts import exact_prompt
 from harness.tokenizer import Tokenizer
+from harness.usage import UsageCheck
 
 Phase = Literal["warmup", "timed"]
 OnRow = Callable[[RequestRow, int], None]  # (row, total requests in this bucket+phase)
@@ -127,7 +130,7 @@ async def run_strict_bucket(
             encode_body(
                 strict_body(
                     cfg,
-                    exact_prompt(tok, bucket.prompt_tokens, seed=cfg.seed, index=offset + i),
+                    exact_prompt(tok, bucket.prompt_tokens, seed=cfg.prompt_seed, index=offset + i),
                     bucket,
                     model,
                 )
@@ -189,11 +192,11 @@ async def run_latency(
     on_bucket: Callable[[str, Bucket], None] | None = None,
     on_row: OnRow | None = None,
     hook: BucketHook | None = None,
-) -> None:
+) -> str | None:
     """Every requested bucket, official first then strict (when the mode asks for both).
 
     ``hook(mode, bucket, "before"|"after")`` is awaited around each bucket, outside
-    every timed window."""
+    every timed window. Returns the model name strict requests carried (None: none sent)."""
     modes: list[str] = ["official", "strict"] if cfg.mode == "both" else [cfg.mode]
     model: str | None = None
     if "strict" in modes:
@@ -221,3 +224,38 @@ async def run_latency(
                 await run_strict_bucket(session, cfg, bucket, tok, state, model, on_row)
                 if hook:
                     await hook(mode, bucket, "after")
+    return model or cfg.model
+
+
+async def run_probes(
+    cfg: LatencyConfig, tok: Tokenizer, state: LatencyState, model: str | None
+) -> list[UsageCheck]:
+    """The usage probes (harness/latency/usage_check.py: ``probe_targets``), one at a time,
+    after every bucket, into ``state.usage_checks``."""
+    url = cfg.url.rstrip("/") + cfg.strict_endpoint
+    opts = HttpOptions(timeout_s=cfg.timeout_s, connect_timeout_s=cfg.connect_timeout_s)
+    async with make_session(opts) as session:
+        for t in probe_targets(cfg, state):
+            if t.row.mode == "official":
+                body = {**official_body(cfg, t.bucket), **({"model": model} if model else {})}
+                label = "the official filler"
+            else:
+                index = t.row.index + cfg.warmup  # warm-up prompts come first
+                prompt = exact_prompt(
+                    tok, t.bucket.prompt_tokens, seed=cfg.prompt_seed, index=index
+                )
+                body = strict_body(cfg, prompt, t.bucket, model)
+                label = f"strict prompt #{index} of seed {cfg.prompt_seed}"
+            state.usage_checks.append(
+                await probe_usage(
+                    session,
+                    url,
+                    cfg.strict_endpoint,
+                    body,
+                    tok,
+                    mode=t.row.mode,
+                    name=t.bucket.name,
+                    prompt=label,
+                )
+            )
+    return state.usage_checks

@@ -9,6 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from harness.latency.report import RequestRow
+from harness.usage import UsageCheck
 
 
 @dataclass
@@ -19,3 +20,4 @@ class LatencyState:
     server_models_note: str = ""  # why server_models is empty when it is on purpose
     readiness_s: float | None = None
     finished_buckets: list[tuple[str, str]] = field(default_factory=list)  # (mode, bucket)
+    usage_checks: list[UsageCheck] = field(default_factory=list)  # the usage probes' results

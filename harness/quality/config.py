@@ -15,7 +15,16 @@ from typing import Any
 from harness.data.layout import DATA_DIR_ENV, default_data_dir
 from harness.data.punkt import default_nltk_data
 from harness.errors import ConfigError
-from harness.flags import Overrides, Target, option, positive_float, positive_int, ready_timeout
+from harness.flags import (
+    LIMIT_HELP,
+    Overrides,
+    Target,
+    option,
+    positive_float,
+    positive_int,
+    quality_limit,
+    ready_timeout,
+)
 from harness.profiles import Benchmark, Profile, QualitySpec
 
 DATA_ROUTE_ENV = "HARNESS_DATA_ROUTE"
@@ -30,9 +39,9 @@ class QualityOverrides(Overrides):
 
     limit: float | None = option(
         "--limit",
-        type=positive_float,
-        help="QUALITY_LIMIT: below 1.0 the first ceil(f*n) docs of each task, else all "
-        "(default: the profile's)",
+        type=quality_limit,
+        metavar="F|N",
+        help=f"{LIMIT_HELP} (default: the profile's, 0.1 for efficient-qwen)",
         gate="--limit",
     )
     data_dir: Path | None = option(
@@ -57,15 +66,22 @@ class QualityOverrides(Overrides):
     max_gen_toks: int | None = option(
         "--max-gen-toks",
         type=positive_int,
-        help="NON-OFFICIAL: cap every request's max_tokens, for slow test servers (default: none)",
+        metavar="N",
+        help="NON-OFFICIAL: cap every request's max_tokens, for slow test servers"
+        " (default: none, the profile's budgets)",
         gate="--max-gen-toks",
     )
     stream: bool = option("--stream", default=False, help="stream thinking benchmarks (GPQA)")
     idle_timeout_s: float = option(
-        "--idle-timeout", default=120.0, type=positive_float, help="streamed: max silence in s"
+        "--idle-timeout",
+        default=120.0,
+        type=positive_float,
+        metavar="S",
+        help="with --stream: the longest silence between reads, in s",
     )
     endpoint: str | None = option(
-        "--endpoint", help="NON-OFFICIAL: post somewhere else (default: the profile's)"
+        "--endpoint",
+        help="NON-OFFICIAL: post somewhere else (default: the profile's [quality] endpoint)",
     )
     model: str | None = option(
         "--model", help="NON-OFFICIAL: the body's model name (default: the profile's)"
@@ -85,7 +101,9 @@ class QualityConfig:
     data_dir: Path
     nltk_data: Path
     folder: Path  # run folder: quality.json, samples, cache, rendered task YAMLs
-    limit: float | None  # QUALITY_LIMIT; None or >= 1.0 means every document
+    # QUALITY_LIMIT: a fraction (< 1), None or 1.0 every document, a whole count > 1
+    # the first N documents (non-official; quality/stats.py: effective_limit)
+    limit: float | None
     only: tuple[str, ...]  # benchmark names; empty: all of the profile's
     max_gen_toks: int | None  # NON-OFFICIAL cap on every request's max_tokens
     stream: bool  # NON-OFFICIAL for the scripts: stream thinking benchmarks (GPQA)
@@ -146,6 +164,8 @@ class QualityConfig:
             out["endpoint"] = self.endpoint
         if self.model and self.model != self.profile.server.model:
             out["model"] = self.model
+        if self.limit is not None and self.limit > 1.0:
+            out["limit"] = int(self.limit)  # a count: the grader reads it as "all"
         return out
 
 

@@ -21,6 +21,7 @@ from harness.kinds.record import (
     console_only,
 )
 from harness.profiles import Profile
+from harness.quality import views as quality_views
 from harness.quality.config import QualityConfig, QualityOverrides, from_profile
 from harness.quality.console import ConsoleHooks
 from harness.quality.core import NO_HOOKS, QualityHooks, exit_code, measure_quality
@@ -95,5 +96,6 @@ KIND: MeasurementKind[QualityConfig, QualityOverrides, QualityReport, QualityHoo
         gate_step="server",
         console=KindConsole(hooks=console_only(ConsoleHooks), render=render),
         compare=KindCompare(load_extra=samples_beside, differences=differences, compare=compare),
+        views=quality_views.sections,
     )
 )

@@ -12,10 +12,11 @@ from rich.progress import (
     TimeElapsedColumn,
     TimeRemainingColumn,
 )
-from rich.table import Table
 
 from harness.profiles import Benchmark
 from harness.quality.report import QualityReport
+from harness.quality.views import sections
+from harness.view.console import print_sections
 
 
 class RichProgress:
@@ -79,73 +80,5 @@ class _Sink:
         )
 
 
-def _fmt(value: float | None, digits: int = 3) -> str:
-    return "-" if value is None else f"{value:.{digits}f}"
-
-
 def render_report(console: Console, report: QualityReport) -> None:
-    table = Table(title=f"quality — {report.url}{report.endpoint}", title_justify="left")
-    for col, right in (
-        ("benchmark", False),
-        ("score", True),
-        ("gate", True),
-        ("verdict", False),
-        ("n", True),
-        ("think", False),
-        ("max_tok", True),
-        ("wall s", True),
-        ("conc", True),
-        ("errors", True),
-    ):
-        table.add_column(col, justify="right" if right else "left", no_wrap=True)
-    for b in report.benchmarks:
-        verdict = "[red]ERROR[/]" if b.error else ("[green]PASS[/]" if b.passed else "[red]FAIL[/]")
-        table.add_row(
-            b.title,
-            _fmt(b.judged_score, 4),  # the grader's round(score, 4), the one judged
-            f"{b.threshold:.3f}",
-            verdict,
-            str(b.n),
-            "on" if b.thinking else "off",
-            str(b.max_tokens_sent or "-"),
-            f"{b.wall_s:.1f}",
-            f"{b.concurrency_max}/{b.concurrency_mean:.1f}",
-            f"{b.errors}/{b.requests}",
-        )
-    console.print(table)
-    for b in report.benchmarks:
-        console.print(
-            f"{b.title}: {b.metric} (client {b.client}); {b.cached} answers from the resume "
-            f"cache, {b.retries} retries, {b.empty_answers} empty answers"
-            + (f", errors {b.error_kinds}" if b.error_kinds else "")
-        )
-        if b.error:
-            console.print(f"[red]{b.title}: {b.error}[/]")
-        if b.grader_abort:
-            console.print(
-                f"[red]{b.title}: {b.grader_abort} ({b.grader_aborts} requests; harness's own "
-                f"score {_fmt(b.score, 4)})[/]"
-            )
-        if b.subtasks:
-            sub = Table(title=f"{b.title} per subject ({b.metric})", title_justify="left")
-            sub.add_column("subject")
-            sub.add_column("score", justify="right")
-            for name, value in b.subtasks.items():
-                sub.add_row(name, _fmt(value))
-            console.print(sub)
-        if b.other_metrics:
-            extra = ", ".join(f"{k} {v:.3f}" for k, v in sorted(b.other_metrics.items()))
-            console.print(f"{b.title} other metrics: {extra}")
-        if b.thinking_stats:
-            t = b.thinking_stats
-            console.print(
-                f"{b.title} thinking: {t.lost_to_budget}/{t.answers} answers lost to the think "
-                f"budget, {t.extracted} answers extracted, mean think tokens "
-                f"{_fmt(t.think_tokens_mean, 0)}"
-            )
-    if report.non_official:
-        console.print(f"[yellow]NON-OFFICIAL settings: {report.non_official}[/]")
-    verdict = {True: "[green]PASS[/]", False: "[red]FAIL[/]", None: "[yellow]INCOMPLETE[/]"}[
-        report.passed
-    ]
-    console.print(f"quality: {verdict} in {report.wall_s:.1f} s")
+    print_sections(console, sections(report))

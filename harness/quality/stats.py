@@ -11,16 +11,20 @@ from harness.errors import ProtocolError
 
 
 def effective_limit(limit: float | None, num_docs: int | None) -> float | int | None:
-    """The grader's QUALITY_LIMIT: a fraction below 1.0, else every document.
+    """lm-eval's ``limit`` for harness's ``--limit`` (docs/quality.md, "--limit").
 
-    A benchmark with a fixed document count (``num_docs``, e.g. Paris GSM8K 200)
-    passes that count as lm-eval's integer limit. lm-eval reads ``1.0`` as ONE
-    document, so 1.0 and above must become ``None``.
+    A fraction below 1.0 is the grader's QUALITY_LIMIT (the first ceil(f*n) documents);
+    1.0 is every document, as the grader reads it (lm-eval itself would read ``1.0`` as
+    ONE document, so it becomes ``None``); a whole number above 1 is a count of
+    documents, harness's own (non-official) setting. A benchmark with a fixed document
+    count (``num_docs``, e.g. Paris GSM8K 200) passes that count.
     """
     if num_docs is not None:
         return int(num_docs)
-    if limit is None or limit >= 1.0:
+    if limit is None or limit == 1.0:
         return None
+    if limit > 1.0:
+        return int(limit)
     return float(limit)
 
 

@@ -249,12 +249,12 @@ class Transport:
         if rec.stream:
             # NON-OFFICIAL streaming: the grader never streams, read as harness does
             if rec.error is not None:
-                return Reading(failed=rec.error.one_line())
+                return Reading(failed=rec.error.with_answer())
             return Reading(rec.text)
         if rec.response is not None and (
             rec.error is None or rec.error.kind == ErrorKind.EMPTY_CHOICES
         ):
             return read_reply(self.opts.style, rec.response, raw=raw)
         if rec.error is not None:
-            return Reading(failed=rec.error.one_line())
+            return Reading(failed=rec.error.with_answer())
         return Reading(failed="reply JSON is not an object")

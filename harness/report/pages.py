@@ -1,4 +1,4 @@
-"""The two HTML reports: the ledger (every run) and one run in detail."""
+"""The two HTML reports: the ledger (every run) and one run in detail, both made of sections."""
 
 from __future__ import annotations
 
@@ -7,20 +7,19 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from harness import __version__
-from harness.latency.report import LatencyReport, latency_samples
+from harness.latency.report import LatencyReport
+from harness.latency.views import bucket_chart, distribution_chart, samples
+from harness.quality.views import score_chart
 from harness.report import html
-from harness.report.compare_section import compare_section
 from harness.report.entry import LedgerEntry
 from harness.report.folder import read_run
-from harness.report.frontier import frontier, waterfall
-from harness.report.plots import (
-    bucket_vs_baseline,
-    latency_distributions,
-    quality_vs_thresholds,
-    score_over_runs,
-    waterfall_plot,
-)
-from harness.report.table import DASH, fmt_ms, fmt_score, fmt_time, fmt_x, ledger_table, status
+from harness.report.frontier import Frontier, frontier, waterfall
+from harness.report.plots import score_over_runs, waterfall_chart
+from harness.report.sections import quality_scores, run_sections, summary
+from harness.report.table import VERDICT_TONE, ledger_table
+from harness.view import fmt
+from harness.view.chart import Chart
+from harness.view.model import Figure, Section, section, text
 
 
 def _stamp(now: datetime | None) -> str:
@@ -28,194 +27,76 @@ def _stamp(now: datetime | None) -> str:
     return f"generated {when} by harness {__version__}"
 
 
-def _baselines(e: LedgerEntry) -> dict[str, float]:
-    return {b.name: b.baseline_ms for b in e.buckets if b.baseline_ms is not None}
+def _figure(chart: Chart | None) -> Figure | None:
+    return None if chart is None else Figure(chart)
 
 
-def _distributions(folder: Path, e: LedgerEntry) -> str:
-    latency = read_run(folder).get(LatencyReport)
-    samples = {m: latency_samples(latency, m) for m in ("official", "strict")}
-    plot = latency_distributions({m: s for m, s in samples.items() if s}, _baselines(e))
-    return html.figure(plot, f"{plot.title}: {e.label()}") if plot else ""
+def best_line(fr: Frontier) -> str:
+    best = fr.best
+    if best is None:
+        return f"best: {fmt.DASH} ({fr.basis})"
+    return f"best: {best.label()} — score {fmt.times(best.score)} (frontier over {fr.basis})"
 
 
-def _quality_table(e: LedgerEntry) -> str:
-    if not e.quality:
-        return ""
-    rows = [
-        [
-            q.title,
-            q.metric or DASH,
-            fmt_score(q.score),
-            fmt_score(q.threshold),
-            str(q.n),
-            DASH if q.passed is None else "pass" if q.passed else "fail",
-        ]
-        for q in e.quality
-    ]
-    limit = "" if e.quality_limit is None else f"limit {e.quality_limit:g}"
-    return html.table(
-        ["benchmark", "metric", "score", "threshold", "n", "gate"],
-        rows,
-        left=["benchmark", "metric"],
-    ) + html.paragraph(limit, "meta")
+def _latest(e: LedgerEntry, best: LedgerEntry | None, root: Path) -> Section:
+    """The newest run beside the best: verdict, reasons, flags, buckets, distributions, quality."""
+    series = [(f"latest: {e.label()}", list(e.medians(e.score_mode or "official").values()))]
+    if best is not None and best.id != e.id:
+        series.append(
+            (f"best: {best.label()}", list(best.medians(best.score_mode or "official").values()))
+        )
+    latency = read_run(root / e.id).get(LatencyReport)
+    per_mode = {m: s for m in ("official", "strict") if (s := samples(latency, m))}
+    baselines = {b.name: b.baseline_ms for b in e.buckets if b.baseline_ms is not None}
+    verdict = e.verdict or f"{fmt.DASH} (not gated: run harness gate RUN_DIR)"
+    return section(
+        "latest",
+        f"Latest run: {e.label()}",
+        text(f"verdict: {verdict}", tone=VERDICT_TONE.get(e.verdict or "", "plain")),
+        text(*e.reasons, bullets=True),
+        text(*e.flags, tone="warn", bullets=True),
+        _figure(bucket_chart(series)),
+        _figure(distribution_chart(per_mode, baselines, f"Latency distributions: {e.label()}")),
+        _figure(score_chart(e.quality)),
+        quality_scores(e),
+    )
 
 
 def ledger_page(entries: Sequence[LedgerEntry], root: Path, *, now: datetime | None = None) -> str:
     """Every recorded run: the table, score over runs, the frontier's waterfall, latest run's plots."""
     fr = frontier(entries)
     best = fr.best
-    lt = ledger_table(entries, best.id if best else None)
-    rows = [r.cells for r in lt.rows]
-    vcol = lt.headers.index("verdict")
-    cell_classes = {
-        (i, vcol): r.entry.verdict for i, r in enumerate(lt.rows) if r.entry.verdict is not None
-    }
-    table = html.table(
-        lt.headers,
-        rows,
-        left=["time", "run", "note", "status"],
-        row_classes=["best" if r.best else "" for r in lt.rows],
-        cell_classes=cell_classes,
-    )
-    best_text = (
-        f"best: {best.label()} — score {fmt_x(best.score)} (frontier over {fr.basis})"
-        if best
-        else f"best: — ({fr.basis})"
-    )
-    latest = max(entries, key=lambda e: (e.time, e.id)) if entries else None
-    parts = [
-        html.section(
+    score = score_over_runs(fr, entries)
+    sections = [
+        section(
+            "runs",
             "Runs (newest first; ★ marks the best)",
-            html.paragraph(best_text),
-            table,
-            html.paragraph("bucket columns: median latency in ms (scored mode)", "meta"),
+            text(best_line(fr)),
+            ledger_table(entries, best.id if best else None),
+            text("bucket columns: median latency in ms (scored mode)", tone="dim"),
+        ),
+        section(
+            "score",
+            "Score over runs",
+            _figure(score) or text("no run has a latency score yet"),
+            _figure(waterfall_chart(waterfall(fr.points))),
         ),
     ]
-    score = score_over_runs(fr, entries)
-    steps = waterfall(fr.points)
-    wf = waterfall_plot(steps)
-    parts.append(
-        html.section(
-            "Score over runs",
-            html.figure(score) if score else html.paragraph("no run has a latency score yet"),
-            html.figure(wf, "score change between consecutive frontier runs") if wf else "",
-        )
-    )
-    if latest is not None:
-        series = [(f"latest: {latest.label()}", latest.medians(latest.score_mode or "official"))]
-        if best is not None and best.id != latest.id:
-            series.append((f"best: {best.label()}", best.medians(best.score_mode or "official")))
-        buckets = bucket_vs_baseline(series)
-        quality = quality_vs_thresholds(latest.quality)
-        parts.append(
-            html.section(
-                f"Latest run: {latest.label()}",
-                html.verdict_line(latest.verdict),
-                html.bullet_list(latest.reasons, "reasons"),
-                html.bullet_list(latest.flags, "flags"),
-                html.figure(buckets) if buckets else "",
-                _distributions(root / latest.id, latest),
-                html.figure(quality) if quality else "",
-                _quality_table(latest),
-            )
-        )
+    if entries:
+        latest = max(entries, key=lambda e: (e.time, e.id))
+        sections.append(_latest(latest, best, root))
     return html.page(
         "harness — run ledger",
         f"{len(entries)} runs in {root.name}/ledger.jsonl · {_stamp(now)}",
-        parts,
+        [html.sections(sections)],
     )
-
-
-def _bucket_rows(e: LedgerEntry, mode: str) -> list[list[str]]:
-    return [
-        [
-            b.name,
-            fmt_ms(b.baseline_ms),
-            fmt_ms(b.median_ms),
-            fmt_x(b.speedup),
-            f"{b.n_ok}/{b.n_failed}",
-        ]
-        for b in e.buckets
-        if b.mode == mode
-    ]
-
-
-def _gaps(folder: Path) -> str:
-    latency = read_run(folder).get(LatencyReport)
-    gaps = latency.gaps if latency is not None else []
-    if not gaps:
-        return ""
-    rows = []
-    for g in gaps:
-        share = g.share_of_official_speedup
-        rows.append(
-            [
-                g.bucket,
-                fmt_x(g.official_speedup),
-                fmt_x(g.strict_speedup),
-                DASH if share is None else f"{round(share, 2) + 0.0:.0%}",  # no "-0%"
-                g.cause or DASH,
-            ]
-        )
-    headers = ["bucket", "official", "strict", "share of speedup", "likely cause"]
-    intro = html.paragraph(
-        "official vs strict: the share of the official speedup strict mode does not see"
-    )
-    return intro + html.table(headers, rows, left=["bucket", "likely cause"])
 
 
 def run_page(folder: Path, e: LedgerEntry, *, now: datetime | None = None) -> str:
-    """One run in detail: verdict and reasons, flags, buckets, distributions, quality."""
-    facts: list[tuple[str, str]] = [
-        ("run", e.id),
-        ("name", e.name or DASH),
-        ("note", e.note or DASH),
-        ("profile", e.profile or DASH),
-        ("server", e.server.label()),
-        ("started", fmt_time(e.time)),
-        ("reports", ", ".join(e.reports) or DASH),
-        ("status", status(e) + ("" if e.complete else " (partial reports)")),
-        ("score", fmt_x(e.score) + (f" ({e.score_mode})" if e.score_mode else "")),
-        (
-            "score 95% CI",
-            f"{fmt_x(e.score_ci95[0])}–{fmt_x(e.score_ci95[1])}" if e.score_ci95 else DASH,
-        ),
-        ("strict score", fmt_x(e.strict_score)),
-        (
-            "checks failed",
-            DASH if e.checks_total is None else f"{e.checks_failed}/{e.checks_total}",
-        ),
-    ]
-    if e.throughput_score is not None:
-        facts.append(("throughput score", f"{e.throughput_score:.3f}"))
-    if e.vlm is not None:
-        from harness.report.render import vlm_summary
-
-        facts.append(("AICAS VLM", vlm_summary(e.vlm)))
-    headers = ["bucket", "baseline ms", "median ms", "speedup", "ok/failed"]
-    bucket_tables = [
-        html.paragraph(f"{mode} mode") + html.table(headers, rows, left=["bucket"])
-        for mode in ("official", "strict")
-        if (rows := _bucket_rows(e, mode))
-    ]
-    series = [(m, e.medians(m)) for m in ("official", "strict") if e.medians(m)]
-    buckets = bucket_vs_baseline(series) if series else None
-    quality = quality_vs_thresholds(e.quality)
-    parts = [
-        html.verdict_line(e.verdict),
-        html.bullet_list(e.reasons, "reasons"),
-        html.section("Risk flags", html.bullet_list(e.flags, "flags")),
-        html.section("Unreadable reports", html.bullet_list(e.problems, "problems")),
-        html.section("Run", html.facts(facts)),
-        html.section(
-            "Latency",
-            *bucket_tables,
-            html.figure(buckets) if buckets else "",
-            _distributions(folder, e),
-            _gaps(folder),
-        ),
-        html.section("Quality", html.figure(quality) if quality else "", _quality_table(e)),
-        compare_section(folder),
-    ]
-    return html.page(f"harness — run {e.label()}", _stamp(now), parts)
+    """One run in detail: the verdict, the summary, then every report's own sections."""
+    sections = [summary(e), *run_sections(read_run(folder))]
+    return html.page(
+        f"harness — run {e.label()}",
+        _stamp(now),
+        [html.verdict_line(e.verdict), html.sections(sections)],
+    )

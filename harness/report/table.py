@@ -1,31 +1,17 @@
-"""The ledger table as plain cells (shared by the console and the HTML page) and its rich form."""
+"""The ledger table as one view model: the console and report.html render the same cells."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 from datetime import datetime
 
-from rich import box
-from rich.markup import escape
-from rich.table import Table
-
 from harness.report.entry import LedgerEntry
+from harness.view import fmt
+from harness.view.model import Cell, Column, Row, Table, Tone
 
 BEST_MARK = "★"
-DASH = "—"
-
-
-def fmt_ms(v: float | None) -> str:
-    return DASH if v is None else f"{v:,.0f}" if v >= 100 else f"{v:.1f}"
-
-
-def fmt_x(v: float | None) -> str:
-    return DASH if v is None else f"{v:.2f}×"
-
-
-def fmt_score(v: float | None) -> str:
-    return DASH if v is None else f"{v:.3f}"
+VERDICT_TONE: dict[str, Tone] = {"PASS": "good", "FAIL": "bad", "INCOMPLETE": "warn"}
+LEFT = ("time", "run", "server", "note", "status")
 
 
 def fmt_time(iso: str, *, short: bool = False) -> str:
@@ -47,20 +33,21 @@ def status(e: LedgerEntry) -> str:
     return "invalid" + (f", {risk}" if risk else "")
 
 
-@dataclass(frozen=True)
-class LedgerRow:
-    entry: LedgerEntry
-    best: bool
-    cells: list[str]
+def _quality_cell(e: LedgerEntry, name: str) -> str:
+    found = next((q for q in e.quality if q.name == name), None)
+    if found is None:
+        return fmt.DASH
+    mark = "" if found.passed is None else ("✓" if found.passed else "✗")
+    return fmt.num(found.score, ".2f") + mark
 
 
-@dataclass(frozen=True)
-class LedgerTable:
-    headers: list[str]
-    rows: list[LedgerRow]  # newest first
+def _vlm_score(e: LedgerEntry) -> str:
+    score = e.vlm.get("score") if e.vlm else None
+    return fmt.num(score, ".3f") if isinstance(score, int | float) else fmt.DASH
 
 
-def ledger_table(entries: Sequence[LedgerEntry], best_id: str | None) -> LedgerTable:
+def ledger_table(entries: Sequence[LedgerEntry], best_id: str | None, title: str = "") -> Table:
+    """Newest first; the best run's row is ``strong`` and its score carries ★."""
     bucket_names: list[str] = []
     bench: dict[str, str] = {}
     for e in entries:
@@ -71,64 +58,35 @@ def ledger_table(entries: Sequence[LedgerEntry], best_id: str | None) -> LedgerT
     # the server build, once any run took a fingerprint: different builds side by side show it
     builds = any(e.server.build for e in entries)
     headers = ["time", "run", *(["server"] if builds else []), "note", "verdict", "score"]
-    headers += [*bucket_names, *bench.values(), "status"]
-    rows: list[LedgerRow] = []
+    # the other kinds' headline numbers, once any run has one
+    tput = any(e.throughput_score is not None for e in entries)
+    vlm = any(e.vlm is not None for e in entries)
+    headers += [*bucket_names, *bench.values()]
+    headers += [*(["tok/s score"] if tput else []), *(["VLM score"] if vlm else []), "status"]
+    rows: list[Row] = []
     for e in sorted(entries, key=lambda e: (e.time, e.id), reverse=True):
         best = e.id == best_id
-        score = fmt_x(e.score)
+        score = fmt.times(e.score)
         if e.score is not None and e.score_mode == "strict":
             score += " (strict)"
         if best:
             score = f"{BEST_MARK} {score}"
         meds = e.medians(e.score_mode or "official")
         cells = [
-            fmt_time(e.time, short=True),
-            e.short_label(),
-            *([e.server.build or DASH] if builds else []),
-            e.note or DASH,
-            e.verdict or DASH,
-            score,
+            Cell(fmt_time(e.time, short=True)),
+            Cell(e.short_label()),
+            *([Cell(e.server.build or fmt.DASH)] if builds else []),
+            Cell(e.note or fmt.DASH),
+            Cell(e.verdict or fmt.DASH, VERDICT_TONE.get(e.verdict or "", "plain")),
+            Cell(score),
+            *(Cell(fmt.ms(meds[n].median_ms if n in meds else None)) for n in bucket_names),
+            *(Cell(_quality_cell(e, name)) for name in bench),
+            *([Cell(fmt.num(e.throughput_score, ",.0f"))] if tput else []),
+            *([Cell(_vlm_score(e))] if vlm else []),
+            Cell(status(e)),
         ]
-        for n in bucket_names:
-            b = meds.get(n)
-            cells.append(DASH if b is None else fmt_ms(b.median_ms))
-        by_name = {q.name: q for q in e.quality}
-        for name in bench:
-            found = by_name.get(name)
-            if found is None:
-                cells.append(DASH)
-                continue
-            mark = "" if found.passed is None else ("✓" if found.passed else "✗")
-            cells.append(("—" if found.score is None else f"{found.score:.2f}") + mark)
-        cells.append(status(e))
-        rows.append(LedgerRow(entry=e, best=best, cells=cells))
-    return LedgerTable(headers=headers, rows=rows)
-
-
-VERDICT_STYLE = {"PASS": "green", "FAIL": "red", "INCOMPLETE": "yellow"}
-
-
-def rich_ledger(table: LedgerTable, title: str) -> Table:
-    t = Table(
-        title=title,
-        title_justify="left",
-        box=box.SIMPLE_HEAD,
-        padding=(0, 1, 0, 0),
-        show_edge=False,
+        rows.append(Row(tuple(cells), "strong" if best else "plain"))
+    columns = tuple(
+        Column(h, "left" if h in LEFT else "right", wrap=h in ("note", "server")) for h in headers
     )
-    for h in table.headers:
-        left = h in ("time", "run", "server", "note", "status")
-        t.add_column(
-            h,
-            justify="left" if left else "right",
-            no_wrap=h != "note",
-            min_width=10 if h == "note" else None,
-        )
-    for row in table.rows:
-        cells = [escape(c) for c in row.cells]  # names and notes are user text
-        style = VERDICT_STYLE.get(row.entry.verdict or "")
-        if style:
-            at = table.headers.index("verdict")
-            cells[at] = f"[{style}]{cells[at]}[/]"
-        t.add_row(*cells, style="bold" if row.best else None)
-    return t
+    return Table("ledger", title, columns, tuple(rows), dense=True)

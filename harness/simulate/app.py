@@ -252,9 +252,9 @@ class Simulator:
             except BadRequest as err:
                 return self._bad(entry, raw, err)
             entry.prompt_tokens = plan.prompt_tokens
-            self.counters.record(plan.prompt_tokens, plan.cached_tokens, len(plan.pieces))
+            self.counters.record(plan.prompt_tokens, plan.cached_tokens, len(plan.token_ids))
             entry.cached_prompt_tokens = plan.cached_tokens
-            entry.completion_tokens = len(plan.pieces)
+            entry.completion_tokens = len(plan.token_ids)
             entry.reported_completion_tokens = plan.reported_completion_tokens
             entry.finish_reason = plan.finish_reason
             entry.output_text = "".join(p.text for p in plan.pieces)
@@ -264,7 +264,8 @@ class Simulator:
                 return await emit_stream(
                     request, entry, plan, tmpl, self._spin, per=per, usage_chunk=req.include_usage
                 )
-            return await emit_whole(request, entry, plan, kind, rid, model, self._spin)
+            listed = plan.token_ids if req.return_token_ids else None
+            return await emit_whole(request, entry, plan, kind, rid, model, self._spin, listed)
         finally:
             self.inflight -= 1
 

@@ -48,6 +48,10 @@ class SimConfig(BaseModel):
     tokens_per_chunk: int = Field(1, ge=1)
     max_model_len: int = Field(32768, ge=1)
     think_tokens: int = Field(24, ge=1)
+    # vLLM's token accounting (docs/simulate.md, "Usage"): the EOS that ends a "stop"
+    # answer counted in usage, and generated special tokens that the text does not show
+    count_eos: bool = False
+    special_tokens: int = Field(0, ge=0)
     # identity
     models: tuple[str, ...] = DEFAULT_MODELS
     seed: int = 0

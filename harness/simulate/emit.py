@@ -45,10 +45,15 @@ async def emit_whole(
     rid: str,
     model: str,
     spin: Spin,
+    token_ids: list[int] | None = None,
 ) -> web.StreamResponse:
-    """The JSON body, written when the last token is due."""
+    """The JSON body, written when the last token is due (``token_ids``: vLLM's
+    ``return_token_ids`` answer, every generated id)."""
     u = usage(plan.prompt_tokens, plan.reported_completion_tokens)
-    data = dumps(full_response(kind, rid, model, entry.output_text or "", plan.finish_reason, u))
+    body = full_response(kind, rid, model, entry.output_text or "", plan.finish_reason, u)
+    if token_ids is not None:
+        body["choices"][0]["token_ids"] = token_ids
+    data = dumps(body)
     if entry.fault is Fault.MALFORMED_JSON:
         data = data[: len(data) // 2]
     deadline = plan.deadline(max(len(plan.pieces) - 1, 0))

@@ -50,6 +50,7 @@ class Plan:
     reported_completion_tokens: int
     first_token_ns: int  # absolute deadline of token 0
     itl_ns: int
+    token_ids: list[int]  # every generated id (the pieces', then the counted EOS): the truth
 
     def deadline(self, i: int) -> int:
         return self.first_token_ns + i * self.itl_ns
@@ -116,8 +117,14 @@ class Engine:
         key = req.prompt_text if req.prompt_ids is None else ",".join(map(str, ids))
         think = cfg.think_tokens if (req.thinking or cfg.think_leak) else 0
         pieces = self.vocab.generate(key, n, think=think, salt=salt)
+        if cfg.special_tokens:  # the answer's last tokens: generated, not in the text
+            k = min(cfg.special_tokens, n)
+            pieces[n - k :] = [self.vocab.special] * k
+        token_ids = [p.token_id for p in pieces]
+        if cfg.count_eos and finish == "stop":
+            token_ids.append(self.vocab.eos_id)
         prefill_ns = int(cfg.prefill_ms_per_token * 1e6 * (len(ids) - cached))
-        reported = max(0, n + cfg.usage_skew)
+        reported = max(0, len(token_ids) + cfg.usage_skew)
         return Plan(
             pieces=pieces,
             finish_reason=finish,
@@ -126,4 +133,5 @@ class Engine:
             reported_completion_tokens=reported,
             first_token_ns=arrival_ns + int(cfg.ttft_ms * 1e6) + prefill_ns,
             itl_ns=int(cfg.itl_ms * 1e6),
+            token_ids=token_ids,
         )

@@ -15,6 +15,7 @@ import threading
 import urllib.error
 import urllib.request
 from collections import deque
+from collections.abc import Mapping
 from types import TracebackType
 from typing import Any
 
@@ -36,12 +37,15 @@ class SimProcess:
         port: int = 0,
         ready_timeout_s: float = 30.0,
         python: str = sys.executable,
+        popen_kwargs: Mapping[str, Any] | None = None,
     ) -> None:
         self.cfg = cfg or SimConfig()
         self.host = host
         self.port = port
         self.ready_timeout_s = ready_timeout_s
         self.python = python
+        # extra Popen arguments (tests that send SIGINT restore its default disposition)
+        self.popen_kwargs = dict(popen_kwargs or {})
         self.url = ""
         self.proc: subprocess.Popen[bytes] | None = None
         self.output: deque[str] = deque(maxlen=200)  # the process's last lines (stdout+stderr)
@@ -68,7 +72,11 @@ class SimProcess:
     def start(self) -> SimProcess:
         env = dict(os.environ, PYTHONUNBUFFERED="1")
         self.proc = subprocess.Popen(
-            self.argv(), stdout=subprocess.PIPE, stderr=subprocess.STDOUT, env=env
+            self.argv(),
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            env=env,
+            **self.popen_kwargs,
         )
         # A thread keeps draining the pipe for the process's whole life: a full pipe
         # would block the simulator on its next log line.

@@ -33,6 +33,7 @@ class ParsedRequest:
     thinking: bool
     ignore_eos: bool
     min_tokens: int
+    return_token_ids: bool = False  # vLLM's: choices[0].token_ids in a non-streamed answer
 
 
 def parse_json(raw: bytes) -> dict[str, Any]:
@@ -175,4 +176,5 @@ def parse_request(body: dict[str, Any], kind: Kind) -> ParsedRequest:
         thinking=thinking,
         ignore_eos=_opt_bool(body, "ignore_eos"),
         min_tokens=_opt_int(body, "min_tokens", minimum=0) or 0,
+        return_token_ids=_opt_bool(body, "return_token_ids"),
     )

@@ -8,6 +8,11 @@ start-up and words that are not one token in the configured tokenizer dropped.
 
 A thinking block is ``<think>`` ``\\n`` ``Okay`` words… ``\\n`` ``</think>`` ``\\n\\n``
 followed by the answer words: also one token per piece with Qwen3.5.
+
+Every piece carries its token id (``return_token_ids``). :attr:`Vocabulary.special` is
+a special token with EMPTY text, as vLLM's detokeniser (``skip_special_tokens``)
+renders one: generated, timed and counted, but not in the text; :attr:`Vocabulary.eos_id`
+is the id of the EOS token vLLM counts at the end of a "stop" answer.
 """
 
 from __future__ import annotations
@@ -35,14 +40,24 @@ THINK_CLOSE = "</think>"
 
 @dataclass(frozen=True)
 class Piece:
-    """One generated token: its text and that text JSON-escaped (for chunk templates)."""
+    """One generated token: its text, that text JSON-escaped (for chunk templates), its id."""
 
     text: str
     escaped: str
+    token_id: int = 0
 
 
-def _piece(text: str) -> Piece:
-    return Piece(text, json.dumps(text, ensure_ascii=False)[1:-1])
+def _piece(text: str, token_id: int = 0) -> Piece:
+    return Piece(text, json.dumps(text, ensure_ascii=False)[1:-1], token_id)
+
+
+def _special_id(tokenizer: Tokenizer, names: tuple[str, ...], fallback: int) -> int:
+    """The id of the first of ``names`` the tokenizer has as one special token."""
+    for name in names:
+        ids = tokenizer.encode(name)
+        if len(ids) == 1 and ids[0] in tokenizer.special_ids:
+            return ids[0]
+    return fallback
 
 
 class Vocabulary:
@@ -50,15 +65,19 @@ class Vocabulary:
 
     def __init__(self, tokenizer: Tokenizer) -> None:
         self.tokenizer = tokenizer
-        words = [" " + w for w in _WORDS]
-        self.words = [_piece(w) for w in words if len(tokenizer.encode(w)) == 1]
+        words = [(" " + w, tokenizer.encode(" " + w)) for w in _WORDS]
+        self.words = [_piece(w, ids[0]) for w, ids in words if len(ids) == 1]
         if len(self.words) < 16:
             raise ValueError(f"tokenizer {tokenizer.name} has too few one-token words")
-        self.think_head = [_piece(THINK_OPEN), _piece("\n"), _piece("Okay")]
-        self.think_tail = [_piece("\n"), _piece(THINK_CLOSE), _piece("\n\n")]
-        for p in self.think_head + self.think_tail:
-            if len(tokenizer.encode(p.text)) != 1:
-                raise ValueError(f"{p.text!r} is not one token in {tokenizer.name}")
+        head, tail = [THINK_OPEN, "\n", "Okay"], ["\n", THINK_CLOSE, "\n\n"]
+        for text in head + tail:
+            if len(tokenizer.encode(text)) != 1:
+                raise ValueError(f"{text!r} is not one token in {tokenizer.name}")
+        self.think_head = [_piece(t, tokenizer.encode(t)[0]) for t in head]
+        self.think_tail = [_piece(t, tokenizer.encode(t)[0]) for t in tail]
+        specials = sorted(tokenizer.special_ids) or [0]
+        self.eos_id = _special_id(tokenizer, ("<|im_end|>", "<|endoftext|>"), specials[-1])
+        self.special = _piece("", _special_id(tokenizer, ("<|im_start|>",), specials[0]))
 
     def generate(self, key: str, n: int, *, think: int = 0, salt: str = "") -> list[Piece]:
         """``n`` pieces for ``key`` (same key, same pieces); a think block of ``think``

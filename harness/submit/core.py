@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import random
+import threading
 import time
 
 import aiohttp
@@ -12,7 +13,7 @@ from harness.errors import HarnessError, TargetError
 from harness.submit.api import ApiRefused, OrganiserApi
 from harness.submit.model import Hooks, SubmitConfig, SubmitReport
 from harness.submit.pause import checkpoint
-from harness.submit.preflight import check_archive, digest_file
+from harness.submit.preflight import Preflight, verify_archive
 from harness.submit.state import UploadState, discard_state, load_state, save_state, state_path
 from harness.submit.steps import UploadRun
 from harness.submit.uploader import UploadStats
@@ -22,18 +23,19 @@ async def submit(
     cfg: SubmitConfig, session: aiohttp.ClientSession, hooks: Hooks | None = None
 ) -> SubmitReport:
     h = hooks or Hooks()
-    pre = check_archive(cfg.archive, cfg.package)
+    pre = await _preflight(cfg, h)
     for w in pre.warnings:
         h.say(f"warning: {w}")
-    digests = await asyncio.to_thread(digest_file, cfg.archive, h.hash_bytes)
     report = SubmitReport(
         archive=cfg.archive.name,
         team_id=cfg.team_id,
         api_url=cfg.api_url,
         dry_run=cfg.dry_run,
         size_bytes=pre.size,
-        sha256=digests.sha256,
+        sha256=pre.sha256,
         package_report=pre.package_report,
+        archive_check=pre.archive_check,
+        archive_layout=pre.layout,
         warnings=pre.warnings,
     )
     spath = state_path(cfg.archive)
@@ -41,7 +43,7 @@ async def submit(
         discard_state(spath)
     state = load_state(spath)
     if state is not None and not state.matches(
-        size=pre.size, sha256=digests.sha256, team_id=cfg.team_id, api_url=cfg.api_url
+        size=pre.size, sha256=pre.sha256, team_id=cfg.team_id, api_url=cfg.api_url
     ):
         h.say("the saved upload state is for another file, team or API: starting over")
         state = None
@@ -57,7 +59,7 @@ async def submit(
         state = UploadState(
             file_name=cfg.archive.name,
             size=pre.size,
-            sha256=digests.sha256,
+            sha256=pre.sha256,
             team_id=cfg.team_id,
             api_url=cfg.api_url,
         )
@@ -78,7 +80,7 @@ async def submit(
     api = OrganiserApi(session, cfg.api_url, cfg.api_key, header=cfg.submit.header, rng=rng)
     stats = UploadStats()
     start = time.perf_counter()
-    run = UploadRun(cfg, api, session, state, spath, digests.md5, stats, rng, h, report)
+    run = UploadRun(cfg, api, session, state, spath, pre.md5, stats, rng, h, report)
     try:
         if state.submit_requested:
             if not cfg.resubmit:
@@ -119,6 +121,23 @@ async def submit(
         _fill(report, state, stats)
         h.finished(report)
     return report
+
+
+async def _preflight(cfg: SubmitConfig, h: Hooks) -> Preflight:
+    """The file proven in a worker thread, which stops at its next block when cancelled."""
+    stop = threading.Event()
+    try:
+        return await asyncio.to_thread(
+            verify_archive,
+            cfg.archive,
+            cfg.package,
+            skip_check=cfg.skip_archive_check,
+            on_bytes=h.hash_bytes,
+            stop=stop,
+        )
+    except asyncio.CancelledError:
+        stop.set()
+        raise
 
 
 def _fill(report: SubmitReport, state: UploadState, stats: UploadStats) -> None:

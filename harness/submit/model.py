@@ -26,7 +26,9 @@ class SubmitReport(Report):
     dry_run: bool = False
     size_bytes: int
     sha256: str
-    package_report: str
+    package_report: str  # "passed": package.json beside it, same sha256; "absent"
+    archive_check: str = "passed"  # or "skipped": --skip-archive-check
+    archive_layout: str | None = None  # "docker" or "oci", as inspected
     upload_type: str | None = None
     s3_key: str | None = None
     upload_id: str | None = None
@@ -65,6 +67,7 @@ class SubmitConfig:
     restart: bool = False
     resubmit: bool = False  # send /submit although an earlier run's /submit got no answer
     dry_run: bool = False
+    skip_archive_check: bool = False  # hash, but do not inspect (recorded in submit.json)
     policy: RetryPolicy = field(default_factory=RetryPolicy)
     seed: int | None = None
 

@@ -1,17 +1,35 @@
-"""Everything checked before any network call: name, size, package verdict, the key."""
+"""Everything checked before any network call: the file is proven, then the key is read.
+
+:func:`verify_archive` refuses a file that is misnamed, empty or over the size
+limit; one whose ``package.json`` (beside it) is unreadable or says FAIL; one
+that is not a complete saved image (the gzip stream and the tar read to the end,
+the manifest, the config and every layer it names found: the same inspection as
+``harness package --archive``, harness/image/archive.py); and one whose sha256
+differs from the one ``package.json`` recorded. The file is read once: the
+inspection hands every raw block to the sha256 (the resume key) and the MD5
+(the single PUT's expected ETag). A multipart part's MD5 is taken when the part
+is read to be sent, from the bytes sent (harness/submit/uploader.py).
+``skip_check`` (``--skip-archive-check``) keeps the hashes and the
+``package.json`` comparison but not the inspection; submit.json records it.
+"""
 
 from __future__ import annotations
 
 import hashlib
 import os
 import stat
+import threading
+from collections import deque
 from collections.abc import Callable
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from harness.errors import ConfigError, HarnessError, UsageError, VerdictFailed
+from harness.image.archive import inspect_archive
 from harness.image.report import PackageReport
 from harness.image.rules import human_bytes
+from harness.image.stream import BLOCK, ArchiveError
 from harness.profiles import PackageSpec
 
 KEY_ENV = "HARNESS_API_KEY"
@@ -20,11 +38,20 @@ KEY_ENV = "HARNESS_API_KEY"
 @dataclass
 class Preflight:
     size: int
-    package_report: str  # "passed", "absent", or "other file"
+    sha256: str
+    md5: str
+    package_report: str  # "passed" (package.json beside it, same sha256) or "absent"
+    archive_check: str  # "passed", or "skipped" (--skip-archive-check)
+    layout: str | None = None  # "docker" or "oci", when inspected
     warnings: list[str] = field(default_factory=list)
 
 
-def check_archive(path: Path, spec: PackageSpec) -> Preflight:
+class Stopped(HarnessError):
+    """The pre-flight was told to stop (Ctrl-C / SIGTERM reached the caller)."""
+
+
+def check_name_and_size(path: Path, spec: PackageSpec) -> int:
+    """The checks that need no read: the name, that it exists, its size."""
     if path.name != spec.image_filename:
         raise UsageError(
             f"the file is named {path.name!r}; the organiser only accepts {spec.image_filename!r}",
@@ -40,29 +67,126 @@ def check_archive(path: Path, spec: PackageSpec) -> Preflight:
             f"{path.name} is {human_bytes(size)}, over the {human_bytes(spec.max_compressed_bytes)} limit",
             hint="shrink the image (drop build caches, quantise) and package again",
         )
-    warnings: list[str] = []
-    verdict = "absent"
+    return size
+
+
+def package_beside(path: Path) -> PackageReport | None:
+    """package.json beside the archive: None when absent; refused when unreadable or FAIL."""
+    if not (path.parent / PackageReport.FILENAME).exists():
+        return None
     try:
         report = PackageReport.load(path.parent)
-    except HarnessError:
-        warnings.append(
-            "no readable package.json beside the archive: run `harness package` first to have it inspected"
+    except HarnessError as err:
+        raise VerdictFailed(
+            f"{PackageReport.FILENAME} beside the archive cannot be read ({err.message})",
+            hint=f"run `harness package --archive {path.name}` again, or move it away",
+        ) from None
+    if not report.passed:
+        reasons = "; ".join(f"{r.rule}: {r.detail}" for r in report.failures())
+        raise VerdictFailed(
+            f"package.json says this image fails: {reasons}",
+            hint="fix the image and package again",
         )
-    else:
-        if report.archive == path.name and report.compressed_bytes == size:
-            if not report.passed:
-                reasons = "; ".join(f"{r.rule}: {r.detail}" for r in report.failures())
-                raise VerdictFailed(
-                    f"package.json says this image fails: {reasons}",
-                    hint="fix the image and package again",
-                )
-            verdict = "passed"
-        else:
-            verdict = "other file"
+    return report
+
+
+def verify_archive(
+    path: Path,
+    spec: PackageSpec,
+    *,
+    skip_check: bool = False,
+    on_bytes: Callable[[int], None] | None = None,
+    stop: threading.Event | None = None,
+) -> Preflight:
+    """Prove the file before any organiser call (module docstring); one read of the file."""
+    size = check_name_and_size(path, spec)
+    package = package_beside(path)
+    warnings: list[str] = []
+    layout = None
+    with _Digests() as digests:
+
+        def on_block(block: bytes) -> None:
+            if stop is not None and stop.is_set():
+                raise Stopped("pre-flight stopped")
+            digests.update(block)
+            if on_bytes:
+                on_bytes(len(block))
+
+        if skip_check:
+            _read_all(path, on_block)
             warnings.append(
-                "package.json beside the archive describes another file (size differs): not trusted"
+                "--skip-archive-check: the archive was not inspected (recorded in submit.json)"
             )
-    return Preflight(size=size, package_report=verdict, warnings=warnings)
+        else:
+            try:
+                contents = inspect_archive(path, model_dir=spec.model_dir, on_block=on_block)
+            except ArchiveError as err:
+                raise VerdictFailed(
+                    f"{path.name}: {err.message}; nothing was sent",
+                    hint="package the image again (`harness package`); --skip-archive-check"
+                    " only if you know better",
+                ) from None
+            layout = contents.layout
+    digest = digests.sha256.hexdigest()
+    if package is None:
+        warnings.append(
+            "no package.json beside the archive: the container contract (port, env, weights, entrypoint)"
+            f" was not judged; `harness package --archive {path.name}` does it"
+        )
+    elif package.sha256 != digest:
+        raise VerdictFailed(
+            f"{path.name} is not the file package.json describes: its sha256 is"
+            f" {digest[:12]}…, package.json recorded {package.sha256[:12]}…"
+            f" ({human_bytes(size)} now, {human_bytes(package.compressed_bytes)} then);"
+            " nothing was sent",
+            hint="the file was cut short or changed after `harness package`: package again",
+        )
+    return Preflight(
+        size=size,
+        sha256=digest,
+        md5=digests.md5.hexdigest(),
+        package_report="absent" if package is None else "passed",
+        archive_check="skipped" if skip_check else "passed",
+        layout=layout,
+        warnings=warnings,
+    )
+
+
+class _Digests:
+    """sha256 and MD5 of the blocks given, each on its own thread, in order.
+
+    hashlib releases the GIL on large buffers, so the two hashes run beside the
+    inflating and the tar parsing instead of after them. At most ``_AHEAD`` blocks wait."""
+
+    _AHEAD = 4
+
+    def __init__(self) -> None:
+        self.sha256 = hashlib.sha256()
+        self.md5 = hashlib.md5(usedforsecurity=False)
+        # one thread per hash: a hash's updates must stay in order
+        self._pools = [ThreadPoolExecutor(1, thread_name_prefix=n) for n in ("sha256", "md5")]
+        self._pending: deque[Future[None]] = deque()
+
+    def update(self, block: bytes) -> None:
+        while len(self._pending) >= 2 * self._AHEAD:
+            self._pending.popleft().result()
+        self._pending.append(self._pools[0].submit(self.sha256.update, block))
+        self._pending.append(self._pools[1].submit(self.md5.update, block))
+
+    def __enter__(self) -> _Digests:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        for pool in self._pools:
+            pool.shutdown(wait=True)  # every block given is hashed
+        for fut in self._pending:
+            fut.result()
+
+
+def _read_all(path: Path, on_block: Callable[[bytes], None]) -> None:
+    with path.open("rb") as fh:
+        while block := fh.read(BLOCK):
+            on_block(block)
 
 
 def read_api_key(key_file: str | None, warn: Callable[[str], None]) -> str:
@@ -81,22 +205,3 @@ def read_api_key(key_file: str | None, warn: Callable[[str], None]) -> str:
     if not key:
         raise ConfigError("no API key", hint=f"set {KEY_ENV} or pass --api-key-file FILE")
     return key
-
-
-@dataclass
-class Digests:
-    sha256: str
-    md5: str
-
-
-def digest_file(path: Path, on_bytes: Callable[[int], None] | None = None) -> Digests:
-    """sha256 (the resume key) and md5 (the single PUT's expected ETag) in one read."""
-    sha = hashlib.sha256()
-    md5 = hashlib.md5(usedforsecurity=False)
-    with path.open("rb") as fh:
-        while block := fh.read(8 << 20):
-            sha.update(block)
-            md5.update(block)
-            if on_bytes:
-                on_bytes(len(block))
-    return Digests(sha256=sha.hexdigest(), md5=md5.hexdigest())

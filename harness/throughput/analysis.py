@@ -4,12 +4,21 @@ from __future__ import annotations
 
 from collections import Counter
 
+from harness.attribution import metrics_enabled
+from harness.client.failure import describe
 from harness.risk import FlagKind, RiskFlag
 from harness.runs import Provenance
 from harness.throughput.config import ThroughputConfig
-from harness.throughput.report import LevelResult, ThroughputReport
+from harness.throughput.report import LevelResult, RequestRow, ThroughputReport
 from harness.throughput.scoring import score_from_levels, summarize_level
 from harness.throughput.state import ThroughputState
+from harness.usage import (
+    UsageVerdict,
+    how_to_settle,
+    judge_usage,
+    probe_flags,
+    unsettled_line,
+)
 
 # harness's own thresholds (not the grader's):
 LAG_FLAG_MS = 10.0  # p99 dispatch lag above this: the client may be holding the server back
@@ -20,7 +29,9 @@ def _flag(kind: FlagKind, text: str) -> RiskFlag:
     return RiskFlag(kind=kind, text=text, source="throughput")
 
 
-def level_flags(cfg: ThroughputConfig, lv: LevelResult, errors: Counter[str]) -> list[RiskFlag]:
+def level_flags(
+    cfg: ThroughputConfig, lv: LevelResult, errors: Counter[str], first_failure: str = ""
+) -> list[RiskFlag]:
     c = f"c={lv.concurrency}"
     out: list[RiskFlag] = []
 
@@ -29,15 +40,16 @@ def level_flags(cfg: ThroughputConfig, lv: LevelResult, errors: Counter[str]) ->
 
     if lv.n_failed:
         kinds = ", ".join(f"{k} ×{n}" for k, n in errors.most_common())
+        first = f"; first: {first_failure}" if first_failure else ""
         add(
             FlagKind.REQUEST_FAILURES,
-            f"{lv.n_failed} of {lv.n_requests} requests failed ({kinds})",
+            f"{lv.n_failed} of {lv.n_requests} requests failed ({kinds}){first}",
         )
     if lv.usage_mismatches:
         add(
             FlagKind.USAGE_MISMATCH,
-            "usage.completion_tokens differs from the re-tokenised count by more than "
-            f"{cfg.usage_tolerance} tokens in {lv.usage_mismatches} answers (verified counts scored)",
+            f"usage.completion_tokens is more than {cfg.usage_tolerance} tokens below the "
+            f"re-tokenised count in {lv.usage_mismatches} answers (verified counts scored)",
         )
     if lv.usage_missing:
         add(FlagKind.USAGE_MISSING, f"{lv.usage_missing} answers carry no usage.completion_tokens")
@@ -53,6 +65,8 @@ def level_flags(cfg: ThroughputConfig, lv: LevelResult, errors: Counter[str]) ->
                 FlagKind.SPOT_CHECK,
                 f"spot check failed: {s.question} expected {s.expected}, got {got!r}",
             )
+    if lv.n_ok == 0:
+        return out  # nothing was served: the client's timing says nothing about a bottleneck
     lag = lv.dispatch_lag_steady_ms.p99
     if lag is not None and lag > LAG_FLAG_MS:
         add(
@@ -67,6 +81,46 @@ def level_flags(cfg: ThroughputConfig, lv: LevelResult, errors: Counter[str]) ->
             "(it may be the bottleneck: run it on a machine with more free CPU)",
         )
     return out
+
+
+def unsettled_rows(cfg: ThroughputConfig, state: ThroughputState) -> list[RequestRow]:
+    """Timed answers of finished levels whose usage the text cannot explain (harness/usage.py)."""
+    return [
+        r
+        for r in state.rows
+        if r.phase == "timed"
+        and r.ok
+        and r.level in state.levels_done
+        and judge_usage(
+            r.output_tokens, r.server_output_tokens, r.finish_reason, cfg.usage_tolerance
+        )
+        is UsageVerdict.UNSETTLED
+    ]
+
+
+def probe_enabled(cfg: ThroughputConfig) -> bool:
+    return metrics_enabled(cfg.usage_probe, cfg.mode)
+
+
+def usage_findings(
+    cfg: ThroughputConfig, state: ThroughputState
+) -> tuple[list[RiskFlag], list[str]]:
+    """(flags, notes): a flag per probe whose token ids disagree with usage; otherwise one
+    informational note when answers stay unsettled (the probe covers the whole sweep)."""
+    flags = probe_flags(state.usage_checks, "throughput")
+    odd = unsettled_rows(cfg, state)
+    if not odd or any(c.result in ("agrees", "disagrees") for c in state.usage_checks):
+        return flags, []
+    groups: dict[str, list[RequestRow]] = {}
+    for r in odd:
+        groups.setdefault(f"c={r.level}", []).append(r)
+    how = how_to_settle(
+        state.usage_checks,
+        probe_enabled(cfg),
+        "`--usage-probe on` settles it after the sweep with the server's token ids "
+        "(a harness extra, outside the grader's requests).",
+    )
+    return flags, [unsettled_line(list(groups.items()), cfg.usage_tolerance, how)]
 
 
 def build_report(
@@ -113,8 +167,20 @@ def build_report(
                     )
                 )
         levels.append(lv)
-        errors = Counter(r.error_kind or "?" for r in rows if r.phase == "timed" and not r.ok)
-        flags += level_flags(cfg, lv, errors)
+        failed = [r for r in rows if r.phase == "timed" and not r.ok]
+        errors = Counter(r.error_kind or "?" for r in failed)
+        first = (
+            describe(
+                failed[0].status,
+                failed[0].error,
+                failed[0].error_body,
+                model=cfg.model or cfg.profile_model,
+                endpoint=cfg.endpoint,
+            )
+            if failed
+            else ""
+        )
+        flags += level_flags(cfg, lv, errors, first)
         if cfg.force_length:
             short = sum(
                 1
@@ -137,6 +203,8 @@ def build_report(
     any_ok = bool(levels) and all(lv.n_ok > 0 for lv in levels)
     provenance.tokenizer = cfg.tokenizer
     provenance.seed = cfg.seed
+    usage_flags, notes = usage_findings(cfg, state)
+    flags += usage_flags
     provenance.server_models = state.server_models
     settings = cfg.settings()
     if state.server_models_note:
@@ -162,6 +230,8 @@ def build_report(
         else None,
         flags=flags,
         wall_s=wall_s,
+        usage_checks=list(state.usage_checks),
+        notes=notes,
         requests=list(state.rows),
     )
     if not report.score_complete:

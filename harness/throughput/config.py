@@ -7,14 +7,13 @@ declared once on its fields); ``from_profile`` is the only builder of a
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
 from harness.errors import ConfigError
 from harness.flags import (
     Overrides,
     Target,
-    draw_seed,
     metrics_scrape,
     non_negative_int,
     option,
@@ -25,6 +24,7 @@ from harness.flags import (
     tokenizer,
 )
 from harness.profiles import Profile, ThroughputSpec
+from harness.prompts import fresh_seed
 
 Mode = Literal["official", "strict"]
 
@@ -40,35 +40,40 @@ class ThroughputOverrides(Overrides):
         "--mode",
         default="official",
         choices=("official", "strict"),
-        help="official: the grader's sweep; strict: fresh prompts per level, and a failed "
+        help="official: the grader's loop; strict: fresh prompts per level, and a failed "
         "spot check fails the run",
     )
     levels: str | None = option(
-        "--levels", help="comma-separated concurrency levels (default: the profile's)"
+        "--levels", help="comma-separated concurrency levels (default: the profile's, 1,…,64)"
     )
     requests_per_level: int | None = option(
         "--requests-per-level",
         type=positive_int,
+        metavar="N",
         help="timed requests per level (default: the profile's, 64)",
     )
     warmup: int | None = option(
         "--warmup",
         type=non_negative_int,
+        metavar="N",
         help="warm-up requests per level (default: the profile's, 2)",
     )
     prompt_tokens: int | None = option(
         "--prompt-tokens",
         type=positive_int,
-        help="NON-OFFICIAL prompt length (default: the profile's, 1024)",
+        metavar="N",
+        help="NON-OFFICIAL prompt length in tokens (default: the profile's, 1024)",
     )
     max_tokens: int | None = option(
         "--max-tokens",
         type=positive_int,
+        metavar="N",
         help="NON-OFFICIAL max_tokens (default: the profile's, 1024)",
     )
     spot_checks: int | None = option(
         "--spot-checks",
         type=non_negative_int,
+        metavar="N",
         help="math spot checks per level (default: the profile's, 2)",
     )
     force_length: bool = option(
@@ -76,18 +81,40 @@ class ThroughputOverrides(Overrides):
         default=False,
         help="send ignore_eos + min_tokens so answers are really max_tokens long",
     )
-    seed: int = option("--seed", default_factory=draw_seed, type=int, help="prompt seed")
+    seed: int | None = option(
+        "--seed",
+        type=int,
+        help="prompt and spot-check seed: replays a run's prompts exactly (default: a fresh "
+        "one per run, recorded)",
+    )
     model: str | None = option(
         "--model", help="the body's model field (default: the profile's if served)"
     )
     tokenizer: str | None = tokenizer("qwen:MODEL | tokenizer.json or model folder")
     timeout_s: float = option(
-        "--timeout", default=1800.0, type=positive_float, help="per-request timeout in s"
+        "--timeout",
+        default=1800.0,
+        type=positive_float,
+        metavar="S",
+        help="per-request timeout in s",
+    )
+    wait_ready: bool = option(
+        "--wait-ready",
+        default=False,
+        help="official mode: poll the ready path before the sweep (a request the grader's "
+        "sweep does not send: recorded as non-official; default: off, strict mode always waits)",
     )
     ready_timeout_s: float | None = ready_timeout()
     ready_interval_s: float | None = ready_interval()
     chart: bool = option("--no-chart", default=True, help="do not write throughput.png")
     metrics: Literal["auto", "on", "off"] = metrics_scrape("level", "strict")
+    usage_probe: Literal["auto", "on", "off"] = option(
+        "--usage-probe",
+        default="auto",
+        choices=("auto", "on", "off"),
+        help="after the sweep, ask the server for its token ids where usage exceeds the "
+        "answers' text (default: auto, off in official mode, on in strict)",
+    )
 
 
 @dataclass(frozen=True)
@@ -109,7 +136,9 @@ class ThroughputConfig:
     send_top_p: bool
     spot_checks: int
     force_length: bool  # ignore_eos + min_tokens: outputs really max_tokens long
-    seed: int
+    # every prompt and spot-check draw derives from it; None: a fresh one per run (with_seed),
+    # recorded, so a server's prefix cache has never seen the prompts; N replays a run
+    seed: int | None
     model: str | None  # None: the profile's model if served, else the first served
     profile_model: str
     tokenizer: str
@@ -121,15 +150,31 @@ class ThroughputConfig:
     tok_s_decimals: int | None
     usage_flag_ratio: float
     usage_flag_tokens: int
-    # How the core waits for the server, and whether it draws throughput.png.
+    # How the core waits for the server, and whether it draws throughput.png. Official mode
+    # sends no readiness request (the grader's sweep sends only its POSTs): it waits only
+    # with wait_ready (a harness extra, recorded as non-official); strict mode always waits.
     ready_path: str
     ready_interval_s: float
     ready_timeout_s: float
+    wait_ready: bool
     chart: bool
     # scrape /metrics around each level (a harness extra; auto: off in official mode)
     metrics: Literal["auto", "on", "off"]
+    # after the sweep, one request asking for the token ids when usage exceeds the text
+    # (harness/usage.py; a harness extra; auto: off in official mode)
+    usage_probe: Literal["auto", "on", "off"]
+    seed_drawn: bool = False  # True when with_seed drew it (recorded: "drawn" vs "given")
     connect_timeout_s: float = 10.0  # harness's own
     extra_body: dict[str, Any] = field(default_factory=dict)  # harness's own (none today)
+
+    @property
+    def prompt_seed(self) -> int:
+        """The seed in force (0 only for a config that never went through :func:`with_seed`)."""
+        return self.seed if self.seed is not None else 0
+
+    @property
+    def waits_for_readiness(self) -> bool:
+        return self.mode == "strict" or self.wait_ready
 
     @property
     def endpoint(self) -> str:
@@ -162,6 +207,8 @@ class ThroughputConfig:
                 out[name] = ours
         if self.force_length:
             out["force_length"] = True
+        if self.mode == "official" and self.wait_ready:
+            out["wait_ready"] = True  # a GET before the sweep: a request the grader never sends
         if self.mode == "strict":
             out["mode"] = "strict"
             out["reuse_prompts_across_levels"] = False
@@ -184,8 +231,19 @@ class ThroughputConfig:
             "reuse_prompts_across_levels": self.reuse_prompts,
             "force_length": self.force_length,
             "seed": self.seed,
+            "seed_source": "drawn" if self.seed_drawn else "given",
             "timeout_s": self.timeout_s,
+            "readiness": f"GET {self.ready_path} until 200 (harness extra)"
+            if self.waits_for_readiness
+            else "none before the sweep (the grader's script sends only its POSTs)",
         }
+
+
+def with_seed(cfg: ThroughputConfig) -> ThroughputConfig:
+    """``cfg`` with a concrete seed: its own, else a fresh draw (marked as drawn)."""
+    if cfg.seed is not None:
+        return cfg
+    return replace(cfg, seed=fresh_seed(), seed_drawn=True)
 
 
 def profile_weights(spec: ThroughputSpec) -> dict[int, float]:
@@ -261,6 +319,8 @@ def from_profile(profile: Profile, target: Target, o: ThroughputOverrides) -> Th
         ready_path=profile.server.ready_path,
         ready_interval_s=o.ready_interval_s or ready.poll_interval_s,
         ready_timeout_s=o.ready_timeout_s or ready.timeout_s,
+        wait_ready=o.wait_ready,
         chart=o.chart,
         metrics=o.metrics,
+        usage_probe=o.usage_probe,
     )

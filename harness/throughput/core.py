@@ -1,7 +1,9 @@
 """The throughput core: one typed config in, one :class:`ThroughputReport` out.
 
-``measure_throughput`` loads the tokenizer, waits for the server, runs the
-sweep, draws the chart and saves ``throughput.json``. If the sweep stops early
+``measure_throughput`` loads the tokenizer, waits for the server (strict mode, or
+official with ``wait_ready``: the grader's sweep itself sends nothing but its POSTs,
+so official mode by default only checks, without a request, that the port accepts
+connections), runs the sweep, draws the chart and saves ``throughput.json``. If the sweep stops early
 (Ctrl-C, an error), the report of what was measured is saved, marked
 incomplete, before the exception goes on. Console output goes through
 :class:`ThroughputHooks`.
@@ -12,17 +14,17 @@ from __future__ import annotations
 import time
 from pathlib import Path
 
-from harness.attribution import metrics_enabled, section_for
+from harness.attribution import cache_flags, metrics_enabled, section_for
 from harness.client.metrics import MetricsRecorder
-from harness.client.readiness import ReadyResult, wait_ready
+from harness.client.readiness import ReadyResult, listening, wait_ready
 from harness.client.records import RequestRecord
 from harness.errors import EXIT_FAIL, EXIT_OK, EXIT_TARGET
 from harness.runs import Provenance
-from harness.throughput.analysis import build_report
+from harness.throughput.analysis import build_report, probe_enabled, unsettled_rows
 from harness.throughput.chart import write_chart
-from harness.throughput.config import ThroughputConfig
+from harness.throughput.config import ThroughputConfig, with_seed
 from harness.throughput.report import Phase, ThroughputReport
-from harness.throughput.runner import run_sweep
+from harness.throughput.runner import run_probe, run_sweep
 from harness.throughput.state import ThroughputState
 from harness.tokenizer import Tokenizer, load_tokenizer
 
@@ -60,16 +62,22 @@ async def measure_throughput(
     hooks: ThroughputHooks = NO_HOOKS,
     tokenizer: Tokenizer | None = None,
 ) -> ThroughputReport:
-    """Run the sweep of ``cfg`` and save ``folder/throughput.json`` (partial on interruption)."""
+    """Run the sweep of ``cfg`` and save ``folder/throughput.json`` (partial on interruption).
+
+    ``cfg.seed`` None draws a fresh seed for every prompt and spot-check draw (recorded)."""
+    cfg = with_seed(cfg)
     tok = tokenizer or load_tokenizer(cfg.tokenizer)
-    hooks.waiting(cfg.url + cfg.ready_path)
-    ready = await wait_ready(
-        cfg.url,
-        cfg.ready_path,
-        interval_s=cfg.ready_interval_s,
-        timeout_s=cfg.ready_timeout_s,
-    )
-    hooks.ready(ready)
+    if cfg.waits_for_readiness:
+        hooks.waiting(cfg.url + cfg.ready_path)
+        ready = await wait_ready(
+            cfg.url,
+            cfg.ready_path,
+            interval_s=cfg.ready_interval_s,
+            timeout_s=cfg.ready_timeout_s,
+        )
+        hooks.ready(ready)
+    else:
+        await listening(cfg.url, timeout_s=cfg.connect_timeout_s)
     state = ThroughputState()
     scraping = metrics_enabled(cfg.metrics, cfg.mode)
     recorder = MetricsRecorder(cfg.url, enabled=scraping)
@@ -82,6 +90,15 @@ async def measure_throughput(
         report.attribution = section_for(
             recorder.pairs, recorder.notes, scraped=scraping, choice=cfg.metrics
         )
+        if cfg.mode == "strict":  # official mode reuses its prompts at every level, by design
+            report.flags += cache_flags(
+                report.attribution,
+                ("throughput",),
+                source="throughput",
+                hint="leave --seed out for fresh prompts"
+                if not cfg.seed_drawn
+                else "a fresh seed was drawn: something else sends these prompts",
+            )
         return report
 
     try:
@@ -92,6 +109,8 @@ async def measure_throughput(
             )
         finally:
             hooks.measuring(False)
+        if probe_enabled(cfg) and unsettled_rows(cfg, state):
+            await run_probe(cfg, tok, state)  # after the last level: outside the sweep
     except BaseException:
         hooks.partial(finish(False).save(folder))
         raise

@@ -32,6 +32,7 @@ from typing import Any
 
 import aiohttp
 
+from harness.client.failure import excerpt
 from harness.throughput.chat_count import Message, chat_prompt_tokens
 from harness.throughput.config import ThroughputConfig
 from harness.throughput.report import Phase, RequestRow
@@ -127,6 +128,9 @@ async def send_like_grader(
         try:
             async with session.post(cfg.endpoint_url, json=payload) as resp:
                 row.status = resp.status
+                raw = await resp.read()  # json() below parses these same bytes, like the grader's
+                if resp.status != 200:
+                    row.error_body = excerpt(raw)
                 body = await resp.json()
                 t_end = time.perf_counter()
                 if resp.status != 200:

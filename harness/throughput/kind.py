@@ -16,6 +16,7 @@ from harness.kinds.record import (
     console_only,
 )
 from harness.profiles import Profile
+from harness.throughput import views as throughput_views
 from harness.throughput.config import ThroughputConfig, ThroughputOverrides, from_profile
 from harness.throughput.core import NO_HOOKS, ThroughputHooks, exit_code, measure_throughput
 from harness.throughput.gate_rules import throughput_rules
@@ -62,5 +63,6 @@ KIND: MeasurementKind[ThroughputConfig, ThroughputOverrides, ThroughputReport, T
         score=KindScore("weighted tok/s", lambda r: r.score),
         console=KindConsole(hooks=console_only(ConsoleHooks), render=render_report),
         compare=KindCompare(load_extra=None, differences=differences, compare=compare),
+        views=throughput_views.sections,
     )
 )

@@ -12,6 +12,7 @@ from harness.runs import Migration, Report
 from harness.runs import Phase as Phase  # re-exported: the runner names it here
 from harness.runs import RequestRow as BaseRequestRow
 from harness.stats import Dist as Dist  # re-exported: the one distribution type
+from harness.usage import UsageCheck
 
 Kind = Literal["random", "spot"]
 
@@ -19,8 +20,8 @@ Kind = Literal["random", "spot"]
 class RequestRow(BaseRequestRow):
     """One throughput request: the shared row plus its level, send/end times and spot check.
 
-    Its prompt tokens are the prompt text alone; ``server_prompt_tokens`` includes the
-    chat template.
+    Its prompt tokens are counted as the grader counts them: the chat-templated text of
+    its own message (``server_prompt_tokens`` is the server's count of the same).
     """
 
     level: int
@@ -56,7 +57,9 @@ class LevelResult(BaseModel):
     tok_s: float | None  # verified (prompt + output) tokens / wall_s
     output_tok_s: float | None
     weighted: float | None  # weight × tok_s
-    usage_mismatches: int  # |verified - usage| above the tolerance
+    # usage.completion_tokens judged against the verified count (harness/usage.py):
+    usage_mismatches: int  # usage below the verified count beyond the tolerance (a flag)
+    usage_unsettled: int = 0  # usage the text cannot explain (special tokens or inflation)
     usage_missing: int
     think_tags: int
     finish_reasons: dict[str, int] = Field(default_factory=dict)
@@ -85,9 +88,17 @@ def _v1_to_v2(data: dict[str, Any]) -> dict[str, Any]:
     return data
 
 
+def _v2_to_v3(data: dict[str, Any]) -> dict[str, Any]:
+    """Schema 3: usage judged by one rule (``levels[].usage_unsettled``, ``usage_checks``)
+    and informational ``notes``; older mismatch counts are kept as they were."""
+    data.setdefault("usage_checks", [])
+    data.setdefault("notes", [])
+    return data
+
+
 class ThroughputReport(Report):
-    SCHEMA_VERSION: ClassVar[int] = 2
-    MIGRATIONS: ClassVar[dict[int, Migration]] = {1: _v1_to_v2}
+    SCHEMA_VERSION: ClassVar[int] = 3
+    MIGRATIONS: ClassVar[dict[int, Migration]] = {1: _v1_to_v2, 2: _v2_to_v3}
     FILENAME: ClassVar[str] = "throughput.json"
 
     kind: str = "throughput"
@@ -109,4 +120,7 @@ class ThroughputReport(Report):
     chart: str | None = None  # PNG file in the run folder
     wall_s: float | None = None
     attribution: AttributionSection | None = None  # /metrics deltas (docs/attribution.md)
+    # usage probes: the server's own token ids against its usage (harness/usage.py)
+    usage_checks: list[UsageCheck] = Field(default_factory=list)
+    notes: list[str] = Field(default_factory=list)  # informational lines, not risk flags
     requests: list[RequestRow] = Field(default_factory=list)

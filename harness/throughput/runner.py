@@ -26,8 +26,10 @@ from harness.client.http import HttpOptions, encode_body, make_session
 from harness.client.loop import closed_loop
 from harness.client.readiness import server_models
 from harness.client.records import RequestRecord
+from harness.client.token_probe import probe_usage
+from harness.throughput.chat_count import chat_prompt_tokens
 from harness.throughput.config import ThroughputConfig
-from harness.throughput.grader_loop import grader_session, run_level_like_grader
+from harness.throughput.grader_loop import grader_body, grader_session, run_level_like_grader
 from harness.throughput.prompts import grader_prompts, prompt_list
 from harness.throughput.report import Kind, Phase, RequestRow
 from harness.throughput.spotcheck import (
@@ -75,18 +77,24 @@ def chat_body(cfg: ThroughputConfig, model: str, item: Item) -> dict[str, Any]:
     return body
 
 
+def counted(tok: Tokenizer, kind: Kind, text: str, spot: SpotCheck | None = None) -> Item:
+    """An item whose prompt is counted by the grader's rule: the chat-templated text of its
+    own message (chat_count.py), never a constant per prompt length."""
+    return Item(kind, text, chat_prompt_tokens(tok, [{"role": "user", "content": text}]), spot)
+
+
 def level_items(cfg: ThroughputConfig, tok: Tokenizer, level: int) -> tuple[list[Item], list[Item]]:
     """(warm-up items, timed items) of a strict level: fresh exact-length prompts per level,
     harness's spot checks inserted (harness's own procedure; official is grader_loop.py)."""
     n_warm, n_timed = cfg.warmup, cfg.requests_per_level
     prompts = prompt_list(
-        tok, n_warm + n_timed, cfg.prompt_tokens, seed=cfg.seed, stream=f"level-{level}"
+        tok, n_warm + n_timed, cfg.prompt_tokens, seed=cfg.prompt_seed, stream=f"level-{level}"
     )
-    warm = [Item("random", p, cfg.prompt_tokens) for p in prompts[:n_warm]]
-    timed: list[Item] = [Item("random", p, cfg.prompt_tokens) for p in prompts[n_warm:]]
-    spots = make_spot_checks(cfg.spot_checks, seed=cfg.seed, stream=f"level-{level}")
+    warm = [counted(tok, "random", p) for p in prompts[:n_warm]]
+    timed: list[Item] = [counted(tok, "random", p) for p in prompts[n_warm:]]
+    spots = make_spot_checks(cfg.spot_checks, seed=cfg.prompt_seed, stream=f"level-{level}")
     for pos, spot in zip(spot_positions(n_timed, len(spots)), spots, strict=True):
-        timed.insert(pos, Item("spot", spot.question, tok.count(spot.question), spot))
+        timed.insert(pos, counted(tok, "spot", spot.question, spot))
     return warm, timed
 
 
@@ -111,6 +119,7 @@ def to_row(
         status=rec.status,
         error=rec.error.one_line() if rec.error else None,
         error_kind=str(rec.error.kind) if rec.error else None,
+        error_body=(rec.error.body_excerpt or None) if rec.error else None,
         prompt_tokens=item.prompt_tokens,
         server_prompt_tokens=rec.usage_prompt_tokens,
         output_tokens=tok.count(answer) if rec.ok else None,
@@ -145,6 +154,8 @@ async def run_phase(
     if not items:
         return
     bodies = [encode_body(chat_body(cfg, state.model, it)) for it in items]
+    if state.probe_body is None and phase == "timed":
+        state.probe_body = chat_body(cfg, state.model, items[0])
     if on_start:
         on_start(level, phase, len(items))
 
@@ -186,7 +197,7 @@ async def choose_model(cfg: ThroughputConfig, state: ThroughputState) -> str:
 def grader_spot_pool(cfg: ThroughputConfig, rng: random.Random) -> list[SpotCheck]:
     """The grader's pool, shuffled once per run (harness's own questions if the profile has none)."""
     pool = [SpotCheck(q.question, q.answer) for q in cfg.spec.spot_pool] or make_spot_checks(
-        8, seed=cfg.seed, stream="pool"
+        8, seed=cfg.prompt_seed, stream="pool"
     )
     rng.shuffle(pool)
     return pool
@@ -213,10 +224,12 @@ async def run_official_sweep(
             tok,
             max(cfg.requests_per_level, cfg.warmup),
             cfg.prompt_tokens,
-            np.random.default_rng(cfg.seed),
+            np.random.default_rng(cfg.prompt_seed),
             rounds=cfg.prompt_rounds,
         )
-    rng = rng or random.Random(cfg.seed)
+    # a usage probe (--usage-probe on, after the sweep) re-sends the first prompt's body
+    state.probe_body = grader_body(cfg, state.model, prompts[0], False)
+    rng = rng or random.Random(cfg.prompt_seed)
     pool = grader_spot_pool(cfg, rng)
     async with grader_session(cfg.timeout_s) as session:
         for i, level in enumerate(cfg.levels):
@@ -272,3 +285,24 @@ async def run_sweep(
             if on_edge:
                 await on_edge("end", "throughput", f"c={level}")
             state.levels_done.append(level)
+
+
+async def run_probe(cfg: ThroughputConfig, tok: Tokenizer, state: ThroughputState) -> None:
+    """After the sweep, when answers' usage is unsettled (analysis.unsettled_rows): the
+    sweep's first body once more, asking for the token ids (harness/usage.py)."""
+    if state.probe_body is None:
+        return
+    opts = HttpOptions(timeout_s=cfg.timeout_s, connect_timeout_s=cfg.connect_timeout_s)
+    async with make_session(opts) as session:
+        state.usage_checks.append(
+            await probe_usage(
+                session,
+                cfg.endpoint_url,
+                cfg.endpoint,
+                state.probe_body,
+                tok,
+                mode="throughput",
+                name="sweep",
+                prompt="the sweep's first prompt",
+            )
+        )

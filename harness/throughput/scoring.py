@@ -14,6 +14,7 @@ from collections.abc import Mapping, Sequence
 
 from harness.stats import achieved_concurrency, dist
 from harness.throughput.report import LevelResult, RequestRow, SpotResult
+from harness.usage import UsageVerdict, verdicts
 
 
 def tok_per_s(tokens: int, wall_s: float | None) -> float | None:
@@ -39,11 +40,6 @@ def score_from_levels(levels: Sequence[LevelResult]) -> float | None:
     return weighted_score(
         {lv.concurrency: lv.tok_s for lv in levels}, {lv.concurrency: lv.weight for lv in levels}
     )
-
-
-def usage_mismatch(verified: int | None, server: int | None, tolerance: int) -> bool:
-    """True when both counts exist and differ by more than ``tolerance`` tokens."""
-    return verified is not None and server is not None and abs(verified - server) > tolerance
 
 
 def wall_seconds(rows: Sequence[RequestRow]) -> float | None:
@@ -77,6 +73,7 @@ def summarize_level(
     prompt = sum(r.prompt_tokens or 0 for r in ok)
     output = sum(r.output_tokens or 0 for r in ok)
     server_out = [r.server_output_tokens for r in ok]
+    usage = verdicts(ok, tolerance)  # the one usage rule (harness/usage.py)
     rate = tok_per_s(prompt + output, wall)
     intervals = [
         (int(r.start_ms * 1e6), int(r.end_ms * 1e6))
@@ -111,9 +108,8 @@ def summarize_level(
         tok_s=rate,
         output_tok_s=tok_per_s(output, wall),
         weighted=None if rate is None else weight * rate,
-        usage_mismatches=sum(
-            usage_mismatch(r.output_tokens, r.server_output_tokens, tolerance) for r in ok
-        ),
+        usage_mismatches=usage.count(UsageVerdict.BELOW),
+        usage_unsettled=usage.count(UsageVerdict.UNSETTLED),
         usage_missing=sum(r.server_output_tokens is None for r in ok),
         think_tags=sum(r.think_tag for r in ok),
         finish_reasons=dict(Counter(r.finish_reason or "none" for r in ok)),

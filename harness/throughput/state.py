@@ -7,9 +7,10 @@ the I/O of ``runner``.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from harness.throughput.report import RequestRow
+from harness.usage import UsageCheck
 
 if TYPE_CHECKING:  # the I/O module's record; the pure analysis only reads it
     from harness.throughput.grader_loop import GraderLevel
@@ -25,3 +26,5 @@ class ThroughputState:
     cpu_s: dict[int, float] = field(default_factory=dict)  # client CPU time of each timed phase
     grader: dict[int, GraderLevel] = field(default_factory=dict)  # official: the grader's numbers
     server_models_note: str = ""  # why server_models is empty when it is on purpose
+    probe_body: dict[str, Any] | None = None  # a body the sweep sent, for the usage probe
+    usage_checks: list[UsageCheck] = field(default_factory=list)

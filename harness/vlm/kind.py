@@ -20,6 +20,7 @@ from harness.flags import Overrides, Target, non_negative_int, option, positive_
 from harness.kinds.record import GateInputs, KindCompare, KindScore, MeasurementKind, RunEnv
 from harness.profiles import Profile
 from harness.verdict import Judgement
+from harness.vlm import views as vlm_views
 from harness.vlm.gate_rules import vlm_rules, vlm_score
 from harness.vlm.report import VlmReport
 from harness.vlm.run import OVERRIDABLE, VlmRunConfig, run_vlm
@@ -156,4 +157,5 @@ KIND: MeasurementKind[VlmRunConfig, VlmOverrides, VlmReport, None] = Measurement
     rules=rules,
     score=KindScore("AICAS final score (official baselines)", vlm_score),
     compare=KindCompare(load_extra=None, differences=differences, compare=compare),
+    views=vlm_views.sections,
 )

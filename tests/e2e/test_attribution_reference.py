@@ -13,6 +13,7 @@ import pytest
 
 from harness.cli import main
 from harness.latency.report import LatencyReport
+from harness.risk import FlagKind
 from reference_server.launch import ServerProcess
 
 pytestmark = [pytest.mark.e2e, pytest.mark.timeout(1500)]
@@ -66,4 +67,6 @@ def test_official_vs_strict_attribution_from_real_counters(
     assert off.prefix_hit_tokens and off.prefix_hit_tokens > 0
     assert off.prefix_hit_rate > strict.prefix_hit_rate
     assert [s.split(":")[0] for s in att.sentences] == ["short bucket", "medium bucket"]
+    # fresh strict prompts: vLLM serves none of them from its cache, so no flag says so
+    assert not [f.text for f in rep.flags if f.kind is FlagKind.STRICT_CACHED]
     print("\n".join(att.sentences))

@@ -24,6 +24,7 @@ from harness.prompts import official_filler
 from harness.risk import FlagKind
 from harness.runs import Provenance
 from harness.tokenizer import load_tokenizer
+from tests.fixtures.signals import SIGINT_DEFAULT, SIGINT_IGNORED, interruptible
 
 pytestmark = pytest.mark.timeout(120)
 
@@ -180,6 +181,27 @@ def harness_cmd(*args: str) -> list[str]:
     return [sys.executable, "-m", "harness", *args]
 
 
+async def test_failed_requests_keep_status_and_answer(simulator):
+    """A missing route (official) and an unserved model (strict): each failed row keeps the
+    status and the server's answer; the failure flag says which, and what to do."""
+    sim = await simulator(ttft_ms=1, itl_ms=0, disable_route=("/invocations",))
+    cfg = cfg_for(sim.url, buckets=small_buckets()[:1], runs=2, warmup=0, mode="both", model="m9")
+    state = LatencyState()
+    await run_latency(cfg, TOK, state)
+    rep = build_report(cfg, state, Provenance(), complete=True)
+    assert rep.requests and all(r.status == 404 and r.error_body for r in rep.requests)
+    texts = [f.text for f in rep.flags if f.kind == FlagKind.REQUEST_FAILURES]
+    assert texts == [
+        "failures: 2 timed official short requests failed (http_status×2); first:"
+        " http_status 404: HTTP 404 from /invocations: Not Found: /invocations — the server"
+        " has no /invocations route: check --url and the profile's endpoint",
+        "failures: 2 timed strict short requests failed (http_status×2); first:"
+        " http_status 404: HTTP 404 from /v1/completions: The model `m9` does not exist. —"
+        " the server does not serve the model 'm9': pass the name it serves with --model"
+        " (GET /v1/models lists them)",
+    ]
+
+
 def test_cli_unreachable_exits_3_with_one_line(tmp_path):
     proc = subprocess.run(
         harness_cmd(
@@ -246,7 +268,7 @@ def test_cli_json_and_report_file(sim_process, tmp_path):
     saved = json.loads((tmp_path / "latency.json").read_text())
     assert (
         out["score"] == saved["score"]
-        and saved["schema_version"] == LatencyReport.SCHEMA_VERSION == 2
+        and saved["schema_version"] == LatencyReport.SCHEMA_VERSION == 3
     )
     assert [b["name"] for b in saved["official"]] == ["short", "medium", "long"]
     assert {"median_ms", "speedup", "n_ok", "n_failed"} <= set(saved["official"][0])
@@ -258,7 +280,7 @@ def test_cli_json_and_report_file(sim_process, tmp_path):
 
 def test_cli_ctrl_c_saves_partial_report(sim_process, tmp_path):
     sp = sim_process(ttft_ms=100, itl_ms=0)
-    proc = subprocess.Popen(
+    proc = interruptible(
         harness_cmd(
             "latency",
             "--url",
@@ -277,10 +299,11 @@ def test_cli_ctrl_c_saves_partial_report(sim_process, tmp_path):
         env=dict(os.environ),
     )
     deadline = time.monotonic() + 30
-    # count answered requests: a log entry exists from arrival, end_ns once answered
+    # one request at a time: once the 4th has arrived, the client has recorded the first 3
+    # (an answered 3rd alone races the client's own bookkeeping on a loaded machine)
     while (
         time.monotonic() < deadline
-        and len([e for e in sp.fetch_log() if e.path == "/invocations" and e.end_ns]) < 3
+        and len([e for e in sp.fetch_log() if e.path == "/invocations"]) < 4
     ):
         time.sleep(0.1)
     proc.send_signal(signal.SIGINT)
@@ -290,6 +313,33 @@ def test_cli_ctrl_c_saves_partial_report(sim_process, tmp_path):
     assert saved["complete"] is False
     assert len(saved["requests"]) >= 3
     assert "partial latency report saved" in err
+
+
+@pytest.mark.parametrize("popen", [SIGINT_DEFAULT, SIGINT_IGNORED], ids=["fg", "background"])
+def test_cli_sigterm_saves_partial_report(sim_process, tmp_path, popen):
+    """SIGTERM (a scheduler's or `timeout`'s kill) takes Ctrl-C's path: exit 143, partial
+    report saved; also when the run was started with SIGINT ignored (a background job)."""
+    sp = sim_process(ttft_ms=100, itl_ms=0)
+    proc = subprocess.Popen(
+        harness_cmd(
+            "latency", "--url", sp.url, "--runs", "50", "--warmup", "0", "--no-calibrate",
+            "--out", str(tmp_path),
+        ),
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=dict(os.environ), **popen,
+    )  # fmt: skip
+    deadline = time.monotonic() + 30
+    while (
+        time.monotonic() < deadline
+        and len([e for e in sp.fetch_log() if e.path == "/invocations"]) < 4
+    ):
+        time.sleep(0.1)
+    proc.send_signal(signal.SIGTERM)
+    _, err = proc.communicate(timeout=30)
+    assert proc.returncode == 143, err
+    saved = json.loads((tmp_path / "latency.json").read_text())
+    assert saved["complete"] is False and len(saved["requests"]) >= 3
+    assert "partial latency report saved" in err
+    assert "harness: terminated (SIGTERM)" in err
 
 
 def test_cli_self_test_reports_both_ttft_errors(tmp_path):

@@ -138,3 +138,61 @@ def test_inspect_existing_archive_and_engine_errors(podman: PodmanService, tmp_p
         == 3
     )
     assert connect(podman.socket_url).ping()
+
+
+BUSYBOX = "/bin/busybox"  # Debian busybox-static: statically linked, runs FROM scratch
+
+
+def _busybox() -> bytes:
+    if not Path(BUSYBOX).exists():
+        pytest.fail("busybox-static is required for this test (apt-get install busybox-static)")
+    return Path(BUSYBOX).read_bytes()
+
+
+def _entrypoint_rule(report: PackageReport) -> tuple[str, str]:
+    (rule,) = [r for r in report.rules if r.rule == "entrypoint_exists"]
+    return rule.status, rule.detail
+
+
+def test_entrypoint_must_exist_in_the_image(podman: PodmanService, tmp_path: Path) -> None:
+    """`/serve` missing from a FROM-scratch image: package fails, naming it."""
+    build_image(podman, "harness-test/noserve:1", model_files(), entrypoint=["/serve"])
+    code, report = _package(podman, tmp_path / "a", "harness-test/noserve:1")
+    assert code == 1
+    assert [r.rule for r in report.failures()] == ["entrypoint_exists"]
+    assert _entrypoint_rule(report)[1] == (
+        "ENTRYPOINT runs /serve, but the image has no such program (/serve does not exist)"
+    )
+    # shell form is `/bin/sh -c …`: it needs /bin/sh, which a scratch image lacks
+    busybox = {**model_files(), "/bin/busybox": _busybox()}
+    shell_form = "ENTRYPOINT /bin/busybox httpd -f -p 8080"
+    build_image(podman, "harness-test/shellform:1", busybox, extra=shell_form)
+    code, report = _package(podman, tmp_path / "b", "harness-test/shellform:1")
+    assert code == 1
+    assert report.entrypoint == ["/bin/sh", "-c", "/bin/busybox httpd -f -p 8080"]
+    assert _entrypoint_rule(report) == (
+        "fail",
+        "ENTRYPOINT runs /bin/sh, but the image has no such program (/bin/sh does not exist)",
+    )
+    # /bin/sh as a symlink to busybox (made by a RUN step): found through the link
+    link = 'RUN ["/bin/busybox", "ln", "-s", "busybox", "/bin/sh"]\n' + shell_form
+    build_image(podman, "harness-test/shelllink:1", busybox, extra=link)
+    code, report = _package(podman, tmp_path / "c", "harness-test/shelllink:1")
+    assert code == 0, report.failures()
+    assert _entrypoint_rule(report) == ("pass", "/bin/sh is in the image (→ /bin/busybox)")
+    # CMD is the program when there is no ENTRYPOINT; a bare name is looked up in PATH
+    cmd = 'ENTRYPOINT []\nENV PATH=/bin\nCMD ["busybox", "httpd", "-f", "-p", "8080"]'
+    build_image(podman, "harness-test/cmd:1", busybox, extra=cmd)
+    code, report = _package(podman, tmp_path / "d", "harness-test/cmd:1")
+    assert code == 0, report.failures()
+    assert _entrypoint_rule(report) == ("pass", "busybox is in the image (→ /bin/busybox)")
+    # a later layer deletes the entrypoint (a whiteout): the program is gone
+    gone = 'RUN ["/bin/busybox", "rm", "/bin/serve"]'
+    files = {**busybox, "/bin/serve": b"#!serve\n"}
+    build_image(podman, "harness-test/whiteout-serve:1", files, extra=gone)
+    code, report = _package(podman, tmp_path / "e", "harness-test/whiteout-serve:1")
+    assert code == 1
+    assert _entrypoint_rule(report) == (
+        "fail",
+        "ENTRYPOINT runs /bin/serve, but the image has no such program (/bin/serve does not exist)",
+    )

@@ -16,7 +16,9 @@ import pytest
 
 from harness.cli import main
 from harness.submit.core import SubmitReport
+from tests.fixtures.archives import write_image_archive
 from tests.fixtures.s3 import TEST_API_KEY, PortalFactory
+from tests.fixtures.signals import interruptible
 
 pytestmark = pytest.mark.timeout(120)
 REPO = Path(__file__).resolve().parents[2]
@@ -29,9 +31,7 @@ def test_portal_command_multipart_rehearsal(
         sys.executable, "-m", "harness", "portal", "--port", "0", "--api-key", TEST_API_KEY,
         "--single-max-bytes", "100000", "--part-size", "65536",
     ]  # fmt: skip
-    proc = subprocess.Popen(
-        cmd, cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True
-    )
+    proc = interruptible(cmd, cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     try:
         assert proc.stdout is not None
         banner = ""
@@ -40,8 +40,7 @@ def test_portal_command_multipart_rehearsal(
             banner += proc.stdout.readline()
         match = re.search(r"portal on (http://127\.0\.0\.1:\d+)", banner)
         assert match, banner
-        archive = tmp_path / "image.tar.gz"
-        archive.write_bytes(os.urandom(300_000))
+        archive = write_image_archive(tmp_path, 300_000)
         monkeypatch.setenv("HARNESS_API_KEY", TEST_API_KEY)
         code = main(
             [

@@ -75,6 +75,27 @@ async def test_completion_shape_and_honest_usage(simulator: Any) -> None:
     assert u["total_tokens"] == u["prompt_tokens"] + u["completion_tokens"]
 
 
+async def test_return_token_ids_lists_the_truth_eos_and_special_tokens_included(
+    simulator: Any,
+) -> None:
+    """vLLM's accounting: usage counts the EOS of a "stop" answer and the special tokens the
+    detokeniser leaves out of the text; ``return_token_ids`` lists every one of them;
+    --usage-skew changes only usage (docs/simulate.md)."""
+    sim = await simulator(output_tokens=6, count_eos=True, special_tokens=2)
+    body = {**COMPLETION, "return_token_ids": True}
+    _, got = await post(sim.url + "/v1/completions", body)
+    choice = got["choices"][0]
+    ids = choice["token_ids"]
+    assert choice["finish_reason"] == "stop" and got["usage"]["completion_tokens"] == len(ids) == 7
+    assert TOK.count(choice["text"]) == 4  # 6 generated, the last 2 special (no text)
+    assert ids[:4] == TOK.encode(choice["text"]) and ids[4:] == [248045, 248045, 248046]
+    _, plain = await post(sim.url + "/v1/completions", COMPLETION)
+    assert "token_ids" not in plain["choices"][0]
+    skewed = await simulator(usage_skew=3)
+    _, got = await post(skewed.url + "/v1/chat/completions", {**CHAT, "return_token_ids": True})
+    assert len(got["choices"][0]["token_ids"]) == 12 and got["usage"]["completion_tokens"] == 15
+
+
 async def test_chat_shape_and_both_invocation_shapes(simulator: Any) -> None:
     sim = await simulator(models=("Qwen/Qwen3.5-4B", "short"))
     status, chat = await post(sim.url + "/v1/chat/completions", {**CHAT, "model": "short"})

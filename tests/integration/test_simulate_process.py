@@ -16,6 +16,7 @@ import pytest
 
 from harness.simulate import SimConfig
 from harness.simulate.process import SimProcess
+from tests.fixtures.signals import SIGINT_DEFAULT
 
 pytestmark = pytest.mark.timeout(90)
 
@@ -52,7 +53,7 @@ def test_sim_process_serves_logs_and_stops(sim_process: Any, tmp_path: Path) -> 
 
 
 def test_ctrl_c_exits_130() -> None:
-    sp = SimProcess(SimConfig()).start()
+    sp = SimProcess(SimConfig(), popen_kwargs=SIGINT_DEFAULT).start()
     try:
         assert sp.proc is not None
         sp.proc.send_signal(signal.SIGINT)

@@ -18,7 +18,9 @@ from harness.image.rules import RuleResult
 from harness.portal.s3proxy import Faults
 from harness.submit.core import SubmitReport
 from harness.submit.state import load_state, state_path
+from tests.fixtures.archives import write_image_archive
 from tests.fixtures.s3 import TEST_API_KEY, PortalFactory, PortalStack
+from tests.fixtures.signals import SIGINT_DEFAULT, SIGINT_IGNORED
 
 pytestmark = pytest.mark.timeout(120)
 
@@ -26,11 +28,7 @@ REPO = Path(__file__).resolve().parents[2]
 
 
 def _archive(tmp_path: Path, size: int, seed: int = 1) -> Path:
-    folder = tmp_path / f"pkg{seed}"
-    folder.mkdir()
-    path = folder / "image.tar.gz"
-    path.write_bytes(bytes((i * 31 + seed) % 251 for i in range(size)))
-    return path
+    return write_image_archive(tmp_path / f"pkg{seed}", size, seed)
 
 
 def _sha(data: bytes) -> str:
@@ -147,13 +145,13 @@ def test_refusals_before_any_network_call(portal_stack: PortalFactory, tmp_path:
     small.write_text(
         text.replace("max_compressed_bytes = 20_000_000_000", "max_compressed_bytes = 1000")
     )
-    archive = _archive(tmp_path, 5000)
+    archive = _archive(tmp_path, 20_000)
     assert _submit(stack, archive, tmp_path / "r2", "--profile", str(small)) == 1
     # package.json beside it says FAIL
     from harness.image.package import PackageReport
 
     failing = PackageReport(
-        archive="image.tar.gz", sha256=_sha(archive.read_bytes()), compressed_bytes=5000, layout="docker",
+        archive="image.tar.gz", sha256=_sha(archive.read_bytes()), compressed_bytes=20_000, layout="docker",
         layer_count=1, tags=[], entrypoint=[], cmd=[], exposed_ports=[], env_names=[], model_files={},
         parameters=None, rules=[RuleResult(rule="weights", status="fail", detail="no weight files")], passed=False,
     )  # fmt: skip
@@ -170,7 +168,7 @@ def test_key_handling(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
     stack = portal_stack(single_max_bytes=10_000_000)
-    archive = _archive(tmp_path, 1000)
+    archive = _archive(tmp_path, 20_000)
     monkeypatch.delenv("HARNESS_API_KEY")
     assert _submit(stack, archive, tmp_path / "r1") == 2  # no key
     key_file = tmp_path / "key"
@@ -271,6 +269,7 @@ def test_package_then_submit(portal_stack: PortalFactory, tmp_path: Path) -> Non
 
     layer = tar_of(
         {
+            "/bin/serve": b"#!serve\n",
             "/opt/ml/model/config.json": b"{}",
             "/opt/ml/model/model.safetensors": safetensors_bytes({"w": [8, 8]}),
         }
@@ -302,3 +301,137 @@ def test_package_then_submit(portal_stack: PortalFactory, tmp_path: Path) -> Non
     assert _submit(stack, archive, tmp_path / "run", "--quiet") == 0
     report = SubmitReport.load(tmp_path / "run")
     assert report.package_report == "passed" and report.warnings == []
+
+
+def _package(archive: Path) -> None:
+    """`harness package --archive`: package.json beside the archive, with its sha256."""
+    assert (
+        main(["package", "--archive", str(archive), "--out", str(archive.parent), "--quiet"]) == 0
+    )
+
+
+def test_broken_archives_are_refused_before_register(
+    portal_stack: PortalFactory, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Truncated, or same size with changed bytes, with or without package.json beside it:
+    refused before /register; the portal and S3 see nothing; no run folder is left."""
+    stack = portal_stack(single_max_bytes=100_000, part_size=64 * 1024)
+    good = _archive(tmp_path, 300_000, seed=3)
+    data = good.read_bytes()
+    cases: dict[str, tuple[bytes, bool, str]] = {
+        # name: (file bytes, package.json of the good file beside it, what the refusal says)
+        "truncated": (data[:200_000], False, "the file is truncated"),
+        "truncated, package.json": (data[:200_000], True, "the file is truncated"),
+        # a flipped bit in the deflate data: gzip's CRC-32 catches it
+        "flipped, package.json": (
+            data[:150_000] + bytes([data[150_000] ^ 1]) + data[150_001:],
+            True,
+            "CRC-32 mismatch",
+        ),
+        # the gzip header's MTIME changed: still a sound archive, but not the packaged file
+        "header changed, package.json": (
+            data[:4] + b"\x01\x02\x03\x04" + data[8:],
+            True,
+            "not the file package.json describes",
+        ),
+    }
+    reports = tmp_path / "reports"
+    for i, (name, (content, beside, says)) in enumerate(cases.items()):
+        folder = tmp_path / f"case{i}"
+        folder.mkdir()
+        if beside:
+            (folder / "image.tar.gz").write_bytes(data)
+            _package(folder / "image.tar.gz")
+        archive = folder / "image.tar.gz"
+        archive.write_bytes(content)
+        assert len(content) == len(data) or name.startswith("truncated")
+        capsys.readouterr()
+        out = reports / f"run{i}"
+        assert _submit(stack, archive, out) == 1, name
+        err = capsys.readouterr().err
+        assert says in err and "nothing was sent" in err, (name, err)
+        assert len(err.strip().splitlines()) == 1, err
+        assert not out.exists(), f"{name}: a run folder was left behind"
+        assert not state_path(archive).exists()
+    assert stack.portal.state.calls == []
+    assert stack.proxy.log == []
+    # the good archive, beside its package.json, still submits
+    _package(good)
+    assert _submit(stack, good, tmp_path / "ok") == 0
+    report = SubmitReport.load(tmp_path / "ok")
+    assert report.package_report == "passed" and report.archive_check == "passed"
+    assert report.archive_layout == "docker" and report.submission_id
+    assert report.s3_key is not None
+    assert _sha(stack.object_bytes(report.s3_key)) == _sha(data)
+
+
+def test_skip_archive_check_is_recorded(portal_stack: PortalFactory, tmp_path: Path) -> None:
+    """The override uploads what it is given, and says so in submit.json."""
+    stack = portal_stack(single_max_bytes=10_000_000)
+    folder = tmp_path / "pkg"
+    folder.mkdir()
+    archive = folder / "image.tar.gz"
+    archive.write_bytes(os.urandom(50_000))  # not an image at all
+    assert _submit(stack, archive, tmp_path / "refused") == 1
+    assert stack.portal.state.calls == []
+    assert _submit(stack, archive, tmp_path / "run", "--skip-archive-check") == 0
+    report = SubmitReport.load(tmp_path / "run")
+    assert report.archive_check == "skipped" and report.archive_layout is None
+    assert any("--skip-archive-check" in w for w in report.warnings)
+    assert report.submission_id
+
+
+@pytest.mark.timeout(180)
+@pytest.mark.parametrize(
+    ("sig", "popen", "code"),
+    [
+        (signal.SIGINT, SIGINT_DEFAULT, 130),
+        (signal.SIGTERM, SIGINT_DEFAULT, 143),
+        (signal.SIGTERM, SIGINT_IGNORED, 143),  # a background job: SIGINT ignored
+    ],
+    ids=["ctrl-c", "sigterm", "sigterm-background"],
+)
+def test_stopped_submit_says_what_was_saved_and_resumes(
+    portal_stack: PortalFactory, tmp_path: Path, sig: int, popen: dict[str, object], code: int
+) -> None:
+    """Ctrl-C or SIGTERM mid-upload: the confirmed parts stay in the state file, submit.json
+    is saved, the message says how many and what re-running does; the re-run sends the rest."""
+    stack = portal_stack(single_max_bytes=100_000, part_size=32 * 1024, faults=Faults(delay_s=0.25))
+    archive = _archive(tmp_path, 32 * 1024 * 24 + 1000)  # 25 parts
+    env = {**os.environ, "HARNESS_API_KEY": TEST_API_KEY}
+    cmd = [sys.executable, "-m", "harness", "submit", str(archive), "--team", "team-a"]
+    cmd += ["--api-url", stack.url, "--parallel", "2", "--quiet"]
+    proc = subprocess.Popen(
+        [*cmd, "--out", str(tmp_path / "stopped")],
+        env=env, cwd=REPO, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+        **popen,  # type: ignore[arg-type]
+    )  # fmt: skip
+    spath = state_path(archive)
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        state = load_state(spath)
+        if state is not None and len(state.parts) >= 4:
+            break
+        time.sleep(0.05)
+    proc.send_signal(sig)
+    _, err = proc.communicate(timeout=60)
+    assert proc.returncode == code, err
+    state = load_state(spath)
+    assert state is not None and 4 <= len(state.parts) < 25
+    n = len(state.parts)
+    assert (
+        f"harness: submit stopped: {n} of 25 parts confirmed by S3; re-running the same command"
+        f" sends only the other {25 - n} (saved: image.tar.gz.upload.json,"
+    ) in err, err
+    assert ("terminated (SIGTERM)" if sig == signal.SIGTERM else "interrupted") in err
+    stopped = SubmitReport.load(tmp_path / "stopped")
+    assert stopped.complete is False and stopped.submission_id is None
+    log_at_stop = len(stack.proxy.log)
+    resumed = subprocess.run(
+        [*cmd, "--out", str(tmp_path / "resumed")],
+        env=env, cwd=REPO, capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+    assert resumed.returncode == 0, resumed.stderr
+    report = SubmitReport.load(tmp_path / "resumed")
+    assert report.parts_resumed == n and report.submission_id
+    assert not [r for r in stack.proxy.log[log_at_stop:] if r.part_number in state.parts]

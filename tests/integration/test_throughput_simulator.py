@@ -10,9 +10,11 @@ import pytest
 from harness.cli import main
 from harness.flags import Target
 from harness.profiles import load_profile
+from harness.risk import FlagKind
 from harness.runs import Provenance
 from harness.throughput.analysis import build_report
 from harness.throughput.config import ThroughputConfig, ThroughputOverrides, from_profile
+from harness.throughput.core import measure_throughput
 from harness.throughput.report import ThroughputReport
 from harness.throughput.runner import ThroughputState, run_sweep
 from harness.tokenizer import load_tokenizer
@@ -107,11 +109,46 @@ async def test_usage_skew_think_leak_and_errors_are_flagged(simulator):
     _, rep = await sweep(small(sim.url, levels="4", requests_per_level=12, spot_checks=0))
     lv = rep.levels[0]
     assert lv.n_failed > 0 and lv.n_ok + lv.n_failed == 12
-    assert lv.usage_mismatches == lv.n_ok  # every answer's usage is 9 tokens off
+    # usage 9 above the text: the text cannot tell inflation from skipped special tokens,
+    # so official mode (no probe) says so in one note and raises no flag on a guess
+    assert lv.usage_unsettled == lv.n_ok and lv.usage_mismatches == 0
+    assert len(rep.notes) == 1 and f"{lv.n_ok} c=4 (+9) tokens" in rep.notes[0]
+    assert "--usage-probe on" in rep.notes[0]
     assert lv.think_tags == lv.n_ok
     text = "\n".join(f.text for f in rep.flags)
-    assert "requests failed (http_status" in text
-    assert "differs from the re-tokenised count" in text and "contain thinking" in text
+    assert "requests failed (http_status" in text and "contain thinking" in text
+    assert "usage-mismatch" not in text
+
+
+@pytest.mark.parametrize("mode", ["official", "strict"])
+async def test_usage_probe_catches_a_skewing_server(simulator, tmp_path: Path, mode: str):
+    """After the sweep, one probe asks for the token ids: the simulator lists the truth and
+    skews only usage, so the probe disagrees and that is the flag."""
+    sim = await simulator(output_tokens=8, usage_skew=5)
+    cfg = small(sim.url, mode=mode, levels="2", spot_checks=0, usage_probe="on")
+    rep = await measure_throughput(cfg, provenance=Provenance(), folder=tmp_path, tokenizer=TOK)
+    probes = [e for e in sim.log if isinstance(e.body, dict) and e.body.get("return_token_ids")]
+    assert len(probes) == 1 and probes[0].index == sim.log[-1].index  # after the sweep
+    [check] = rep.usage_checks
+    assert check.result == "disagrees" and check.source == "token_ids"
+    assert (check.usage_tokens, check.id_tokens) == (8 + 5, 8)
+    probed = [f for f in rep.flags if f.text.startswith("usage-mismatch: usage probe")]
+    assert [f.kind for f in probed] == [FlagKind.USAGE_MISMATCH]
+    assert rep.notes == []
+
+
+async def test_truthful_eos_and_special_tokens_raise_no_usage_flag(simulator, tmp_path: Path):
+    """vLLM's accounting: the EOS of a 'stop' answer counted, special tokens generated but
+    absent from the text. The probe's token ids agree with usage: no flag."""
+    sim = await simulator(output_tokens=8, count_eos=True, special_tokens=3)
+    cfg = small(sim.url, mode="strict", levels="2", spot_checks=0)
+    rep = await measure_throughput(cfg, provenance=Provenance(), folder=tmp_path, tokenizer=TOK)
+    lv = rep.levels[0]
+    assert lv.usage_unsettled == lv.n_ok == 6  # text 5 tokens, usage 8 + EOS
+    [check] = rep.usage_checks
+    assert check.result == "agrees" and check.id_tokens == check.usage_tokens == 9
+    assert check.special_tokens == 4  # 3 skipped specials + the EOS
+    assert not [f for f in rep.flags if f.kind is FlagKind.USAGE_MISMATCH] and rep.notes == []
 
 
 def test_client_keeps_64_in_flight_against_a_separate_simulator(sim_process, tmp_path: Path):
@@ -208,6 +245,50 @@ def test_cli_bad_input_exits_with_one_line(tmp_path: Path, capsys):
     q = ["throughput", "--profile", str(no_sweep), "--url", "http://127.0.0.1:9"]
     assert main([*q, "--out", str(tmp_path / "q")]) == 2
     assert "no [throughput] section" in capsys.readouterr().err
+    # official mode sends no readiness request (the grader's sweep sends none): a port
+    # nobody listens on fails at once, by a bare TCP connect
+    assert main([*base, "--url", "http://127.0.0.1:9"]) == 3
+    assert "nothing accepts connections at 127.0.0.1:9 (connection refused)" in (
+        capsys.readouterr().err
+    )
     unreachable = [*base, "--url", "http://127.0.0.1:9", "--ready-timeout", "0.3"]
-    assert main([*unreachable, "--ready-interval", "0.1"]) == 3
+    assert main([*unreachable, "--ready-interval", "0.1", "--mode", "strict"]) == 3
     assert "not ready" in capsys.readouterr().err
+
+
+def test_unserved_model_is_named_with_the_flag(sim_process, tmp_path: Path, capsys):
+    """Every request 404s (the simulator does not serve the profile's model): the report keeps
+    the status and the server's answer, the console names the model and --model, and no
+    client-bottleneck flag is raised for a level where nothing was served."""
+    sp = sim_process(output_tokens=6)  # serves Qwen/Qwen3.5-4B and sim only
+    argv = ["throughput", "--profile", "gpumode-paris", "--url", sp.url, "--levels", "1,2"]
+    argv += ["--requests-per-level", "3", "--prompt-tokens", "32", "--max-tokens", "8"]
+    # official: the profile's model as the grader sends it; strict: a --model not served
+    runs = (("official", "Qwen/Qwen3.5-35B-A3B", []), ("strict", "nope", ["--model", "nope"]))
+    for mode, model, extra in runs:
+        out = tmp_path / mode
+        assert main([*argv, *extra, "--mode", mode, "--out", str(out)]) == 3
+        console = " ".join(capsys.readouterr().out.split())  # rich wraps long lines
+        assert f"The model `{model}` does not exist." in console
+        assert (
+            f"the server does not serve the model '{model}': pass the name it serves with --model"
+        ) in console
+        rep = ThroughputReport.load(out)
+        assert not [f for f in rep.flags if f.kind == "client_bottleneck"]
+        failed = [r for r in rep.requests if not r.ok]
+        assert failed and len(failed) == len(rep.requests)
+        for r in failed:
+            assert r.status == 404 and r.error_body is not None
+            assert json.loads(r.error_body)["error"]["message"] == (
+                f"The model `{model}` does not exist."
+            )
+
+
+def test_docs_small_example_runs_against_the_simulator(sim_process, tmp_path: Path):
+    """docs/throughput.md's small example, against the simulator it names."""
+    sp = sim_process(models=("Qwen/Qwen3.5-35B-A3B",), ttft_ms=5, itl_ms=0.2)
+    argv = ["throughput", "--profile", "gpumode-paris", "--url", sp.url, "--levels", "1,2,4"]
+    argv += ["--requests-per-level", "8", "--prompt-tokens", "256", "--max-tokens", "64"]
+    assert main([*argv, "--out", str(tmp_path / "run"), "--quiet"]) == 0
+    rep = ThroughputReport.load(tmp_path / "run")
+    assert [lv.n_ok for lv in rep.levels] == [8, 8, 8]

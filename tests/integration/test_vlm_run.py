@@ -15,6 +15,7 @@ import pytest
 
 from harness.cli import main as harness_main
 from harness.vlm.report import VlmReport
+from tests.fixtures.signals import interruptible
 from tests.fixtures.tiny_vlm import WRAPPER_DIR, tiny_vlm, write_textvqa
 
 REPLICA = Path(__file__).resolve().parents[1] / "fixtures" / "vlm_replica.py"
@@ -168,7 +169,7 @@ def test_ctrl_c_keeps_what_was_measured(model: Path, dataset: Path, tmp_path: Pa
            "--answer-tokens", "400"]  # fmt: skip
     root = Path(__file__).resolve().parents[2]
     # A terminal's Ctrl-C reaches the whole process group: harness and its runner.
-    proc = subprocess.Popen(cmd, cwd=root, start_new_session=True)
+    proc = interruptible(cmd, cwd=root, start_new_session=True)
     try:
         records = out / "vlm-records.jsonl"
         deadline = time.monotonic() + 600

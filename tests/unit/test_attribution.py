@@ -10,16 +10,21 @@ from harness.attribution import (
     SPEC_ACCEPTED,
     SPEC_DRAFT_TOKENS,
     SPEC_DRAFTS,
+    STRICT_CACHE_SHARE,
+    AttributionSection,
     attribute,
+    attribution_section,
     build_section,
+    cache_flags,
     delta,
     gap_sentence,
     metrics_enabled,
-    section_lines,
+    section_for,
 )
 from harness.client.fingerprint import from_answers
 from harness.client.metrics import parse_exposition
 from harness.simulate.metrics import SimCounters, exposition
+from harness.view.model import Table, Text
 
 VLLM_TEXT = """\
 # HELP python_info Python platform information
@@ -127,8 +132,27 @@ def test_build_section_orders_buckets_and_keeps_notes():
     assert sec.sentences[1] == (
         "medium bucket: 80 % of prompt tokens from the prefix cache on the repeated filler"
     )
-    assert section_lines(sec)[-1] == "note: n"
     assert build_section({}, []).items == []
+
+
+def test_attribution_view_has_one_row_per_step_then_the_sentences_and_notes():
+    z = {PREFIX_QUERIES: 0.0, PREFIX_HITS: 0.0}
+    pairs = {
+        ("official", "short"): (z, {PREFIX_QUERIES: 183.0, PREFIX_HITS: 96.0}),
+        ("strict", "short"): (z, {PREFIX_QUERIES: 192.0, PREFIX_HITS: 0.0}),
+    }
+    view = attribution_section(build_section(pairs, ["n"]), "latency-attribution")
+    table, sentences, notes = view.blocks
+    assert isinstance(table, Table) and isinstance(sentences, Text) and isinstance(notes, Text)
+    assert [[c.text for c in r.cells][:4] for r in table.rows] == [
+        ["official", "short", "96/183", "52%"],
+        ["strict", "short", "0/192", "0%"],
+    ]
+    assert sentences.lines[0].startswith("short bucket: 52 % of prompt tokens")
+    assert notes.lines == ("note: n",)
+    # scraping off: no table, the note alone
+    off = attribution_section(section_for({}, [], scraped=False, choice="auto"), "k")
+    assert [type(b) for b in off.blocks] == [Text]
 
 
 CHOICES = [
@@ -168,3 +192,32 @@ def test_fingerprint_from_vllm_answers():
 def test_fingerprint_of_nothing_is_unknown():
     fp = from_answers(None, {"error": "x"}, None)
     assert fp.engine is None and fp.models == [] and fp.label() == "unknown"
+
+
+def _hits(mode: str, name: str, hits: float, queries: float):
+    before = {PREFIX_QUERIES: 0.0, PREFIX_HITS: 0.0}
+    return attribute(mode, name, before, {PREFIX_QUERIES: queries, PREFIX_HITS: hits})
+
+
+def test_cache_flags_fire_on_seen_prompts_only():
+    from harness.risk import FlagKind
+
+    section = AttributionSection(
+        items=[
+            _hits("official", "short", 48.0, 64.0),  # the repeated filler: expected, never
+            _hits("strict", "short", 0.0, 320.0),  # fresh prompts
+            _hits("strict", "medium", 16.0 * 6, 5 * 1036.0),  # a shared template: 1.9 %
+            _hits("strict", "long", 40_880.0, 40_960.0),  # seen before: 99.8 %
+            _hits("throughput", "c=8", 9_000.0, 10_000.0),
+        ]
+    )
+    flags = cache_flags(section, ("strict",), source="latency", hint="H")
+    assert [f.kind for f in flags] == [FlagKind.STRICT_CACHED]
+    assert "100 % of the strict long prompt tokens" in flags[0].text
+    assert "(40880 of 40960 tokens)" in flags[0].text and flags[0].text.endswith("; H")
+    [tp] = cache_flags(section, ("throughput",), source="throughput")
+    assert "strict c=8" in tp.text and tp.source == "throughput"
+    # the threshold: a shared prefix of a few blocks passes, a stale cache (>= 75 %) fires
+    assert 0.019 < STRICT_CACHE_SHARE < 0.75
+    edge = AttributionSection(items=[_hits("strict", "x", STRICT_CACHE_SHARE * 1000, 1000.0)])
+    assert cache_flags(edge, ("strict",), source="latency") == []

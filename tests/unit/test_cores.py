@@ -14,7 +14,7 @@ import pytest
 from harness.cli import build_parser
 from harness.cli.common import RunContext
 from harness.errors import EXIT_FAIL, EXIT_INCOMPLETE, EXIT_INTERRUPTED, EXIT_OK, EXIT_TARGET
-from harness.flags import Target, non_negative_int, positive_float, positive_int
+from harness.flags import Target, non_negative_int, positive_float, positive_int, quality_limit
 from harness.gate.options import gate_options, options_from_args
 from harness.gate.orchestrate import GatePlan, exit_code
 from harness.gate.report import GateReport, Verdict
@@ -98,6 +98,7 @@ def test_every_kinds_overrides_render_to_flags_that_reparse(kind, tmp_path: Path
         non_negative_int: 3,
         float: 2.5,
         positive_float: 2.5,
+        quality_limit: 0.5,
         Path: tmp_path / "p",
     }
     given: dict[str, object] = {}

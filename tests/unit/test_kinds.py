@@ -120,7 +120,10 @@ def test_a_gate_option_reaches_every_step_that_has_it(tmp_path: Path) -> None:
     # without the option each step keeps its own default: the gate's latency mode is both
     bare = GatePlan(url="http://h:1", folder=tmp_path, profile=QWEN)
     assert bare.overrides(kind_named("latency")).mode == "both"
-    assert bare.overrides(kind_named("check")).ready_timeout_s == 30.0
+    # and every server step waits the profile's readiness timeout (one default, check too)
+    for kind in bare.steps():
+        cfg = kind.from_profile(QWEN, target, bare.overrides(kind))
+        assert getattr(cfg, "cfg", cfg).ready_timeout_s == QWEN.readiness.timeout_s, kind.name
 
 
 def test_a_plan_is_never_changed_once_made(tmp_path: Path) -> None:

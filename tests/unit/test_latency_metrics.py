@@ -164,3 +164,53 @@ def test_official_procedure_is_the_profiles_runs_warmups_and_buckets():
     assert not official_procedure(spec.runs, spec.warmup, names[:2], spec)
     quick = spec.model_copy(update={"runs": 3, "warmup": 1})
     assert official_procedure(3, 1, names, quick)
+
+
+def _judged(official_ms: float | None, ttft_ms: float | None, p99: float | None):
+    from harness.latency.report import BucketResult, Calibration, LatencyReport
+    from harness.stats import Dist
+
+    def bucket(mode, median, ttft=None):
+        return BucketResult(
+            name="short",
+            mode=mode,
+            endpoint="/x",
+            prompt_tokens_nominal=64,
+            prompt_tokens=64,
+            max_tokens=128,
+            baseline_ms=2582.0,
+            n_ok=5,
+            n_failed=0,
+            median_ms=median,
+            speedup=None,
+            ttft=None if ttft is None else Dist(n=5, median=ttft),
+        )
+
+    rep = LatencyReport(
+        mode="both",
+        official=[bucket("official", official_ms)] if official_ms is not None else [],
+        strict=[bucket("strict", 900.0, ttft_ms)] if ttft_ms is not None else [],
+        calibration=None
+        if p99 is None
+        else Calibration(ttft_error_ms=Dist(n=10, median=0.4, p99=p99)),
+    )
+    from harness.latency.analysis import selftest_flags, smallest_median
+
+    return smallest_median(rep), selftest_flags(rep)
+
+
+def test_selftest_flag_rule_with_literal_numbers():
+    # the loaded machine: p99 641 ms against medians of hundreds of ms
+    smallest, flags = _judged(345.0, 120.0, 641.0)
+    assert smallest == ("strict short TTFT", 120.0)
+    assert [f.kind.value for f in flags] == ["self_test_error"]
+    assert "p99 641.0 ms" in flags[0].text and "strict short TTFT 120.0 ms" in flags[0].text
+    # an idle machine: p99 of a few ms is under the 10 ms floor, whatever the medians
+    assert _judged(2.0, 1.5, 4.0)[1] == []
+    # above the floor, 10 % of the smallest median decides
+    assert _judged(345.0, 120.0, 12.0)[1] == []  # 12 ms <= 10 % of 120 ms
+    assert len(_judged(345.0, 100.0, 12.0)[1]) == 1  # 12 ms > 10 ms
+    assert _judged(5000.0, None, 400.0)[1] == []  # official only: 10 % of 5 s
+    # nothing to judge: no self-test, or no median
+    assert _judged(345.0, None, None)[1] == []
+    assert _judged(None, None, 900.0) == (None, [])

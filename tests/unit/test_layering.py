@@ -16,8 +16,9 @@ Layers, top to bottom (a module may import its own unit and any lower layer):
 1. measurement and other packages: latency, throughput, quality, conformance,
    image, submit, portal, simulate, data, compare (its per-kind comparisons), vlm.
 0. foundations: client, stats, profiles, errors, runs, risk, verdict, flags,
-   attribution, console_hooks, tokenizer, prompts, paths (and the package root,
-   ``harness/__init__.py``, which holds the version).
+   attribution, console_hooks, view (view models and their console/PNG renderers),
+   tokenizer, usage, prompts, paths (and the package root, ``harness/__init__.py``,
+   which holds the version).
 
 A unit is a top-level package or module, except the modules named in ``UNITS``
 (and every ``<pkg>.kind``), which sit in the layer of the unit they name. Within
@@ -73,7 +74,9 @@ LAYERS: dict[str, int] = {
             "flags",
             "attribution",
             "console_hooks",
+            "view",
             "tokenizer",
+            "usage",
             "prompts",
             "paths",
             "",

@@ -1,7 +1,7 @@
 import pytest
 
 from harness.profiles import load_profile
-from harness.prompts import exact_prompt, official_filler
+from harness.prompts import SEED_RANGE, exact_prompt, fresh_seed, official_filler, repeat_seed
 from harness.tokenizer import load_tokenizer
 
 
@@ -34,3 +34,13 @@ def test_exact_prompts_are_unique_and_deterministic(qwen):
     assert a[3] != exact_prompt(qwen, 64, seed=2, index=3)
     # unique from the first word on: no shared prefix for a prefix cache
     assert len({qwen.encode(p)[:6].__repr__() for p in a}) == 20
+
+
+def test_fresh_seeds_differ_and_repeat_seeds_are_deterministic():
+    drawn = {fresh_seed() for _ in range(20)}
+    assert len(drawn) == 20 and all(0 <= s < SEED_RANGE for s in drawn)
+    assert repeat_seed(7, 1) == 7  # --seed 7 alone replays repetition 1
+    assert repeat_seed(7, 2) == repeat_seed(7, 2) != 7
+    assert len({repeat_seed(7, i) for i in range(1, 11)}) == 10
+    assert repeat_seed(7, 2) != repeat_seed(8, 2)
+    assert 0 <= repeat_seed(7, 3) < SEED_RANGE

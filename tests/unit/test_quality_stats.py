@@ -21,7 +21,7 @@ from harness.stats import achieved_concurrency
         (0.1, None, 0.1),
         (0.999, None, 0.999),
         (1.0, None, None),  # lm-eval would read 1.0 as ONE document
-        (5.0, None, None),
+        (5.0, None, 5),  # a whole count above 1: the first 5 documents
         (None, None, None),
         (0.1, 200, 200),  # a fixed count (Paris GSM8K) wins
     ],

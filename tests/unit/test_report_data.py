@@ -13,7 +13,8 @@ from typing import Any
 
 import pytest
 
-from harness.latency.report import BucketResult, Dist, LatencyReport, RequestRow, latency_samples
+from harness.latency.report import BucketResult, Dist, LatencyReport, RequestRow
+from harness.latency.views import samples as latency_samples
 from harness.report.folder import read_run
 from harness.risk import RiskFlag, flag_from_text
 from harness.runs import Provenance

@@ -9,27 +9,25 @@ from pathlib import Path
 
 from PIL import Image
 
+from harness.latency.views import bucket_chart, distribution_chart
+from harness.quality.views import score_chart
 from harness.report.entry import LedgerEntry, QualityScore, entry_for_folder
 from harness.report.frontier import frontier, waterfall
 from harness.report.pages import ledger_page, run_page
-from harness.report.plots import (
-    Plot,
-    bucket_vs_baseline,
-    latency_distributions,
-    quality_vs_thresholds,
-    score_over_runs,
-    waterfall_plot,
-)
+from harness.report.plots import score_over_runs, waterfall_chart
+from harness.view.chart import Chart
+from harness.view.draw import draw
 from tests.unit.test_report_data import make_history, write_gate, write_latency, write_quality
 
 IMG = re.compile(
-    r'<img id="plot-([a-z]+)" class="plot" alt="[^"]*" src="data:image/png;base64,([^"]+)">'
+    r'<img id="plot-([a-z-]+)" class="plot" alt="[^"]*" src="data:image/png;base64,([^"]+)">'
 )
+SECTION = re.compile(r'<section id="section-([a-z-]+)">')
 
 
-def decoded(plot: Plot | None) -> Image.Image:
-    assert plot is not None
-    img = Image.open(io.BytesIO(base64.b64decode(plot.png_b64)))
+def decoded(chart: Chart | None) -> Image.Image:
+    assert chart is not None
+    img = Image.open(io.BytesIO(base64.b64decode(draw(chart).png_b64)))
     img.load()
     return img
 
@@ -44,12 +42,15 @@ def test_each_plot_is_a_drawn_png(tmp_path: Path) -> None:
     fr = frontier(es)
     plots = [
         score_over_runs(fr, es),
-        waterfall_plot(waterfall(fr.points)),
-        bucket_vs_baseline(
-            [("latest", es[-1].medians("official")), ("best", es[1].medians("official"))]
+        waterfall_chart(waterfall(fr.points)),
+        bucket_chart(
+            [
+                ("latest", list(es[-1].medians("official").values())),
+                ("best", list(es[1].medians("official").values())),
+            ]
         ),
-        latency_distributions({"official": {"short": [900.0, 1000.0, 1100.0]}}, {"short": 2582.0}),
-        quality_vs_thresholds(es[-1].quality),
+        distribution_chart({"official": {"short": [900.0, 1000.0, 1100.0]}}, {"short": 2582.0}),
+        score_chart(es[-1].quality),
     ]
     for plot in plots:
         img = decoded(plot)
@@ -60,10 +61,10 @@ def test_each_plot_is_a_drawn_png(tmp_path: Path) -> None:
 def test_nothing_to_draw_gives_no_plot() -> None:
     unscored = [LedgerEntry(id="r", time="2026-01-01T00:00:00+00:00")]
     assert score_over_runs(frontier(unscored), unscored) is None
-    assert waterfall_plot([]) is None
-    assert bucket_vs_baseline([("latest", {})]) is None
-    assert latency_distributions({"official": {"short": []}}, {}) is None
-    assert quality_vs_thresholds([QualityScore(name="x", title="X")]) is None
+    assert waterfall_chart([]) is None
+    assert bucket_chart([("latest", [])]) is None
+    assert distribution_chart({"official": {"short": []}}, {}) is None
+    assert score_chart([QualityScore(name="x", title="X")]) is None
 
 
 def test_ledger_page_is_self_contained_with_every_plot(tmp_path: Path) -> None:
@@ -79,18 +80,26 @@ def test_ledger_page_is_self_contained_with_every_plot(tmp_path: Path) -> None:
     # no network assets: nothing is fetched from anywhere
     assert not re.search(r'(src|href)="(https?:)?//', page)
     assert "@import" not in page and "url(" not in page
-    assert '<tr class="best">' in page and "★ 2.50×" in page
+    assert '<tr class="strong">' in page and "★ 2.50×" in page
+    assert SECTION.findall(page) == ["runs", "score", "latest"]
 
 
-def test_run_page_shows_verdict_reasons_flags_and_gaps(tmp_path: Path) -> None:
+def test_run_page_shows_verdict_reasons_flags_and_every_report(tmp_path: Path) -> None:
     folder = make_history(tmp_path)[2]
-    e = entry_for_folder(folder)
-    e.flags = ["early-stop: 3/50 official short responses"]
-    page = run_page(folder, e)
+    write_gate(
+        folder,
+        "FAIL",
+        reasons=("GPQA-Diamond 0.520 < 0.60",),
+        flags=("early-stop: 3/50 official short responses",),
+    )
+    page = run_page(folder, entry_for_folder(folder))
     assert '<span class="FAIL">FAIL</span>' in page
     assert "GPQA-Diamond 0.520 &lt; 0.60" in page
-    assert '<ul class="flags"><li>early-stop: 3/50 official short responses</li></ul>' in page
+    assert "<li>early-stop: 3/50 official short responses</li>" in page
+    # the verdict first, then each report in the reader's order
+    assert SECTION.findall(page) == ["run", "gate", "latency", "quality"]
     assert [m.group(1) for m in IMG.finditer(page)] == ["buckets", "distributions", "quality"]
+    assert 'id="table-latency-official"' in page and 'id="table-quality"' in page
 
 
 def test_run_page_of_an_ungated_latency_only_run(tmp_path: Path) -> None:
@@ -99,6 +108,7 @@ def test_run_page_of_an_ungated_latency_only_run(tmp_path: Path) -> None:
     page = run_page(folder, entry_for_folder(folder))
     assert "not gated" in page and "1.50×" in page
     assert [m.group(1) for m in IMG.finditer(page)] == ["buckets", "distributions"]
+    assert SECTION.findall(page) == ["run", "latency"]
 
 
 def test_a_single_failing_partial_run_still_gets_every_plot(tmp_path: Path) -> None:

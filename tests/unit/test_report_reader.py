@@ -115,7 +115,7 @@ def _write(folder: Path, name: str, data: dict[str, Any]) -> None:
 def test_a_schema_1_latency_report_is_migrated(tmp_path: Path) -> None:
     _write(tmp_path, "latency.json", LATENCY_V1)
     rep = load_report(tmp_path, LatencyReport)
-    assert rep is not None and rep.schema_version == LatencyReport.SCHEMA_VERSION == 2
+    assert rep is not None and rep.schema_version == LatencyReport.SCHEMA_VERSION == 3
     assert [(f.kind, f.source) for f in rep.flags] == [
         (FlagKind.EARLY_STOP, "latency"),
         (FlagKind.REQUEST_FAILURES, "latency"),
@@ -124,6 +124,29 @@ def test_a_schema_1_latency_report_is_migrated(tmp_path: Path) -> None:
     assert rep.flags[2].text == "something a later harness said"
     assert rep.gaps[0].cause_kind == "prefix_cache"
     assert rep.provenance.harness_version == "0.1.0"
+
+
+def test_a_schema_2_latency_report_gains_usage_checks_and_notes(tmp_path: Path) -> None:
+    v2 = {**LATENCY_V1, "schema_version": 2, "flags": [], "gaps": []}
+    _write(tmp_path, "latency.json", v2)
+    rep = load_report(tmp_path, LatencyReport)
+    assert rep is not None and rep.schema_version == 3
+    assert rep.usage_checks == [] and rep.notes == []
+
+
+def test_a_schema_1_repeats_report_records_one_seed_per_repeat(tmp_path: Path) -> None:
+    from harness.latency.repeats import RepeatsReport
+
+    v1 = {
+        "kind": "latency-repeats",
+        "schema_version": 1,
+        "provenance": {"harness_version": "0.1.0", "seed": 0},
+        "repeats": 2,
+    }
+    _write(tmp_path, "latency_repeats.json", v1)
+    rep = load_report(tmp_path, RepeatsReport)
+    assert rep is not None and rep.schema_version == RepeatsReport.SCHEMA_VERSION == 2
+    assert rep.seed == 0 and rep.seeds == [0, 0]
 
 
 def test_schema_1_throughput_and_gate_reports_are_migrated(tmp_path: Path) -> None:

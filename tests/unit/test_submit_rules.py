@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import random
 from pathlib import Path
 
@@ -11,9 +12,10 @@ from harness.errors import ConfigError, UsageError, VerdictFailed
 from harness.profiles import PackageSpec
 from harness.submit.api import ApiRefused, scrub
 from harness.submit.pause import PAUSE_ENV, checkpoint
-from harness.submit.preflight import check_archive, digest_file, read_api_key
+from harness.submit.preflight import read_api_key, verify_archive
 from harness.submit.retry import Action, RetryPolicy, classify_status, etag_matches
 from harness.submit.state import UploadState, load_state, save_state, state_path
+from tests.fixtures.archives import image_archive_bytes
 
 
 def test_classify_status() -> None:
@@ -70,23 +72,34 @@ def test_state_roundtrip_and_key(tmp_path: Path) -> None:
 
 
 def test_preflight(tmp_path: Path) -> None:
-    spec = PackageSpec(max_compressed_bytes=100)
+    spec = PackageSpec(max_compressed_bytes=30_000)
     bad_name = tmp_path / "image.tgz"
     bad_name.write_bytes(b"x")
     with pytest.raises(UsageError, match=r"only accepts 'image\.tar\.gz'"):
-        check_archive(bad_name, spec)
+        verify_archive(bad_name, spec)
     archive = tmp_path / "image.tar.gz"
     with pytest.raises(UsageError, match="no such file"):
-        check_archive(archive, spec)
-    archive.write_bytes(b"x" * 101)
-    with pytest.raises(VerdictFailed, match="over the 100 bytes limit"):
-        check_archive(archive, spec)
+        verify_archive(archive, spec)
+    archive.write_bytes(b"x" * 30_001)
+    with pytest.raises(VerdictFailed, match="over the 30,000 bytes limit"):
+        verify_archive(archive, spec)
+    data = image_archive_bytes(20_000, seed=7)
+    archive.write_bytes(data)
+    seen: list[int] = []
+    pre = verify_archive(archive, spec, on_bytes=seen.append)
+    assert pre.size == 20_000 and sum(seen) == 20_000
+    assert pre.package_report == "absent" and pre.archive_check == "passed"
+    assert pre.layout == "docker" and pre.warnings
+    assert pre.md5 == hashlib.md5(data, usedforsecurity=False).hexdigest()
+    assert pre.sha256 == hashlib.sha256(data).hexdigest()
+    # not an archive: refused, unless the check is skipped (then only hashed)
     archive.write_bytes(b"x" * 100)
-    pre = check_archive(archive, spec)
-    assert pre.size == 100 and pre.package_report == "absent" and pre.warnings
-    d = digest_file(archive)
-    assert d.md5 == "aed563ecafb4bcc5654c597a421547b2"
-    assert d.sha256 == "09ecb6ebc8bcefc733f6f2ec44f791abeed6a99edf0cc31519637898aebd52d8"
+    with pytest.raises(VerdictFailed, match="not a readable image archive"):
+        verify_archive(archive, spec)
+    pre = verify_archive(archive, spec, skip_check=True)
+    assert pre.archive_check == "skipped" and pre.layout is None
+    assert pre.sha256 == "09ecb6ebc8bcefc733f6f2ec44f791abeed6a99edf0cc31519637898aebd52d8"
+    assert any("--skip-archive-check" in w for w in pre.warnings)
 
 
 def test_api_key_sources(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

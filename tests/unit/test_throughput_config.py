@@ -10,6 +10,7 @@ from harness.profiles import load_profile, parse_profile
 from harness.risk import FlagKind
 from harness.runs import Provenance
 from harness.throughput.analysis import build_report
+from harness.throughput.chat_count import render_no_think
 from harness.throughput.config import (
     ThroughputOverrides,
     from_profile,
@@ -148,7 +149,12 @@ def test_strict_levels_draw_fresh_prompts(paris, qwen):
     p1 = {i.prompt for i in s1 if i.kind == "random"}
     assert len(p1) == 4 and not p1 & {i.prompt for i in s2 if i.kind == "random"}
     assert all(qwen.count(i.prompt) == 32 for i in s1 if i.kind == "random")
-    assert all(i.spot and i.prompt_tokens == qwen.count(i.prompt) for i in s1 if i.kind == "spot")
+    # every prompt counted by the grader's rule: its own chat-templated text
+    for item in s1:
+        msgs = [{"role": "user", "content": item.prompt}]
+        assert item.prompt_tokens == qwen.count(render_no_think(msgs))  # type: ignore[arg-type]
+        assert item.prompt_tokens > qwen.count(item.prompt)
+    assert all(i.spot for i in s1 if i.kind == "spot")
 
 
 def _row(level, index, *, ok=True, kind="random", out=10, server=10, **kw):
@@ -173,10 +179,11 @@ def test_build_report_flags_and_strict_verdict(paris):
     state.rows = [
         _row(1, 0),
         _row(1, 1, kind="spot", spot_question="What is 2 + 2?", spot_expected=4, spot_passed=True),
-        _row(2, 0, server=30),
+        _row(2, 0, server=3),  # usage 7 below the text: a mismatch
         _row(2, 1, ok=False, error_kind="timeout"),
         _row(2, 2, kind="spot", spot_question="Q?", spot_expected=4, spot_passed=False),
         _row(2, 3, think_tag=True),
+        _row(2, 4, server=30),  # usage 20 above the text: unsettled, a note (no probe here)
     ]
     rep = build_report(cfg, state, Provenance(), complete=True)
     assert [lv.concurrency for lv in rep.levels] == [1, 2]
@@ -190,8 +197,9 @@ def test_build_report_flags_and_strict_verdict(paris):
         FlagKind.THINKING_LEAK,
         FlagKind.PARTIAL_SWEEP,
     }
-    assert "c=2: 1 of 4 requests failed (timeout ×1)" in text
-    assert "differs from the re-tokenised count" in text
+    assert "c=2: 1 of 5 requests failed (timeout ×1)" in text
+    assert "more than 4 tokens below the re-tokenised count in 1 answers" in text
+    assert len(rep.notes) == 1 and "1 c=2 (+20) tokens" in rep.notes[0]
     assert "spot check failed: Q? expected 4" in text
     assert "contain thinking" in text
     assert "score covers only the measured levels (1, 2)" in text

@@ -21,11 +21,12 @@ from harness.profiles import load_profile
 from harness.risk import FlagKind
 from harness.runs import Provenance
 from harness.throughput.analysis import build_report
-from harness.throughput.chat_count import render_no_think
-from harness.throughput.config import ThroughputOverrides, from_profile
+from harness.throughput.chat_count import chat_prompt_tokens, render_no_think
+from harness.throughput.config import ThroughputConfig, ThroughputOverrides, from_profile
+from harness.throughput.core import measure_throughput
 from harness.throughput.grader_loop import grader_numbers
 from harness.throughput.prompts import grader_prompts
-from harness.throughput.runner import ThroughputState, run_sweep
+from harness.throughput.runner import ThroughputState, run_official_sweep
 from harness.tokenizer import load_tokenizer
 from tests.fixtures.recording import Recorded, RecordingServer
 from tests.wire import grader_paris
@@ -48,6 +49,19 @@ def answer(body: dict[str, Any]) -> str:
     return " ".join(content.split()[:6]) or "x"
 
 
+def paris_config(url: str, *, chart: bool = True) -> ThroughputConfig:
+    """The small official sweep both sides run, built as the command builds it."""
+    overrides = ThroughputOverrides(
+        levels=",".join(map(str, LEVELS)),
+        requests_per_level=N,
+        prompt_tokens=TOKENS,
+        max_tokens=MAX_TOKENS,
+        seed=SEED,
+        chart=chart,
+    )
+    return from_profile(PARIS, Target(folder=Path("."), url=url), overrides)
+
+
 def key(r: Recorded) -> tuple[str, str, tuple[tuple[str, str], ...], bytes]:
     return (r.method, r.path, tuple(sorted(r.headers)), r.body)
 
@@ -67,7 +81,7 @@ def test_chat_template_count_equals_the_reference_template():
     )
 
 
-def test_official_sweep_on_the_wire_equals_the_graders(recording_server):
+def test_official_sweep_on_the_wire_equals_the_graders(recording_server, tmp_path):
     srv: RecordingServer = recording_server(text=answer, compress=True)
     prompts = grader_paris.generate_prompts(GTOK, 2 * N, TOKENS, np.random.default_rng(SEED))
     theirs = asyncio.run(
@@ -78,24 +92,18 @@ def test_official_sweep_on_the_wire_equals_the_graders(recording_server):
     their_reqs = list(srv.requests)
     srv.clear()
 
-    cfg = from_profile(
-        PARIS,
-        Target(folder=Path("."), url=srv.url),
-        ThroughputOverrides(
-            levels=",".join(map(str, LEVELS)),
-            requests_per_level=N,
-            prompt_tokens=TOKENS,
-            max_tokens=MAX_TOKENS,
-            seed=SEED,
-        ),
+    cfg = paris_config(srv.url, chart=False)
+    # the whole core, as `harness throughput` runs it: readiness included
+    report = asyncio.run(
+        measure_throughput(cfg, provenance=Provenance(), folder=tmp_path, tokenizer=TOK)
     )
-    state = ThroughputState()
-    asyncio.run(run_sweep(cfg, TOK, state))
     our_reqs = list(srv.requests)
 
     # the same requests: bodies, headers and paths as multisets (order varies under
-    # concurrency), per level in sequence; nothing extra (no /v1/models)
+    # concurrency), per level in sequence; nothing extra: no GET /health before the sweep
+    # (the grader's run_throughput.py sends none), no /v1/models, no probe, no /metrics
     assert len(our_reqs) == len(their_reqs) == len(LEVELS) * (2 + N)
+    assert {(r.method, r.path) for r in our_reqs} == {("POST", "/v1/chat/completions")}
     assert Counter(map(key, our_reqs)) == Counter(map(key, their_reqs))
     assert {r.path for r in our_reqs} == {"/v1/chat/completions"}
     first = our_reqs[0]
@@ -104,10 +112,13 @@ def test_official_sweep_on_the_wire_equals_the_graders(recording_server):
     assert first.header("Content-Type") == "application/json"
 
     # the same numbers from the same answers
-    report = build_report(cfg, state, Provenance(), complete=True)
+    state = ThroughputState(
+        rows=list(report.requests), levels_done=[lv.concurrency for lv in report.levels]
+    )
     for g, lv in zip(theirs, report.levels, strict=True):
         assert lv.concurrency == g["concurrency"]
         assert (lv.n_ok, lv.n_failed) == (g["successful_requests"], g["failed_requests"])
+        # the per-level token sums the grader's script reports, for the same bodies
         assert lv.prompt_tokens == g["total_prompt_tokens"]
         assert lv.output_tokens == g["total_completion_tokens"]
         assert sum(s.passed for s in lv.spot_checks) == g["spot_checks_passed"]
@@ -131,6 +142,36 @@ def test_official_sweep_on_the_wire_equals_the_graders(recording_server):
             ],
             accuracy=1.0,
         )
+    )
+
+
+def test_each_prompt_is_counted_by_the_graders_rule(recording_server):
+    """Prompts of different lengths (the grader keeps a prompt that did not settle to its
+    target): each is counted on its own chat-templated text, never as one constant, and the
+    per-level sums equal what the grader's loop reports for the same bodies."""
+    srv: RecordingServer = recording_server(text=answer)
+    lengths = [30, 31, 33, 36, 29, 40, 32, 35]
+    prompts = [
+        grader_paris.generate_prompts(GTOK, 1, n, np.random.default_rng(100 + n))[0]
+        for n in lengths
+    ]
+    theirs = asyncio.run(
+        grader_paris.run_benchmark(
+            srv.url, prompts, LEVELS, N, MAX_TOKENS, GTOK, POOL, random.Random(SEED)
+        )
+    )
+    cfg = paris_config(srv.url)
+    state = ThroughputState()
+    asyncio.run(run_official_sweep(cfg, TOK, state, prompts=prompts, rng=random.Random(SEED)))
+    report = build_report(cfg, state, Provenance(), complete=True)
+    for g, lv in zip(theirs, report.levels, strict=True):
+        assert lv.prompt_tokens == g["total_prompt_tokens"]
+    counts = {r.prompt_tokens for r in state.rows if r.kind == "random"}
+    assert len(counts) > 4  # one count per prompt text, not one per length setting
+    assert all(
+        grader_paris.count_prompt(GTOK, [{"role": "user", "content": p}])
+        == chat_prompt_tokens(TOK, [{"role": "user", "content": p}])
+        for p in prompts
     )
 
 

@@ -1,0 +1,76 @@
+"""A failed request told in the server's own words, with what to do about it.
+
+Every failed request row keeps the HTTP status and the first ``EXCERPT``
+characters of the server's answer (``error_body``). The console shows the first
+failure of a run through :func:`describe`, and the risk flag that counts
+failures carries its short form, so a bare "HTTP 404" never stands alone: a 404
+that names a model says which model was asked for and that ``--model`` picks
+another; a 404 that does not is a missing route.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+EXCERPT = 300  # characters of a failed answer kept in the report
+_SPACE = re.compile(r"\s+")
+
+
+def excerpt(raw: bytes | str) -> str:
+    """The first ``EXCERPT`` characters of an answer body, as text."""
+    text = raw.decode("utf-8", errors="replace") if isinstance(raw, bytes) else raw
+    return text[:EXCERPT]
+
+
+def server_message(body: str | None) -> str | None:
+    """The message in an error answer: OpenAI/vLLM ``error.message``, ``message``, ``detail``,
+    else the raw text with its whitespace folded."""
+    if not body:
+        return None
+    try:
+        data: Any = json.loads(body)
+    except ValueError:
+        data = None
+    if isinstance(data, dict):
+        err = data.get("error")
+        for candidate in (
+            err.get("message") if isinstance(err, dict) else err,
+            data.get("message"),
+            data.get("detail"),
+        ):
+            if isinstance(candidate, str) and candidate.strip():
+                return _SPACE.sub(" ", candidate).strip()
+    return _SPACE.sub(" ", body).strip() or None
+
+
+def hint(status: int | None, body: str | None, model: str | None, endpoint: str) -> str | None:
+    """What to do about a failure, when its status and body say enough."""
+    if status != 404:
+        return None
+    message = (server_message(body) or "").lower()
+    if "model" in message:
+        asked = f" {model!r}" if model else ""
+        return (
+            f"the server does not serve the model{asked}: pass the name it serves with --model"
+            " (GET /v1/models lists them)"
+        )
+    return f"the server has no {endpoint} route: check --url and the profile's endpoint"
+
+
+def describe(
+    status: int | None,
+    error: str | None,
+    body: str | None,
+    *,
+    model: str | None = None,
+    endpoint: str = "",
+) -> str:
+    """One line for the console: the error, the server's message, and the hint if any."""
+    line = error or (f"HTTP {status}" if status else "failed")
+    message = server_message(body)
+    if message and message not in line:
+        line += f": {message[:200]}"
+    what = hint(status, body, model, endpoint)
+    return f"{line} — {what}" if what else line

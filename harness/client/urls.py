@@ -1,0 +1,26 @@
+"""The one check of a base URL that every ``--url``-like option goes through.
+
+``--url 127.0.0.1:8101`` (no scheme) used to travel as far as the HTTP client
+and fail there as a transport error (exit 3). It is a usage error (exit 2),
+said in one line with the URL that was meant.
+"""
+
+from __future__ import annotations
+
+import urllib.parse
+
+from harness.errors import UsageError
+
+
+def http_base_url(text: str) -> str:
+    """``text`` when it is an http(s) URL with a host (and a valid port); else UsageError."""
+    url = text.strip()
+    parsed = urllib.parse.urlsplit(url)
+    if parsed.scheme not in ("http", "https") or not parsed.netloc:
+        example = url if "://" in url else f"http://{url}"
+        raise UsageError(f"{text!r} is not an http(s) URL", hint=f"give the scheme, e.g. {example}")
+    try:
+        parsed.port  # noqa: B018 - raises on a port that is not a number or out of range
+    except ValueError as err:
+        raise UsageError(f"{text!r} is not a valid URL: {err}") from None
+    return url
