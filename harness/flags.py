@@ -158,23 +158,54 @@ def option(
     return field(default=default, metadata=meta)
 
 
+def seconds(
+    name: str, *, help: str, default: float | None = None, gate: GateFlag | None = None
+) -> Any:
+    """An option in seconds (a positive number, shown as ``S``)."""
+    return option(name, default=default, type=positive_float, metavar="S", help=help, gate=gate)
+
+
+def request_timeout(default: float) -> Any:
+    return seconds("--timeout", default=default, help="per-request timeout in s")
+
+
 def ready_timeout() -> Any:
     """The readiness wait every server step has (and the gate offers to all of them)."""
-    return option(
+    return seconds(
         READY_TIMEOUT,
-        type=positive_float,
-        metavar="S",
         help=f"how long to wait for the ready path to answer 200, in s (default: {READY_DEFAULT})",
-        gate=GateFlag(READY_TIMEOUT, help="how long each step waits for the server, in s"),
+        gate=GateFlag(
+            READY_TIMEOUT,
+            help=f"how long each step waits for the server, in s (default: {READY_DEFAULT})",
+        ),
     )
 
 
 def ready_interval() -> Any:
+    return seconds(
+        "--ready-interval", help="readiness poll interval in s (default: the profile's, 5)"
+    )
+
+
+def prompt_seed(what: str, repeats: str = "") -> Any:
+    """``--seed``: None (the default) lets the core draw a fresh seed per run and record it
+    (docs/timing.md, "Seeds"); a given seed replays a run's prompts exactly."""
     return option(
-        "--ready-interval",
-        type=positive_float,
-        metavar="S",
-        help="readiness poll interval in s (default: the profile's, 5)",
+        "--seed",
+        type=int,
+        help=f"{what} seed: replays a run's prompts exactly (default: a fresh one per run, "
+        f"recorded{repeats})",
+    )
+
+
+def usage_probe(after: str, text: str, modes: str) -> Any:
+    """``--usage-probe``: after the measured traffic, ask for token ids (harness/usage.py)."""
+    return option(
+        "--usage-probe",
+        default="auto",
+        choices=("auto", "on", "off"),
+        help=f"after the {after}, ask the server for its token ids where usage exceeds the "
+        f"{text} (default: auto, off in official mode, on in {modes})",
     )
 
 
@@ -237,15 +268,7 @@ class Overrides:
                 action = "store_false" if f.default else "store_true"
                 p.add_argument(spec.name, dest=f.name, action=action, help=_help(f, spec))
                 continue
-            p.add_argument(
-                spec.name,
-                dest=f.name,
-                choices=spec.choices,
-                metavar=spec.metavar,
-                default=f.default,
-                help=_help(f, spec),
-                **typed(spec.type),
-            )
+            add_valued(p, spec, f.name, f.default, _help(f, spec))
 
     @classmethod
     def from_args(cls, args: argparse.Namespace) -> Self:
@@ -284,9 +307,21 @@ class Overrides:
         return out
 
 
-def typed(convert: Callable[[str], Any] | None) -> dict[str, Any]:
-    """argparse's ``type=`` when there is one (it takes no None)."""
-    return {} if convert is None else {"type": convert}
+def add_valued(
+    p: argparse.ArgumentParser, spec: Flag, dest: str, default: object, help: str
+) -> None:
+    """One option that takes a value, as ``spec`` declares it (a command's or the gate's)."""
+    # argparse's type= takes no None
+    typed: dict[str, Any] = {} if spec.type is None else {"type": spec.type}
+    p.add_argument(
+        spec.name,
+        dest=dest,
+        choices=spec.choices,
+        metavar=spec.metavar,
+        default=default,
+        help=help,
+        **typed,
+    )
 
 
 def gate_key(flag: str) -> str:

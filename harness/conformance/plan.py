@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from harness.client.urls import http_base_url
 from harness.conformance.context import CheckConfig
 from harness.conformance.registry import PlannedCheck, required_names, select
-from harness.flags import Overrides, Target, option, positive_float, ready_timeout, tokenizer
+from harness.flags import Overrides, Target, option, ready_timeout, request_timeout, tokenizer
 from harness.profiles import Profile
 
 
@@ -30,13 +30,7 @@ class CheckOverrides(Overrides):
     model: str | None = option(
         "--model", help="model name for chat bodies (default: the graders' name if served)"
     )
-    timeout_s: float = option(
-        "--timeout",
-        default=300.0,
-        type=positive_float,
-        metavar="S",
-        help="per-request timeout in s",
-    )
+    timeout_s: float = request_timeout(300.0)
     ready_timeout_s: float | None = ready_timeout()  # None: the profile's [readiness] timeout_s
 
 

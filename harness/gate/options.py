@@ -12,11 +12,10 @@ from __future__ import annotations
 
 import argparse
 import re
-from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
-from typing import Any
+from collections.abc import Mapping
+from dataclasses import dataclass, replace
 
-from harness.flags import gate_key, render_value, typed
+from harness.flags import Flag, add_valued, gate_key, render_value
 from harness.kinds.registry import KINDS
 
 _DEFAULT_TEXT = re.compile(r"\s*\(default:[^)]*\)\s*$")
@@ -25,13 +24,14 @@ _DEFAULT_TEXT = re.compile(r"\s*\(default:[^)]*\)\s*$")
 @dataclass(frozen=True)
 class GateOption:
     key: str  # the mapping key and argparse dest: latency_mode
-    flag: str  # --latency-mode
     default: object  # the gate's own default (None: each step's)
     kinds: tuple[str, ...]  # the steps it reaches
-    help: str
-    type: Callable[[str], Any] | None
-    choices: Sequence[object] | None
-    metavar: str | None
+    spec: Flag  # the option as the gate spells it (its name, help, type, choices)
+    own_help: bool = False  # the help is the gate's words (GateFlag.help), not a step's
+
+    @property
+    def flag(self) -> str:  # --latency-mode
+        return self.spec.name
 
 
 def gate_options() -> list[GateOption]:
@@ -45,26 +45,21 @@ def gate_options() -> list[GateOption]:
                 continue
             seen = found.get(spec.gate.name)
             if seen is not None:
-                found[spec.gate.name] = GateOption(
-                    **{**seen.__dict__, "kinds": (*seen.kinds, kind.name)}
-                )
+                found[spec.gate.name] = replace(seen, kinds=(*seen.kinds, kind.name))
                 continue
             found[spec.gate.name] = GateOption(
                 key=gate_key(spec.gate.name),
-                flag=spec.gate.name,
                 default=spec.gate.default,
                 kinds=(kind.name,),
-                help=spec.gate.help or spec.help,
-                type=spec.type,
-                choices=spec.choices,
-                metavar=spec.metavar,
+                spec=replace(spec, name=spec.gate.name, help=spec.gate.help or spec.help),
+                own_help=bool(spec.gate.help),
             )
     return list(found.values())
 
 
 def _help(o: GateOption) -> str:
-    text = o.help
-    if len(o.kinds) > 1:
+    text = o.spec.help
+    if len(o.kinds) > 1 and not (o.own_help and "default" in text):
         text = _DEFAULT_TEXT.sub("", text) + " (default: each step's own)"
     if o.default is not None and "default" not in text:
         text += f" (default: {render_value(o.default)})"
@@ -73,15 +68,7 @@ def _help(o: GateOption) -> str:
 
 def add_gate_options(p: argparse.ArgumentParser) -> None:
     for o in gate_options():
-        p.add_argument(
-            o.flag,
-            dest=o.key,
-            choices=o.choices,
-            metavar=o.metavar,
-            default=o.default,
-            help=_help(o),
-            **typed(o.type),
-        )
+        add_valued(p, o.spec, o.key, o.default, _help(o))
 
 
 def options_from_args(args: argparse.Namespace) -> dict[str, object]:

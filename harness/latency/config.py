@@ -17,11 +17,13 @@ from harness.flags import (
     metrics_scrape,
     non_negative_int,
     option,
-    positive_float,
     positive_int,
+    prompt_seed,
     ready_interval,
     ready_timeout,
+    request_timeout,
     tokenizer,
+    usage_probe,
 )
 from harness.profiles import Bucket, LatencySpec, Profile
 from harness.prompts import fresh_seed
@@ -50,12 +52,14 @@ class LatencyOverrides(Overrides):
     runs: int | None = option(
         "--runs",
         type=positive_int,
+        metavar="N",
         help="timed requests per bucket (default: the profile's, 50)",
         gate="--runs",
     )
     warmup: int | None = option(
         "--warmup",
         type=non_negative_int,
+        metavar="N",
         help="warm-up requests per bucket (default: the profile's, 5)",
         gate="--warmup",
     )
@@ -64,13 +68,7 @@ class LatencyOverrides(Overrides):
         help="comma-separated bucket names (default: all, e.g. short,medium,long)",
         gate="--buckets",
     )
-    timeout_s: float = option(
-        "--timeout",
-        default=600.0,
-        type=positive_float,
-        metavar="S",
-        help="per-request timeout in s",
-    )
+    timeout_s: float = request_timeout(600.0)
     tokenizer: str | None = tokenizer("qwen:MODEL | tokenizer.json or model folder | server")
     model: str | None = option(
         "--model", help="strict mode's model field (default: the server's first model)"
@@ -81,22 +79,11 @@ class LatencyOverrides(Overrides):
     force_length: bool = option(
         "--force-length", default=False, help="strict mode: send ignore_eos + min_tokens"
     )
-    seed: int | None = option(
-        "--seed",
-        type=int,
-        help="strict prompts' seed: replays a run's prompts exactly (default: a fresh one per "
-        "run, recorded; repeats derive theirs from it)",
-    )
+    seed: int | None = prompt_seed("strict prompts'", "; repeats derive theirs from it")
     ready_timeout_s: float | None = ready_timeout()
     ready_interval_s: float | None = ready_interval()
     metrics: MetricsChoice = metrics_scrape("bucket", "strict/both")
-    usage_probe: MetricsChoice = option(
-        "--usage-probe",
-        default="auto",
-        choices=("auto", "on", "off"),
-        help="after the buckets, ask the server for its token ids where usage exceeds the "
-        "answer's text (default: auto, off in official mode, on in strict/both)",
-    )
+    usage_probe: MetricsChoice = usage_probe("buckets", "answer's text", "strict/both")
     calibrate: bool = option(
         "--no-calibrate", default=True, help="skip the client timing self-check"
     )

@@ -20,10 +20,10 @@ from harness.flags import (
     Overrides,
     Target,
     option,
-    positive_float,
     positive_int,
     quality_limit,
     ready_timeout,
+    seconds,
 )
 from harness.profiles import Benchmark, Profile, QualitySpec
 
@@ -72,11 +72,9 @@ class QualityOverrides(Overrides):
         gate="--max-gen-toks",
     )
     stream: bool = option("--stream", default=False, help="stream thinking benchmarks (GPQA)")
-    idle_timeout_s: float = option(
+    idle_timeout_s: float = seconds(
         "--idle-timeout",
         default=120.0,
-        type=positive_float,
-        metavar="S",
         help="with --stream: the longest silence between reads, in s",
     )
     endpoint: str | None = option(

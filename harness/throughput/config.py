@@ -17,11 +17,13 @@ from harness.flags import (
     metrics_scrape,
     non_negative_int,
     option,
-    positive_float,
     positive_int,
+    prompt_seed,
     ready_interval,
     ready_timeout,
+    request_timeout,
     tokenizer,
+    usage_probe,
 )
 from harness.profiles import Profile, ThroughputSpec
 from harness.prompts import fresh_seed
@@ -81,23 +83,12 @@ class ThroughputOverrides(Overrides):
         default=False,
         help="send ignore_eos + min_tokens so answers are really max_tokens long",
     )
-    seed: int | None = option(
-        "--seed",
-        type=int,
-        help="prompt and spot-check seed: replays a run's prompts exactly (default: a fresh "
-        "one per run, recorded)",
-    )
+    seed: int | None = prompt_seed("prompt and spot-check")
     model: str | None = option(
         "--model", help="the body's model field (default: the profile's if served)"
     )
     tokenizer: str | None = tokenizer("qwen:MODEL | tokenizer.json or model folder")
-    timeout_s: float = option(
-        "--timeout",
-        default=1800.0,
-        type=positive_float,
-        metavar="S",
-        help="per-request timeout in s",
-    )
+    timeout_s: float = request_timeout(1800.0)
     wait_ready: bool = option(
         "--wait-ready",
         default=False,
@@ -108,13 +99,7 @@ class ThroughputOverrides(Overrides):
     ready_interval_s: float | None = ready_interval()
     chart: bool = option("--no-chart", default=True, help="do not write throughput.png")
     metrics: Literal["auto", "on", "off"] = metrics_scrape("level", "strict")
-    usage_probe: Literal["auto", "on", "off"] = option(
-        "--usage-probe",
-        default="auto",
-        choices=("auto", "on", "off"),
-        help="after the sweep, ask the server for its token ids where usage exceeds the "
-        "answers' text (default: auto, off in official mode, on in strict)",
-    )
+    usage_probe: Literal["auto", "on", "off"] = usage_probe("sweep", "answers' text", "strict")
 
 
 @dataclass(frozen=True)

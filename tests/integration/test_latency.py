@@ -9,14 +9,11 @@ import signal
 import subprocess
 import sys
 import time
-from dataclasses import replace
-from pathlib import Path
 
 import pytest
 
-from harness.flags import Target
 from harness.latency.analysis import build_report
-from harness.latency.config import LatencyConfig, LatencyOverrides, from_profile
+from harness.latency.config import LatencyConfig
 from harness.latency.report import LatencyReport
 from harness.latency.runner import LatencyState, run_latency
 from harness.profiles import Bucket, load_profile
@@ -24,6 +21,7 @@ from harness.prompts import official_filler
 from harness.risk import FlagKind
 from harness.runs import Provenance
 from harness.tokenizer import load_tokenizer
+from tests.fixtures.configs import latency_config
 from tests.fixtures.signals import SIGINT_DEFAULT, SIGINT_IGNORED, interruptible
 
 pytestmark = pytest.mark.timeout(120)
@@ -40,9 +38,7 @@ def small_buckets(max_tokens: int = 8) -> tuple[Bucket, ...]:
 def cfg_for(url: str, *, buckets: tuple[Bucket, ...] | None = None, **kw) -> LatencyConfig:
     """The profile's procedure with small buckets (answers of a few tokens) and overrides."""
     base = dict(runs=4, warmup=2, calibrate=False, timeout_s=10.0)
-    overrides = LatencyOverrides(**{**base, **kw})
-    cfg = from_profile(PROFILE, Target(folder=Path("."), url=url), overrides)
-    return replace(cfg, buckets=buckets or small_buckets())
+    return latency_config(url, buckets or small_buckets(), **{**base, **kw})
 
 
 async def test_official_procedure_matches_the_grader(simulator):

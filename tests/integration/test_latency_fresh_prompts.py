@@ -8,13 +8,11 @@ seed with ``--seed`` is what makes the cache flag fire.
 
 from __future__ import annotations
 
-from dataclasses import replace
 from pathlib import Path
 
 import pytest
 
-from harness.flags import Target
-from harness.latency.config import LatencyConfig, LatencyOverrides, from_profile
+from harness.latency.config import LatencyConfig
 from harness.latency.core import measure_latency, measure_latency_repeats
 from harness.latency.report import LatencyReport
 from harness.profiles import Bucket, load_profile
@@ -23,6 +21,7 @@ from harness.risk import FlagKind
 from harness.runs import Provenance
 from harness.simulate import SimServer
 from harness.tokenizer import load_tokenizer
+from tests.fixtures.configs import latency_config
 
 pytestmark = pytest.mark.timeout(120)
 
@@ -33,13 +32,10 @@ SHORT = SPEC.bucket("short").model_copy(update={"max_tokens": 4})
 
 
 def cfg_for(url: str, *, buckets: tuple[Bucket, ...] = (SHORT,), **kw: object) -> LatencyConfig:
-    """The profile's procedure with small buckets, then the overrides (as the command does)."""
     base: dict[str, object] = dict(
         mode="strict", runs=3, warmup=1, calibrate=False, timeout_s=10.0, ready_interval_s=0.1
     )
-    overrides = LatencyOverrides(**{**base, **kw})  # type: ignore[arg-type]
-    cfg = from_profile(PROFILE, Target(folder=Path("."), url=url), overrides)
-    return replace(cfg, buckets=buckets)
+    return latency_config(url, buckets, **{**base, **kw})
 
 
 async def run(sim: SimServer, folder: Path, **kw: object) -> LatencyReport:

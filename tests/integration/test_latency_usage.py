@@ -4,14 +4,12 @@ And the self-test's own error judged against the run (an injected self-test: the
 
 from __future__ import annotations
 
-from dataclasses import replace
 from pathlib import Path
 
 import pytest
 
-from harness.flags import Target
 from harness.gate.rules import GateInputs, judge
-from harness.latency.config import LatencyConfig, LatencyOverrides, from_profile
+from harness.latency.config import LatencyConfig
 from harness.latency.core import measure_latency
 from harness.latency.report import Calibration, LatencyReport
 from harness.profiles import Bucket, load_profile
@@ -20,6 +18,7 @@ from harness.runs import Provenance
 from harness.simulate import SimServer
 from harness.stats import dist
 from harness.tokenizer import load_tokenizer
+from tests.fixtures.configs import latency_config
 
 pytestmark = pytest.mark.timeout(120)
 
@@ -31,13 +30,10 @@ LONG = SPEC.bucket("long").model_copy(update={"max_tokens": 8})
 
 
 def cfg_for(url: str, *, buckets: tuple[Bucket, ...] = (SHORT,), **kw: object) -> LatencyConfig:
-    """The profile's procedure with small buckets, then the overrides (as the command does)."""
     base: dict[str, object] = dict(
         mode="both", runs=3, warmup=1, calibrate=False, timeout_s=30.0, ready_interval_s=0.1
     )
-    overrides = LatencyOverrides(**{**base, **kw})  # type: ignore[arg-type]
-    cfg = from_profile(PROFILE, Target(folder=Path("."), url=url), overrides)
-    return replace(cfg, buckets=buckets)
+    return latency_config(url, buckets, **{**base, **kw})
 
 
 async def run(sim: SimServer, folder: Path, **kw: object) -> LatencyReport:
