@@ -39,8 +39,10 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from harness.image.package import PackageConfig, build_report
-from harness.profiles import PackageSpec
+from harness.flags import Target
+from harness.image.config import PackageOverrides, from_profile
+from harness.image.package import build_report
+from harness.profiles import load_profile
 from harness.submit.preflight import verify_archive
 
 
@@ -137,14 +139,15 @@ class _Zlib(io.RawIOBase):
         super().close()
 
 
-def build(work: Path, mb: int) -> Path:
+def build(work: Path, mb: int, env: list[str]) -> Path:
+    """A saved image that passes the package rules (``env``: the profile's offline variables)."""
     small, weights = work / "small.tar", work / "weights.tar"
     _small_files_layer(small, 20_000)
     _weights_layer(weights, mb)
     config = {
         "architecture": "amd64",
         "os": "linux",
-        "config": {"Entrypoint": ["/bin/serve"], "ExposedPorts": {"8080/tcp": {}}},
+        "config": {"Entrypoint": ["/bin/serve"], "ExposedPorts": {"8080/tcp": {}}, "Env": env},
     }
     manifest = [
         {
@@ -176,16 +179,18 @@ def main() -> int:
     ap.add_argument("--json", action="store_true", help="the figures as JSON on stdout")
     args = ap.parse_args()
     work = Path(tempfile.mkdtemp(prefix="harness-bench-preflight-"))
-    spec = PackageSpec()
+    profile = load_profile()
+    spec = profile.package
+    if spec is None:
+        raise SystemExit(f"profile {profile.name} has no [package] section")
     try:
         start = time.perf_counter()
-        archive = build(work, args.mb)
+        archive = build(work, args.mb, list(spec.offline_env))
         size = archive.stat().st_size
         print(f"built {size / 1e9:.2f} GB in {time.perf_counter() - start:.0f} s", file=sys.stderr)
         # package.json beside it, as `harness package --archive` writes it
-        build_report(PackageConfig(image=None, archive=archive, spec=spec), None).save(
-            archive.parent
-        )
+        cfg = from_profile(profile, Target(folder=work), PackageOverrides(archive=archive))
+        build_report(cfg, None).save(archive.parent)
         runs: dict[str, list[tuple[float, float]]] = {"pre-flight": [], "hash only": []}
         for _ in range(args.repeat):
             for name, skip in (("pre-flight", False), ("hash only", True)):
