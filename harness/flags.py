@@ -15,7 +15,10 @@ it, the gate's spelling. From that one declaration:
 ``None`` means "the profile's value" for an override: the config builder of each
 kind (``from_profile(profile, target, overrides)``) reads the profile for it.
 The target flags every command shares (``--url``, ``--out``, ``--profile``, ...)
-are spelled here too (:data:`URL` ...), for the same reason.
+are spelled here too (:data:`URL` ...), for the same reason, and so are the
+argparse types every command uses: numbers, :func:`http_url` (every URL option,
+exit 2 on a URL without a scheme), :func:`port_number`, :func:`quality_limit`.
+Every option's help shows its default (tests/unit/test_cli_help.py).
 """
 
 from __future__ import annotations

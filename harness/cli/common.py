@@ -10,15 +10,12 @@ from pathlib import Path
 from rich.console import Console
 
 from harness.console_hooks import byte_progress as byte_progress
-from harness.flags import LIMIT_HELP as LIMIT_HELP
 from harness.flags import NAME, NOTE, OUT, PROFILE
-from harness.flags import READY_DEFAULT as READY_DEFAULT
 from harness.flags import http_url as http_url
 from harness.flags import non_negative_int as non_negative_int
 from harness.flags import port_number as port_number
 from harness.flags import positive_float as positive_float
 from harness.flags import positive_int as positive_int
-from harness.flags import quality_limit as quality_limit
 from harness.profiles import DEFAULT_PROFILE, Profile, load_profile
 from harness.runs import Provenance, new_run_folder, redact_argv
 
