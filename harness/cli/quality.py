@@ -57,6 +57,18 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument(
         "--ready-timeout", type=positive_float, help="readiness wait in s (default: profile, 600)"
     )
+    p.add_argument(
+        "--decide",
+        action="store_true",
+        help="NON-OFFICIAL, an estimate: ask each benchmark's documents in a seeded random "
+        "order and stop once its gate decision is settled (risk < 0.001); a later run "
+        "without it, same --out, completes the set from the answer cache (default: off)",
+    )
+    p.add_argument(
+        "--seed",
+        type=int,
+        help="--decide: the documents' order seed (default: drawn at random, recorded)",
+    )
     add_common(p)
     p.set_defaults(func=run)
 
@@ -77,6 +89,8 @@ def config_from_args(args: argparse.Namespace, ctx: RunContext) -> QualityConfig
         model=args.model,
         resume=not args.fresh,
         ready_timeout_s=args.ready_timeout,
+        decide=args.decide,
+        seed=args.seed,
     )
 
 

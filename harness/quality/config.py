@@ -29,6 +29,10 @@ class QualityConfig:
     endpoint: str | None = None  # default: the profile's [quality] endpoint
     model: str | None = None  # NON-OFFICIAL: the body's model name (default: the profile's)
     resume: bool = True  # reuse answers cached in the run folder
+    # NON-OFFICIAL: ask each benchmark's documents in a random order seeded by `seed` and
+    # stop once its gate decision is settled (harness/quality/decide.py); an estimate
+    decide: bool = False
+    seed: int | None = None
     # The grader's quality script sends ONE GET /ping (5 s timeout) and dies if it fails;
     # a positive timeout polls instead, every ready_interval_s (harness's own, e.g. a demo).
     ready_timeout_s: float = 0.0
@@ -51,6 +55,8 @@ class QualityConfig:
         return self.url.rstrip("/") + (self.endpoint or self.spec.endpoint)
 
     def __post_init__(self) -> None:
+        if self.decide and self.seed is None:
+            raise ConfigError("--decide needs an order seed", hint="pass --seed N")
         if self.data_route not in DATA_ROUTES:
             raise ConfigError(
                 f"unknown data route {self.data_route!r}",
@@ -82,4 +88,6 @@ class QualityConfig:
             out["endpoint"] = self.endpoint
         if self.model and self.model != self.profile.server.model:
             out["model"] = self.model
+        if self.decide:
+            out["decide"] = {"seed": self.seed}
         return out

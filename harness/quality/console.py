@@ -24,6 +24,10 @@ class ConsoleHooks(SpinnerAndBars, QualityHooks):
     def progress(self, bench: Benchmark) -> ProgressSink:
         return self.bars.sink(bench)
 
+    def looked(self, bench: Benchmark, asked: int, total: int, risk: float | None) -> None:
+        shown = "-" if risk is None else f"{risk:.2g}"
+        self.console.print(f"{bench.title}: {asked}/{total} documents asked, risk {shown}")
+
     def partial(self, path: Path) -> None:
         self.console.print(f"interrupted: partial report and answer cache in {path.parent}")
         if self.resume_hint:

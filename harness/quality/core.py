@@ -17,6 +17,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import os
+import random
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -53,6 +54,10 @@ class QualityHooks:
 
     def partial(self, path: Path) -> None:
         """The run stopped early; what it measured is saved at ``path``."""
+
+    def looked(self, bench: Benchmark, asked: int, total: int, risk: float | None) -> None:
+        """``--decide`` checked ``bench`` after ``asked`` of ``total`` documents (risk: the
+        chance the full set lands on the other side of the threshold, were it decided now)."""
 
 
 NO_HOOKS = QualityHooks()
@@ -117,6 +122,8 @@ def from_profile(
         "ready_interval_s": profile.readiness.poll_interval_s,
     }
     base.update({k: v for k, v in overrides.items() if v is not None})
+    if base.get("decide") and base.get("seed") is None:
+        base["seed"] = random.SystemRandom().randrange(1 << 31)  # recorded; --seed replays it
     return QualityConfig(
         url=url,
         profile=profile,
@@ -151,6 +158,7 @@ def new_report(cfg: QualityConfig, provenance: Provenance) -> QualityReport:
         limit=cfg.limit,
         lm_eval_version=lm_eval_version(),
         data_dir=str(cfg.data_dir),
+        decide_seed=cfg.seed if cfg.decide else None,
         complete=False,
     )
     if report.lm_eval_version != spec.lm_eval_version:
@@ -166,18 +174,23 @@ def measure_quality(
     hooks: QualityHooks = NO_HOOKS,
     verbose: bool = False,
 ) -> QualityReport:
-    """Run every benchmark of ``cfg`` and save ``cfg.folder/quality.json``."""
-    from harness.quality.runner import preflight, run_quality, wait_until_ready
+    """Run every benchmark of ``cfg`` and save ``cfg.folder/quality.json``.
+
+    Data and punkt are checked once (exit 2 before any request), the server is waited
+    for once (the grader's one ``GET /ping``), lm-eval's offline environment is set for
+    the benchmarks only and restored after them."""
+    from harness.quality.preflight import preflight, wait_until_ready
+    from harness.quality.runner import run_benchmarks
 
     report = new_report(cfg, provenance)
-    preflight(cfg)  # missing data or punkt: a usage error before waiting on the server
+    route = preflight(cfg)
     hooks.waiting(cfg.url.rstrip("/") + cfg.profile.server.ready_path)
     hooks.ready(asyncio.run(wait_until_ready(cfg)))
     with offline_env(cfg.nltk_data, verbose=verbose):
         try:
             hooks.measuring(True)
             try:
-                run_quality(cfg, report, hooks.progress, wait=False)
+                run_benchmarks(cfg, route, report, hooks)
             finally:
                 hooks.measuring(False)
         except BaseException as err:
@@ -227,6 +240,8 @@ def command_line(cfg: QualityConfig, *, profile: str) -> list[str]:
         argv += ["--model", cfg.model]
     if not cfg.resume:
         argv.append("--fresh")
+    if cfg.decide:
+        argv += ["--decide", "--seed", str(cfg.seed)]
     if cfg.ready_timeout_s:
         argv += ["--ready-timeout", f"{cfg.ready_timeout_s:g}"]
     return argv

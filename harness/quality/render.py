@@ -15,7 +15,7 @@ from rich.progress import (
 from rich.table import Table
 
 from harness.profiles import Benchmark
-from harness.quality.report import QualityReport
+from harness.quality.report import DecideRecord, QualityReport
 
 
 class RichProgress:
@@ -83,6 +83,24 @@ def _fmt(value: float | None, digits: int = 3) -> str:
     return "-" if value is None else f"{value:.{digits}f}"
 
 
+def decide_line(d: DecideRecord) -> str:
+    """One line for a ``--decide`` record: documents asked, projection, decision, risk."""
+    head = f"--decide asked {d.asked} of {d.total} documents"
+    if d.settled_by == "complete":
+        return f"{head}: every one, the score is the full set's ({d.decision.upper()})"
+    if d.settled_by == "certain":
+        why = "certain (no answer of the rest can change it)"
+    elif d.settled_by == "risk":
+        why = f"risk {d.risk or 0:.2g} < {d.alpha:g} that the full set lands on the other side"
+    else:
+        why = "the grader's run would abort"
+    return (
+        f"{head}, projected {d.projected:.4f} (95 % interval {d.ci_low:.4f}-{d.ci_high:.4f}): "
+        f"{d.decision.upper()}, {why}; an estimate: re-run without --decide, same --out, "
+        "to complete it from the answer cache"
+    )
+
+
 def render_report(console: Console, report: QualityReport) -> None:
     table = Table(title=f"quality — {report.url}{report.endpoint}", title_justify="left")
     for col, right in (
@@ -119,6 +137,8 @@ def render_report(console: Console, report: QualityReport) -> None:
             f"cache, {b.retries} retries, {b.empty_answers} empty answers"
             + (f", errors {b.error_kinds}" if b.error_kinds else "")
         )
+        if b.decide is not None:
+            console.print(f"[yellow]{b.title}: {decide_line(b.decide)}[/]")
         if b.error:
             console.print(f"[red]{b.title}: {b.error}[/]")
         if b.grader_abort:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Literal
 
 from pydantic import BaseModel, Field
 
@@ -16,6 +16,30 @@ class ThinkingSummary(BaseModel):
     lost_to_budget: int  # no closing think tag when max_tokens ran out: no answer
     think_tokens_mean: float | None
     extracted: int  # answers the benchmark's filter extracted a choice from
+
+
+SettledBy = Literal["certain", "risk", "complete", "grader_abort"]
+
+
+class DecideRecord(BaseModel):
+    """How ``--decide`` settled a benchmark (docs/quality.md, Deciding early)."""
+
+    asked: int  # documents asked (in the seeded random order)
+    total: int  # documents under the run's limit: what the full run asks
+    decision: Literal["pass", "fail"]
+    # certain: no answer of the unasked documents could change it; risk: settled at
+    # risk < alpha; complete: every document was asked, the score is the full set's
+    settled_by: SettledBy
+    risk: float | None = None  # bound on the chance the full set lands on the other side
+    alpha: float
+    projected: float  # the full-set score projected from the documents asked
+    ci_low: float  # anytime-valid 95 % interval of the full-set score
+    ci_high: float
+    looks: int  # times the decision was checked (one lm-eval evaluation each)
+
+    @property
+    def stopped_early(self) -> bool:
+        return self.asked < self.total
 
 
 class BenchmarkResult(BaseModel):
@@ -50,6 +74,7 @@ class BenchmarkResult(BaseModel):
     error: str | None = None  # why no score (the run stopped in this benchmark)
     grader_aborts: int = 0  # requests on which the grader's script would die
     grader_abort: str | None = None  # the first such: the grader gets NO score here
+    decide: DecideRecord | None = None  # --decide: documents asked, projection, decision
 
     def set_score(self, raw: float) -> None:
         """Keep the raw score and judge the grader's rounded one, as its script does."""
@@ -66,6 +91,10 @@ class BenchmarkResult(BaseModel):
         judged = self.judged_score
         if judged is None:
             self.passed = None
+            return
+        if self.decide is not None and self.decide.stopped_early:
+            # an early-stopped --decide run is judged by its settled decision
+            self.passed = self.decide.decision == "pass" and self.grader_abort is None
             return
         self.passed = judged >= self.threshold and self.grader_abort is None
 
@@ -85,6 +114,7 @@ class QualityReport(Report):
     server_fingerprint: str = ""
     data_dir: str = ""  # the data folder, or the HF datasets cache (data_route "hf-cache")
     data_route: str = "jsonl"  # "hf-cache": lm-eval's own tasks on the HF cache, as the grader
+    decide_seed: int | None = None  # --decide: the documents' order seed (--seed replays it)
     benchmarks: list[BenchmarkResult] = Field(default_factory=list)
     passed: bool | None = None
     wall_s: float = 0.0

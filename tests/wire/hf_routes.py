@@ -20,14 +20,14 @@ from typing import Any
 from datasets import Dataset, DatasetInfo, SplitDict, SplitInfo
 from datasets.arrow_writer import ArrowWriter
 
+from harness.data.benchmarks import DATASETS
 from harness.data.hf_cache import datasets_cache_dir, snake_name
-from harness.data.layout import DATASETS, SAMPLES_DIR
+from harness.data.layout import SAMPLES_DIR
 from harness.data.punkt import write_punkt_tab
 from harness.profiles import load_profile
 from harness.quality.config import QualityConfig
-from harness.quality.report import QualityReport
-from harness.quality.runner import run_quality
-from harness.quality.transport import NoProgress
+from harness.quality.core import measure_quality
+from harness.runs import Provenance
 from tests.fixtures.recording import RecordingServer
 from tests.wire.test_quality_wire import LIMIT, answer_for
 
@@ -77,7 +77,7 @@ def run(route: str, folder: Path, nltk: Path) -> dict[str, Any]:
             resume=False,
             data_route=route,
         )
-        report = run_quality(cfg, QualityReport(), lambda _b: NoProgress())
+        report = measure_quality(cfg, provenance=Provenance())
         bodies = sorted(b.decode() for b in srv.bodies("/invocations"))
     out["route"] = report.data_route
     out["bodies"] = bodies

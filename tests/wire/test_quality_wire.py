@@ -25,9 +25,9 @@ from harness.data.layout import SAMPLES_DIR, render_tasks
 from harness.data.punkt import write_punkt_tab
 from harness.profiles import Benchmark, load_profile
 from harness.quality.config import QualityConfig
+from harness.quality.core import measure_quality
 from harness.quality.report import QualityReport
-from harness.quality.runner import run_quality
-from harness.quality.transport import NoProgress
+from harness.runs import Provenance
 from tests.e2e.grader_style import grader_score, ping, run_benchmark
 from tests.fixtures.recording import RecordingServer, Reply
 
@@ -102,7 +102,7 @@ def _harness(
         resume=False,
         data_route="jsonl",
     )
-    return run_quality(cfg, QualityReport(), lambda _b: NoProgress())
+    return measure_quality(cfg, provenance=Provenance())
 
 
 def _grader(
@@ -214,7 +214,7 @@ def test_mmlu_pro_failing_three_times_is_where_the_grader_dies(
             resume=False,
             data_route="jsonl",
         )
-        report = run_quality(cfg, QualityReport(), lambda _b: NoProgress())
+        report = measure_quality(cfg, provenance=Provenance())
         attempts = len(srv.bodies("/invocations"))
     (result,) = report.benchmarks
     assert result.errors == result.requests and attempts == 3 * result.requests
