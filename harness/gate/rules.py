@@ -228,13 +228,36 @@ def quality_rules(
             reasons.append(
                 Reason(source="quality", text=f"quality gate failed: {text}", blocking=True)
             )
+        elif b.decide is not None and b.decide.stopped_early:
+            d = b.decide
+            line = (
+                f"{b.title} ≈ {d.projected:.4f} (95 % interval {d.ci_low:.4f}–{d.ci_high:.4f}) "
+                f"{'≥' if d.decision == 'pass' else '<'} {b.threshold:.3f}, decided on "
+                f"{d.asked} of {d.total} documents"
+            )
+            verb = "passed" if d.decision == "pass" else "failed"
+            reasons.append(
+                Reason(
+                    source="quality",
+                    text=f"quality gate {verb}: {line}",
+                    blocking=d.decision != "pass",
+                )
+            )
+            how = "its decision certain" if d.settled_by == "certain" else f"at risk {d.risk or 0:.2g}"
+            text = (
+                f"quality: {b.title} is an estimate (--decide stopped, {how}, after {d.asked} of "
+                f"{d.total} documents); re-run without --decide into the same folder to "
+                "complete it from the answer cache"
+            )
+            flags.append(_flag(FlagKind.ESTIMATE, "quality", text))
         elif judged < b.threshold:
             reasons.append(
                 Reason(source="quality", text=f"quality gate failed: {line}", blocking=True)
             )
         else:
             reasons.append(Reason(source="quality", text=f"quality gate passed: {line}"))
-        if se is not None and abs(b.score - b.threshold) <= 2 * se:
+        estimated = b.decide is not None and b.decide.stopped_early  # its risk says it all
+        if se is not None and not estimated and abs(b.score - b.threshold) <= 2 * se:
             text = f"quality: {b.title} is within its sampling error of the threshold ({line})"
             flags.append(_flag(FlagKind.NEAR_THRESHOLD, "quality", text))
         if b.errors:
