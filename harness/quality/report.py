@@ -6,7 +6,7 @@ from typing import Any, ClassVar, Literal
 
 from pydantic import BaseModel, Field
 
-from harness.runs import Report
+from harness.runs import Migration, Report
 
 SCORE_DIGITS = 4  # the grader saves and judges round(score, 4): 0.62096 passes 0.621
 
@@ -99,8 +99,15 @@ class BenchmarkResult(BaseModel):
         self.passed = judged >= self.threshold and self.grader_abort is None
 
 
+def _v1_to_v2(data: dict[str, Any]) -> dict[str, Any]:
+    """Schema 2 added ``decide_seed`` and each benchmark's ``decide`` (``--decide``); a
+    schema-1 report was a full run: both are absent, nothing to change."""
+    return data
+
+
 class QualityReport(Report):
-    SCHEMA_VERSION: ClassVar[int] = 1
+    SCHEMA_VERSION: ClassVar[int] = 2
+    MIGRATIONS: ClassVar[dict[int, Migration]] = {1: _v1_to_v2}
     FILENAME: ClassVar[str] = "quality.json"
 
     kind: str = "quality"
