@@ -243,7 +243,11 @@ def quality_rules(
                     blocking=d.decision != "pass",
                 )
             )
-            how = "its decision certain" if d.settled_by == "certain" else f"at risk {d.risk or 0:.2g}"
+            how = (
+                "its decision certain"
+                if d.settled_by == "certain"
+                else f"at risk {d.risk or 0:.2g}"
+            )
             text = (
                 f"quality: {b.title} is an estimate (--decide stopped, {how}, after {d.asked} of "
                 f"{d.total} documents); re-run without --decide into the same folder to "
