@@ -36,7 +36,6 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from typing import Literal
 
 import numpy as np
 from numpy.typing import NDArray
@@ -51,7 +50,6 @@ PRIOR_DRAWS = 4.0  # pseudo-documents at the boundary that damp the first bets
 SLACK = 1e-9  # float fuzz around the rounding boundary, given to the null
 
 Array = NDArray[np.float64]
-Side = Literal["pass", "fail"]
 
 
 def passes(score: float, threshold: float) -> bool:
