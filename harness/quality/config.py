@@ -57,6 +57,11 @@ class QualityConfig:
     def __post_init__(self) -> None:
         if self.decide and self.seed is None:
             raise ConfigError("--decide needs an order seed", hint="pass --seed N")
+        if self.seed is not None and not self.decide:
+            raise ConfigError(
+                "--seed orders the documents of --decide, and this run asks every one",
+                hint="add --decide, or drop --seed",
+            )
         if self.data_route not in DATA_ROUTES:
             raise ConfigError(
                 f"unknown data route {self.data_route!r}",

@@ -183,3 +183,15 @@ def test_document_values_from_lm_eval_samples():
     assert doc_values(samples, "exact_match,custom-extract") == {("mmlu_pro_law", 2): (1, 1)}
     with pytest.raises(ProtocolError, match="right/wrong"):
         doc_values({"t": [{"doc_id": 0, "filter": "none", "f1": 0.5}]}, "f1,none")
+
+
+def test_seed_and_decide_go_together(tmp_path):
+    from harness.profiles import load_profile
+    from harness.quality.core import from_profile
+
+    profile = load_profile()
+    drawn = from_profile(profile, "http://h:1", tmp_path, decide=True)
+    assert drawn.seed is not None and drawn.non_official()["decide"] == {"seed": drawn.seed}
+    assert from_profile(profile, "http://h:1", tmp_path, decide=True, seed=5).seed == 5
+    with pytest.raises(ConfigError, match="add --decide"):
+        from_profile(profile, "http://h:1", tmp_path, seed=5)
