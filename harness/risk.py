@@ -30,6 +30,7 @@ class FlagKind(StrEnum):
     SPEEDUP_GAP = "speedup_gap"  # the official speedup is not reproduced with unique prompts
     SLOW_READINESS = "slow_readiness"  # readiness slower than the grader waits
     NON_OFFICIAL = "non_official"  # measured with settings the grader does not use
+    ESTIMATE = "estimate"  # stopped early once the answer was settled: not the grader's full run
     CHECK_NOT_PASSED = "check_not_passed"  # a non-required check failed or warned
     THINKING_LEAK = "thinking_leak"  # thinking in the answer where it must be off
     THINKING_DEFAULT = "thinking_default"  # thinks when no switch is sent (MMLU-Pro's bodies)

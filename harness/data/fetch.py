@@ -11,13 +11,14 @@ import os
 import shutil
 from pathlib import Path
 
-from harness.data.layout import DATASETS, GATED_NOTE, SAMPLES_DIR, DatasetSource
+from harness.data.benchmarks import DATASETS, GATED_NOTE, DatasetSource
+from harness.data.layout import SAMPLES_DIR
 from harness.errors import ConfigError, DataMissingError, TargetError
 
 
 def select(only: list[str] | None) -> list[DatasetSource]:
     if not only:
-        return [s for s in DATASETS.values() if s.family != "gsm8k"]
+        return [s for s in DATASETS.values() if s.fetched_by_default]
     unknown = [n for n in only if n not in DATASETS]
     if unknown:
         raise ConfigError(

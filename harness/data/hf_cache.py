@@ -21,7 +21,8 @@ import re
 from pathlib import Path
 from typing import Literal
 
-from harness.data.layout import DatasetSource, source_for_task
+from harness.data.benchmarks import DatasetSource
+from harness.data.layout import source_for_task
 
 DataRoute = Literal["hf-cache", "jsonl"]
 

@@ -14,58 +14,16 @@ folders so lm-eval (or its CLI) can load them with ``include_path``.
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass, field
 from pathlib import Path
 from string import Template
 
-from harness.errors import ConfigError, DataMissingError
+from harness.data.benchmarks import GATED_NOTE, DatasetSource, task_data
+from harness.errors import DataMissingError
 
 REPO_ROOT = Path(__file__).resolve().parent.parent.parent
 TEMPLATES_DIR = REPO_ROOT / "tasks" / "lm_eval"
 SAMPLES_DIR = REPO_ROOT / "tasks" / "samples"
 DATA_DIR_ENV = "HARNESS_DATA_DIR"
-
-
-@dataclass(frozen=True)
-class DatasetSource:
-    """One Hugging Face dataset and the files its splits become in a data folder."""
-
-    family: str  # folder in tasks/lm_eval/ and in the data folder
-    hf_path: str
-    hf_config: str | None
-    files: dict[str, str] = field(default_factory=dict)  # HF split -> path in the data folder
-    gated: bool = False
-    task_prefixes: tuple[str, ...] = ()
-
-
-DATASETS: dict[str, DatasetSource] = {
-    "mmlu_pro": DatasetSource(
-        "mmlu_pro",
-        "TIGER-Lab/MMLU-Pro",
-        None,
-        {"test": "mmlu_pro/test.jsonl", "validation": "mmlu_pro/validation.jsonl"},
-        task_prefixes=("mmlu_pro",),
-    ),
-    "ifeval": DatasetSource(
-        "ifeval", "google/IFEval", None, {"train": "ifeval/train.jsonl"}, task_prefixes=("ifeval",)
-    ),
-    "gpqa": DatasetSource(
-        "gpqa",
-        "Idavidrein/gpqa",
-        "gpqa_diamond",
-        {"train": "gpqa/gpqa_diamond.jsonl"},
-        gated=True,
-        task_prefixes=("gpqa_diamond",),
-    ),
-    "gsm8k": DatasetSource(
-        "gsm8k", "openai/gsm8k", "main", {"test": "gsm8k/test.jsonl"}, task_prefixes=("gsm8k",)
-    ),
-}
-
-GATED_NOTE = (
-    "GPQA is gated: accept its terms at huggingface.co/datasets/Idavidrein/gpqa "
-    "and export HF_TOKEN before fetching"
-)
 
 
 def default_data_dir() -> Path:
@@ -84,13 +42,8 @@ def lm_eval_tasks_dir() -> Path:
 
 
 def source_for_task(task: str) -> DatasetSource:
-    for src in DATASETS.values():
-        if any(task.startswith(p) for p in src.task_prefixes):
-            return src
-    known = ", ".join(p for s in DATASETS.values() for p in s.task_prefixes)
-    raise ConfigError(
-        f"no local data source for lm-eval task {task!r}", hint=f"tasks with local data: {known}"
-    )
+    """The dataset of lm-eval task ``task`` (its exact name: harness.data.benchmarks)."""
+    return task_data(task).source
 
 
 def missing_files(data_dir: Path, tasks: list[str]) -> list[tuple[DatasetSource, Path]]:

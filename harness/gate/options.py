@@ -28,6 +28,10 @@ class GateOption:
     kinds: tuple[str, ...]  # the steps it reaches
     spec: Flag  # the option as the gate spells it (its name, help, type, choices)
     own_help: bool = False  # the help is the gate's words (GateFlag.help), not a step's
+    # a bool field: a flag without a value (``--decide``) that flips the field's default,
+    # which ``flipped`` holds; absent, the option is None (the step's own default)
+    switch: bool = False
+    flipped: bool = False
 
     @property
     def flag(self) -> str:  # --latency-mode
@@ -40,9 +44,10 @@ def gate_options() -> list[GateOption]:
     for kind in KINDS:
         if kind.gate_step is None:
             continue
-        for _, spec in kind.overrides.flags():
+        for f, spec in kind.overrides.flags():
             if spec.gate is None:
                 continue
+            switch = isinstance(f.default, bool)
             seen = found.get(spec.gate.name)
             if seen is not None:
                 found[spec.gate.name] = replace(seen, kinds=(*seen.kinds, kind.name))
@@ -53,6 +58,8 @@ def gate_options() -> list[GateOption]:
                 kinds=(kind.name,),
                 spec=replace(spec, name=spec.gate.name, help=spec.gate.help or spec.help),
                 own_help=bool(spec.gate.help),
+                switch=switch,
+                flipped=switch and not f.default,
             )
     return list(found.values())
 
@@ -68,6 +75,10 @@ def _help(o: GateOption) -> str:
 
 def add_gate_options(p: argparse.ArgumentParser) -> None:
     for o in gate_options():
+        if o.switch:
+            action = "store_true" if o.flipped else "store_false"
+            p.add_argument(o.flag, dest=o.key, action=action, default=None, help=_help(o))
+            continue
         add_valued(p, o.spec, o.key, o.default, _help(o))
 
 
@@ -80,6 +91,7 @@ def options_argv(options: Mapping[str, object]) -> list[str]:
     out: list[str] = []
     for o in gate_options():
         value = options.get(o.key, o.default)
-        if value is not None and value != o.default:
-            out += [o.flag, render_value(value)]
+        if value is None or value == o.default:
+            continue
+        out += [o.flag] if o.switch else [o.flag, render_value(value)]
     return out

@@ -26,6 +26,7 @@ from harness.flags import (
     seconds,
 )
 from harness.profiles import Benchmark, Profile, QualitySpec
+from harness.prompts import fresh_seed
 
 DATA_ROUTE_ENV = "HARNESS_DATA_ROUTE"
 DATA_ROUTES = ("auto", "hf-cache", "jsonl")
@@ -87,6 +88,19 @@ class QualityOverrides(Overrides):
     resume: bool = option(
         "--fresh", default=True, help="ignore answers cached in the run folder (--out)"
     )
+    decide: bool = option(
+        "--decide",
+        default=False,
+        help="NON-OFFICIAL, an estimate: ask each benchmark's documents in a seeded random "
+        "order and stop once its gate decision is settled (risk < 0.001); a later run "
+        "without it, same --out, completes the set from the answer cache (default: off)",
+        gate="--decide",
+    )
+    seed: int | None = option(
+        "--seed",
+        type=int,
+        help="--decide: the documents' order seed (default: a fresh one per run, recorded)",
+    )
     ready_timeout_s: float | None = ready_timeout()
 
 
@@ -109,6 +123,10 @@ class QualityConfig:
     endpoint: str | None  # None: the profile's [quality] endpoint
     model: str | None  # NON-OFFICIAL: the body's model name (None: the profile's)
     resume: bool  # reuse answers cached in the run folder
+    # NON-OFFICIAL: ask each benchmark's documents in a random order seeded by `seed` and
+    # stop once its gate decision is settled (harness/quality/decide.py); an estimate
+    decide: bool
+    seed: int | None  # the order's seed (drawn by from_profile when --decide has none)
     # The grader's quality script sends ONE GET /ping (5 s timeout) and dies if it fails;
     # a positive timeout polls instead, every ready_interval_s (the profile's interval).
     ready_timeout_s: float
@@ -131,6 +149,13 @@ class QualityConfig:
         return self.url.rstrip("/") + (self.endpoint or self.spec.endpoint)
 
     def __post_init__(self) -> None:
+        if self.decide and self.seed is None:
+            raise ConfigError("--decide needs an order seed", hint="pass --seed N")
+        if self.seed is not None and not self.decide:
+            raise ConfigError(
+                "--seed orders the documents of --decide, and this run asks every one",
+                hint="add --decide, or drop --seed",
+            )
         if self.data_route not in DATA_ROUTES:
             raise ConfigError(
                 f"unknown data route {self.data_route!r}",
@@ -164,6 +189,8 @@ class QualityConfig:
             out["model"] = self.model
         if self.limit is not None and self.limit > 1.0:
             out["limit"] = int(self.limit)  # a count: the grader reads it as "all"
+        if self.decide:
+            out["decide"] = {"seed": self.seed}
         return out
 
 
@@ -191,6 +218,9 @@ def from_profile(profile: Profile, target: Target, o: QualityOverrides) -> Quali
         endpoint=o.endpoint,
         model=o.model,
         resume=o.resume,
+        decide=o.decide,
+        # recorded (decide_seed); --seed replays it
+        seed=o.seed if o.seed is not None or not o.decide else fresh_seed(),
         ready_timeout_s=o.ready_timeout_s or profile.readiness.timeout_s,
         ready_interval_s=profile.readiness.poll_interval_s,
     )

@@ -8,7 +8,7 @@ from rich.console import Console
 
 from harness.console_hooks import SpinnerAndBars
 from harness.profiles import Benchmark
-from harness.quality.core import QualityHooks
+from harness.quality.hooks import QualityHooks
 from harness.quality.render import RichProgress
 from harness.quality.transport import ProgressSink
 
@@ -23,6 +23,10 @@ class ConsoleHooks(SpinnerAndBars, QualityHooks):
 
     def progress(self, bench: Benchmark) -> ProgressSink:
         return self.bars.sink(bench)
+
+    def looked(self, bench: Benchmark, asked: int, total: int, risk: float | None) -> None:
+        shown = "-" if risk is None else f"{risk:.2g}"
+        self.console.print(f"{bench.title}: {asked}/{total} documents asked, risk {shown}")
 
     def partial(self, path: Path) -> None:
         self.console.print(f"interrupted: partial report and answer cache in {path.parent}")

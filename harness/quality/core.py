@@ -21,38 +21,13 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from harness.client.readiness import ReadyResult
 from harness.errors import EXIT_FAIL, EXIT_INCOMPLETE, EXIT_OK
-from harness.profiles import Benchmark
 from harness.quality.config import QualityConfig
+from harness.quality.hooks import NO_HOOKS, QualityHooks
 from harness.quality.report import QualityReport
-from harness.quality.transport import NoProgress, ProgressSink
 from harness.runs import Provenance
 
 OFFLINE_VARS = ("HF_DATASETS_OFFLINE", "HF_HUB_OFFLINE", "TRANSFORMERS_OFFLINE")
-
-
-class QualityHooks:
-    """Progress and console callbacks of a quality run; every one is a no-op here."""
-
-    def waiting(self, url: str) -> None:
-        """Readiness polling starts on ``url``."""
-
-    def ready(self, result: ReadyResult) -> None:
-        """The server answered 200 on its ready path."""
-
-    def measuring(self, started: bool) -> None:
-        """The benchmarks start (True) or have stopped, done or not (False)."""
-
-    def progress(self, bench: Benchmark) -> ProgressSink:
-        """The progress sink of one benchmark's requests."""
-        return NoProgress()
-
-    def partial(self, path: Path) -> None:
-        """The run stopped early; what it measured is saved at ``path``."""
-
-
-NO_HOOKS = QualityHooks()
 
 
 @contextmanager
@@ -111,6 +86,7 @@ def new_report(cfg: QualityConfig, provenance: Provenance) -> QualityReport:
         limit=cfg.limit,
         lm_eval_version=lm_eval_version(),
         data_dir=str(cfg.data_dir),
+        decide_seed=cfg.seed if cfg.decide else None,
         complete=False,
     )
     if report.lm_eval_version != spec.lm_eval_version:
@@ -126,18 +102,23 @@ def measure_quality(
     hooks: QualityHooks = NO_HOOKS,
     verbose: bool = False,
 ) -> QualityReport:
-    """Run every benchmark of ``cfg`` and save ``cfg.folder/quality.json``."""
-    from harness.quality.runner import preflight, run_quality, wait_until_ready
+    """Run every benchmark of ``cfg`` and save ``cfg.folder/quality.json``.
+
+    Data and punkt are checked once (exit 2 before any request), the server is waited
+    for once (the grader's one ``GET /ping``), lm-eval's offline environment is set for
+    the benchmarks only and restored after them."""
+    from harness.quality.preflight import preflight, wait_until_ready
+    from harness.quality.suite import run_benchmarks
 
     report = new_report(cfg, provenance)
-    preflight(cfg)  # missing data or punkt: a usage error before waiting on the server
+    route = preflight(cfg)
     hooks.waiting(cfg.url.rstrip("/") + cfg.profile.server.ready_path)
     hooks.ready(asyncio.run(wait_until_ready(cfg)))
     with offline_env(cfg.nltk_data, verbose=verbose):
         try:
             hooks.measuring(True)
             try:
-                run_quality(cfg, report, hooks.progress, wait=False)
+                run_benchmarks(cfg, route, report, hooks)
             finally:
                 hooks.measuring(False)
         except BaseException as err:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from harness.quality.report import QualityReport
+from harness.quality.report import BenchmarkResult, QualityReport
 from harness.risk import FlagKind, RiskFlag
 from harness.stats import binomial_stderr
 from harness.verdict import Judgement, Reason, partial, risk
@@ -40,13 +40,18 @@ def quality_rules(rep: QualityReport, expected: list[str] | None = None) -> Judg
             reasons.append(
                 Reason(source="quality", text=f"quality gate failed: {text}", blocking=True)
             )
+        elif b.decide is not None and b.decide.stopped_early:
+            reason, flag = _decided(b)
+            reasons.append(reason)
+            flags.append(flag)
         elif judged < b.threshold:
             reasons.append(
                 Reason(source="quality", text=f"quality gate failed: {line}", blocking=True)
             )
         else:
             reasons.append(Reason(source="quality", text=f"quality gate passed: {line}"))
-        if se is not None and abs(b.score - b.threshold) <= 2 * se:
+        estimated = b.decide is not None and b.decide.stopped_early  # its risk says it all
+        if se is not None and not estimated and abs(b.score - b.threshold) <= 2 * se:
             text = f"quality: {b.title} is within its sampling error of the threshold ({line})"
             flags.append(risk(FlagKind.NEAR_THRESHOLD, "quality", text))
         if b.errors:
@@ -61,6 +66,29 @@ def quality_rules(rep: QualityReport, expected: list[str] | None = None) -> Judg
     if not rep.complete:
         reasons.append(partial("quality", QualityReport.FILENAME))
     return reasons, flags
+
+
+def _decided(b: BenchmarkResult) -> tuple[Reason, RiskFlag]:
+    """An early-stopped ``--decide`` benchmark: judged by its settled decision, flagged as an
+    estimate (docs/quality.md, "Deciding early")."""
+    d = b.decide
+    assert d is not None
+    line = (
+        f"{b.title} ≈ {d.projected:.4f} (95 % interval {d.ci_low:.4f}–{d.ci_high:.4f}) "
+        f"{'≥' if d.decision == 'pass' else '<'} {b.threshold:.3f}, decided on "
+        f"{d.asked} of {d.total} documents"
+    )
+    verb = "passed" if d.decision == "pass" else "failed"
+    reason = Reason(
+        source="quality", text=f"quality gate {verb}: {line}", blocking=d.decision != "pass"
+    )
+    how = "its decision certain" if d.settled_by == "certain" else f"at risk {d.risk or 0:.2g}"
+    text = (
+        f"quality: {b.title} is an estimate (--decide stopped, {how}, after {d.asked} of "
+        f"{d.total} documents); re-run without --decide into the same folder to "
+        "complete it from the answer cache"
+    )
+    return reason, risk(FlagKind.ESTIMATE, "quality", text)
 
 
 def quality_metrics(rep: QualityReport) -> dict[str, dict[str, float]]:

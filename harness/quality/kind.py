@@ -24,8 +24,9 @@ from harness.profiles import Profile
 from harness.quality import views as quality_views
 from harness.quality.config import QualityConfig, QualityOverrides, from_profile
 from harness.quality.console import ConsoleHooks
-from harness.quality.core import NO_HOOKS, QualityHooks, exit_code, measure_quality
+from harness.quality.core import exit_code, measure_quality
 from harness.quality.gate_rules import quality_metrics, quality_rules
+from harness.quality.hooks import NO_HOOKS, QualityHooks
 from harness.quality.render import render_report
 from harness.quality.report import QualityReport
 from harness.quality.samples import read_samples

@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Literal
 
 from pydantic import BaseModel, Field
 
-from harness.runs import Report
+from harness.runs import Migration, Report
 
 SCORE_DIGITS = 4  # the grader saves and judges round(score, 4): 0.62096 passes 0.621
 
@@ -16,6 +16,30 @@ class ThinkingSummary(BaseModel):
     lost_to_budget: int  # no closing think tag when max_tokens ran out: no answer
     think_tokens_mean: float | None
     extracted: int  # answers the benchmark's filter extracted a choice from
+
+
+SettledBy = Literal["certain", "risk", "complete", "grader_abort"]
+
+
+class DecideRecord(BaseModel):
+    """How ``--decide`` settled a benchmark (docs/quality.md, Deciding early)."""
+
+    asked: int  # documents asked (in the seeded random order)
+    total: int  # documents under the run's limit: what the full run asks
+    decision: Literal["pass", "fail"]
+    # certain: no answer of the unasked documents could change it; risk: settled at
+    # risk < alpha; complete: every document was asked, the score is the full set's
+    settled_by: SettledBy
+    risk: float | None = None  # bound on the chance the full set lands on the other side
+    alpha: float
+    projected: float  # the full-set score projected from the documents asked
+    ci_low: float  # anytime-valid 95 % interval of the full-set score
+    ci_high: float
+    looks: int  # times the decision was checked (one lm-eval evaluation each)
+
+    @property
+    def stopped_early(self) -> bool:
+        return self.asked < self.total
 
 
 class BenchmarkResult(BaseModel):
@@ -50,6 +74,7 @@ class BenchmarkResult(BaseModel):
     error: str | None = None  # why no score (the run stopped in this benchmark)
     grader_aborts: int = 0  # requests on which the grader's script would die
     grader_abort: str | None = None  # the first such: the grader gets NO score here
+    decide: DecideRecord | None = None  # --decide: documents asked, projection, decision
 
     def set_score(self, raw: float) -> None:
         """Keep the raw score and judge the grader's rounded one, as its script does."""
@@ -67,11 +92,22 @@ class BenchmarkResult(BaseModel):
         if judged is None:
             self.passed = None
             return
+        if self.decide is not None and self.decide.stopped_early:
+            # an early-stopped --decide run is judged by its settled decision
+            self.passed = self.decide.decision == "pass" and self.grader_abort is None
+            return
         self.passed = judged >= self.threshold and self.grader_abort is None
 
 
+def _v1_to_v2(data: dict[str, Any]) -> dict[str, Any]:
+    """Schema 2 added ``decide_seed`` and each benchmark's ``decide`` (``--decide``); a
+    schema-1 report was a full run: both are absent, nothing to change."""
+    return data
+
+
 class QualityReport(Report):
-    SCHEMA_VERSION: ClassVar[int] = 1
+    SCHEMA_VERSION: ClassVar[int] = 2
+    MIGRATIONS: ClassVar[dict[int, Migration]] = {1: _v1_to_v2}
     FILENAME: ClassVar[str] = "quality.json"
 
     kind: str = "quality"
@@ -85,6 +121,7 @@ class QualityReport(Report):
     server_fingerprint: str = ""
     data_dir: str = ""  # the data folder, or the HF datasets cache (data_route "hf-cache")
     data_route: str = "jsonl"  # "hf-cache": lm-eval's own tasks on the HF cache, as the grader
+    decide_seed: int | None = None  # --decide: the documents' order seed (--seed replays it)
     benchmarks: list[BenchmarkResult] = Field(default_factory=list)
     passed: bool | None = None
     wall_s: float = 0.0

@@ -1,6 +1,7 @@
 """One ``simple_evaluate`` per benchmark, as the grader calls it, plus what the grader does not keep.
 
-Per benchmark: build the lm-eval model (``grader_lm`` or ``chat_lm``) on a shared
+Only the benchmarks: the quality core checks the data, waits for the server and
+sets lm-eval's offline environment once, before the benchmarks (``suite.py: run_benchmarks``). Per benchmark: build the lm-eval model (``grader_lm`` or ``chat_lm``) on a shared
 :class:`Transport`, run lm-eval with the grader's seeds, limit and shot count,
 then score from lm-eval's results (``stats``), write per-sample JSONL and count
 errors, retries, concurrency and thinking. lm-eval's own request cache is not
@@ -9,21 +10,15 @@ used: the harness caches answers itself (``cache``) so resume never breaks.
 
 from __future__ import annotations
 
-import asyncio
 import logging
-import os
 import time
 from collections import Counter
 from collections.abc import Callable
 from typing import Any
 
-import aiohttp
-
-from harness.client.readiness import ReadyResult, probe, wait_ready
-from harness.data.hf_cache import DataRoute, choose_route, datasets_cache_dir, missing_from_cache
-from harness.data.layout import render_tasks, require_data
-from harness.data.punkt import ensure_punkt
-from harness.errors import DataMissingError, HarnessError, UnreachableError
+from harness.data.hf_cache import DataRoute, datasets_cache_dir
+from harness.data.layout import render_tasks
+from harness.errors import HarnessError
 from harness.profiles import Benchmark
 from harness.quality.cache import ResponseCache
 from harness.quality.config import QualityConfig
@@ -39,8 +34,6 @@ from harness.quality.transport import ProgressSink, Transport, TransportOptions
 from harness.stats import achieved_concurrency
 
 log = logging.getLogger(__name__)
-ProgressFactory = Callable[[Benchmark], ProgressSink]
-GRADER_PING_TIMEOUT_S = 5.0  # urlopen(f"{url}/ping", timeout=5) before the benchmarks
 
 
 def cache_identity(cfg: QualityConfig) -> str:
@@ -53,63 +46,7 @@ def cache_identity(cfg: QualityConfig) -> str:
     return f"{cfg.endpoint_url}|{cfg.model_name}"
 
 
-async def wait_until_ready(cfg: QualityConfig) -> ReadyResult:
-    """One ``GET /ping`` as the grader's quality script sends it, or polls when asked to
-    (``ready_timeout_s > 0``: every ``ready_interval_s``; on a ready server that is still
-    exactly one ``GET /ping``)."""
-    ready_path = cfg.profile.server.ready_path
-    if cfg.ready_timeout_s > 0:
-        return await wait_ready(
-            cfg.url, ready_path, interval_s=cfg.ready_interval_s, timeout_s=cfg.ready_timeout_s
-        )
-    url = cfg.url.rstrip("/") + ready_path
-    started = time.perf_counter()
-    async with aiohttp.ClientSession() as session:
-        seen = await probe(session, url, timeout_s=GRADER_PING_TIMEOUT_S)
-    if not (seen.isdigit() and 200 <= int(seen) < 300):  # urllib raises on any other status
-        raise UnreachableError(
-            f"{url} is not ready: {seen}",
-            hint="start the server first (the grader's quality run pings once and stops), or check --url",
-        )
-    return ReadyResult(
-        url=url, ready=True, elapsed_s=time.perf_counter() - started, attempts=1, last=seen
-    )
-
-
-def _offline_env(cfg: QualityConfig) -> None:
-    # lm-eval and datasets must never reach the network; IFEval's scorer finds punkt here.
-    for var in ("HF_DATASETS_OFFLINE", "HF_HUB_OFFLINE", "TRANSFORMERS_OFFLINE"):
-        os.environ[var] = "1"
-    os.environ["TQDM_DISABLE"] = "1"  # our own progress bars replace lm-eval's
-    os.environ["NLTK_DATA"] = str(cfg.nltk_data)
-    import nltk
-
-    if str(cfg.nltk_data) not in nltk.data.path:
-        nltk.data.path.insert(0, str(cfg.nltk_data))
-
-
-def preflight(cfg: QualityConfig) -> DataRoute:
-    """Everything that can fail before the first request: data, punkt_tab (written if missing).
-
-    Returns the data route."""
-    tasks = [b.task for b in cfg.benchmarks()]
-    route = choose_route(tasks, cfg.data_route)
-    if route == "hf-cache":
-        missing = missing_from_cache(tasks)
-        if missing:
-            names = ", ".join(src.hf_path for src in missing)
-            raise DataMissingError(
-                f"not in the Hugging Face datasets cache ({datasets_cache_dir()}): {names}",
-                hint="load them once online with HF_HOME set, or use the data folder route",
-            )
-    else:
-        require_data(cfg.data_dir, tasks)
-    if any(t.startswith("ifeval") for t in tasks):
-        ensure_punkt(cfg.nltk_data)
-    return route
-
-
-def _build_lm(cfg: QualityConfig, bench: Benchmark, transport: Transport) -> Any:
+def build_lm(cfg: QualityConfig, bench: Benchmark, transport: Transport) -> Any:
     spec, server = cfg.spec, cfg.profile.server
     if bench.client == "grader":
         from harness.quality.grader_lm import GraderLM
@@ -165,14 +102,8 @@ def _count_tokens(cfg: QualityConfig) -> Callable[[str], int] | None:
         return None
 
 
-def run_benchmark(
-    cfg: QualityConfig,
-    bench: Benchmark,
-    task_manager: Any,
-    transport: Transport,
-) -> BenchmarkResult:
-    from lm_eval import simple_evaluate
-
+def new_result(cfg: QualityConfig, bench: Benchmark) -> BenchmarkResult:
+    """A benchmark's result before any request: what it is and how it will be asked."""
     spec = cfg.spec
     result = BenchmarkResult(
         name=bench.name,
@@ -188,32 +119,66 @@ def run_benchmark(
     if bench.client == "grader":
         cap = spec.cap_thinking_on if bench.thinking else spec.cap_thinking_off
         result.max_tokens_official = cap
-    lm = _build_lm(cfg, bench, transport)
+    return result
+
+
+def evaluate(
+    cfg: QualityConfig,
+    bench: Benchmark,
+    lm: Any,
+    task_manager: Any,
+    *,
+    tasks: list[str] | None = None,
+    samples: dict[str, list[int]] | None = None,
+) -> dict[str, Any]:
+    """One ``simple_evaluate`` as the grader calls it: its seeds, shots and limit.
+
+    ``tasks`` + ``samples`` (lm-eval's document indices per task, instead of the limit)
+    ask only those documents (``--decide``); everything else is the grader's call."""
+    from lm_eval import simple_evaluate
+
+    spec = cfg.spec
+    out = simple_evaluate(
+        model=lm,
+        tasks=tasks or [bench.task],
+        num_fewshot=bench.num_fewshot,
+        batch_size=spec.batch_size,
+        limit=None if samples is not None else effective_limit(cfg.limit, bench.num_docs),
+        samples=samples,
+        random_seed=spec.random_seed,
+        numpy_random_seed=spec.numpy_random_seed,
+        torch_random_seed=spec.torch_random_seed,
+        fewshot_random_seed=spec.torch_random_seed,
+        apply_chat_template=bench.client == "local-chat-completions",
+        gen_kwargs=_gen_kwargs(cfg, bench),
+        task_manager=task_manager,
+        log_samples=True,
+        bootstrap_iters=0,  # stderr only; never changes a score, costs minutes of CPU
+    )
+    if not isinstance(out, dict):
+        raise TypeError("lm-eval returned no results")
+    return out
+
+
+def run_benchmark(
+    cfg: QualityConfig,
+    bench: Benchmark,
+    task_manager: Any,
+    transport: Transport,
+) -> BenchmarkResult:
+    """Every document under the limit, in one ``simple_evaluate`` (the official procedure)."""
+    result = new_result(cfg, bench)
+    lm = build_lm(cfg, bench, transport)
     started = time.perf_counter()
     try:
-        out = simple_evaluate(
-            model=lm,
-            tasks=[bench.task],
-            num_fewshot=bench.num_fewshot,
-            batch_size=spec.batch_size,
-            limit=effective_limit(cfg.limit, bench.num_docs),
-            random_seed=spec.random_seed,
-            numpy_random_seed=spec.numpy_random_seed,
-            torch_random_seed=spec.torch_random_seed,
-            fewshot_random_seed=spec.torch_random_seed,
-            apply_chat_template=bench.client == "local-chat-completions",
-            gen_kwargs=_gen_kwargs(cfg, bench),
-            task_manager=task_manager,
-            log_samples=True,
-            bootstrap_iters=0,  # stderr only; never changes a score, costs minutes of CPU
-        )
+        out: dict[str, Any] | None = evaluate(cfg, bench, lm, task_manager)
     except (KeyboardInterrupt, HarnessError):
         raise
     except Exception as err:  # lm-eval raises many bare types; record it, keep the run going
         result.error = f"{type(err).__name__}: {err}"
         out = None
     result.wall_s = time.perf_counter() - started
-    _fill_counts(result, transport)
+    fill_counts(result, transport)
     if out is None:
         return result
     results, groups = out["results"], out.get("group_subtasks", {})
@@ -228,9 +193,21 @@ def run_benchmark(
     names = list(result.subtasks) or [bench.task]
     result.n = sum(int(out.get("n-samples", {}).get(n, {}).get("effective", 0)) for n in names)
     result.other_metrics = other_metrics(results.get(bench.task, {}), bench.metric)
+    write_benchmark_samples(cfg, bench, result, out.get("samples", {}), transport)
+    return result
+
+
+def write_benchmark_samples(
+    cfg: QualityConfig,
+    bench: Benchmark,
+    result: BenchmarkResult,
+    samples: dict[str, list[dict[str, Any]]],
+    transport: Transport,
+) -> None:
+    """``samples_<benchmark>.jsonl``, and the thinking statistics of a thinking benchmark."""
     samples_path = cfg.folder / f"samples_{bench.name}.jsonl"
     by_prompt = {a.tag: a for a in transport.answers}
-    extracted = write_samples(samples_path, out.get("samples", {}), bench.metric, by_prompt)
+    extracted = write_samples(samples_path, samples, bench.metric, by_prompt)
     result.samples_file = samples_path.name
     if bench.thinking:
         stats = thinking_stats(
@@ -243,10 +220,9 @@ def run_benchmark(
             extracted=extracted,
         )
         result.thinking_stats = ThinkingSummary(**stats.__dict__)
-    return result
 
 
-def _fill_counts(result: BenchmarkResult, transport: Transport) -> None:
+def fill_counts(result: BenchmarkResult, transport: Transport) -> None:
     answers = transport.answers
     result.requests = len(answers)
     result.cached = sum(a.cached for a in answers)
@@ -263,62 +239,35 @@ def _fill_counts(result: BenchmarkResult, transport: Transport) -> None:
     result.grader_abort = aborts[0] if aborts else None
 
 
-def run_quality(
-    cfg: QualityConfig,
-    report: QualityReport,
-    progress_for: ProgressFactory,
-    *,
-    wait: bool = True,
-) -> QualityReport:
-    """Run every benchmark in order; ``report`` is filled (and saved) as each one ends.
-
-    ``wait=False``: the caller (the quality core) already waited with
-    :func:`wait_until_ready`."""
-    route = preflight(cfg)
-    _offline_env(cfg)
-    if wait:
-        asyncio.run(wait_until_ready(cfg))
-    fingerprint = cache_identity(cfg)
-    report.server_fingerprint = fingerprint  # harness's own label: endpoint|model, not asked
-    report.provenance.tokenizer = cfg.profile.server.tokenizer
+def task_manager_for(cfg: QualityConfig, route: DataRoute, report: QualityReport) -> Any:
+    """lm-eval's own task definitions on the HF cache (the grader's route), else the task
+    YAMLs of ``tasks/lm_eval`` rendered for the data folder."""
     from lm_eval.tasks import TaskManager
 
     report.data_route = route
-    if route == "hf-cache":  # lm-eval's own task definitions, as the grader loads them
-        task_manager = TaskManager()
+    if route == "hf-cache":
         report.data_dir = str(datasets_cache_dir())
-    else:
-        tasks_dir = render_tasks(cfg.data_dir, cfg.folder / "lm_eval_tasks")
-        task_manager = TaskManager(include_path=str(tasks_dir), include_defaults=False)
-    cache = ResponseCache(cfg.folder / "cache" / "answers.sqlite")
-    if not cfg.resume:
-        cache.clear()
-    started = time.perf_counter()
+        return TaskManager()
+    tasks_dir = render_tasks(cfg.data_dir, cfg.folder / "lm_eval_tasks")
+    return TaskManager(include_path=str(tasks_dir), include_defaults=False)
+
+
+def new_transport(
+    cfg: QualityConfig, bench: Benchmark, cache: ResponseCache | None, progress: ProgressSink
+) -> Transport:
     spec = cfg.spec
-    try:
-        for bench in cfg.benchmarks():
-            stream = cfg.stream and bench.thinking and bench.client == "grader"
-            transport = Transport(
-                TransportOptions(
-                    url=cfg.endpoint_url,
-                    fingerprint=fingerprint,
-                    attempts=spec.attempts,
-                    retry_sleeps_s=tuple(spec.retry_sleeps_s),
-                    timeout_s=None if stream else spec.request_timeout_s,
-                    idle_timeout_s=cfg.idle_timeout_s if stream else None,
-                    concurrency=spec.num_concurrent,
-                    style="grader-lm" if bench.client == "grader" else "lm-eval",
-                ),
-                cache=cache,
-                progress=progress_for(bench),
-            )
-            report.benchmarks.append(run_benchmark(cfg, bench, task_manager, transport))
-            report.wall_s = time.perf_counter() - started
-            report.save(cfg.folder)
-    finally:
-        cache.close()
-    report.passed = report.verdict()
-    report.complete = all(b.error is None for b in report.benchmarks)
-    report.wall_s = time.perf_counter() - started
-    report.save(cfg.folder)
-    return report
+    stream = cfg.stream and bench.thinking and bench.client == "grader"
+    return Transport(
+        TransportOptions(
+            url=cfg.endpoint_url,
+            fingerprint=cache_identity(cfg),
+            attempts=spec.attempts,
+            retry_sleeps_s=tuple(spec.retry_sleeps_s),
+            timeout_s=None if stream else spec.request_timeout_s,
+            idle_timeout_s=cfg.idle_timeout_s if stream else None,
+            concurrency=spec.num_concurrent,
+            style="grader-lm" if bench.client == "grader" else "lm-eval",
+        ),
+        cache=cache,
+        progress=progress,
+    )

@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Protocol
 
-from harness.quality.report import BenchmarkResult, QualityReport
+from harness.quality.report import BenchmarkResult, DecideRecord, QualityReport
 from harness.stats import binomial_stderr
 from harness.view import fmt
 from harness.view.chart import Bars, BarSeries, Color
@@ -59,6 +59,24 @@ def benchmark_table(rep: QualityReport) -> Table:
     return table("quality", title, cols, rows, left=["benchmark", "verdict", "think"])
 
 
+def decide_line(d: DecideRecord) -> str:
+    """One line for a ``--decide`` record: documents asked, projection, decision, risk."""
+    head = f"--decide asked {d.asked} of {d.total} documents"
+    if d.settled_by == "complete":
+        return f"{head}: every one, the score is the full set's ({d.decision.upper()})"
+    if d.settled_by == "certain":
+        why = "certain (no answer of the rest can change it)"
+    elif d.settled_by == "risk":
+        why = f"risk {d.risk or 0:.2g} < {d.alpha:g} that the full set lands on the other side"
+    else:
+        why = "the grader's run would abort"
+    return (
+        f"{head}, projected {d.projected:.4f} (95 % interval {d.ci_low:.4f}-{d.ci_high:.4f}): "
+        f"{d.decision.upper()}, {why}; an estimate: re-run without --decide, same --out, "
+        "to complete it from the answer cache"
+    )
+
+
 def _notes(b: BenchmarkResult) -> list[Text]:
     errors = f", errors {b.error_kinds}" if b.error_kinds else ""
     out = [
@@ -67,6 +85,8 @@ def _notes(b: BenchmarkResult) -> list[Text]:
             f"cache, {b.retries} retries, {b.empty_answers} empty answers{errors}"
         )
     ]
+    if b.decide is not None:
+        out.append(text(f"{b.title}: {decide_line(b.decide)}", tone="warn"))
     if b.error:
         out.append(text(f"{b.title}: {b.error}", tone="bad"))
     if b.grader_abort:

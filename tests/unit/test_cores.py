@@ -58,6 +58,8 @@ def test_quality_command_line_reparses_to_the_same_config(tmp_path: Path) -> Non
         model="m",
         resume=False,
         ready_timeout_s=9.0,
+        decide=True,
+        seed=7,
     )
     cfg = quality_config(QWEN, target, overrides)
     argv = QUALITY.command_line(target, overrides, "efficient-qwen")
@@ -134,7 +136,7 @@ def test_gate_plan_steps_follow_the_profile_and_its_line_reparses(tmp_path: Path
         url="http://h:1",
         folder=tmp_path,
         profile=QWEN,
-        options={"runs": 2, "ready_timeout": 9.0},
+        options={"runs": 2, "ready_timeout": 9.0, "decide": True},
         skip=frozenset({"quality"}),
         name="x",
         note="n",
@@ -157,6 +159,9 @@ def test_gate_plan_steps_follow_the_profile_and_its_line_reparses(tmp_path: Path
         **plan.options,
         "latency_mode": "both",
     }
+    # a switch reaches its step as the flag it is (quality --decide)
+    assert plan.overrides(QUALITY).decide
+    assert not GatePlan(url="http://h:1", folder=tmp_path, profile=QWEN).overrides(QUALITY).decide
 
 
 def test_quality_environment_is_restored(tmp_path: Path, monkeypatch) -> None:

@@ -97,6 +97,7 @@ def test_a_gate_option_reaches_every_step_that_has_it(tmp_path: Path) -> None:
     assert by_flag["--tokenizer"] == ("check", "latency", "throughput")
     assert by_flag["--latency-mode"] == ("latency",)
     assert by_flag["--docker-host"] == ("package",)
+    assert by_flag["--decide"] == ("quality",)
     plan = GatePlan(
         url="http://h:1",
         folder=tmp_path,

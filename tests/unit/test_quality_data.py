@@ -39,7 +39,7 @@ def test_samples_are_complete():
 
 
 def test_unknown_task_has_no_source():
-    with pytest.raises(ConfigError, match="no local data source"):
+    with pytest.raises(ConfigError, match="no local data source for lm-eval task 'hellaswag'"):
         source_for_task("hellaswag")
 
 
@@ -133,3 +133,11 @@ def test_data_cli_prepare_and_samples(tmp_path: Path, monkeypatch, capsys):
     # gated without a token: refused before any download, exit 2 with the gating note
     assert main(["data", "fetch", "--only", "gpqa", "--out", str(tmp_path / "x"), "--quiet"]) == 2
     assert "HF_TOKEN" in capsys.readouterr().err
+
+
+def test_tasks_are_registered_by_exact_name():
+    # a task that merely starts like a known one has no source: registration is exact
+    assert source_for_task("gpqa_diamond_cot_zeroshot").family == "gpqa"
+    for near in ("gpqa_diamond_cot_n_shot", "ifeval_extra", "mmlu_pro_plus"):
+        with pytest.raises(ConfigError, match="Adding a benchmark"):
+            source_for_task(near)

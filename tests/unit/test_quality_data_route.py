@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
+from harness.data.benchmarks import DATASETS
 from harness.data.hf_cache import cached_folder, choose_route, missing_from_cache, snake_name
-from harness.data.layout import DATASETS
 from harness.errors import ConfigError
 from harness.flags import Target
 from harness.profiles import load_profile

@@ -15,6 +15,7 @@ from harness.gate.report import GateReport
 from harness.image.rules import RuleResult
 from harness.latency.report import LatencyReport
 from harness.profiles import load_profile
+from harness.quality.report import QualityReport
 from harness.report.folder import read_run
 from harness.risk import FlagKind
 from harness.runs import Provenance, load_report
@@ -104,6 +105,28 @@ GATE_V1: dict[str, Any] = {
     "verdict": "PASS",
     "reasons": [{"source": "latency", "text": "latency score 2.00×"}],
     "flags": ["latency: early-stop: 3/50 official short responses"],
+}
+
+
+QUALITY_V1: dict[str, Any] = {
+    "kind": "quality",
+    "schema_version": 1,
+    "provenance": {"harness_version": "0.1.0"},
+    "limit": 0.1,
+    "benchmarks": [
+        {
+            "name": "mmlu_pro",
+            "title": "MMLU-Pro",
+            "task": "mmlu_pro",
+            "metric": "exact_match,custom-extract",
+            "threshold": 0.621,
+            "score": 0.7,
+            "rounded_score": 0.7,
+            "passed": True,
+            "n": 1209,
+        }
+    ],
+    "passed": True,
 }
 
 
@@ -258,3 +281,11 @@ def test_compare_names_the_side_whose_report_is_corrupt(tmp_path: Path) -> None:
     with pytest.raises(ConfigError) as err:
         compare_runs(CompareConfig(run_a=b, run_b=a))
     assert err.value.one_line().startswith(f"RUN_A {b}: latency.json: not valid JSON")
+
+
+def test_a_schema_1_quality_report_reads_as_a_full_run(tmp_path: Path) -> None:
+    _write(tmp_path, "quality.json", QUALITY_V1)
+    rep = load_report(tmp_path, QualityReport)
+    assert rep is not None and rep.schema_version == QualityReport.SCHEMA_VERSION == 2
+    assert rep.decide_seed is None and rep.benchmarks[0].decide is None
+    assert rep.benchmarks[0].passed and rep.benchmarks[0].n == 1209

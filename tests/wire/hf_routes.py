@@ -3,7 +3,7 @@
 ``datasets`` reads ``HF_HOME`` and the offline switches when it is imported, so
 this runs in a process whose environment the test sets. It builds a Hugging
 Face datasets cache (the processed-arrow layout ``datasets`` reads offline) from
-the rows of ``tasks/samples``, then runs ``run_quality`` twice against a
+the rows of ``tasks/samples``, then runs ``measure_quality`` twice against a
 recording server: once on lm-eval's own task definitions over that cache (the
 grader's route), once on the JSON Lines folder of the same rows. It writes, per
 route and benchmark, the request bodies and the logged samples (documents in
@@ -20,13 +20,13 @@ from typing import Any
 from datasets import Dataset, DatasetInfo, SplitDict, SplitInfo
 from datasets.arrow_writer import ArrowWriter
 
+from harness.data.benchmarks import DATASETS
 from harness.data.hf_cache import datasets_cache_dir, snake_name
-from harness.data.layout import DATASETS, SAMPLES_DIR
+from harness.data.layout import SAMPLES_DIR
 from harness.data.punkt import write_punkt_tab
 from harness.profiles import load_profile
-from harness.quality.report import QualityReport
-from harness.quality.runner import run_quality
-from harness.quality.transport import NoProgress
+from harness.quality.core import measure_quality
+from harness.runs import Provenance
 from tests.fixtures.recording import RecordingServer
 from tests.wire.test_quality_wire import LIMIT, answer_for, quality_config
 
@@ -76,7 +76,7 @@ def run(route: str, folder: Path, nltk: Path) -> dict[str, Any]:
             limit=LIMIT,
             resume=False,
         )
-        report = run_quality(cfg, QualityReport(), lambda _b: NoProgress())
+        report = measure_quality(cfg, provenance=Provenance())
         bodies = sorted(b.decode() for b in srv.bodies("/invocations"))
     out["route"] = report.data_route
     out["bodies"] = bodies

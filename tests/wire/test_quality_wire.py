@@ -1,7 +1,7 @@
 """Official quality on the wire: harness sends the graders' exact request bytes, nothing more.
 
 For each procedure (Efficient Qwen MMLU-Pro, IFEval, GPQA-Diamond; GPU MODE
-Paris GSM8K), harness's ``run_quality`` and the grader-equivalent client
+Paris GSM8K), harness's ``measure_quality`` and the grader-equivalent client
 (tests/e2e/grader_style.py) talk in turn to a recording server that answers
 deterministically from the request body. Compared: the multiset of request
 bodies (byte for byte; concurrency 8 reorders them), the requests besides the
@@ -27,9 +27,9 @@ from harness.data.punkt import write_punkt_tab
 from harness.flags import Target
 from harness.profiles import Benchmark, Profile, load_profile
 from harness.quality.config import QualityConfig, QualityOverrides, from_profile
+from harness.quality.core import measure_quality
 from harness.quality.report import QualityReport
-from harness.quality.runner import run_quality
-from harness.quality.transport import NoProgress
+from harness.runs import Provenance
 from tests.e2e.grader_style import grader_score, ping, run_benchmark
 from tests.fixtures.recording import RecordingServer, Reply
 
@@ -112,7 +112,7 @@ def _harness(
         only=bench.name,
         resume=False,
     )
-    return run_quality(cfg, QualityReport(), lambda _b: NoProgress())
+    return measure_quality(cfg, provenance=Provenance())
 
 
 def _grader(
@@ -223,7 +223,7 @@ def test_mmlu_pro_failing_three_times_is_where_the_grader_dies(
             only="mmlu_pro",
             resume=False,
         )
-        report = run_quality(cfg, QualityReport(), lambda _b: NoProgress())
+        report = measure_quality(cfg, provenance=Provenance())
         attempts = len(srv.bodies("/invocations"))
     (result,) = report.benchmarks
     assert result.errors == result.requests and attempts == 3 * result.requests
