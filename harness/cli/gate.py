@@ -42,6 +42,13 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p.add_argument("--runs", type=positive_int, help="latency: timed requests per bucket")
     p.add_argument("--warmup", type=non_negative_int, help="latency: warm-up requests per bucket")
     p.add_argument("--buckets", help="latency: comma-separated buckets")
+    p.add_argument(
+        "--until-ci",
+        type=positive_float,
+        metavar="PCT",
+        help="latency: stop each bucket once its median's 95 %% interval is within ±PCT %% "
+        "(an estimate, flagged non-official; default: off, every run)",
+    )
     p.add_argument("--latency-mode", choices=("official", "strict", "both"), default="both")
     p.add_argument(
         "--limit", type=positive_float, help="quality: the grader's QUALITY_LIMIT (default 0.1)"
@@ -113,6 +120,7 @@ def _plan(args: argparse.Namespace, folder: Path, profile: Profile) -> GatePlan:
         runs=args.runs,
         warmup=args.warmup,
         buckets=args.buckets,
+        until_ci=args.until_ci,
         limit=args.limit,
         data_dir=Path(args.data_dir) if args.data_dir else None,
         max_gen_toks=args.max_gen_toks,

@@ -70,6 +70,14 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         "(auto: off in official mode, on in strict/both)",
     )
     p.add_argument(
+        "--until-ci",
+        type=positive_float,
+        metavar="PCT",
+        help="stop each bucket once the 95 %% interval of its median is within ±PCT %% of the "
+        "median (at least 10 timed runs, at most --runs); an estimate, flagged non-official "
+        "(default: off, every run)",
+    )
+    p.add_argument(
         "--repeats",
         type=positive_int,
         default=1,
@@ -112,6 +120,7 @@ def config_from_args(args: argparse.Namespace, ctx: RunContext) -> LatencyConfig
         ready_timeout_s=args.ready_timeout,
         calibrate=not args.no_calibrate,
         metrics=args.metrics,
+        until_ci=args.until_ci,
     )
 
 

@@ -52,6 +52,7 @@ class GatePlan:
     runs: int | None = None
     warmup: int | None = None
     buckets: str | None = None
+    until_ci: float | None = None  # latency --until-ci PCT
     limit: float | None = None
     data_dir: Path | None = None
     max_gen_toks: int | None = None
@@ -94,6 +95,7 @@ class GatePlan:
             ("--runs", self.runs),
             ("--warmup", self.warmup),
             ("--buckets", self.buckets),
+            ("--until-ci", self.until_ci),
             ("--limit", self.limit),
             ("--data-dir", self.data_dir),
             ("--max-gen-toks", self.max_gen_toks),
@@ -138,6 +140,7 @@ def run_latency(plan: GatePlan, hooks: GateHooks) -> int:
         warmup=plan.warmup,
         tokenizer=plan.tokenizer,
         ready_timeout_s=plan.ready_timeout,
+        until_ci=plan.until_ci,
     )
     argv = latency_core.command_line(cfg, profile=plan.profile_ref, folder=plan.folder)
     report = asyncio.run(

@@ -14,6 +14,7 @@ from harness.latency.metrics import bucket_result
 from harness.latency.procedure import official_procedure
 from harness.latency.report import BucketResult, Gap, GapCause, LatencyReport, RequestRow
 from harness.latency.state import LatencyState
+from harness.latency.until_ci import until_ci_flag, until_ci_record
 from harness.risk import FlagKind, RiskFlag
 from harness.runs import Provenance
 from harness.stats import bootstrap_score_ci, mean_speedup
@@ -118,8 +119,15 @@ def risk_flags(official: Sequence[BucketResult], strict: Sequence[BucketResult])
 
 
 def build_report(
-    cfg: LatencyConfig, state: LatencyState, provenance: Provenance, *, complete: bool
+    cfg: LatencyConfig,
+    state: LatencyState,
+    provenance: Provenance,
+    *,
+    complete: bool,
+    pooled: bool = False,
 ) -> LatencyReport:
+    """The report of what ``state`` holds. ``pooled``: the rows of several repeats pooled
+    (their ``--until-ci`` records stay in each repeat's own report)."""
     official: list[BucketResult] = []
     strict: list[BucketResult] = []
     for bucket in cfg.buckets:
@@ -133,16 +141,17 @@ def build_report(
             ]
             if not rows:
                 continue
-            out.append(
-                bucket_result(
-                    bucket,
-                    rows,
-                    mode=mode,
-                    endpoint=endpoint,
-                    itls=state.itls.get((mode, bucket.name), []),
-                    seed=cfg.seed,
-                )
+            result = bucket_result(
+                bucket,
+                rows,
+                mode=mode,
+                endpoint=endpoint,
+                itls=state.itls.get((mode, bucket.name), []),
+                seed=cfg.seed,
             )
+            if cfg.until_ci is not None and not pooled:
+                result.until_ci = until_ci_record(rows, cfg.until_ci, cfg.runs)
+            out.append(result)
     n_buckets = len(cfg.buckets)
 
     def score_of(results: list[BucketResult]) -> float | None:
@@ -169,6 +178,7 @@ def build_report(
             seed=cfg.seed,
         )
     gaps = [explain_gap(o, s) for o in official for s in strict if o.name == s.name]
+    stopped_early = until_ci_flag([*official, *strict])
     provenance.server_models = state.server_models
     provenance.tokenizer = cfg.tokenizer
     provenance.seed = cfg.seed
@@ -187,7 +197,10 @@ def build_report(
             "force_length": cfg.force_length,
             "new_connection_per_request": cfg.new_connection_per_request,
             "server_models": state.server_models_note or "from GET /v1/models (harness extra)",
+            "until_ci": cfg.until_ci,
+            # a bucket stopped early by --until-ci is an estimate, not the grader's procedure
             "official_procedure": cfg.spec is not None
+            and not stopped_early
             and official_procedure(cfg.runs, cfg.warmup, [b.name for b in cfg.buckets], cfg.spec),
         },
         readiness_s=state.readiness_s,
@@ -197,6 +210,6 @@ def build_report(
         score_ci95=ci,
         strict_score=score_of(strict) if official and strict else None,
         gaps=gaps,
-        flags=empty_choice_flags(state.rows) + risk_flags(official, strict),
+        flags=empty_choice_flags(state.rows) + risk_flags(official, strict) + stopped_early,
         requests=list(state.rows),
     )

@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from harness.errors import ConfigError
 from harness.profiles import Bucket, LatencySpec, Profile
 
 Mode = Literal["official", "strict", "both"]
@@ -42,6 +43,22 @@ class LatencyConfig:
     spec: LatencySpec | None = None
     # scrape /metrics around each bucket (a harness extra; auto: off in pure official mode)
     metrics: MetricsChoice = "auto"
+    # --until-ci PCT: stop a bucket once the 95 % interval of its median is within ±PCT %
+    # of the median (a confidence sequence, harness/latency/sequential.py); None = all runs
+    until_ci: float | None = None
+
+    def __post_init__(self) -> None:
+        if self.until_ci is not None and not self.until_ci > 0:
+            raise ConfigError(
+                f"--until-ci must be a positive percentage (got {self.until_ci:g})",
+                hint="e.g. --until-ci 1 stops a bucket at ±1 % of its median",
+            )
+        if self.until_ci is not None and self.concurrency != 1 and self.mode != "official":
+            raise ConfigError(
+                "--until-ci looks after every request, one at a time: it cannot be combined "
+                f"with --concurrency {self.concurrency}",
+                hint="drop --concurrency (the latency procedure sends one request at a time)",
+            )
 
     def filler(self, prompt_tokens: int) -> str:
         return self.filler_sentence * max(

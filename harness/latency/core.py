@@ -26,6 +26,7 @@ from harness.latency.config import LatencyConfig
 from harness.latency.repeats import REPEAT_DIR, RepeatsReport, pool_states, summarize_repeats
 from harness.latency.report import LatencyReport, RequestRow
 from harness.latency.runner import run_latency
+from harness.latency.sequential import Look
 from harness.latency.state import LatencyState
 from harness.profiles import Bucket
 from harness.runs import Provenance
@@ -52,6 +53,9 @@ class LatencyHooks:
 
     def row(self, row: RequestRow, total: int) -> None:
         """One request ended; ``total`` requests in its bucket and phase."""
+
+    def look(self, row: RequestRow, look: Look, pct: float) -> None:
+        """``--until-ci PCT``: the interval of the median after the timed request ``row``."""
 
     def partial(self, path: Path) -> None:
         """The run stopped early; what it measured is saved at ``path``."""
@@ -116,6 +120,7 @@ async def measure_latency(
                 on_bucket=hooks.bucket,
                 on_row=hooks.row,
                 hook=recorder.bucket_hook,
+                on_look=hooks.look,
             )
         finally:
             hooks.measuring(False)
@@ -167,7 +172,7 @@ async def measure_latency_repeats(
         )
         states.append(state)
         folders.append(sub)
-    pooled = build_report(cfg, pool_states(states), provenance, complete=True)
+    pooled = build_report(cfg, pool_states(states), provenance, complete=True, pooled=True)
     pooled.settings["repeats"] = repeats
     pooled.calibration = reports[-1].calibration if reports else None
     pooled.save(folder)
@@ -226,4 +231,6 @@ def command_line(cfg: LatencyConfig, *, profile: str, folder: Path) -> list[str]
         argv.append("--no-calibrate")
     if cfg.metrics != "auto":
         argv += ["--metrics", cfg.metrics]
+    if cfg.until_ci is not None:
+        argv += ["--until-ci", f"{cfg.until_ci:g}"]
     return argv

@@ -16,6 +16,7 @@ from harness.attribution import section_lines
 from harness.console_hooks import SpinnerAndBars
 from harness.latency.core import LatencyHooks
 from harness.latency.report import BucketResult, LatencyReport, RequestRow
+from harness.latency.sequential import Look
 from harness.profiles import Bucket
 
 
@@ -45,6 +46,8 @@ class LatencyProgress:
         self._e2e: list[float] = []
         self._mode = ""
         self._bucket = ""
+        self._stats = ""
+        self._done = 0
 
     def on_bucket(self, mode: str, bucket: Bucket) -> None:
         self._mode, self._bucket = mode, bucket.name
@@ -54,6 +57,7 @@ class LatencyProgress:
         if key != self._key:
             self._key = key
             self._e2e = []
+            self._done = 0
             label = f"{row.mode:8} {row.bucket:6} {row.phase:6}"
             self._task = self.progress.add_task(label, total=total, stats="")
         if row.ok and row.e2e_ms is not None:
@@ -64,7 +68,19 @@ class LatencyProgress:
             else (row.error_kind or "error")
         )
         med = f"median {statistics.median(self._e2e):,.0f} ms" if self._e2e else ""
-        self.progress.update(self._task, advance=1, stats=f"last {last:>10}  {med}")  # type: ignore[arg-type]
+        self._stats = f"last {last:>10}  {med}"
+        self._done += 1
+        self.progress.update(self._task, advance=1, stats=self._stats)  # type: ignore[arg-type]
+
+    def on_look(self, row: RequestRow, look: Look, pct: float) -> None:
+        """--until-ci: the interval's half-width on the bucket's line; the bar ends when narrow."""
+        width = "—" if look.half_width_pct is None else f"±{look.half_width_pct:.2f} %"
+        stats = f"{self._stats}  CI {width} (target ±{pct:g} %)"
+        if look.narrow:
+            stats += "  stopped: narrow enough"
+            self.progress.update(self._task, total=self._done, stats=stats)  # type: ignore[arg-type]
+        else:
+            self.progress.update(self._task, stats=stats)  # type: ignore[arg-type]
 
     @contextmanager
     def live(self) -> Iterator[LatencyProgress]:
@@ -107,10 +123,10 @@ def bucket_table(title: str, buckets: list[BucketResult], strict: bool) -> Table
 
 def render_report(console: Console, rep: LatencyReport, folder: str) -> None:
     if rep.official:
+        early = any(b.until_ci is not None and b.until_ci.stopped_early for b in rep.official)
+        how = "stopped early by --until-ci: an estimate" if early else "grader's procedure"
         console.print(
-            bucket_table(
-                f"official ({rep.official[0].endpoint}, grader's procedure)", rep.official, False
-            )
+            bucket_table(f"official ({rep.official[0].endpoint}, {how})", rep.official, False)
         )
     if rep.strict:
         console.print(
@@ -132,6 +148,13 @@ def render_report(console: Console, rep: LatencyReport, folder: str) -> None:
                 gap.bucket, _x(gap.official_speedup), _x(gap.strict_speedup), share, gap.cause
             )
         console.print(g)
+    for b in [*rep.official, *rep.strict]:
+        if b.until_ci is not None:
+            u = b.until_ci
+            interval = (
+                f"{_ms(u.interval_ms[0])}–{_ms(u.interval_ms[1])} ms" if u.interval_ms else "none"
+            )
+            console.print(f"until-ci {b.mode} {b.name}: {interval}; {u.why}", markup=False)
     ci = f" (95% CI {rep.score_ci95[0]:.2f}–{rep.score_ci95[1]:.2f})" if rep.score_ci95 else ""
     label = "score (mean speedup)" if rep.official else "strict score (mean speedup)"
     console.print(
@@ -170,6 +193,9 @@ class ConsoleHooks(SpinnerAndBars, LatencyHooks):
 
     def row(self, row: RequestRow, total: int) -> None:
         self.bars.on_row(row, total)
+
+    def look(self, row: RequestRow, look: Look, pct: float) -> None:
+        self.bars.on_look(row, look, pct)
 
     def partial(self, path: Path) -> None:
         print(f"harness: partial latency report saved: {path}", file=sys.stderr)

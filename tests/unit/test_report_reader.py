@@ -115,7 +115,7 @@ def _write(folder: Path, name: str, data: dict[str, Any]) -> None:
 def test_a_schema_1_latency_report_is_migrated(tmp_path: Path) -> None:
     _write(tmp_path, "latency.json", LATENCY_V1)
     rep = load_report(tmp_path, LatencyReport)
-    assert rep is not None and rep.schema_version == LatencyReport.SCHEMA_VERSION == 2
+    assert rep is not None and rep.schema_version == LatencyReport.SCHEMA_VERSION == 3
     assert [(f.kind, f.source) for f in rep.flags] == [
         (FlagKind.EARLY_STOP, "latency"),
         (FlagKind.REQUEST_FAILURES, "latency"),
