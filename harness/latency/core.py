@@ -28,6 +28,7 @@ from harness.latency.report import LatencyReport, RequestRow
 from harness.latency.runner import run_latency
 from harness.latency.sequential import Look
 from harness.latency.state import LatencyState
+from harness.latency.until_ci import until_ci_flag
 from harness.profiles import Bucket
 from harness.runs import Provenance
 from harness.tokenizer import Tokenizer, load_tokenizer
@@ -174,6 +175,11 @@ async def measure_latency_repeats(
         folders.append(sub)
     pooled = build_report(cfg, pool_states(states), provenance, complete=True, pooled=True)
     pooled.settings["repeats"] = repeats
+    # --until-ci stops each repeat's buckets on their own: the pool is an estimate if one did
+    stopped_early = until_ci_flag([b for r in reports for b in (*r.official, *r.strict)])
+    if stopped_early:
+        pooled.flags += stopped_early
+        pooled.settings["official_procedure"] = False
     pooled.calibration = reports[-1].calibration if reports else None
     pooled.save(folder)
     summary = summarize_repeats(reports, folders)

@@ -137,3 +137,23 @@ def test_simulator_jitter_is_seeded_lognormal_with_median_one():
     logs = [math.log(x) for x in xs]
     assert statistics.median(xs) == pytest.approx(1.0, abs=0.01)
     assert statistics.stdev(logs) == pytest.approx(0.05, rel=0.1)
+
+
+async def test_repeats_keep_each_record_and_flag_the_pool(simulator, tmp_path):
+    from harness.latency.core import measure_latency_repeats
+
+    sim = await simulator(ttft_ms=200, itl_ms=5)
+    cfg = cfg_for(sim.url, until_ci=10.0, ready_interval_s=0.1)
+    pooled, _ = await measure_latency_repeats(
+        cfg, 2, provenance=Provenance(), folder=tmp_path, tokenizer=TOK
+    )
+    used = []
+    for i in (1, 2):
+        rep = LatencyReport.load(tmp_path / f"repeat-{i}")
+        rec = rep.official[0].until_ci
+        assert rec is not None and rec.stopped == "narrow"
+        used.append(rec.runs_used)
+    assert pooled.official[0].until_ci is None  # a pool is not one sequence
+    assert pooled.official[0].n_ok == sum(used)
+    assert pooled.settings["official_procedure"] is False
+    assert [f.kind for f in pooled.flags] == [FlagKind.NON_OFFICIAL]
