@@ -179,3 +179,19 @@ def test_a_report_with_records_reads_back_unchanged(tmp_path: Path):
     rep.save(tmp_path)
     back = load_report(tmp_path, LatencyReport)
     assert back is not None and back.official[0].until_ci == rep.official[0].until_ci
+
+
+def test_the_recorded_command_lines_carry_until_ci(tmp_path: Path):
+    from harness.cli.latency import config_from_args
+    from harness.gate.orchestrate import GatePlan
+    from harness.latency.config import from_profile
+    from harness.latency.core import command_line
+    from tests.unit.test_cores import ctx, reparse
+
+    profile = load_profile()
+    cfg = from_profile(profile, "http://127.0.0.1:9", until_ci=1.5, calibrate=False)
+    argv = command_line(cfg, profile="efficient-qwen", folder=tmp_path)
+    assert argv[-2:] == ["--until-ci", "1.5"]
+    assert config_from_args(reparse(argv), ctx(profile, tmp_path)) == cfg
+    plan = GatePlan(url="http://h:1", folder=tmp_path, profile=profile, until_ci=2.0)
+    assert reparse(plan.command_line()).until_ci == 2.0
