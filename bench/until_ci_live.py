@@ -55,7 +55,8 @@ class BucketPair:
 @dataclass
 class TargetResult:
     target: str
-    load_1m: float
+    load_1m: float  # at the start
+    load_1m_end: float
     full_wall_s: float
     ci_wall_s: float
     full_score: float | None
@@ -85,7 +86,7 @@ def measure(target: str, url: str, args: argparse.Namespace) -> TargetResult:
         full_wall = run_latency(url, full_dir, args, None)
         ci_wall = run_latency(url, ci_dir, args, args.pct)
         full, ci = LatencyReport.load(full_dir), LatencyReport.load(ci_dir)
-    res = TargetResult(target, load, full_wall, ci_wall, full.score, ci.score)
+    res = TargetResult(target, load, os.getloadavg()[0], full_wall, ci_wall, full.score, ci.score)
     for f, c in zip(full.official, ci.official, strict=True):
         u = c.until_ci
         assert u is not None
@@ -146,7 +147,7 @@ def render(results: list[TargetResult], pct: float) -> None:
     for r in results:
         s.add_row(
             r.target,
-            f"{r.load_1m:.2f}",
+            f"{r.load_1m:.1f} → {r.load_1m_end:.1f}",
             f"{r.full_wall_s:.0f} s",
             f"{r.ci_wall_s:.0f} s",
             "—" if r.full_score is None else f"{r.full_score:.3f}×",
