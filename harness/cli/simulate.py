@@ -19,6 +19,8 @@ _HELP: dict[str, str] = {
     "prefill_ms_per_token": "added to TTFT per (uncached) prompt token (ms)",
     "prefix_cache": "emulate a prefix cache: prompt blocks seen before cost no prefill",
     "busy_wait_us": "busy-wait this long (µs) before each deadline when one request is in flight",
+    "jitter_pct": "per-request timing jitter: TTFT, prefill and ITL scaled by exp(N(0, PCT/100)), "
+    "one seeded draw per request (default 0: exact)",
     "output_tokens": "the model's natural length: stop ('stop') after N tokens unless"
     " ignore_eos; none: only max_tokens stops it",
     "stop_early_at": "stop after N tokens whatever the client asked (an early-stopping"

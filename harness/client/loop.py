@@ -29,11 +29,13 @@ async def closed_loop(
     *,
     stream: bool,
     on_done: Callable[[int, RequestRecord], None] | None = None,
+    stop: Callable[[], bool] | None = None,
 ) -> tuple[int, list[RequestRecord | None]]:
     """Send ``bodies`` in order; returns (t0_ns, records in body order).
 
     Streamed responses are left unparsed (``parse=False``): the caller parses them
-    after the loop, so parsing never delays another request's timestamps.
+    after the loop, so parsing never delays another request's timestamps. ``stop``,
+    asked before each send, ends the loop early: the bodies not sent get ``None``.
     """
     n = len(bodies)
     records: list[RequestRecord | None] = [None] * n
@@ -41,7 +43,7 @@ async def closed_loop(
 
     async def worker(due_ns: int) -> None:
         nonlocal next_index
-        while next_index < n:
+        while next_index < n and not (stop and stop()):
             i = next_index
             next_index += 1
             rec = await send_request(

@@ -15,6 +15,7 @@ from harness.latency.metrics import bucket_result
 from harness.latency.procedure import official_procedure
 from harness.latency.report import BucketResult, Gap, GapCause, LatencyReport, RequestRow
 from harness.latency.state import LatencyState
+from harness.latency.until_ci import until_ci_flag, until_ci_record
 from harness.latency.usage_check import usage_findings
 from harness.risk import FlagKind, RiskFlag
 from harness.runs import Provenance
@@ -145,8 +146,15 @@ def risk_flags(
 
 
 def build_report(
-    cfg: LatencyConfig, state: LatencyState, provenance: Provenance, *, complete: bool
+    cfg: LatencyConfig,
+    state: LatencyState,
+    provenance: Provenance,
+    *,
+    complete: bool,
+    pooled: bool = False,
 ) -> LatencyReport:
+    """The report of what ``state`` holds. ``pooled``: the rows of several repeats pooled
+    (their ``--until-ci`` records stay in each repeat's own report)."""
     official: list[BucketResult] = []
     strict: list[BucketResult] = []
     for bucket in cfg.buckets:
@@ -160,17 +168,18 @@ def build_report(
             ]
             if not rows:
                 continue
-            out.append(
-                bucket_result(
-                    bucket,
-                    rows,
-                    mode=mode,
-                    endpoint=endpoint,
-                    itls=state.itls.get((mode, bucket.name), []),
-                    seed=cfg.prompt_seed,
-                    usage_tolerance=cfg.usage_tolerance,
-                )
+            result = bucket_result(
+                bucket,
+                rows,
+                mode=mode,
+                endpoint=endpoint,
+                itls=state.itls.get((mode, bucket.name), []),
+                seed=cfg.prompt_seed,
+                usage_tolerance=cfg.usage_tolerance,
             )
+            if cfg.until_ci is not None and not pooled:
+                result.until_ci = until_ci_record(rows, cfg.until_ci, cfg.runs)
+            out.append(result)
     n_buckets = len(cfg.buckets)
 
     def score_of(results: list[BucketResult]) -> float | None:
@@ -197,6 +206,7 @@ def build_report(
             seed=cfg.prompt_seed,
         )
     gaps = [explain_gap(o, s) for o in official for s in strict if o.name == s.name]
+    stopped_early = until_ci_flag([*official, *strict])
     provenance.server_models = state.server_models
     provenance.tokenizer = cfg.tokenizer
     provenance.seed = cfg.seed
@@ -220,7 +230,10 @@ def build_report(
             "seed": cfg.seed,
             "seed_source": "drawn" if cfg.seed_drawn else "given",
             "usage_tolerance": cfg.usage_tolerance,
+            "until_ci": cfg.until_ci,
+            # a bucket stopped early by --until-ci is an estimate, not the grader's procedure
             "official_procedure": cfg.spec is not None
+            and not stopped_early
             and official_procedure(cfg.runs, cfg.warmup, [b.name for b in cfg.buckets], cfg.spec),
         },
         readiness_s=state.readiness_s,
@@ -232,7 +245,8 @@ def build_report(
         gaps=gaps,
         flags=empty_choice_flags(state.rows)
         + risk_flags(official, strict, state.rows, cfg.model, cfg.usage_tolerance)
-        + usage_flags,
+        + usage_flags
+        + stopped_early,
         usage_checks=list(state.usage_checks),
         notes=notes,
         requests=list(state.rows),

@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from typing import Literal
 
+from harness.errors import ConfigError
 from harness.flags import (
     GateFlag,
     Overrides,
@@ -17,6 +18,7 @@ from harness.flags import (
     metrics_scrape,
     non_negative_int,
     option,
+    positive_float,
     positive_int,
     prompt_seed,
     ready_interval,
@@ -87,6 +89,15 @@ class LatencyOverrides(Overrides):
     calibrate: bool = option(
         "--no-calibrate", default=True, help="skip the client timing self-check"
     )
+    until_ci: float | None = option(
+        "--until-ci",
+        type=positive_float,
+        metavar="PCT",
+        help="stop each bucket once the 95 %% interval of its median is within ±PCT %% of the "
+        "median (at least 10 timed runs, at most --runs); an estimate, flagged as such "
+        "(default: off, every run)",
+        gate="--until-ci",
+    )
 
 
 @dataclass(frozen=True)
@@ -126,6 +137,9 @@ class LatencyConfig:
     # the server for its token ids (a harness extra; auto: off in pure official mode)
     usage_probe: MetricsChoice
     usage_tolerance: int  # re-tokenisation drift allowed (the profile's [check] value)
+    # --until-ci PCT: stop a bucket once the 95 % interval of its median is within ±PCT %
+    # of the median (a confidence sequence, harness/latency/sequential.py); None = all runs
+    until_ci: float | None
     seed_drawn: bool = False  # True when with_seed drew it (recorded: "drawn" vs "given")
     connect_timeout_s: float = 10.0  # harness's own
     extra_body: dict[str, object] = field(default_factory=dict)  # harness's own (none today)
@@ -134,6 +148,19 @@ class LatencyConfig:
     def prompt_seed(self) -> int:
         """The seed in force (0 only for a config that never went through :func:`with_seed`)."""
         return self.seed if self.seed is not None else 0
+
+    def __post_init__(self) -> None:
+        if self.until_ci is not None and not self.until_ci > 0:
+            raise ConfigError(
+                f"--until-ci must be a positive percentage (got {self.until_ci:g})",
+                hint="e.g. --until-ci 1 stops a bucket at ±1 % of its median",
+            )
+        if self.until_ci is not None and self.concurrency != 1 and self.mode != "official":
+            raise ConfigError(
+                "--until-ci looks after every request, one at a time: it cannot be combined "
+                f"with --concurrency {self.concurrency}",
+                hint="drop --concurrency (the latency procedure sends one request at a time)",
+            )
 
     def filler(self, prompt_tokens: int) -> str:
         return self.filler_sentence * max(
@@ -188,4 +215,5 @@ def from_profile(profile: Profile, target: Target, o: LatencyOverrides) -> Laten
         metrics=o.metrics,
         usage_probe=o.usage_probe,
         usage_tolerance=profile.check.usage_tolerance_tokens,
+        until_ci=o.until_ci,
     )

@@ -28,6 +28,7 @@ from harness.latency.config import LatencyConfig, with_seed
 from harness.latency.repeats import REPEAT_DIR, RepeatsReport, pool_states, summarize_repeats
 from harness.latency.report import Calibration, LatencyReport, RequestRow
 from harness.latency.runner import run_latency, run_probes
+from harness.latency.sequential import Look
 from harness.latency.state import LatencyState
 from harness.latency.usage_check import probe_enabled
 from harness.profiles import Bucket
@@ -58,6 +59,9 @@ class LatencyHooks:
     def row(self, row: RequestRow, total: int) -> None:
         """One request ended; ``total`` requests in its bucket and phase."""
 
+    def look(self, row: RequestRow, look: Look, pct: float) -> None:
+        """``--until-ci PCT``: the interval of the median after the timed request ``row``."""
+
     def partial(self, path: Path) -> None:
         """The run stopped early; what it measured is saved at ``path``."""
 
@@ -69,6 +73,9 @@ class LatencyHooks:
 
 
 NO_HOOKS = LatencyHooks()
+
+# a repeat's own flags the pooled report carries, marked with the repeat
+_PER_REPEAT = (FlagKind.STRICT_CACHED, FlagKind.SELF_TEST_ERROR, FlagKind.ESTIMATE)
 
 
 async def measure_latency(
@@ -138,6 +145,7 @@ async def measure_latency(
                 on_bucket=hooks.bucket,
                 on_row=hooks.row,
                 hook=recorder.bucket_hook,
+                on_look=hooks.look,
             )
         finally:
             hooks.measuring(False)
@@ -202,15 +210,18 @@ async def measure_latency_repeats(
         )
         states.append(state)
         folders.append(sub)
-    pooled = build_report(cfg, pool_states(states), provenance, complete=True)
+    pooled = build_report(cfg, pool_states(states), provenance, complete=True, pooled=True)
     pooled.settings["repeats"] = repeats
     pooled.settings["repeat_seeds"] = seeds
     pooled.calibration = reports[-1].calibration if reports else None
-    # what each repetition flagged from its own /metrics and self-test, once each
+    # what each repetition flagged from its own /metrics, self-test and --until-ci stops
+    # (each repeat's buckets stop on their own: the pool is an estimate if one did), once each
     for i, rep in enumerate(reports, start=1):
         for flag in rep.flags:
-            if flag.kind in (FlagKind.STRICT_CACHED, FlagKind.SELF_TEST_ERROR):
+            if flag.kind in _PER_REPEAT:
                 pooled.flags.append(flag.model_copy(update={"text": f"repeat {i}: {flag.text}"}))
+    if any(f.kind == FlagKind.ESTIMATE for f in pooled.flags):
+        pooled.settings["official_procedure"] = False
     pooled.save(folder)
     summary = summarize_repeats(reports, folders)
     summary.seed = base

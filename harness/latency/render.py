@@ -15,6 +15,7 @@ from harness.console_hooks import SpinnerAndBars
 from harness.latency.config import LatencyConfig
 from harness.latency.core import LatencyHooks
 from harness.latency.report import LatencyReport, RequestRow
+from harness.latency.sequential import Look
 from harness.latency.views import sections
 from harness.profiles import Bucket
 from harness.prompts import seed_line
@@ -39,6 +40,8 @@ class LatencyProgress:
         self._e2e: list[float] = []
         self._mode = ""
         self._bucket = ""
+        self._stats = ""
+        self._done = 0
 
     def on_bucket(self, mode: str, bucket: Bucket) -> None:
         self._mode, self._bucket = mode, bucket.name
@@ -48,6 +51,7 @@ class LatencyProgress:
         if key != self._key:
             self._key = key
             self._e2e = []
+            self._done = 0
             label = f"{row.mode:8} {row.bucket:6} {row.phase:6}"
             self._task = self.progress.add_task(label, total=total, stats="")
         if row.ok and row.e2e_ms is not None:
@@ -58,7 +62,19 @@ class LatencyProgress:
             else (row.error_kind or "error")
         )
         med = f"median {statistics.median(self._e2e):,.0f} ms" if self._e2e else ""
-        self.progress.update(self._task, advance=1, stats=f"last {last:>10}  {med}")  # type: ignore[arg-type]
+        self._stats = f"last {last:>10}  {med}"
+        self._done += 1
+        self.progress.update(self._task, advance=1, stats=self._stats)  # type: ignore[arg-type]
+
+    def on_look(self, row: RequestRow, look: Look, pct: float) -> None:
+        """--until-ci: the interval's half-width on the bucket's line; the bar ends when narrow."""
+        width = "—" if look.half_width_pct is None else f"±{look.half_width_pct:.2f} %"
+        stats = f"{self._stats}  CI {width} (target ±{pct:g} %)"
+        if look.narrow:
+            stats += "  stopped: narrow enough"
+            self.progress.update(self._task, total=self._done, stats=stats)  # type: ignore[arg-type]
+        else:
+            self.progress.update(self._task, stats=stats)  # type: ignore[arg-type]
 
     @contextmanager
     def live(self) -> Iterator[LatencyProgress]:
@@ -92,6 +108,9 @@ class ConsoleHooks(SpinnerAndBars, LatencyHooks):
 
     def row(self, row: RequestRow, total: int) -> None:
         self.bars.on_row(row, total)
+
+    def look(self, row: RequestRow, look: Look, pct: float) -> None:
+        self.bars.on_look(row, look, pct)
 
     def partial(self, path: Path) -> None:
         print(f"harness: partial latency report saved: {path}", file=sys.stderr)

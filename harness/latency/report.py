@@ -26,6 +26,36 @@ class RequestRow(BaseRequestRow):
     empty_choices: bool = False  # a 200 without choices, timed as a success (the grader's rule)
 
 
+StopReason = Literal["narrow", "cap", "interrupted"]
+
+
+class UntilCi(BaseModel):
+    """One bucket under ``--until-ci PCT``: runs used, the interval and why it stopped.
+
+    The interval is the confidence sequence's (harness/latency/sequential.py): valid at
+    whatever look the bucket stopped. ``stopped``: ``narrow`` (within ±PCT %), ``cap``
+    (the run count reached first) or ``interrupted`` (the run was stopped)."""
+
+    pct: float  # the target: half-width within ±pct % of the median
+    runs_used: int  # timed requests sent (successes and failures)
+    runs_cap: int  # the most it could send (--runs, the profile's 50)
+    n_ok: int  # successes the interval is made of
+    interval_ms: tuple[float, float] | None = None  # None: too few successes for one
+    half_width_pct: float | None = None  # max(median - lo, hi - median) / median, in %
+    stopped: StopReason
+    why: str  # the sentence the console and the gate show
+    rule: str = "median confidence sequence (order statistics, exact band over the looks)"
+    floor: int  # no look before this many successes
+    alpha: float  # 1 - the promised confidence (0.05: 95 % intervals)
+    nominal_level: float  # the per-look level of every look's ranks
+    # exact P(some look's interval misses the median): <= the looks' budget, 4.5 % < alpha
+    miss_probability: float
+
+    @property
+    def stopped_early(self) -> bool:
+        return self.stopped == "narrow" and self.runs_used < self.runs_cap
+
+
 class BucketResult(BaseModel):
     name: str
     mode: Literal["official", "strict"]
@@ -54,6 +84,7 @@ class BucketResult(BaseModel):
     n_usage_unsettled: int = 0  # usage the text cannot explain (special tokens or inflation)
     n_prompt_mismatch: int = 0  # usage.prompt_tokens != exact prompt length (strict)
     errors: dict[str, int] = Field(default_factory=dict)  # error kind → count (timed)
+    until_ci: UntilCi | None = None  # only under --until-ci (schema 4)
 
 
 GapCause = Literal["agree", "early_stop", "prefix_cache", "strict_faster", "no_data"]
@@ -118,10 +149,15 @@ def _v2_to_v3(data: dict[str, Any]) -> dict[str, Any]:
     return data
 
 
+def _v3_to_v4(data: dict[str, Any]) -> dict[str, Any]:
+    """Schema 4: buckets may carry ``until_ci`` (absent = every run made, as before)."""
+    return data
+
+
 class LatencyReport(Report):
     FILENAME: ClassVar[str] = "latency.json"
-    SCHEMA_VERSION: ClassVar[int] = 3
-    MIGRATIONS: ClassVar[dict[int, Migration]] = {1: _v1_to_v2, 2: _v2_to_v3}
+    SCHEMA_VERSION: ClassVar[int] = 4
+    MIGRATIONS: ClassVar[dict[int, Migration]] = {1: _v1_to_v2, 2: _v2_to_v3, 3: _v3_to_v4}
 
     kind: str = "latency"
     mode: Literal["official", "strict", "both"]

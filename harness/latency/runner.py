@@ -31,7 +31,9 @@ from harness.client.urllib_client import post_like_grader
 from harness.latency.config import LatencyConfig
 from harness.latency.metrics import to_row
 from harness.latency.report import RequestRow
+from harness.latency.sequential import Look
 from harness.latency.state import LatencyState
+from harness.latency.until_ci import Stopper
 from harness.latency.usage_check import probe_targets
 from harness.profiles import Bucket
 from harness.prompts import exact_prompt
@@ -40,9 +42,14 @@ from harness.usage import UsageCheck
 
 Phase = Literal["warmup", "timed"]
 OnRow = Callable[[RequestRow, int], None]  # (row, total requests in this bucket+phase)
+OnLook = Callable[[RequestRow, Look, float], None]  # --until-ci: (row, the interval, PCT)
 Edge = Literal["before", "after"]
 BucketHook = Callable[[str, Bucket, Edge], Awaitable[None]]  # (mode, bucket, edge)
 NOT_TAKEN = "not taken: official mode sends only the grader's requests"
+
+
+def _stopper(cfg: LatencyConfig) -> Stopper | None:
+    return Stopper(cfg.until_ci, cfg.runs) if cfg.until_ci is not None else None
 
 
 def official_body(cfg: LatencyConfig, bucket: Bucket) -> dict[str, Any]:
@@ -80,12 +87,16 @@ async def run_official_bucket(
     tok: Tokenizer,
     state: LatencyState,
     on_row: OnRow | None = None,
+    on_look: OnLook | None = None,
 ) -> None:
     """5 warm-up + 50 timed requests, strictly one at a time, the same payload every time,
-    each sent and timed exactly as the grader's ``_invoke`` does (in a worker thread)."""
+    each sent and timed exactly as the grader's ``_invoke`` does (in a worker thread).
+    Under ``--until-ci`` the timed requests stop once the interval is narrow: the
+    grader's requests, fewer of them."""
     url = cfg.url.rstrip("/") + cfg.endpoint
     payload = official_body(cfg, bucket)
     prompt_tokens = tok.count(cfg.filler(bucket.prompt_tokens))
+    stopper = _stopper(cfg)
     phases: tuple[tuple[Phase, int], ...] = (("warmup", cfg.warmup), ("timed", cfg.runs))
     for phase, n in phases:
         for i in range(n):
@@ -105,6 +116,12 @@ async def run_official_bucket(
             state.rows.append(row)
             if on_row:
                 on_row(row, n)
+            if phase == "timed" and stopper is not None:
+                lk = stopper.add(row.ok, row.e2e_ms)
+                if on_look:
+                    on_look(row, lk, stopper.pct)
+                if stopper.narrow:
+                    break
     state.finished_buckets.append(("official", bucket.name))
 
 
@@ -116,12 +133,16 @@ async def run_strict_bucket(
     state: LatencyState,
     model: str | None,
     on_row: OnRow | None = None,
+    on_look: OnLook | None = None,
 ) -> None:
     """Streamed requests with a unique exact-length prompt each, ``concurrency`` in flight.
 
-    Streams are parsed only after the phase ends, so parsing never delays a timestamp.
+    Streams are parsed only after the phase ends, so parsing never delays a timestamp;
+    under ``--until-ci`` (one request at a time) each timed stream is parsed as it ends,
+    while nothing is in flight, and the phase stops once the interval is narrow.
     """
     url = cfg.url.rstrip("/") + cfg.strict_endpoint
+    stopper = _stopper(cfg)
     itls = state.itls.setdefault(("strict", bucket.name), [])
     phases: tuple[tuple[Phase, int], ...] = (("warmup", cfg.warmup), ("timed", cfg.runs))
     for phase, n in phases:
@@ -138,23 +159,42 @@ async def run_strict_bucket(
             for i in range(n)
         ]
 
-        def tick(i: int, rec: RequestRecord, phase: Phase = phase, n: int = n) -> None:
+        looking = stopper if phase == "timed" else None
+
+        def tick(
+            i: int,
+            rec: RequestRecord,
+            phase: Phase = phase,
+            n: int = n,
+            looking: Stopper | None = looking,
+        ) -> None:
+            if looking is not None and rec.raw and rec.error is None:
+                parse_stream(rec)  # nothing is in flight: --until-ci sends one at a time
+            row = RequestRow(
+                bucket=bucket.name,
+                mode="strict",
+                phase=phase,
+                index=i,
+                ok=rec.ok,
+                e2e_ms=rec.ms(rec.end_ns) if looking is None else rec.e2e_ms if rec.ok else None,
+                error_kind=str(rec.error.kind) if rec.error else None,
+            )
             if on_row:
-                on_row(
-                    RequestRow(
-                        bucket=bucket.name,
-                        mode="strict",
-                        phase=phase,
-                        index=i,
-                        ok=rec.ok,
-                        e2e_ms=rec.ms(rec.end_ns),
-                        error_kind=str(rec.error.kind) if rec.error else None,
-                    ),
-                    n,
-                )
+                on_row(row, n)
+            if looking is not None:
+                lk = looking.add(row.ok, row.e2e_ms)
+                if on_look:
+                    on_look(row, lk, looking.pct)
 
         _, records = await closed_loop(
-            session, url, cfg.strict_endpoint, bodies, cfg.concurrency, stream=True, on_done=tick
+            session,
+            url,
+            cfg.strict_endpoint,
+            bodies,
+            cfg.concurrency,
+            stream=True,
+            on_done=tick,
+            stop=looking.stop_now if looking is not None else None,
         )
         for i, rec in enumerate(records):
             if rec is None:
@@ -192,6 +232,7 @@ async def run_latency(
     on_bucket: Callable[[str, Bucket], None] | None = None,
     on_row: OnRow | None = None,
     hook: BucketHook | None = None,
+    on_look: OnLook | None = None,
 ) -> str | None:
     """Every requested bucket, official first then strict (when the mode asks for both).
 
@@ -210,7 +251,7 @@ async def run_latency(
                     on_bucket(mode, bucket)
                 if hook:
                     await hook(mode, bucket, "before")
-                await run_official_bucket(cfg, bucket, tok, state, on_row)
+                await run_official_bucket(cfg, bucket, tok, state, on_row, on_look)
                 if hook:
                     await hook(mode, bucket, "after")
             continue
@@ -221,7 +262,7 @@ async def run_latency(
                     on_bucket(mode, bucket)
                 if hook:
                     await hook(mode, bucket, "before")
-                await run_strict_bucket(session, cfg, bucket, tok, state, model, on_row)
+                await run_strict_bucket(session, cfg, bucket, tok, state, model, on_row, on_look)
                 if hook:
                     await hook(mode, bucket, "after")
     return model or cfg.model

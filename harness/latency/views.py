@@ -35,7 +35,9 @@ class BucketFigures(Protocol):
 
 def bucket_table(mode: str, buckets: Sequence[BucketResult]) -> Table:
     strict = mode == "strict"
-    how = "streamed, unique prompts" if strict else "grader's procedure"
+    early = any(b.until_ci is not None and b.until_ci.stopped_early for b in buckets)
+    how = "stopped early by --until-ci: an estimate" if early else "grader's procedure"
+    how = "streamed, unique prompts" if strict else how
     title = f"{mode} ({buckets[0].endpoint}, {how})" if buckets else mode
     cols = ["bucket", "prompt", "output", "ok/fail", "baseline", "median ms", "95% CI", "speedup"]
     if strict:
@@ -92,6 +94,16 @@ def score_lines(rep: LatencyReport) -> Text:
     if rep.strict_score is not None:
         lines.append(f"strict score: {fmt.times(rep.strict_score)}")
     return text(*lines, tone="bad" if not rep.complete else "strong")
+
+
+def until_ci_lines(rep: LatencyReport) -> Text:
+    """``--until-ci``: per bucket, the median's interval at the stop and why it stopped."""
+    lines = []
+    for b in [*rep.official, *rep.strict]:
+        if (u := b.until_ci) is not None:
+            interval = f"{fmt.span(u.interval_ms)} ms" if u.interval_ms else "none"
+            lines.append(f"until-ci {b.mode} {b.name}: {interval}; {u.why}")
+    return text(*lines)
 
 
 def calibration_line(rep: LatencyReport) -> Text | None:
@@ -198,6 +210,7 @@ def sections(rep: LatencyReport) -> list[Section]:
         *(bucket_table(m, bs) for m, bs in measured),
         gap_table(rep),
         text(GAP_NOTE if rep.gaps else "", tone="dim"),
+        until_ci_lines(rep),
         score_lines(rep),
         calibration_line(rep),
         text(*(f.text for f in rep.flags), tone="warn", bullets=True, prefix="⚠ "),

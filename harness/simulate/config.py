@@ -41,6 +41,8 @@ class SimConfig(BaseModel):
     prefill_ms_per_token: float = Field(0.0, ge=0)
     prefix_cache: bool = False
     busy_wait_us: float = Field(1000.0, ge=0)
+    # per-request lognormal jitter: TTFT, prefill and ITL all scaled by exp(N(0, pct/100))
+    jitter_pct: float = Field(0.0, ge=0, le=100)
     # output length
     output_tokens: int | None = Field(None, ge=0)
     stop_early_at: int | None = Field(None, ge=0)

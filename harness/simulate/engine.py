@@ -6,6 +6,8 @@ many tokens come out, which, why it stopped, and when each is due.
 
 from __future__ import annotations
 
+import math
+import random
 from dataclasses import dataclass
 
 from harness.simulate.config import SimConfig
@@ -63,6 +65,12 @@ class Engine:
         self.vocab = Vocabulary(tokenizer)
         self.cache = PrefixCache()
         self._calls = 0
+        self._jitter = random.Random(f"jitter/{cfg.seed}")
+
+    def jitter(self) -> float:
+        """This request's timing factor: exp(N(0, jitter_pct/100)), median 1 (one draw each)."""
+        sigma = self.cfg.jitter_pct / 100
+        return math.exp(self._jitter.gauss(0.0, sigma)) if sigma > 0 else 1.0
 
     def prompt_ids(self, req: ParsedRequest) -> list[int]:
         return (
@@ -123,7 +131,8 @@ class Engine:
         token_ids = [p.token_id for p in pieces]
         if cfg.count_eos and finish == "stop":
             token_ids.append(self.vocab.eos_id)
-        prefill_ns = int(cfg.prefill_ms_per_token * 1e6 * (len(ids) - cached))
+        factor = self.jitter()
+        prefill_ns = int(cfg.prefill_ms_per_token * 1e6 * (len(ids) - cached) * factor)
         reported = max(0, len(token_ids) + cfg.usage_skew)
         return Plan(
             pieces=pieces,
@@ -131,7 +140,7 @@ class Engine:
             prompt_tokens=len(ids),
             cached_tokens=cached,
             reported_completion_tokens=reported,
-            first_token_ns=arrival_ns + int(cfg.ttft_ms * 1e6) + prefill_ns,
-            itl_ns=int(cfg.itl_ms * 1e6),
+            first_token_ns=arrival_ns + int(cfg.ttft_ms * 1e6 * factor) + prefill_ns,
+            itl_ns=int(cfg.itl_ms * 1e6 * factor),
             token_ids=token_ids,
         )

@@ -264,7 +264,7 @@ def test_cli_json_and_report_file(sim_process, tmp_path):
     saved = json.loads((tmp_path / "latency.json").read_text())
     assert (
         out["score"] == saved["score"]
-        and saved["schema_version"] == LatencyReport.SCHEMA_VERSION == 3
+        and saved["schema_version"] == LatencyReport.SCHEMA_VERSION == 4
     )
     assert [b["name"] for b in saved["official"]] == ["short", "medium", "long"]
     assert {"median_ms", "speedup", "n_ok", "n_failed"} <= set(saved["official"][0])

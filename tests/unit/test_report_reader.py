@@ -138,7 +138,7 @@ def _write(folder: Path, name: str, data: dict[str, Any]) -> None:
 def test_a_schema_1_latency_report_is_migrated(tmp_path: Path) -> None:
     _write(tmp_path, "latency.json", LATENCY_V1)
     rep = load_report(tmp_path, LatencyReport)
-    assert rep is not None and rep.schema_version == LatencyReport.SCHEMA_VERSION == 3
+    assert rep is not None and rep.schema_version == LatencyReport.SCHEMA_VERSION == 4
     assert [(f.kind, f.source) for f in rep.flags] == [
         (FlagKind.EARLY_STOP, "latency"),
         (FlagKind.REQUEST_FAILURES, "latency"),
@@ -153,7 +153,7 @@ def test_a_schema_2_latency_report_gains_usage_checks_and_notes(tmp_path: Path) 
     v2 = {**LATENCY_V1, "schema_version": 2, "flags": [], "gaps": []}
     _write(tmp_path, "latency.json", v2)
     rep = load_report(tmp_path, LatencyReport)
-    assert rep is not None and rep.schema_version == 3
+    assert rep is not None and rep.schema_version == 4
     assert rep.usage_checks == [] and rep.notes == []
 
 

@@ -45,15 +45,17 @@ FIXED_HEADERS = {
 }
 
 
-def latency_config(url: str, *, buckets: Any, warmup: int, runs: int) -> LatencyConfig:
+def latency_config(
+    url: str, *, buckets: Any, warmup: int, runs: int, until_ci: float | None = None
+) -> LatencyConfig:
     """The profile's official procedure, as the command builds it, over ``buckets``."""
-    overrides = LatencyOverrides(mode="official", warmup=warmup, runs=runs)
+    overrides = LatencyOverrides(mode="official", warmup=warmup, runs=runs, until_ci=until_ci)
     cfg = from_profile(load_profile(), Target(folder=Path("."), url=url), overrides)
     return replace(cfg, buckets=tuple(buckets))
 
 
-def _harness(url: str, *, warmup: int, runs: int) -> LatencyState:
-    cfg = latency_config(url, buckets=BUCKETS, warmup=warmup, runs=runs)
+def _harness(url: str, *, warmup: int, runs: int, until_ci: float | None = None) -> LatencyState:
+    cfg = latency_config(url, buckets=BUCKETS, warmup=warmup, runs=runs, until_ci=until_ci)
     state = LatencyState()
     tok = load_tokenizer(cfg.tokenizer)
 
@@ -93,6 +95,29 @@ def test_official_latency_bytes_headers_and_order_equal_the_graders(recording_se
     # a compressing server costs nothing: identity was asked for, every request succeeded
     assert all(r.ok for r in state.rows)
     assert state.server_models == [] and state.server_models_note == NOT_TAKEN
+
+
+def test_until_ci_sends_the_graders_requests_only_fewer_of_them(recording_server):
+    srv: RecordingServer = recording_server(text="<think>x</think> ok")
+    grader_latency.wait_for_container(srv.url, interval_s=0.05)
+    grader_latency.run_latency(srv.url, GRADER_BUCKETS, warmup=2, runs=14)
+    theirs = list(srv.requests)
+    srv.clear()
+    # a target no interval can miss: every bucket stops at the first look (10 timed runs)
+    state = _harness(srv.url, warmup=2, runs=14, until_ci=1e9)
+    ours = list(srv.requests)
+
+    # per bucket: the grader's warm-ups, then the first of its timed requests, byte for byte
+    used = {b.name: sum(1 for r in state.rows if r.bucket == b.name) - 2 for b in BUCKETS}
+    assert used == {"short": 10, "medium": 10, "long": 10}
+    expected = theirs[:1]
+    for i, b in enumerate(BUCKETS):
+        block = theirs[1 + i * (2 + 14) : 1 + (i + 1) * (2 + 14)]
+        expected += block[: 2 + used[b.name]]
+    assert _shape(ours) == _shape(expected)
+    for a, b in zip(ours, expected, strict=True):
+        assert sorted(a.headers) == sorted(b.headers)
+    assert [r.path for r in ours].count("/v1/models") == 0
 
 
 def _mixed(rec: Recorded) -> Reply | None:

@@ -1,0 +1,209 @@
+"""--until-ci's records, flag, report schema and gate line, from literal rows."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from harness.errors import ConfigError
+from harness.gate.report import Verdict
+from harness.gate.rules import judge
+from harness.latency.analysis import build_report
+from harness.latency.report import LatencyReport, RequestRow
+from harness.latency.state import LatencyState
+from harness.latency.until_ci import Stopper, until_ci_flag, until_ci_record
+from harness.profiles import load_profile
+from harness.risk import FlagKind
+from harness.runs import Provenance, load_report
+from tests.fixtures.configs import latency_config
+from tests.unit.test_gate_rules import inputs
+
+SPEC = load_profile("efficient-qwen").require_latency()
+
+
+def rows(values: list[float | None], bucket: str = "short", warmup: int = 0) -> list[RequestRow]:
+    """Timed rows in order; None is a failed request."""
+    out = [
+        RequestRow(bucket=bucket, mode="official", phase="warmup", index=i, ok=True, e2e_ms=1.0)
+        for i in range(warmup)
+    ]
+    for i, v in enumerate(values):
+        out.append(
+            RequestRow(
+                bucket=bucket,
+                mode="official",
+                phase="timed",
+                index=i,
+                ok=v is not None,
+                e2e_ms=v,
+                error_kind=None if v is not None else "http_500",
+            )
+        )
+    return out
+
+
+STEADY = [1000.0 + d for d in (0, 3, -2, 1, -1, 2, -3, 4, -4, 0.5)]  # 10 runs within ±0.4 %
+
+
+def test_stopper_stops_at_the_first_narrow_look():
+    stop = Stopper(1.0, 50)
+    for v in STEADY[:9]:
+        assert not stop.add(True, v).narrow  # below the floor: no interval
+    assert stop.last is not None and stop.last.lo is None
+    lk = stop.add(True, STEADY[9])
+    assert lk.narrow and (lk.lo, lk.hi) == (996.0, 1004.0) and stop.stop_now()
+    # failures add nothing
+    other = Stopper(1.0, 50)
+    assert other.add(False, None).n == 0
+
+
+def test_record_narrow_cap_and_interrupted():
+    rec = until_ci_record(rows(STEADY, warmup=5), 1.0, 50)
+    assert (rec.stopped, rec.runs_used, rec.runs_cap, rec.n_ok) == ("narrow", 10, 50, 10)
+    assert rec.interval_ms == (996.0, 1004.0) and rec.stopped_early
+    assert rec.half_width_pct == pytest.approx(4.25 / 1000.25 * 100)
+    assert rec.why.startswith("stopped after 10 of 50 runs")
+    assert (rec.floor, rec.alpha) == (10, 0.05) and rec.miss_probability <= 0.045
+
+    wide = [1000.0 + 50 * ((i * 7) % 11) for i in range(50)]  # ±25 %: never narrow
+    rec = until_ci_record(rows(wide), 1.0, 50)
+    assert (rec.stopped, rec.runs_used, rec.stopped_early) == ("cap", 50, False)
+    assert rec.interval_ms is not None and rec.why.startswith("ran all 50 runs")
+
+    rec = until_ci_record(rows(wide[:7]), 1.0, 50)
+    assert (rec.stopped, rec.runs_used, rec.interval_ms) == ("interrupted", 7, None)
+
+    # narrow only at the cap: it ran the grader's count, so it is not an early stop
+    rec = until_ci_record(rows(STEADY), 1.0, 10)
+    assert (rec.stopped, rec.runs_used, rec.stopped_early) == ("narrow", 10, False)
+
+
+def test_failures_count_as_runs_not_as_samples():
+    rec = until_ci_record(rows([*STEADY[:5], None, *STEADY[5:]]), 1.0, 50)
+    assert (rec.runs_used, rec.n_ok, rec.stopped) == (11, 10, "narrow")
+    empty = until_ci_record([], 1.0, 50)
+    assert (empty.runs_used, empty.n_ok, empty.interval_ms, empty.stopped) == (
+        0,
+        0,
+        None,
+        "interrupted",
+    )
+
+
+def _report(values: dict[str, list[float | None]], until_ci: float | None) -> LatencyReport:
+    cfg = latency_config("http://x", tuple(SPEC.buckets), until_ci=until_ci, calibrate=False)
+    state = LatencyState(rows=[r for name, v in values.items() for r in rows(v, name, warmup=5)])
+    return build_report(cfg, state, Provenance(), complete=True)
+
+
+def test_an_early_stop_is_flagged_as_an_estimate_and_the_gate_says_so():
+    full = [1000.0 + (i % 5) for i in range(50)]
+    rep = _report({"short": STEADY, "medium": full, "long": STEADY}, 1.0)
+    recs = {b.name: b.until_ci for b in rep.official}
+    assert recs["short"] is not None and recs["short"].stopped_early
+    assert recs["medium"] is not None and recs["medium"].runs_used == 50
+    assert rep.settings["until_ci"] == 1.0 and rep.settings["official_procedure"] is False
+    flags = [f for f in rep.flags if f.kind is FlagKind.ESTIMATE]
+    assert [f.text.split(" is an estimate")[0] for f in flags] == [
+        "official short",
+        "official long",
+    ]
+    assert "after 10 of 50 runs" in flags[0].text and "re-run without --until-ci" in flags[0].text
+    assert until_ci_flag(rep.official) == flags
+    assert not [f for f in rep.flags if f.kind is FlagKind.NON_OFFICIAL]
+
+    verdict, _, gate_flags = judge(inputs(latency=rep))
+    assert verdict is Verdict.PASS
+    # said once, as an estimate (the runs, warm-ups and buckets are the profile's)
+    assert [f.text for f in gate_flags if f.kind is FlagKind.ESTIMATE] == [
+        "latency: " + f.text for f in flags
+    ]
+    assert not [f for f in gate_flags if f.kind is FlagKind.NON_OFFICIAL]
+    assert judge(inputs(latency=rep), strict=True)[0] is Verdict.FAIL
+
+
+def test_every_run_made_is_the_graders_procedure_and_no_flag():
+    full = [1000.0 + 30 * (i % 5) for i in range(50)]
+    rep = _report({"short": full, "medium": full, "long": full}, 1.0)
+    assert all(b.until_ci is not None and b.until_ci.stopped == "cap" for b in rep.official)
+    assert rep.settings["official_procedure"] is True
+    assert not [f for f in rep.flags if f.kind in (FlagKind.ESTIMATE, FlagKind.NON_OFFICIAL)]
+    plain = _report({"short": full, "medium": full, "long": full}, None)
+    assert plain.settings["until_ci"] is None
+    assert all(b.until_ci is None for b in plain.official)
+
+
+def test_config_refuses_nonsense():
+    with pytest.raises(ConfigError, match="positive percentage"):
+        latency_config("http://x", (), until_ci=0.0)
+    with pytest.raises(ConfigError, match="one at a time"):
+        latency_config("http://x", (), mode="strict", concurrency=4, until_ci=1.0)
+    # official mode never uses --concurrency: accepted
+    latency_config("http://x", (), mode="official", concurrency=4, until_ci=1.0)
+
+
+LATENCY_V2 = {
+    "kind": "latency",
+    "schema_version": 2,
+    "complete": True,
+    "provenance": {"harness_version": "0.2.0"},
+    "mode": "official",
+    "settings": {"runs": 50, "warmup": 5, "buckets": ["short"], "official_procedure": True},
+    "official": [
+        {
+            "name": "short",
+            "mode": "official",
+            "endpoint": "/invocations",
+            "prompt_tokens_nominal": 64,
+            "prompt_tokens": 61,
+            "max_tokens": 128,
+            "baseline_ms": 2582.0,
+            "n_ok": 50,
+            "n_failed": 0,
+            "median_ms": 1291.0,
+            "speedup": 2.0,
+        }
+    ],
+    "flags": [],
+}
+
+
+def test_schema_2_and_3_reports_read_as_schema_4_without_until_ci(tmp_path: Path):
+    for version in (2, 3):
+        (tmp_path / "latency.json").write_text(
+            json.dumps({**LATENCY_V2, "schema_version": version}), encoding="utf-8"
+        )
+        rep = load_report(tmp_path, LatencyReport)
+        assert rep is not None and rep.schema_version == LatencyReport.SCHEMA_VERSION == 4
+        assert rep.official[0].until_ci is None and rep.official[0].median_ms == 1291.0
+        assert rep.usage_checks == [] and rep.notes == []
+
+
+def test_a_report_with_records_reads_back_unchanged(tmp_path: Path):
+    rep = _report({"short": STEADY, "medium": STEADY, "long": STEADY}, 2.0)
+    rep.save(tmp_path)
+    back = load_report(tmp_path, LatencyReport)
+    assert back is not None and back.official[0].until_ci == rep.official[0].until_ci
+
+
+def test_the_recorded_command_lines_carry_until_ci(tmp_path: Path):
+    from harness.cli.latency import config_from_args
+    from harness.flags import Target
+    from harness.gate.options import options_from_args
+    from harness.gate.orchestrate import GatePlan
+    from harness.latency.config import LatencyOverrides, from_profile
+    from harness.latency.kind import KIND
+    from tests.unit.test_cores import ctx, reparse
+
+    profile = load_profile()
+    target = Target(folder=tmp_path, url="http://127.0.0.1:9")
+    overrides = LatencyOverrides(until_ci=1.5, calibrate=False)
+    cfg = from_profile(profile, target, overrides)
+    argv = KIND.command_line(target, overrides, "efficient-qwen")
+    assert argv[-2:] == ["--until-ci", "1.5"]
+    assert config_from_args(reparse(argv), ctx(profile, tmp_path)) == cfg
+    plan = GatePlan(url="http://h:1", folder=tmp_path, profile=profile, options={"until_ci": 2.0})
+    assert options_from_args(reparse(plan.command_line()))["until_ci"] == 2.0
+    assert plan.overrides(KIND).until_ci == 2.0  # the gate's option reaches its latency step
