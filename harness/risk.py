@@ -42,7 +42,14 @@ class FlagKind(StrEnum):
     CLIENT_BOTTLENECK = "client_bottleneck"  # the client may hold the server back
     SERVED_MODEL = "served_model"  # the server does not serve the profile's model name
     PACKAGE_WARNING = "package_warning"  # a package rule warned
-    VLM_INTEGRITY = "vlm_integrity"  # a VLM run's behaviour the official averages hide
+    VLM_INTEGRITY = "vlm_integrity"  # a VLM run's behaviour the official averages hide (older)
+    VLM_CALL_DEPENDENCE = "vlm_call_dependence"  # output depends on max_new_tokens or call order
+    VLM_CROSS_CALL_CACHE = "vlm_cross_call_cache"  # work reused across the three generate calls
+    VLM_COLD_WARMUP = "vlm_cold_warmup"  # the warm-up left the measured path cold
+    VLM_PIXEL_BUDGET = "vlm_pixel_budget"  # the processor's pixel budget is not the model's
+    VLM_REPEATED_IMAGES = "vlm_repeated_images"  # an image sent again can hit server caches
+    VLM_NO_GROUND_TRUTH = "vlm_no_ground_truth"  # no answers in the data: no accuracy, no score
+    RUN_STOPPED = "run_stopped"  # the measuring process stopped before the end
     EMPTY_CHOICES = "empty_choices"  # HTTP 200 without choices, timed as a success (the grader)
     OTHER = "other"  # a flag of an older report whose kind is unknown
 
@@ -54,7 +61,7 @@ class RiskFlag(BaseModel):
 
     kind: FlagKind
     text: str
-    source: str  # check | latency | quality | throughput | package | gate
+    source: str  # check | latency | quality | throughput | package | vlm | gate
 
 
 # The prefixes older reports' flag texts started with (latency.json schema 1).

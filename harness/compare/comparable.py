@@ -15,7 +15,9 @@ from typing import Any
 from harness.compare.load import RunData
 from harness.latency.report import BucketResult, LatencyReport
 from harness.quality.report import QualityReport
+from harness.runs import Report
 from harness.throughput.report import ThroughputReport
+from harness.vlm.report import VlmReport
 
 # latency settings that change what a request measures
 LATENCY_KEYS = ("force_length", "concurrency", "new_connection_per_request")
@@ -154,12 +156,12 @@ def throughput_differences(a: ThroughputReport, b: ThroughputReport) -> list[str
     return diffs
 
 
-def vlm_differences(a: dict[str, Any], b: dict[str, Any]) -> list[str]:
+def vlm_differences(a: VlmReport, b: VlmReport) -> list[str]:
     return _some(
         [
-            _diff("vlm mode", a.get("mode"), b.get("mode")),
-            _diff("vlm non-official settings", a.get("non_official"), b.get("non_official")),
-            _diff("vlm samples planned", a.get("samples_planned"), b.get("samples_planned")),
+            _diff("vlm mode", a.mode, b.mode),
+            _diff("vlm non-official settings", a.non_official, b.non_official),
+            _diff("vlm samples planned", a.samples_planned, b.samples_planned),
         ]
     )
 
@@ -184,11 +186,13 @@ def check(a: RunData, b: RunData) -> Comparability:
     if a.vlm is not None and b.vlm is not None:
         out.kinds.append("vlm")
         out.differences += vlm_differences(a.vlm, b.vlm)
-    for kind, ra, rb in (
+    pairs: tuple[tuple[str, Report | None, Report | None], ...] = (
         ("latency", a.latency, b.latency),
         ("quality", a.quality, b.quality),
         ("throughput", a.throughput, b.throughput),
-    ):
+        ("vlm", a.vlm, b.vlm),
+    )
+    for kind, ra, rb in pairs:
         if (ra is None) != (rb is None):
             out.notes.append(f"{kind}: only in {'A' if ra is not None else 'B'}, not compared")
         for side, rep in (("A", ra), ("B", rb)):

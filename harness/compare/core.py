@@ -56,6 +56,6 @@ def compare_runs(cfg: CompareConfig, provenance: Provenance | None = None) -> Co
         )
     if a.vlm is not None and b.vlm is not None:
         report.vlm = compare_vlm(
-            a.vlm_samples, b.vlm_samples, min_effect_pct=cfg.min_effect_pct, seed=cfg.seed
+            a.vlm.samples, b.vlm.samples, min_effect_pct=cfg.min_effect_pct, seed=cfg.seed
         )
     return report

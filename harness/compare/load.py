@@ -16,11 +16,11 @@ from harness.errors import ConfigError, UsageError
 from harness.latency.repeats import RepeatsReport
 from harness.latency.report import LatencyReport
 from harness.quality.report import QualityReport
+from harness.runs import load_report
 from harness.throughput.report import ThroughputReport
+from harness.vlm.report import VlmReport
 
 Sample = dict[str, Any]
-VLM_FILE = "vlm.json"
-VLM_SCHEMA_VERSION = 1
 
 
 @dataclass
@@ -33,23 +33,14 @@ class RunData:
     quality: QualityReport | None = None
     samples: dict[str, list[Sample]] = field(default_factory=dict)  # benchmark name → rows
     throughput: ThroughputReport | None = None
-    # vlm.json as plain data: its typed model lives in the VLM package (harness/compare/vlm.py)
-    vlm: dict[str, Any] | None = None
+    vlm: VlmReport | None = None
 
     @property
     def profile(self) -> str | None:
-        for rep in (self.latency, self.quality, self.throughput):
+        for rep in (self.latency, self.quality, self.throughput, self.vlm):
             if rep is not None:
                 return rep.provenance.profile
-        if self.vlm is not None:
-            prov = self.vlm.get("provenance")
-            return str(prov.get("profile")) if isinstance(prov, dict) else None
         return None
-
-    @property
-    def vlm_samples(self) -> list[Sample]:
-        rows = (self.vlm or {}).get("samples")
-        return [r for r in rows if isinstance(r, dict)] if isinstance(rows, list) else []
 
 
 def _samples(path: Path) -> list[Sample]:
@@ -70,22 +61,6 @@ def _samples(path: Path) -> list[Sample]:
     return rows
 
 
-def _json_object(path: Path) -> dict[str, Any]:
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except OSError as err:
-        raise ConfigError(f"{path}: unreadable ({err.strerror})") from None
-    except (json.JSONDecodeError, UnicodeDecodeError):
-        raise ConfigError(f"{path}: not valid JSON") from None
-    if not isinstance(data, dict):
-        raise ConfigError(f"{path}: not a JSON object")
-    if data.get("schema_version") != VLM_SCHEMA_VERSION:
-        raise ConfigError(
-            f"{path}: schema_version {data.get('schema_version')}, compare reads {VLM_SCHEMA_VERSION}"
-        )
-    return data
-
-
 def load_run(folder: Path) -> RunData:
     """Load every report ``compare`` understands from ``folder``; a broken one is a ConfigError."""
     if not folder.is_dir():
@@ -103,9 +78,8 @@ def load_run(folder: Path) -> RunData:
                 run.samples[bench.name] = _samples(path)
     if (folder / ThroughputReport.FILENAME).is_file():
         run.throughput = ThroughputReport.load(folder)
-    if (folder / VLM_FILE).is_file():
-        run.vlm = _json_object(folder / VLM_FILE)
-    if run.latency is None and run.quality is None and run.throughput is None and not run.vlm:
+    run.vlm = load_report(folder, VlmReport)
+    if run.latency is None and run.quality is None and run.throughput is None and run.vlm is None:
         raise UsageError(
             f"{folder}: no latency.json, quality.json, throughput.json or vlm.json",
             hint="compare needs run folders written by harness latency / quality / throughput / vlm",

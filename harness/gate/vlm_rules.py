@@ -3,13 +3,14 @@
 There is no pass mark in the contest (a leaderboard score), so a VLM run FAILs
 only when it measured nothing (no counted sample: the official TTFT is null);
 it is INCOMPLETE when interrupted or when the score cannot be computed (no
-ground truths); every integrity flag of the run becomes a risk flag here.
+ground truths); every flag of the run (typed, each of its own kind, the
+non-official one included) is a risk flag here as it is.
 """
 
 from __future__ import annotations
 
 from harness.gate.report import Reason
-from harness.risk import FlagKind, RiskFlag
+from harness.risk import RiskFlag
 from harness.vlm.report import VlmReport
 
 
@@ -19,9 +20,7 @@ def _f(x: float | None, fmt: str = ".3f") -> str:
 
 def vlm_rules(rep: VlmReport) -> tuple[list[Reason], list[RiskFlag]]:
     reasons: list[Reason] = []
-    flags = [
-        RiskFlag(kind=FlagKind.VLM_INTEGRITY, text=f"vlm: {f}", source="vlm") for f in rep.flags
-    ]
+    flags = [RiskFlag(kind=f.kind, text=f"vlm: {f.text}", source="vlm") for f in rep.flags]
     if rep.counted == 0:
         reasons.append(
             Reason(
@@ -57,14 +56,6 @@ def vlm_rules(rep: VlmReport) -> tuple[list[Reason], list[RiskFlag]]:
                 text=f"accuracy {a.headline} {_f(a.headline_value)} (headline); "
                 f"VQA standard {_f(a.vqa)}, containment {_f(a.containment)}, "
                 f"yes/no {_f(a.yes_no)} over {a.yes_no_n}",
-            )
-        )
-    if not rep.official:
-        flags.append(
-            RiskFlag(
-                kind=FlagKind.NON_OFFICIAL,
-                text=f"vlm measured with non-official settings: {rep.non_official}",
-                source="vlm",
             )
         )
     if not rep.complete:

@@ -21,6 +21,7 @@ from harness.report.plots import (
     waterfall_plot,
 )
 from harness.report.table import DASH, fmt_ms, fmt_score, fmt_time, fmt_x, ledger_table, status
+from harness.risk import texts
 
 
 def _stamp(now: datetime | None) -> str:
@@ -113,7 +114,7 @@ def ledger_page(entries: Sequence[LedgerEntry], root: Path, *, now: datetime | N
                 f"Latest run: {latest.label()}",
                 html.verdict_line(latest.verdict),
                 html.bullet_list(latest.reasons, "reasons"),
-                html.bullet_list(latest.flags, "flags"),
+                html.bullet_list(texts(latest.flags), "flags"),
                 html.figure(buckets) if buckets else "",
                 _distributions(root / latest.id, latest),
                 html.figure(quality) if quality else "",
@@ -205,7 +206,7 @@ def run_page(folder: Path, e: LedgerEntry, *, now: datetime | None = None) -> st
     parts = [
         html.verdict_line(e.verdict),
         html.bullet_list(e.reasons, "reasons"),
-        html.section("Risk flags", html.bullet_list(e.flags, "flags")),
+        html.section("Risk flags", html.bullet_list(texts(e.flags), "flags")),
         html.section("Unreadable reports", html.bullet_list(e.problems, "problems")),
         html.section("Run", html.facts(facts)),
         html.section(

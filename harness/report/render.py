@@ -100,6 +100,6 @@ def render_run(console: Console, e: LedgerEntry) -> None:
     if e.checks_total is not None:
         console.print(f"checks: {e.checks_failed} of {e.checks_total} failed")
     for f in e.flags:
-        console.print(f"[yellow]⚠ {escape(f)}[/]")
+        console.print(f"[yellow]⚠ {escape(f.text)}[/]")
     for p in e.problems:
         console.print(f"[red]unreadable: {escape(p)}[/]")

@@ -1,11 +1,57 @@
-"""Console rendering of a VLM run: the official figures, then harness's own."""
+"""Console rendering of a VLM run: the progress hooks, the official figures, then harness's own."""
 
 from __future__ import annotations
 
+import sys
+from pathlib import Path
+
 from rich.console import Console
+from rich.markup import escape
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from harness.vlm.report import VlmReport
+from harness.vlm.core import VlmHooks
+from harness.vlm.report import VlmReport, VlmSample
+
+
+class ConsoleHooks(VlmHooks):
+    """A VLM run on a rich console: one bar (loading → samples), the partial-save line."""
+
+    def __init__(self, console: Console) -> None:
+        self.progress = Progress(
+            TextColumn("[bold]{task.description}"),
+            BarColumn(),
+            MofNCompleteColumn(),
+            TimeElapsedColumn(),
+            TextColumn("{task.fields[last]}"),
+            console=console,
+            transient=True,
+        )
+        self.task = self.progress.add_task("loading", total=None, last="")
+
+    def loading(self) -> None:
+        self.progress.start()
+
+    def measuring(self, samples: int) -> None:
+        self.progress.start()
+        self.progress.update(
+            self.task, description="warm-up, then samples", total=samples or None, completed=0
+        )
+
+    def sample(self, sample: VlmSample) -> None:
+        last = (
+            f"ttft {sample.ttft_ms:.1f} ms, {sample.tok_s:.1f} tok/s"
+            if sample.ttft_ms is not None
+            else "failed"
+        )
+        self.progress.update(self.task, description="samples", advance=1, last=last)
+
+    def partial(self, path: Path) -> None:
+        self.close()
+        print(f"harness: partial vlm.json and result.json saved: {path.parent}", file=sys.stderr)
+
+    def close(self) -> None:
+        self.progress.stop()
 
 
 def _f(x: float | None, fmt: str = ".2f") -> str:
@@ -52,5 +98,5 @@ def render_vlm(console: Console, rep: VlmReport, where: str) -> None:
         t.add_row(f"score vs {s.baseline}", _f(s.score, ".3f"), terms + ci_s)
     console.print(t)
     for f in rep.flags:
-        console.print(f"[yellow]flag:[/] {f}")
+        console.print(f"[yellow]flag ({f.kind.value}):[/] {escape(f.text)}")
     console.print(f"wrote vlm.json + result.json in {where}")

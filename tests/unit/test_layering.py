@@ -76,6 +76,7 @@ SIDEWAYS: dict[tuple[str, str], str] = {
     ("compare", "latency"): "compare reads latency reports and their statistics",
     ("compare", "quality"): "compare reads quality reports and their per-sample records",
     ("compare", "throughput"): "compare reads throughput reports",
+    ("compare", "vlm"): "compare reads vlm.json and its per-sample records",
 }
 
 

@@ -20,6 +20,7 @@ from harness.report.plots import (
     score_over_runs,
     waterfall_plot,
 )
+from harness.risk import FlagKind, RiskFlag
 from tests.unit.test_report_data import make_history, write_gate, write_latency, write_quality
 
 IMG = re.compile(
@@ -85,7 +86,13 @@ def test_ledger_page_is_self_contained_with_every_plot(tmp_path: Path) -> None:
 def test_run_page_shows_verdict_reasons_flags_and_gaps(tmp_path: Path) -> None:
     folder = make_history(tmp_path)[2]
     e = entry_for_folder(folder)
-    e.flags = ["early-stop: 3/50 official short responses"]
+    e.flags = [
+        RiskFlag(
+            kind=FlagKind.EARLY_STOP,
+            text="early-stop: 3/50 official short responses",
+            source="latency",
+        )
+    ]
     page = run_page(folder, e)
     assert '<span class="FAIL">FAIL</span>' in page
     assert "GPQA-Diamond 0.520 &lt; 0.60" in page
