@@ -10,11 +10,15 @@ identical; over the pairs it prints the geometric mean of the ratios
 runner / official (TTFT and tok/s) with a 95 % Student-t interval on the log
 ratios, and the same split by which process ran first.
 
-``--answer-cap N`` runs both processes on a copy of the wrapper whose
-``model.generate`` caps ``max_new_tokens`` above the timed 128-token call at N
-(only the untimed 1024-token answer call is shortened), so that a pair on the
-random 2B-shape model takes about two minutes instead of ten. The timed calls
-(TTFT, tok/s) are the official ones in both processes.
+Both processes run the same wrapper: the given one (the organisers' template
+or the test wrapper), subclassed so that its ``model.generate`` is timed from
+inside (perf_counter, then synchronize), written to ``calls.json`` at exit.
+The official TTFT minus that inner time is what the timed region holds besides
+the model's work, so a difference in procedure shows apart from the model's
+own run-to-run spread. ``--answer-cap N`` also caps ``max_new_tokens`` above
+the timed 128-token call at N (only the untimed 1024-token answer call is
+shortened), so that a pair on the random 2B-shape model takes three minutes
+instead of fifteen. The timed calls (TTFT, tok/s) are the official ones.
 
 ``--deadline-s S`` starts no new pair once S seconds have passed (each pair's
 time is estimated from the last one), so the script ends inside a time limit.
@@ -52,13 +56,25 @@ _T975 = [12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228, 
          2.160, 2.145, 2.131, 2.120, 2.110, 2.101, 2.093, 2.086, 2.080, 2.074, 2.069, 2.064,
          2.060, 2.056, 2.052, 2.048, 2.045, 2.042]  # fmt: skip
 
-CAPPED_WRAPPER = '''"""The test wrapper with the untimed answer call capped (bench/vlm_ttft_pairs.py)."""
+WRAPPER = '''"""The pair's wrapper: the given one, its generate calls timed (bench/vlm_ttft_pairs.py)."""
+import atexit
 import importlib.util
+import json
+import os
+import time
+
+import torch
 
 _spec = importlib.util.spec_from_file_location("base_wrapper", {src!r})
 _mod = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(_mod)
-CAP = {cap}
+CAP = {cap}  # 0: no cap
+CALLS = []  # (max_new_tokens asked, seconds inside generate)
+atexit.register(
+    lambda: open(os.environ["VLM_CALL_LOG"], "w").write(json.dumps(CALLS))
+    if os.environ.get("VLM_CALL_LOG")
+    else None
+)
 
 
 class VLMModel(_mod.VLMModel):
@@ -67,9 +83,15 @@ class VLMModel(_mod.VLMModel):
         original = self._model.generate
 
         def generate(*args, **kwargs):
-            if kwargs.get("max_new_tokens", 0) > {timed}:
+            asked = kwargs.get("max_new_tokens", 0)
+            if CAP and asked > {timed}:
                 kwargs["max_new_tokens"] = CAP
-            return original(*args, **kwargs)
+            t = time.perf_counter()
+            out = original(*args, **kwargs)
+            if torch.cuda.is_available():
+                torch.cuda.synchronize()
+            CALLS.append((asked, time.perf_counter() - t))
+            return out
 
         self._model.generate = generate
 '''
@@ -113,10 +135,10 @@ def simulate(pair_counts: list[int], trials: int = 20_000, seed: int = 7) -> lis
     return out
 
 
-def write_capped(folder: Path, base: Path, cap: int) -> Path:
+def write_wrapper(folder: Path, base: Path, cap: int) -> Path:
     folder.mkdir(parents=True, exist_ok=True)
     src = str((base / "evaluation_wrapper.py").resolve())
-    text = CAPPED_WRAPPER.format(src=src, cap=cap, timed=TIMED_TOKENS)
+    text = WRAPPER.format(src=src, cap=cap, timed=TIMED_TOKENS)
     (folder / "evaluation_wrapper.py").write_text(text, encoding="utf-8")
     return folder
 
@@ -141,6 +163,7 @@ def _run(cmd: list[str], out: Path, cwd: Path) -> dict[str, Any]:
     env = {
         **os.environ,
         "PYTHONPATH": os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")]),
+        "VLM_CALL_LOG": str(out / "calls.json"),
     }
     t = time.perf_counter()
     with (out / "process.log").open("w", encoding="utf-8") as log:
@@ -151,8 +174,25 @@ def _run(cmd: list[str], out: Path, cwd: Path) -> dict[str, Any]:
         tail = (out / "process.log").read_text(encoding="utf-8", errors="replace")[-600:]
         raise SystemExit(f"{cmd[1]} failed (exit {proc.returncode}): {tail}")
     data = json.loads(result.read_text(encoding="utf-8"))
-    return {"wall_s": round(wall, 2), **data["performance"],
+    return {"wall_s": round(wall, 2), **data["performance"], **inner(out / "calls.json"),
             "answers": [x["prediction"] for x in data["answers"]]}  # fmt: skip
+
+
+def inner(path: Path) -> dict[str, Any]:
+    """The wrapper's own times of the measured calls: generate(1) and generate(128) per sample.
+
+    The official TTFT minus the mean time inside generate(1) is what the timed
+    region holds besides the model's call (the two synchronizes, the clock)."""
+    if not path.is_file():
+        return {}
+    calls = json.loads(path.read_text(encoding="utf-8"))
+    ttft = [t * 1000 for n, t in calls if n == 1]
+    tput = [t * 1000 for n, t in calls if n == TIMED_TOKENS]
+    return {
+        "inner_ttft_ms": [round(x, 3) for x in ttft],
+        "inner_throughput_ms": [round(x, 1) for x in tput],
+        "inner_ttft_mean_ms": round(statistics.fmean(ttft), 3) if ttft else None,
+    }
 
 
 def summary(pairs: list[dict[str, Any]]) -> dict[str, Any]:
@@ -160,7 +200,7 @@ def summary(pairs: list[dict[str, Any]]) -> dict[str, Any]:
         return [
             p["harness"][key] / p["official"][key]
             for p in pairs
-            if p["official"][key] and p["harness"][key] and first in (None, p["first"])
+            if p["official"].get(key) and p["harness"].get(key) and first in (None, p["first"])
         ]
 
     return {
@@ -170,6 +210,15 @@ def summary(pairs: list[dict[str, Any]]) -> dict[str, Any]:
         "tok_s_ratio": ratio_ci(ratios("avg_throughput_tokens_per_sec")),
         "ttft_ratio_official_first": ratio_ci(ratios("avg_ttft_ms", "official")),
         "ttft_ratio_harness_first": ratio_ci(ratios("avg_ttft_ms", "harness")),
+        "inner_ttft_ratio": ratio_ci(ratios("inner_ttft_mean_ms")),
+        "outside_generate_ms": {
+            arm: [
+                round(p[arm]["avg_ttft_ms"] - p[arm]["inner_ttft_mean_ms"], 3)
+                for p in pairs
+                if p[arm].get("inner_ttft_mean_ms") and p[arm]["avg_ttft_ms"]
+            ]
+            for arm in ("official", "harness")
+        },
         "ttft_ratios": [round(r, 4) for r in ratios("avg_ttft_ms")],
         "tok_s_ratios": [round(r, 4) for r in ratios("avg_throughput_tokens_per_sec")],
     }
@@ -199,11 +248,7 @@ def main() -> int:
     if not (a.official and a.model_path and a.dataset_path and a.out):
         p.error("--official, --model-path, --dataset-path and --out are required")
     started = time.perf_counter()
-    wrapper = a.out / "wrapper"
-    if a.answer_cap:
-        write_capped(wrapper, a.wrapper_dir, a.answer_cap)
-    else:
-        shutil.copytree(a.wrapper_dir, wrapper, dirs_exist_ok=True)
+    wrapper = write_wrapper(a.out / "wrapper", a.wrapper_dir, a.answer_cap)
     shutil.copyfile(a.official, wrapper / "benchmark.py")
     pairs: list[dict[str, Any]] = []
     last = 0.0
