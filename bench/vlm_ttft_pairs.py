@@ -26,6 +26,7 @@ time is estimated from the last one), so the script ends inside a time limit.
     python bench/vlm_ttft_pairs.py --official benchmark.py --model-path M \\
         --dataset-path D [--num-samples 6] [--pairs 8] [--answer-cap 16] --out DIR
     python bench/vlm_ttft_pairs.py --simulate   # coverage of the interval (no GPU)
+    python bench/vlm_ttft_pairs.py --pool A/pairs.json B/pairs.json   # several calls' pairs
 
 The interval's claim is checked by ``--simulate``: log-ratios drawn around a
 true ratio of 1 (normal, and a heavy-tailed Student t with 3 degrees of
@@ -227,6 +228,7 @@ def summary(pairs: list[dict[str, Any]]) -> dict[str, Any]:
 def main() -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--simulate", action="store_true", help="interval coverage only (no runs)")
+    p.add_argument("--pool", type=Path, nargs="+", help="summarise these pairs.json files together")
     p.add_argument("--official", type=Path, help="the organisers' benchmark.py (unmodified)")
     p.add_argument("--wrapper-dir", type=Path, default=DEFAULT_WRAPPER,
                    help="folder of evaluation_wrapper.py (default: the test wrapper)")  # fmt: skip
@@ -240,6 +242,10 @@ def main() -> int:
     p.add_argument("--python", default=sys.executable, help="interpreter of both processes")
     p.add_argument("--out", type=Path, help="folder of per-process outputs and pairs.json")
     a = p.parse_args()
+    if a.pool:
+        pooled = [p for f in a.pool for p in json.loads(f.read_text(encoding="utf-8"))["pairs"]]
+        print(json.dumps(summary(pooled), indent=1))
+        return 0
     if a.simulate:
         rows = simulate([4, 8, 12, 16])
         for row in rows:

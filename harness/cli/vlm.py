@@ -10,8 +10,15 @@ from pathlib import Path
 
 from rich.console import Console
 
-from harness.cli.common import add_common, non_negative_int, positive_float, positive_int, start_run
-from harness.vlm.config import VlmOverrides, from_profile, http_from_profile
+from harness.cli.common import (
+    RunContext,
+    add_common,
+    non_negative_int,
+    positive_float,
+    positive_int,
+    start_run,
+)
+from harness.vlm.config import VlmOverrides, VlmRunConfig, from_profile, http_from_profile
 from harness.vlm.core import exit_code, import_vlm, measure_vlm, measure_vlm_http
 from harness.vlm.render import ConsoleHooks, render_vlm
 from harness.vlm.report import VlmReport
@@ -118,9 +125,9 @@ def _finish(args: argparse.Namespace, console: Console, rep: VlmReport, folder: 
     return exit_code(rep)
 
 
-def run_cmd(args: argparse.Namespace) -> int:
-    ctx = start_run(args, "vlm")
-    cfg = from_profile(
+def config_from_args(args: argparse.Namespace, ctx: RunContext) -> VlmRunConfig:
+    """``vlm run``'s flags → the one typed config (the profile's procedure, then overrides)."""
+    return from_profile(
         ctx.profile,
         Path(args.wrapper_dir),
         model_path=Path(args.model_path),
@@ -132,6 +139,11 @@ def run_cmd(args: argparse.Namespace) -> int:
         timeout_s=args.timeout,
         overrides=_given(args),
     )
+
+
+def run_cmd(args: argparse.Namespace) -> int:
+    ctx = start_run(args, "vlm")
+    cfg = config_from_args(args, ctx)
     hooks = ConsoleHooks(ctx.console)
     try:
         rep = measure_vlm(cfg, provenance=ctx.provenance, folder=ctx.folder, hooks=hooks)

@@ -18,6 +18,7 @@ class ConsoleHooks(VlmHooks):
     """A VLM run on a rich console: one bar (loading → samples), the partial-save line."""
 
     def __init__(self, console: Console) -> None:
+        self.live = not console.quiet  # --quiet: no bar, no refresh thread beside the runner
         self.progress = Progress(
             TextColumn("[bold]{task.description}"),
             BarColumn(),
@@ -30,10 +31,12 @@ class ConsoleHooks(VlmHooks):
         self.task = self.progress.add_task("loading", total=None, last="")
 
     def loading(self) -> None:
-        self.progress.start()
+        if self.live:
+            self.progress.start()
 
     def measuring(self, samples: int) -> None:
-        self.progress.start()
+        if self.live:
+            self.progress.start()  # HTTP mode starts here (no loading step); a no-op if started
         self.progress.update(
             self.task, description="warm-up, then samples", total=samples or None, completed=0
         )

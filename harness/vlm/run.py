@@ -25,7 +25,7 @@ from harness.vlm.config import OVERRIDABLE, VlmRunConfig
 RUNNER = Path(__file__).resolve().parent / "runner_script.py"
 RECORDS = "vlm-records.jsonl"
 LOG = "vlm-runner.log"
-POLL_S = 0.2
+POLL_S = 0.5  # the parent's only work while the runner measures: a small read every poll
 TERMINATE_WAIT_S = 10.0
 
 Record = dict[str, Any]
@@ -95,6 +95,36 @@ def read_records(path: Path) -> list[Record]:
     return out
 
 
+class RecordTail:
+    """The records file read incrementally: only the bytes added since the last read.
+
+    A line is taken once it is complete (ends with a newline); a torn last line
+    waits for the next read, and one that never completes is ignored."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self.offset = 0
+
+    def new_records(self) -> list[Record]:
+        try:
+            with self.path.open("rb") as fh:
+                fh.seek(self.offset)
+                chunk = fh.read()
+        except FileNotFoundError:
+            return []
+        end = chunk.rfind(b"\n") + 1
+        self.offset += end
+        out: list[Record] = []
+        for raw in chunk[:end].splitlines():
+            try:
+                obj = json.loads(raw)
+            except (json.JSONDecodeError, UnicodeDecodeError):
+                continue
+            if isinstance(obj, dict):
+                out.append(obj)
+        return out
+
+
 def log_tail(path: Path, n: int = 3) -> str:
     try:
         lines = [x for x in path.read_text(encoding="utf-8", errors="replace").splitlines() if x]
@@ -131,14 +161,12 @@ def run_runner(
     validate(cfg)
     records = folder / RECORDS
     records.unlink(missing_ok=True)
-    seen = 0
+    tail = RecordTail(records)
 
     def drain() -> None:
-        nonlocal seen
-        outcome.lines = read_records(records)
-        for line in outcome.lines[seen:]:
+        for line in tail.new_records():
+            outcome.lines.append(line)
             on_line(line)
-        seen = len(outcome.lines)
 
     deadline = time.monotonic() + cfg.timeout_s if cfg.timeout_s else None
     with (folder / LOG).open("w", encoding="utf-8") as log:

@@ -163,7 +163,7 @@ def test_the_checker_sees_upward_sideways_and_core_imports(tmp_path: Path) -> No
     ]
 
 
-# Pure statistics over plain data (style.md, rule 4): they read the runners' state
+# Pure statistics over plain data (docs/architecture.md, "Pure modules"): they read the runners' state
 # records, never the runners (sockets, event loops) themselves.
 PURE = ("harness.latency.analysis", "harness.throughput.analysis", "harness.stats")
 IO = (".runner", "harness.client.http", "harness.client.loop")
