@@ -26,43 +26,9 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from harness.data.layout import SAMPLES_DIR
 from harness.simulate.config import SimConfig
 from harness.simulate.process import SimProcess
-
-
-def _rows(rel: str) -> list[dict[str, Any]]:
-    return [json.loads(line) for line in (SAMPLES_DIR / rel).read_text().splitlines()]
-
-
-def write_data(out: Path, per: int) -> None:
-    (out / "mmlu_pro").mkdir(parents=True)
-    rows = _rows("mmlu_pro/test.jsonl")
-    test: list[dict[str, Any]] = []
-    for subject in sorted({r["category"] for r in rows}):
-        base = [r for r in rows if r["category"] == subject]
-        for i in range(per):
-            row = dict(base[i % len(base)], question_id=10_000 + len(test))
-            row["question"] = f"{row['question']} (variant {i})"
-            test.append(row)
-    (out / "mmlu_pro" / "test.jsonl").write_text("".join(json.dumps(r) + "\n" for r in test))
-    (out / "mmlu_pro" / "validation.jsonl").write_text(
-        (SAMPLES_DIR / "mmlu_pro" / "validation.jsonl").read_text()
-    )
-    (out / "ifeval").mkdir()
-    prompts = _rows("ifeval/train.jsonl")
-    ifeval = [
-        dict(p, key=5000 + i, prompt=f"Task {i}. {p['prompt']}")
-        for i, p in ((i, prompts[i % len(prompts)]) for i in range(3 * per))
-    ]
-    (out / "ifeval" / "train.jsonl").write_text("".join(json.dumps(r) + "\n" for r in ifeval))
-    (out / "gpqa").mkdir()
-    questions = _rows("gpqa/gpqa_diamond.jsonl")
-    gpqa = [
-        dict(q, Question=f"({i}) {q['Question']}")
-        for i, q in ((i, questions[i % len(questions)]) for i in range(2 * per))
-    ]
-    (out / "gpqa" / "gpqa_diamond.jsonl").write_text("".join(json.dumps(r) + "\n" for r in gpqa))
+from tests.fixtures.quality_variants import write_variant_data
 
 
 def quality(url: str, data: Path, out: Path, *extra: str) -> None:
@@ -97,7 +63,7 @@ def main(argv: list[str] | None = None) -> int:
     per = args.per_subject or (40 if args.server == "simulator" else 10)
     with tempfile.TemporaryDirectory() as tmp:
         work = Path(tmp)
-        write_data(work / "data", per)
+        write_variant_data(work / "data", per_subject=per, ifeval=3 * per, gpqa=2 * per)
         if args.server == "simulator":
             server: Any = SimProcess(SimConfig(ttft_ms=200, itl_ms=20)).start()
             url = server.url

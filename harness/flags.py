@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any, ClassVar, Self
@@ -244,12 +244,15 @@ def render_value(value: object) -> str:
     return str(value)
 
 
-def _help(f: dataclasses.Field[Any], spec: Flag) -> str:
-    """The help text with its default (tests/unit/test_cli_help.py holds every flag to it)."""
-    if "default" in spec.help:
+def _help(f: dataclasses.Field[Any], spec: Flag, required: bool = False) -> str:
+    """The help text with its default (tests/unit/test_cli_help.py holds every flag to it);
+    a required option's "(required)" is the help formatter's (harness/cli/__init__.py)."""
+    if required or "default" in spec.help:
         return spec.help
     if isinstance(f.default, bool):  # a switch: not given by default
         return f"{spec.help} (default: off)"
+    if f.default is None:
+        return f"{spec.help} (default: none)"
     return f"{spec.help} (default: {render_value(f.default)})"
 
 
@@ -265,13 +268,24 @@ class Overrides:
         return [(f, spec) for f in fields(cls) if (spec := flag_of(f)) is not None]
 
     @classmethod
-    def add_arguments(cls, p: argparse.ArgumentParser) -> None:
+    def add_arguments(
+        cls,
+        p: argparse.ArgumentParser,
+        *,
+        only: Collection[str] | None = None,
+        required: Collection[str] = (),
+    ) -> None:
+        """The record's flags on ``p``: all, or the fields named in ``only`` (a sub-command
+        that takes some of them: ``vlm latency``); those in ``required`` must be given."""
         for f, spec in cls.flags():
+            if only is not None and f.name not in only:
+                continue
             if isinstance(f.default, bool):
                 action = "store_false" if f.default else "store_true"
                 p.add_argument(spec.name, dest=f.name, action=action, help=_help(f, spec))
                 continue
-            add_valued(p, spec, f.name, f.default, _help(f, spec))
+            must = f.name in required
+            add_valued(p, spec, f.name, f.default, _help(f, spec, must), required=must)
 
     @classmethod
     def from_args(cls, args: argparse.Namespace) -> Self:
@@ -311,7 +325,13 @@ class Overrides:
 
 
 def add_valued(
-    p: argparse.ArgumentParser, spec: Flag, dest: str, default: object, help: str
+    p: argparse.ArgumentParser,
+    spec: Flag,
+    dest: str,
+    default: object,
+    help: str,
+    *,
+    required: bool = False,
 ) -> None:
     """One option that takes a value, as ``spec`` declares it (a command's or the gate's)."""
     # argparse's type= takes no None
@@ -322,6 +342,7 @@ def add_valued(
         choices=spec.choices,
         metavar=spec.metavar,
         default=default,
+        required=required,
         help=help,
         **typed,
     )

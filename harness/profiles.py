@@ -178,7 +178,7 @@ class CheckSpec(Strict):
 
 
 class VlmSpec(Strict):
-    """The AICAS in-process VLM benchmark (spec/aicas-vlm.md, docs/vlm.md)."""
+    """The AICAS in-process VLM benchmark (docs/vlm.md)."""
 
     model: str = "Qwen/Qwen3-VL-2B-Instruct"
     max_samples: int = Field(default=5000, ge=1)  # first N rows, in order

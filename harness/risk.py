@@ -43,7 +43,14 @@ class FlagKind(StrEnum):
     CLIENT_BOTTLENECK = "client_bottleneck"  # the client may hold the server back
     SERVED_MODEL = "served_model"  # the server does not serve the profile's model name
     PACKAGE_WARNING = "package_warning"  # a package rule warned
-    VLM_INTEGRITY = "vlm_integrity"  # a VLM run's behaviour the official averages hide
+    VLM_INTEGRITY = "vlm_integrity"  # a VLM run's behaviour the official averages hide (older)
+    VLM_CALL_DEPENDENCE = "vlm_call_dependence"  # output depends on max_new_tokens or call order
+    VLM_CROSS_CALL_CACHE = "vlm_cross_call_cache"  # work reused across the three generate calls
+    VLM_COLD_WARMUP = "vlm_cold_warmup"  # the warm-up left the measured path cold
+    VLM_PIXEL_BUDGET = "vlm_pixel_budget"  # the processor's pixel budget is not the model's
+    VLM_REPEATED_IMAGES = "vlm_repeated_images"  # an image sent again can hit server caches
+    VLM_NO_GROUND_TRUTH = "vlm_no_ground_truth"  # no answers in the data: no accuracy, no score
+    RUN_STOPPED = "run_stopped"  # the measuring process stopped before the end
     EMPTY_CHOICES = "empty_choices"  # HTTP 200 without choices, timed as a success (the grader)
     STRICT_CACHED = "strict_cached"  # prompts meant to be unique came from the prefix cache
     SELF_TEST_ERROR = "self_test_error"  # the client's own timing error is large against the run
@@ -57,7 +64,7 @@ class RiskFlag(BaseModel):
 
     kind: FlagKind
     text: str
-    source: str  # check | latency | quality | throughput | package | gate
+    source: str  # check | latency | quality | throughput | package | vlm | gate
 
 
 # The prefixes older reports' flag texts started with (latency.json schema 1).

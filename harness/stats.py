@@ -1,4 +1,4 @@
-"""Pure statistics over plain numbers: no I/O, no clocks (style.md rule 4).
+"""Pure statistics over plain numbers: no I/O, no clocks (docs/architecture.md, "Pure modules").
 
 Percentiles use linear interpolation (numpy's default, as vLLM's benchmark and
 ``statistics.median`` agree on for the median). Empty input gives ``None``.

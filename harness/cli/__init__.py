@@ -1,7 +1,7 @@
 """The root CLI: it only registers commands and maps errors to exit codes.
 
 Each command lives in ``harness/cli/<name>.py`` with ``register(subparsers)``;
-the command's work is done by the core module it calls (style.md, rule 1).
+the command's work is done by the core module it calls (docs/architecture.md).
 """
 
 from __future__ import annotations

@@ -20,13 +20,18 @@ from harness.profiles import DEFAULT_PROFILE, Profile, load_profile
 from harness.runs import Provenance, new_run_folder, redact_argv
 
 
-def add_common(p: argparse.ArgumentParser, *, run_folder: bool = True) -> None:
-    # None when not given: load_profile reads the default; `gate RUN_DIR` tells the two apart
+def add_common(
+    p: argparse.ArgumentParser, *, run_folder: bool = True, profile: str = DEFAULT_PROFILE
+) -> None:
+    # None when not given: load_profile reads the default; `gate RUN_DIR` tells the two apart.
+    # A command whose contest is another one (vlm: aicas-vlm) sets its own default.
     p.add_argument(
         PROFILE,
         help="competition profile: a name under tasks/profiles/ or a .toml path "
-        f"(default: {DEFAULT_PROFILE}; gate RUN_DIR: the folder's)",
+        f"(default: {profile}; gate RUN_DIR: the folder's)",
     )
+    if profile != DEFAULT_PROFILE:
+        p.set_defaults(profile=profile)
     if run_folder:
         p.add_argument(OUT, metavar="DIR", help="run folder (default: reports/<time>-<name>/)")
         p.add_argument(

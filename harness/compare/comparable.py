@@ -15,6 +15,7 @@ from typing import Any
 from harness.latency.report import BucketResult, LatencyReport
 from harness.quality.report import QualityReport
 from harness.throughput.report import ThroughputReport
+from harness.vlm.report import VlmReport
 
 # latency settings that change what a request measures
 LATENCY_KEYS = ("force_length", "concurrency", "new_connection_per_request")
@@ -154,11 +155,11 @@ def throughput_differences(a: ThroughputReport, b: ThroughputReport) -> list[str
     return diffs
 
 
-def vlm_differences(a: dict[str, Any], b: dict[str, Any]) -> list[str]:
+def vlm_differences(a: VlmReport, b: VlmReport) -> list[str]:
     return _some(
         [
-            _diff("vlm mode", a.get("mode"), b.get("mode")),
-            _diff("vlm non-official settings", a.get("non_official"), b.get("non_official")),
-            _diff("vlm samples planned", a.get("samples_planned"), b.get("samples_planned")),
+            _diff("vlm mode", a.mode, b.mode),
+            _diff("vlm non-official settings", a.non_official, b.non_official),
+            _diff("vlm samples planned", a.samples_planned, b.samples_planned),
         ]
     )

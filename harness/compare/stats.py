@@ -1,4 +1,4 @@
-"""Pure statistics for A/B comparisons: no I/O, no clocks (style.md rule 4).
+"""Pure statistics for A/B comparisons: no I/O, no clocks (docs/architecture.md, "Pure modules").
 
 Every bootstrap takes a ``seed`` and resamples A and B independently (the two
 runs are independent samples of their servers); percentile intervals.

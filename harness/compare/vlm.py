@@ -6,39 +6,34 @@ over pairs. Accuracy: the containment score (1 when a ground-truth answer
 appears in the prediction) as right / wrong per sample, exact McNemar on the
 discordant pairs, and the flipped samples.
 
-``vlm.json`` is read as plain data (harness/compare/load.py): only the
-per-sample keys below are used, so this module does not depend on the VLM
-package's classes.
+``vlm.json`` is read by the one report reader (harness/compare/load.py); the
+per-sample records are :class:`~harness.vlm.report.VlmSample`.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, Literal
 
 from harness.compare.model import PairedMean, Verdict, VlmDiff, VlmFlip
 from harness.compare.stats import mcnemar_exact, paired_mean_diff_ci, verdict
+from harness.vlm.report import VlmSample
 
 PREDICTION_CHARS = 200
-Sample = dict[str, Any]
+Metric = Literal["ttft_ms", "tok_s"]
 
 
-def _by_id(samples: Sequence[Sample]) -> dict[Any, Sample]:
-    out: dict[Any, Sample] = {}
+def _by_id(samples: Sequence[VlmSample]) -> dict[Any, VlmSample]:
+    out: dict[Any, VlmSample] = {}
     for s in samples:
-        qid = s.get("question_id")
-        out.setdefault(qid if qid is not None else f"#{s.get('index')}", s)
+        qid = s.question_id
+        out.setdefault(qid if qid is not None else f"#{s.index}", s)
     return out
 
 
-def _num(s: Sample, key: str) -> float | None:
-    v = s.get(key)
-    return float(v) if isinstance(v, int | float) and not isinstance(v, bool) else None
-
-
 def paired_mean(
-    pairs: Sequence[tuple[Sample, Sample]],
-    key: str,
+    pairs: Sequence[tuple[VlmSample, VlmSample]],
+    key: Metric,
     *,
     higher_is_better: bool,
     min_effect_pct: float,
@@ -47,8 +42,8 @@ def paired_mean(
     xs = [
         (a, b)
         for sa, sb in pairs
-        if sa.get("counted") and sb.get("counted")
-        for a, b in [(_num(sa, key), _num(sb, key))]
+        if sa.counted and sb.counted
+        for a, b in [(getattr(sa, key), getattr(sb, key))]
         if a is not None and b is not None
     ]
     mean_a = sum(a for a, _ in xs) / len(xs) if xs else None
@@ -77,7 +72,7 @@ def paired_mean(
 
 
 def compare_vlm(
-    a: Sequence[Sample], b: Sequence[Sample], *, min_effect_pct: float = 1.0, seed: int = 0
+    a: Sequence[VlmSample], b: Sequence[VlmSample], *, min_effect_pct: float = 1.0, seed: int = 0
 ) -> VlmDiff:
     ia, ib = _by_id(a), _by_id(b)
     common = [k for k in ib if k in ia]
@@ -87,7 +82,7 @@ def compare_vlm(
     scored = 0
     right_a = right_b = 0
     for k, (sa, sb) in zip(common, pairs, strict=True):
-        ca, cb = _num(sa, "accuracy_containment"), _num(sb, "accuracy_containment")
+        ca, cb = sa.accuracy_containment, sb.accuracy_containment
         if ca is None or cb is None:
             continue
         scored += 1
@@ -102,9 +97,9 @@ def compare_vlm(
                     question_id=k,
                     correct_a=ra,
                     correct_b=rb,
-                    prediction_a=str(sa.get("prediction") or "")[:PREDICTION_CHARS],
-                    prediction_b=str(sb.get("prediction") or "")[:PREDICTION_CHARS],
-                    answers=[str(x) for x in sb.get("answers") or []],
+                    prediction_a=sa.prediction[:PREDICTION_CHARS],
+                    prediction_b=sb.prediction[:PREDICTION_CHARS],
+                    answers=list(sb.answers),
                 )
             )
     return VlmDiff(

@@ -1,6 +1,6 @@
 """The package rules: pure functions from what the archive holds to pass/fail reasons.
 
-Each rule mirrors one line of the container contract (spec/efficient-qwen.md):
+Each rule mirrors one line of the container contract (docs/graders.md, "Container contract"):
 the file name, the size limit, port 8080, the offline env vars, weights baked
 in at the model folder, and the parameter count.
 """

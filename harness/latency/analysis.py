@@ -1,6 +1,6 @@
 """From measured rows to the report: bucket results, score, official-vs-strict gaps, risk flags.
 
-Pure functions over report data (style.md rule 4).
+Pure functions over report data (docs/architecture.md, "Pure modules").
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""A local emulator of the organiser's Submission API (spec/efficient-qwen.md).
+"""A local emulator of the organiser's Submission API (docs/graders.md).
 
 Same routes, bodies and answers as the real portal, backed by any S3 endpoint
 through boto3 (moto's server by default), handing out presigned single and

@@ -13,19 +13,19 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from harness.conformance.model import CheckReport, Result
 from harness.gate.report import GateReport
 from harness.latency.report import LatencyReport
 from harness.quality.report import QualityReport
 from harness.report.folder import RunFiles, read_run
-from harness.risk import texts
+from harness.risk import RiskFlag, migrate_flags
 from harness.throughput.report import ThroughputReport
 from harness.vlm.report import VlmReport
 
 Verdict = Literal["PASS", "FAIL", "INCOMPLETE"]
-LEDGER_SCHEMA_VERSION = 1
+LEDGER_SCHEMA_VERSION = 2  # 2: flags are typed RiskFlag records (1: their texts)
 _STAMP = re.compile(r"^\d{8}-\d{6}-")  # harness.runs.new_run_folder's prefix
 
 
@@ -94,8 +94,14 @@ class LedgerEntry(BaseModel):
     vlm: dict[str, Any] | None = None  # AICAS: score, its terms, avg TTFT, avg tok/s, accuracy
     verdict: Verdict | None = None  # None: not gated yet
     reasons: list[str] = Field(default_factory=list)
-    flags: list[str] = Field(default_factory=list)
+    flags: list[RiskFlag] = Field(default_factory=list)
     problems: list[str] = Field(default_factory=list)  # unreadable report files
+
+    @field_validator("flags", mode="before")
+    @classmethod
+    def _typed_flags(cls, raw: Any) -> Any:
+        """Ledger lines written before flags were typed hold their texts."""
+        return migrate_flags(raw, "gate")
 
     @property
     def valid(self) -> bool:
@@ -217,7 +223,7 @@ def build_entry(run: RunFiles, *, name: str | None = None, note: str = "") -> Le
     throughput = run.get(ThroughputReport)
     profile = next((p for rep in run.reports.values() if (p := rep.provenance.profile)), None)
     # The gate's flags already include latency's; before gating, show latency's own.
-    flags = texts(gate.flags) if gate is not None else texts(latency.flags) if latency else []
+    flags = list(gate.flags) if gate is not None else list(latency.flags) if latency else []
     buckets = _buckets(latency)
     score_mode = None
     if latency is not None and latency.score is not None:

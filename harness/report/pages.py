@@ -54,7 +54,7 @@ def _latest(e: LedgerEntry, best: LedgerEntry | None, root: Path) -> Section:
         f"Latest run: {e.label()}",
         text(f"verdict: {verdict}", tone=VERDICT_TONE.get(e.verdict or "", "plain")),
         text(*e.reasons, bullets=True),
-        text(*e.flags, tone="warn", bullets=True),
+        text(*(f.text for f in e.flags), tone="warn", bullets=True),
         _figure(bucket_chart(series)),
         _figure(distribution_chart(per_mode, baselines, f"Latency distributions: {e.label()}")),
         _figure(score_chart(e.quality)),

@@ -1,4 +1,4 @@
-"""Client of the organiser's Submission API (spec/efficient-qwen.md, "Submission API").
+"""Client of the organiser's Submission API (docs/graders.md, "Submission API").
 
 Every call is a JSON POST with the key in one header. The key lives only in
 this object's header dict; error texts are scrubbed of it before they are

@@ -132,8 +132,8 @@ def build_report(
     wall_s: float | None = None,
 ) -> ThroughputReport:
     levels: list[LevelResult] = []
-    # the runner's own notes (today: the model name it had to substitute)
-    flags = [_flag(FlagKind.SERVED_MODEL, f) for f in state.flags]
+    # the runner's own flags (today: the model name it had to substitute)
+    flags = list(state.flags)
     for level in cfg.levels:
         rows = [r for r in state.rows if r.level == level]
         if level not in state.levels_done:

@@ -27,6 +27,7 @@ from harness.client.loop import closed_loop
 from harness.client.readiness import server_models
 from harness.client.records import RequestRecord
 from harness.client.token_probe import probe_usage
+from harness.risk import FlagKind, RiskFlag
 from harness.throughput.chat_count import chat_prompt_tokens
 from harness.throughput.config import ThroughputConfig
 from harness.throughput.grader_loop import grader_body, grader_session, run_level_like_grader
@@ -188,8 +189,12 @@ async def choose_model(cfg: ThroughputConfig, state: ThroughputState) -> str:
     if not served or cfg.profile_model in served:
         return cfg.profile_model
     state.flags.append(
-        f"the server does not serve {cfg.profile_model!r}; sent {served[0]!r} "
-        f"(served: {', '.join(served)})"
+        RiskFlag(
+            kind=FlagKind.SERVED_MODEL,
+            text=f"the server does not serve {cfg.profile_model!r}; sent {served[0]!r} "
+            f"(served: {', '.join(served)})",
+            source="throughput",
+        )
     )
     return served[0]
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from harness.risk import RiskFlag
 from harness.throughput.report import RequestRow
 from harness.usage import UsageCheck
 
@@ -22,7 +23,7 @@ class ThroughputState:
     levels_done: list[int] = field(default_factory=list)
     server_models: list[str] = field(default_factory=list)
     model: str = ""
-    flags: list[str] = field(default_factory=list)
+    flags: list[RiskFlag] = field(default_factory=list)  # the runner's own (served model)
     cpu_s: dict[int, float] = field(default_factory=dict)  # client CPU time of each timed phase
     grader: dict[int, GraderLevel] = field(default_factory=dict)  # official: the grader's numbers
     server_models_note: str = ""  # why server_models is empty when it is on purpose

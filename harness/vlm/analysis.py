@@ -5,23 +5,19 @@ from __future__ import annotations
 from typing import Any
 
 from harness.profiles import VlmSpec
+from harness.risk import RiskFlag
+from harness.stats import dist
 from harness.vlm import flags as flag_rules
 from harness.vlm.accuracy import accuracy, contains_answer, vqa_accuracy
-from harness.vlm.report import Accuracy, Dist, Score, VlmReport
+from harness.vlm.report import Accuracy, Score, VlmReport
 from harness.vlm.stats import (
     bootstrap_means,
-    distribution,
     official_mean_ms,
     official_mean_rate,
     score_terms,
     slope,
     total_rate,
 )
-
-
-def _dist(xs: list[float]) -> Dist:
-    d = distribution(xs)
-    return Dist(n=d.n, mean=d.mean, p50=d.p50, p90=d.p90, min=d.min, max=d.max)
 
 
 def _weights(spec: VlmSpec) -> tuple[float, float, float]:
@@ -46,9 +42,9 @@ def analyze(
     rep.avg_throughput_tokens_per_sec = official_mean_rate(rates, spec.round_digits)
 
     ttft_ms = [s.ttft_ms or 0.0 for s in counted]
-    rep.ttft_dist = _dist(ttft_ms)
-    rep.tok_s_dist = _dist(rates)
-    rep.processor_dist = _dist([s.processor_ms for s in samples if s.processor_ms is not None])
+    rep.ttft_dist = dist(ttft_ms)
+    rep.tok_s_dist = dist(rates)
+    rep.processor_dist = dist([s.processor_ms for s in samples if s.processor_ms is not None])
     events = [s.ttft_event_ms for s in counted if s.ttft_event_ms is not None]
     rep.ttft_event_mean_ms = sum(events) / len(events) if events else None
     rep.total_tokens_per_sec = total_rate(
@@ -127,7 +123,7 @@ def analyze(
             )
         )
 
-    fl: list[str] = []
+    fl: list[RiskFlag] = []
     fl += flag_rules.dropped(samples)
     fl += flag_rules.early_eos(samples, spec.throughput_tokens)
     fl += flag_rules.call_dependence(samples, spec.throughput_tokens)
@@ -136,7 +132,8 @@ def analyze(
     fl += flag_rules.pixel_budget(rep.environment, folder_config)
     fl += flag_rules.repeated_images(samples)
     if rep.accuracy is None:
-        fl.append("no ground-truth answers in the dataset: accuracy and the score are not computed")
+        fl += flag_rules.no_ground_truth()
+    fl += flag_rules.non_official(rep.non_official)
     rep.flags = fl
     return rep
 

@@ -3,13 +3,13 @@
 There is no pass mark in the contest (a leaderboard score), so a VLM run FAILs
 only when it measured nothing (no counted sample: the official TTFT is null);
 it is INCOMPLETE when interrupted or when the score cannot be computed (no
-ground truths); every integrity flag of the run becomes a risk flag here.
+ground truths); every flag of the run (typed, each of its own kind, the
+non-official one included) is a risk flag here as it is.
 """
 
 from __future__ import annotations
 
-from harness.risk import FlagKind, RiskFlag
-from harness.verdict import Reason
+from harness.verdict import Judgement, Reason, partial, risk
 from harness.vlm.report import VlmReport
 
 
@@ -17,11 +17,9 @@ def _f(x: float | None, fmt: str = ".3f") -> str:
     return "—" if x is None else format(x, fmt)
 
 
-def vlm_rules(rep: VlmReport) -> tuple[list[Reason], list[RiskFlag]]:
+def vlm_rules(rep: VlmReport) -> Judgement:
     reasons: list[Reason] = []
-    flags = [
-        RiskFlag(kind=FlagKind.VLM_INTEGRITY, text=f"vlm: {f}", source="vlm") for f in rep.flags
-    ]
+    flags = [risk(f.kind, "vlm", f"vlm: {f.text}") for f in rep.flags]
     if rep.counted == 0:
         reasons.append(
             Reason(
@@ -59,18 +57,8 @@ def vlm_rules(rep: VlmReport) -> tuple[list[Reason], list[RiskFlag]]:
                 f"yes/no {_f(a.yes_no)} over {a.yes_no_n}",
             )
         )
-    if not rep.official:
-        flags.append(
-            RiskFlag(
-                kind=FlagKind.NON_OFFICIAL,
-                text=f"vlm measured with non-official settings: {rep.non_official}",
-                source="vlm",
-            )
-        )
     if not rep.complete:
-        reasons.append(
-            Reason(source="vlm", text="vlm.json is partial (interrupted)", incomplete=True)
-        )
+        reasons.append(partial("vlm", VlmReport.FILENAME))
     return reasons, flags
 
 

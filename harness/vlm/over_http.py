@@ -30,7 +30,7 @@ import aiohttp
 
 from harness.client.sse import SSESplitter
 from harness.errors import DataMissingError, UnreachableError
-from harness.profiles import VlmSpec
+from harness.vlm.config import VlmHttpConfig
 from harness.vlm.report import VlmSample
 
 MAGIC = {b"\x89PNG": "image/png", b"\xff\xd8\xff": "image/jpeg", b"GIF8": "image/gif"}
@@ -43,19 +43,6 @@ class HttpSample:
     question: str
     answers: list[str]
     image: bytes
-
-
-@dataclass
-class VlmHttpConfig:
-    url: str
-    dataset_path: Path
-    spec: VlmSpec
-    model: str
-    num_samples: int | None = None
-    answer_tokens: int | None = None  # None: the profile's (1024)
-    throughput_tokens: int | None = None
-    timeout_s: float = 600.0
-    api_key: str | None = None
 
 
 def mime_of(raw: bytes) -> str:

@@ -1,8 +1,12 @@
 """``vlm.json``: one record per sample, the official means, and harness's own figures.
 
 ``result.json`` (the official format: ``system_info``, ``performance``,
-``answers``) is written beside it by :mod:`harness.vlm.results`; ``gate`` and
-``report`` read ``vlm.json``.
+``answers``) is written beside it by :mod:`harness.vlm.core`; ``gate``,
+``report`` and ``compare`` read ``vlm.json`` through :func:`harness.runs.load_report`.
+
+Schema 2 (this one): ``flags`` are typed :class:`~harness.risk.RiskFlag` records
+(schema 1 held strings: the migration gives each its rule's kind), and the
+distributions are :class:`harness.stats.Dist`.
 """
 
 from __future__ import annotations
@@ -11,7 +15,9 @@ from typing import Any, ClassVar
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from harness.runs import Report
+from harness.risk import FlagKind, RiskFlag
+from harness.runs import Migration, Report
+from harness.stats import Dist
 
 
 class VlmSample(BaseModel):
@@ -75,18 +81,44 @@ class Score(BaseModel):
     score_ci: tuple[float, float] | None = None
 
 
-class Dist(BaseModel):
-    n: int = 0
-    mean: float | None = None
-    p50: float | None = None
-    p90: float | None = None
-    min: float | None = None
-    max: float | None = None
+# Schema-1 flag texts: how each rule's text starts (or what it holds) → its kind.
+_LEGACY_STARTS: tuple[tuple[str, FlagKind], ...] = (
+    ("early EOS", FlagKind.EARLY_STOP),
+    ("the TTFT call's token", FlagKind.VLM_CALL_DEPENDENCE),
+    ("the first measured sample", FlagKind.VLM_COLD_WARMUP),
+    ("the processor's pixel budget", FlagKind.VLM_PIXEL_BUDGET),
+    ("no ground-truth answers", FlagKind.VLM_NO_GROUND_TRUTH),
+    ("non-official settings", FlagKind.NON_OFFICIAL),
+    ("the runner stopped early", FlagKind.RUN_STOPPED),
+)
+_LEGACY_HOLDS: tuple[tuple[str, FlagKind], ...] = (
+    ("is not a prefix of the answer", FlagKind.VLM_CALL_DEPENDENCE),
+    ("cached across generate calls", FlagKind.VLM_CROSS_CALL_CACHE),
+    ("left out of the official averages", FlagKind.REQUEST_FAILURES),
+    ("reuse an image already sent", FlagKind.VLM_REPEATED_IMAGES),
+)
+
+
+def legacy_flag(raw: Any) -> Any:
+    """A schema-1 flag string as a RiskFlag dict of its rule's kind (VLM_INTEGRITY if unknown)."""
+    if not isinstance(raw, str):
+        return raw
+    kind = next((k for head, k in _LEGACY_STARTS if raw.startswith(head)), None)
+    kind = kind or next((k for part, k in _LEGACY_HOLDS if part in raw), FlagKind.VLM_INTEGRITY)
+    return RiskFlag(kind=kind, text=raw, source="vlm").model_dump(mode="json")
+
+
+def _v1_to_v2(data: dict[str, Any]) -> dict[str, Any]:
+    flags = data.get("flags")
+    if isinstance(flags, list):
+        data["flags"] = [legacy_flag(f) for f in flags]
+    return data
 
 
 class VlmReport(Report):
     FILENAME: ClassVar[str] = "vlm.json"
-    SCHEMA_VERSION: ClassVar[int] = 1
+    SCHEMA_VERSION: ClassVar[int] = 2
+    MIGRATIONS: ClassVar[dict[int, Migration]] = {1: _v1_to_v2}
 
     kind: str = "vlm"
     mode: str = "in-process"  # or "http"
@@ -113,7 +145,7 @@ class VlmReport(Report):
     processor_dist: Dist = Field(default_factory=Dist)
     accuracy: Accuracy | None = None
     scores: list[Score] = Field(default_factory=list)
-    flags: list[str] = Field(default_factory=list)
+    flags: list[RiskFlag] = Field(default_factory=list)
     runner_exit_code: int | None = None
     runner_log: str | None = None
 

@@ -1,10 +1,11 @@
-"""``harness vlm run``'s core: the runner script in the participant's Python, then the reports.
+"""``harness vlm run``'s child process: the runner script in the participant's Python.
 
 The runner (``runner_script.py``, stdlib + torch + transformers + datasets) is
 started as ``PYTHON runner_script.py ...`` with its output in the run folder:
 ``vlm-records.jsonl`` (one line per event, flushed as measured) and
 ``vlm-runner.log`` (the wrapper's own prints, tracebacks). Whatever happens to
-the child — a crash, Ctrl-C — the lines already written become ``vlm.json`` and
+the child — a crash, Ctrl-C, the timeout — :func:`run_runner` returns the lines
+already written; :mod:`harness.vlm.core` turns them into ``vlm.json`` and
 ``result.json``.
 """
 
@@ -18,39 +19,16 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from harness.errors import ConfigError, DataMissingError, TargetError
-from harness.profiles import VlmSpec
-from harness.runs import Provenance, write_json
-from harness.vlm.analysis import analyze, official_result
-from harness.vlm.report import VlmReport, VlmSample
+from harness.errors import ConfigError, DataMissingError
+from harness.vlm.config import OVERRIDABLE, VlmRunConfig
 
 RUNNER = Path(__file__).resolve().parent / "runner_script.py"
 RECORDS = "vlm-records.jsonl"
 LOG = "vlm-runner.log"
-RESULT = "result.json"
-POLL_S = 0.2
+POLL_S = 0.5  # the parent's only work while the runner measures: a small read every poll
+TERMINATE_WAIT_S = 10.0
 
-# Settings a test may lower; any change is recorded as non-official.
-OVERRIDABLE = ("warmup_samples", "warmup_tokens", "throughput_tokens", "answer_tokens")
-
-
-@dataclass
-class VlmRunConfig:
-    wrapper_dir: Path
-    model_path: Path
-    dataset_path: Path
-    folder: Path
-    spec: VlmSpec
-    python: str
-    num_samples: int | None = None
-    seed: int | None = None
-    overrides: dict[str, int] = field(default_factory=dict)  # non-official (tests, quick looks)
-    baseline: VlmReport | None = None
-    baseline_name: str = ""
-    timeout_s: float | None = None
-
-    def value(self, name: str) -> Any:
-        return self.overrides.get(name, getattr(self.spec, name))
+Record = dict[str, Any]
 
 
 def validate(cfg: VlmRunConfig) -> None:
@@ -67,7 +45,7 @@ def validate(cfg: VlmRunConfig) -> None:
             f"{cfg.dataset_path} is not a datasets.save_to_disk folder (no dataset_info.json)",
             hint="point --dataset-path at the TextVQA validation folder",
         )
-    unknown = set(cfg.overrides) - set(OVERRIDABLE)
+    unknown = set(cfg.non_official) - set(OVERRIDABLE)
     if unknown:
         raise ConfigError(f"cannot override {sorted(unknown)}", hint=f"only {OVERRIDABLE}")
 
@@ -102,9 +80,9 @@ def command(cfg: VlmRunConfig, records: Path) -> list[str]:
     return cmd
 
 
-def read_records(path: Path) -> list[dict[str, Any]]:
+def read_records(path: Path) -> list[Record]:
     """Every complete JSON line; a torn last line (a killed writer) is ignored."""
-    out: list[dict[str, Any]] = []
+    out: list[Record] = []
     if not path.exists():
         return out
     for line in path.read_text(encoding="utf-8").splitlines():
@@ -117,65 +95,37 @@ def read_records(path: Path) -> list[dict[str, Any]]:
     return out
 
 
-def build_report(
-    lines: list[dict[str, Any]], cfg: VlmRunConfig, provenance: Provenance
-) -> VlmReport:
-    start = next((x for x in lines if x.get("type") == "start"), {})
-    ended = any(x.get("type") == "end" for x in lines)
-    non_official = {n: cfg.overrides[n] for n in OVERRIDABLE if n in cfg.overrides}
-    rep = VlmReport(
-        provenance=provenance,
-        official=not non_official,
-        non_official=non_official,
-        settings={
-            "num_samples": cfg.num_samples,
-            "seed": cfg.seed,
-            "python": cfg.python,
-            **{n: cfg.value(n) for n in OVERRIDABLE},
-            "ttft_tokens": cfg.spec.ttft_tokens,
-            "pause_s": cfg.spec.pause_s,
-        },
-        system_info=start.get("system_info", {}),
-        environment={k: v for k, v in start.items() if k not in ("type", "system_info")},
-        samples_planned=int(start.get("samples", 0)),
-        samples=[
-            VlmSample.model_validate({k: v for k, v in x.items() if k != "type"})
-            for x in lines
-            if x.get("type") == "sample"
-        ],
-        warmup_ms=[x.get("ms") for x in lines if x.get("type") == "warmup"],
-        complete=ended,
-        runner_log=LOG,
-    )
-    folder_cfg = None
-    pre = cfg.model_path / "preprocessor_config.json"
-    if pre.is_file():
+class RecordTail:
+    """The records file read incrementally: only the bytes added since the last read.
+
+    A line is taken once it is complete (ends with a newline); a torn last line
+    waits for the next read, and one that never completes is ignored."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self.offset = 0
+
+    def new_records(self) -> list[Record]:
         try:
-            folder_cfg = json.loads(pre.read_text(encoding="utf-8"))
-        except (OSError, json.JSONDecodeError):
-            folder_cfg = None
-    analyze(
-        rep,
-        cfg.spec,
-        folder_config=folder_cfg,
-        baseline=cfg.baseline,
-        baseline_name=cfg.baseline_name,
-    )
-    if non_official:
-        rep.flags.append(f"non-official settings (tests / quick looks): {non_official}")
-    return rep
+            with self.path.open("rb") as fh:
+                fh.seek(self.offset)
+                chunk = fh.read()
+        except FileNotFoundError:
+            return []
+        end = chunk.rfind(b"\n") + 1
+        self.offset += end
+        out: list[Record] = []
+        for raw in chunk[:end].splitlines():
+            try:
+                obj = json.loads(raw)
+            except (json.JSONDecodeError, UnicodeDecodeError):
+                continue
+            if isinstance(obj, dict):
+                out.append(obj)
+        return out
 
 
-def official_result_json(rep: VlmReport, path: Path) -> None:
-    write_json(path, official_result(rep))
-
-
-def save(rep: VlmReport, folder: Path) -> None:
-    rep.save(folder)
-    official_result_json(rep, folder / RESULT)
-
-
-def _log_tail(path: Path, n: int = 3) -> str:
+def log_tail(path: Path, n: int = 3) -> str:
     try:
         lines = [x for x in path.read_text(encoding="utf-8", errors="replace").splitlines() if x]
     except OSError:
@@ -183,63 +133,63 @@ def _log_tail(path: Path, n: int = 3) -> str:
     return " | ".join(lines[-n:])[-400:]
 
 
-def run_vlm(
-    cfg: VlmRunConfig,
-    provenance: Provenance,
-    on_line: Callable[[dict[str, Any]], None] | None = None,
-) -> VlmReport:
-    """Run the runner to the end (or Ctrl-C), save ``vlm.json`` + ``result.json``, return the report.
+@dataclass
+class RunnerOutcome:
+    """What the child left: its records, its exit status, and why it stopped."""
 
-    KeyboardInterrupt is re-raised after the partial reports are saved.
+    lines: list[Record] = field(default_factory=list)
+    exit_code: int | None = None
+    timed_out: bool = False
+
+    @property
+    def started(self) -> bool:
+        return any(x.get("type") == "start" for x in self.lines)
+
+    @property
+    def ended(self) -> bool:
+        return any(x.get("type") == "end" for x in self.lines)
+
+
+def run_runner(
+    cfg: VlmRunConfig, folder: Path, on_line: Callable[[Record], None], outcome: RunnerOutcome
+) -> None:
+    """Run the runner to its end, its timeout or Ctrl-C; ``outcome`` holds the lines in any case.
+
+    ``on_line`` sees every record once, as it is written. KeyboardInterrupt is
+    re-raised after the child has been stopped and its last lines read.
     """
     validate(cfg)
-    records = cfg.folder / RECORDS
+    records = folder / RECORDS
     records.unlink(missing_ok=True)
-    log_path = cfg.folder / LOG
-    seen = 0
+    tail = RecordTail(records)
+
+    def drain() -> None:
+        for line in tail.new_records():
+            outcome.lines.append(line)
+            on_line(line)
+
     deadline = time.monotonic() + cfg.timeout_s if cfg.timeout_s else None
-    with log_path.open("w", encoding="utf-8") as log:
+    with (folder / LOG).open("w", encoding="utf-8") as log:
         try:
             proc = subprocess.Popen(command(cfg, records), stdout=log, stderr=subprocess.STDOUT)
         except OSError as err:
             raise ConfigError(f"cannot start {cfg.python}: {err}", hint="--python PY") from None
-        interrupted = False
         try:
             while proc.poll() is None:
                 time.sleep(POLL_S)
-                lines = read_records(records)
-                for line in lines[seen:]:
-                    if on_line:
-                        on_line(line)
-                seen = len(lines)
+                drain()
                 if deadline and time.monotonic() > deadline:
+                    outcome.timed_out = True
                     proc.kill()
                     break
-        except KeyboardInterrupt:
-            interrupted = True
+        except BaseException:
             proc.terminate()
+            raise
         finally:
             try:
-                proc.wait(timeout=10)
+                proc.wait(timeout=TERMINATE_WAIT_S)
             except subprocess.TimeoutExpired:
                 proc.kill()
                 proc.wait()
-    lines = read_records(records)
-    for line in lines[seen:]:
-        if on_line:
-            on_line(line)
-    rep = build_report(lines, cfg, provenance)
-    rep.runner_exit_code = proc.returncode
-    if not rep.complete:
-        rep.flags.append(
-            f"the runner stopped early (exit {proc.returncode}): {_log_tail(log_path)}"
-        )
-    save(rep, cfg.folder)
-    if interrupted:
-        raise KeyboardInterrupt
-    if not any(x.get("type") == "start" for x in lines):
-        raise TargetError(
-            f"the runner failed before measuring (exit {proc.returncode}): {_log_tail(log_path)}",
-            hint=f"see {log_path}",
-        )
-    return rep
+            outcome.exit_code = proc.returncode
+            drain()

@@ -10,11 +10,16 @@ measured row, ``end``. Harness turns the lines into ``result.json`` and
 ``vlm.json``; the docs (docs/vlm.md) list what is official and what is harness's own.
 
 The official order, per sample (docs/vlm.md, "The procedure"):
-empty_cache + synchronize (CUDA only) → inputs built (not in TTFT; harness times
-it as processor_ms) → synchronize, clock, generate(max_new_tokens=1),
-synchronize → empty_cache, synchronize, sleep 5 ms (CUDA only) → synchronize,
-clock, generate(128) on the SAME inputs object, synchronize → empty_cache +
-synchronize (CUDA only) → fresh inputs, generate(1024), decode. The official
+empty_cache + synchronize twice (CUDA only) → inputs built (not in TTFT; harness
+times it as processor_ms) → synchronize, clock, generate(max_new_tokens=1),
+synchronize, clock → empty_cache, synchronize, sleep 5 ms (CUDA only) →
+synchronize, clock, generate(128) on the SAME inputs object, synchronize, clock
+→ empty_cache + synchronize (CUDA only) → fresh inputs, generate(1024), decode.
+The wrapper's ``processor``/``device``/``model`` properties are read before each
+timed stretch, as the official script does; harness's own reads (CUDA events
+recorded just outside the timed region, token ids, the image grid) come after
+the two timed calls, so nothing runs between the inputs and the TTFT clock that
+the official script does not run. The official
 script calls ``torch.cuda.synchronize()`` unconditionally around the timed
 calls, which fails on a CPU-only torch; here it is called only when CUDA is
 present (the one deliberate difference, so the procedure runs on CPU tests).
@@ -24,15 +29,13 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import importlib.util
 import json
 import math
 import os
-import platform
-import subprocess
 import sys
 import time
 import traceback
-from datetime import datetime
 from typing import Any
 
 # Started as a script, this file's folder is sys.path[0]: harness's own modules
@@ -43,6 +46,17 @@ if sys.path and os.path.abspath(sys.path[0]) == os.path.dirname(os.path.abspath(
 import torch
 
 CUDA = torch.cuda.is_available()
+
+
+def _system_info() -> dict[str, Any]:
+    """``runner_system.py`` beside this file, loaded by path (its folder is off sys.path)."""
+    path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "runner_system.py")
+    spec = importlib.util.spec_from_file_location("harness_runner_system", path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    info: dict[str, Any] = module.system_info()
+    return info
 
 
 def _sync() -> None:
@@ -56,82 +70,14 @@ def _clear() -> None:
         torch.cuda.synchronize()
 
 
-def system_info() -> dict[str, Any]:
-    """The official ``system_info`` keys (psutil figures only when psutil is installed)."""
-    info: dict[str, Any] = {
-        "timestamp": datetime.now().isoformat(),
-        "python_version": sys.version.split()[0],
-        "python_full_version": sys.version,
-        "torch_version": torch.__version__,
-        "cuda_available": CUDA,
-    }
-    if CUDA:
-        props = torch.cuda.get_device_properties(0)
-        cudnn = torch.backends.cudnn.version() if torch.backends.cudnn.is_available() else None
-        info.update(
-            cuda_version=torch.version.cuda or "N/A",
-            cudnn_version=str(cudnn) if cudnn else "N/A",
-            gpu_count=torch.cuda.device_count(),
-            gpu_name=torch.cuda.get_device_name(0),
-            gpu_memory_gb=round(props.total_memory / 1024**3, 2),
-            gpu_compute_capability=f"{props.major}.{props.minor}",
-        )
-        try:
-            smi = subprocess.run(
-                [
-                    "nvidia-smi",
-                    "--query-gpu=name,driver_version,memory.total",
-                    "--format=csv,noheader",
-                ],
-                capture_output=True,
-                text=True,
-                timeout=5,
-            )
-            parts = [p.strip() for p in smi.stdout.strip().split("\n")[0].split(",")]
-            if smi.returncode == 0 and len(parts) >= 3:
-                info["gpu_driver_version"], info["gpu_memory_total"] = parts[1], parts[2]
-        except (OSError, subprocess.SubprocessError):
-            pass  # no nvidia-smi: the official script leaves these keys out too
-    else:
-        info.update(cuda_version="N/A", gpu_count=0, gpu_name="N/A")
-    info["cpu_processor"] = platform.processor() or "N/A"
-    try:
-        import psutil  # optional, as in the official script
-
-        freq = psutil.cpu_freq()
-        mem = psutil.virtual_memory()
-        info.update(
-            cpu_count_physical=psutil.cpu_count(logical=False),
-            cpu_count_logical=psutil.cpu_count(logical=True),
-            cpu_freq_mhz=round(freq.current, 2) if freq and freq.current else "N/A",
-            memory_total_gb=round(mem.total / 1024**3, 2),
-            memory_available_gb=round(mem.available / 1024**3, 2),
-        )
-    except ImportError:
-        info.update(cpu_count_physical="N/A", cpu_count_logical="N/A", cpu_freq_mhz="N/A")
-    try:
-        with open("/proc/cpuinfo", encoding="utf-8") as f:
-            for line in f:
-                if "model name" in line.lower():
-                    info["cpu_model"] = line.split(":", 1)[1].strip()
-                    break
-    except OSError:
-        pass
-    info.setdefault("cpu_model", platform.processor() or "N/A")
-    info.update(
-        platform_system=platform.system(),
-        platform_release=platform.release(),
-        platform_version=platform.version(),
-        platform_machine=platform.machine(),
-        platform_architecture=platform.architecture()[0],
-        ppu_available=False,
-        ppu_info={},
-    )
-    return info
-
-
 class Timer:
-    """Wall clock (the official figure) and, on CUDA, events beside it (harness's own)."""
+    """The official timed region, exactly: synchronize, clock, the call, synchronize, clock.
+
+    On CUDA, events (harness's own) are recorded just OUTSIDE that region — the
+    start before the first synchronize, the end after the last clock — so the
+    wall time holds nothing the official script does not time. The GPU is idle
+    at both marks, so the event time is the region's GPU-timeline length.
+    """
 
     def __init__(self) -> None:
         self.start_ev = torch.cuda.Event(enable_timing=True) if CUDA else None
@@ -140,43 +86,44 @@ class Timer:
         self.wall_s = 0.0
 
     def __enter__(self) -> Timer:
-        _sync()
-        self.t0 = time.perf_counter()
         if self.start_ev is not None:
             self.start_ev.record()
+        _sync()
+        self.t0 = time.perf_counter()
         return self
 
     def __exit__(self, *exc: object) -> None:
-        if self.end_ev is not None:
-            self.end_ev.record()
         _sync()
         self.wall_s = time.perf_counter() - self.t0
+        if self.end_ev is not None:
+            self.end_ev.record()
 
     def event_ms(self) -> float | None:
         if self.start_ev is None or self.end_ev is None:
             return None
+        self.end_ev.synchronize()
         return float(self.start_ev.elapsed_time(self.end_ev))
 
 
-def build_inputs(wrapper: Any, image: Any, question: str) -> Any:
+def build_inputs(processor: Any, device: Any, image: Any, question: str) -> Any:
     messages = [
         {
             "role": "user",
             "content": [{"type": "image", "image": image}, {"type": "text", "text": question}],
         }
     ]
-    return wrapper.processor.apply_chat_template(
+    return processor.apply_chat_template(
         messages,
         tokenize=True,
         add_generation_prompt=True,
         return_dict=True,
         return_tensors="pt",
-    ).to(wrapper.device)
+    ).to(device)
 
 
-def generate(wrapper: Any, inputs: Any, max_new_tokens: int) -> Any:
+def generate(model: Any, inputs: Any, max_new_tokens: int) -> Any:
     with torch.no_grad():
-        return wrapper.model.generate(
+        return model.generate(
             **inputs,
             max_new_tokens=max_new_tokens,
             do_sample=False,
@@ -203,18 +150,23 @@ def _eos_ids(wrapper: Any) -> set[int]:
     return ids
 
 
-def _grid(inputs: Any, wrapper: Any) -> tuple[list[int] | None, int | None]:
+def _grid(inputs: Any, processor: Any) -> tuple[list[int] | None, int | None]:
     grid = inputs.get("image_grid_thw") if hasattr(inputs, "get") else None
     if grid is None:
         return None, None
     dims = [int(x) for x in grid[0].tolist()]
-    merge = int(getattr(getattr(wrapper.processor, "image_processor", None), "merge_size", 1) or 1)
+    merge = int(getattr(getattr(processor, "image_processor", None), "merge_size", 1) or 1)
     return dims, math.prod(dims) // (merge * merge)
+
+
+def _ids(out: Any, start: int) -> list[int]:
+    return [int(x) for x in out[0][start:].tolist()]
 
 
 def measure_sample(
     wrapper: Any, sample: dict[str, Any], args: argparse.Namespace, eos: set[int]
 ) -> dict[str, Any]:
+    """One sample in the official order; harness's own reads come after the timed calls."""
     rec: dict[str, Any] = {
         "type": "sample",
         "question_id": sample["question_id"],
@@ -223,29 +175,27 @@ def measure_sample(
         "answers": sample["answers"],
     }
     errors: list[str] = []
-    _clear()
+    _clear()  # the official loop clears before each sample ...
+    processor, device, model = wrapper.processor, wrapper.device, wrapper.model
+    _clear()  # ... and its measuring function again, once it has read the wrapper's properties
     try:
         t = time.perf_counter()
-        inputs = build_inputs(wrapper, sample["image"], sample["question"])
+        inputs = build_inputs(processor, device, sample["image"], sample["question"])
         rec["processor_ms"] = (time.perf_counter() - t) * 1000
     except Exception as exc:  # the official script: the sample gets "" and no answer
         rec.update(error=_err("inputs", exc), prediction="", answer_generated=False, counted=False)
         traceback.print_exc()
         return rec
     input_len = int(inputs["input_ids"].shape[1])
-    rec["input_tokens"] = input_len
-    rec["image_grid_thw"], rec["visual_tokens"] = _grid(inputs, wrapper)
 
     ttft_s = math.inf
     tput = 0.0
-    ttft_ids: list[int] = []
-    tput_ids: list[int] = []
+    out_ttft = out_tput = None
+    timers: dict[str, Timer] = {}
     try:
-        with Timer() as tm:
-            out = generate(wrapper, inputs, args.ttft_tokens)
-        ttft_s = tm.wall_s
-        rec["ttft_event_ms"] = tm.event_ms()
-        ttft_ids = [int(x) for x in out[0][input_len:].tolist()]
+        with Timer() as timers["ttft"]:
+            out_ttft = generate(model, inputs, args.ttft_tokens)
+        ttft_s = timers["ttft"].wall_s
     except Exception as exc:  # official: TTFT = inf, throughput 0; the answer is still made
         errors.append(_err("ttft", exc))
         traceback.print_exc()
@@ -255,17 +205,23 @@ def measure_sample(
             _clear()
             time.sleep(args.pause_s)
         try:
-            with Timer() as tm:
-                out = generate(wrapper, inputs, args.throughput_tokens)
-            tput_ids = [int(x) for x in out[0][input_len:].tolist()]
-            rec["throughput_ms"] = tm.wall_s * 1000
-            rec["throughput_event_ms"] = tm.event_ms()
-            n = len(tput_ids)
-            tput = n / tm.wall_s if tm.wall_s > args.min_time_s and n > 0 else 0.0
+            with Timer() as timers["throughput"]:
+                out_tput = generate(model, inputs, args.throughput_tokens)
+            wall = timers["throughput"].wall_s
+            n = int(out_tput[0][input_len:].shape[0])
+            tput = n / wall if wall > args.min_time_s and n > 0 else 0.0
+            rec["throughput_ms"] = wall * 1000
         except Exception as exc:
             errors.append(_err("throughput", exc))
             traceback.print_exc()
             _clear()
+    # harness's own reads, after the timed calls (device-to-host copies, events)
+    ttft_ids = _ids(out_ttft, input_len) if out_ttft is not None else []
+    tput_ids = _ids(out_tput, input_len) if out_tput is not None else []
+    for name, timer in timers.items():
+        rec[f"{name}_event_ms"] = timer.event_ms()
+    rec["input_tokens"] = input_len
+    rec["image_grid_thw"], rec["visual_tokens"] = _grid(inputs, processor)
     rec["ttft_ms"] = ttft_s * 1000 if math.isfinite(ttft_s) else None
     rec["throughput_tokens"] = len(tput_ids)
     rec["tok_s"] = tput
@@ -273,19 +229,20 @@ def measure_sample(
     rec["early_eos"] = (
         bool(tput_ids) and len(tput_ids) < args.throughput_tokens and tput_ids[-1] in eos
     )
-    del inputs
+    del inputs, out_ttft, out_tput
 
     _clear()
     answer_ids: list[int] = []
     try:
+        processor, device, model = wrapper.processor, wrapper.device, wrapper.model
         t = time.perf_counter()
-        fresh = build_inputs(wrapper, sample["image"], sample["question"])
+        fresh = build_inputs(processor, device, sample["image"], sample["question"])
         rec["answer_processor_ms"] = (time.perf_counter() - t) * 1000
-        with Timer() as tm:
-            out = generate(wrapper, fresh, args.answer_tokens)
-        answer_ids = [int(x) for x in out[0][int(fresh["input_ids"].shape[1]) :].tolist()]
-        rec["answer_ms"] = tm.wall_s * 1000
-        rec["prediction"] = wrapper.processor.tokenizer.decode(
+        t = time.perf_counter()
+        out = generate(model, fresh, args.answer_tokens)
+        answer_ids = _ids(out, int(fresh["input_ids"].shape[1]))
+        rec["answer_ms"] = (time.perf_counter() - t) * 1000
+        rec["prediction"] = processor.tokenizer.decode(
             answer_ids, skip_special_tokens=True, clean_up_tokenization_spaces=False
         )
         rec["answer_generated"] = True
@@ -322,12 +279,12 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--seed", type=int, default=None)
     args = p.parse_args(argv)
 
-    out = open(args.records, "a", encoding="utf-8", buffering=1)  # noqa: SIM115 (lives for the run)
+    records = open(args.records, "a", encoding="utf-8", buffering=1)  # noqa: SIM115 (the run's)
 
     def emit(obj: dict[str, Any]) -> None:
-        out.write(json.dumps(obj, ensure_ascii=False) + "\n")
-        out.flush()
-        os.fsync(out.fileno())
+        records.write(json.dumps(obj, ensure_ascii=False) + "\n")
+        records.flush()
+        os.fsync(records.fileno())
 
     if args.seed is not None:  # seeds only: never the sample order (as the official script)
         import random
@@ -363,6 +320,7 @@ def main(argv: list[str] | None = None) -> int:
             }
         )
 
+    info = _system_info()  # before the model loads, as the official script
     sys.path.insert(0, os.path.abspath(args.wrapper_dir))
     t = time.perf_counter()
     wrapper = importlib.import_module("evaluation_wrapper").VLMModel(args.model_path)
@@ -371,7 +329,7 @@ def main(argv: list[str] | None = None) -> int:
     emit(
         {
             "type": "start",
-            "system_info": system_info(),
+            "system_info": info,
             "samples": total,
             "dataset_rows": len(dataset),
             "model_load_s": load_s,
@@ -390,11 +348,16 @@ def main(argv: list[str] | None = None) -> int:
     eos = _eos_ids(wrapper)
     for i in range(min(args.warmup_samples, len(samples))):
         rec: dict[str, Any] = {"type": "warmup", "index": i}
-        try:
-            inputs = build_inputs(wrapper, samples[i]["image"], samples[i]["question"])
+        try:  # as the official warm-up: the answer path with a short cap, decoded
+            processor, device, model = wrapper.processor, wrapper.device, wrapper.model
+            inputs = build_inputs(processor, device, samples[i]["image"], samples[i]["question"])
             t = time.perf_counter()
-            generate(wrapper, inputs, args.warmup_tokens)
-            _sync()
+            ids = generate(model, inputs, args.warmup_tokens)
+            processor.tokenizer.decode(
+                ids[0][int(inputs["input_ids"].shape[1]) :],
+                skip_special_tokens=True,
+                clean_up_tokenization_spaces=False,
+            )
             rec["ms"] = (time.perf_counter() - t) * 1000
         except Exception as exc:  # official: a warning, the run goes on
             rec["error"] = _err("warmup", exc)
@@ -416,7 +379,7 @@ def main(argv: list[str] | None = None) -> int:
                 }
             )
     emit({"type": "end"})
-    out.close()
+    records.close()
     return 0
 
 

@@ -6,6 +6,7 @@ digits, over the samples that did not fail (TTFT finite and tok/s ≠ 0).
 Harness adds, labelled as its own: bootstrap 95 % CIs (resampling samples, so
 TTFT and tok/s of one sample move together), the total-tokens / total-time
 rate beside the mean of rates, and a least-squares slope of TTFT on visual tokens.
+Distributions are :func:`harness.stats.dist` (the one summary type).
 """
 
 from __future__ import annotations
@@ -102,30 +103,6 @@ def bootstrap_means(
         )
         out["score"] = Interval(float(np.percentile(s, 2.5)), float(np.percentile(s, 97.5)))
     return out
-
-
-@dataclass(frozen=True)
-class Distribution:
-    n: int
-    mean: float | None
-    p50: float | None
-    p90: float | None
-    min: float | None
-    max: float | None
-
-
-def distribution(xs: Sequence[float]) -> Distribution:
-    if not xs:
-        return Distribution(0, None, None, None, None, None)
-    a = np.asarray(xs, dtype=float)
-    return Distribution(
-        n=len(xs),
-        mean=float(a.mean()),
-        p50=float(np.percentile(a, 50)),
-        p90=float(np.percentile(a, 90)),
-        min=float(a.min()),
-        max=float(a.max()),
-    )
 
 
 def total_rate(tokens: Sequence[int], seconds: Sequence[float]) -> float | None:

@@ -1,8 +1,4 @@
-"""What a VLM run shows, as view models: the official figures, harness's own, the plots.
-
-The report is read through the small accessors at the top (flag texts, the
-distribution fields), so a change of the report's types touches them only.
-"""
+"""What a VLM run shows, as view models: the official figures, harness's own, the plots."""
 
 from __future__ import annotations
 
@@ -10,11 +6,6 @@ from harness.view import fmt
 from harness.view.chart import XY, Bars, BarSeries, Boxes, BoxPanel, Lines, series_color
 from harness.view.model import Figure, Section, Table, section, table, text
 from harness.vlm.report import VlmReport, VlmSample
-
-
-def flag_texts(rep: VlmReport) -> list[str]:
-    """Each flag's text (plain strings today; typed records carry ``.text``)."""
-    return [str(getattr(f, "text", f)) for f in rep.flags]
 
 
 def _counted(rep: VlmReport) -> list[VlmSample]:
@@ -153,15 +144,19 @@ def score_chart(rep: VlmReport) -> Bars | None:
 
 def sections(rep: VlmReport) -> list[Section]:
     charts = (distribution_chart(rep), score_chart(rep), visual_chart(rep))
-    settings = ", ".join(f"{k}={v}" for k, v in rep.non_official.items())
     return [
         section(
             "vlm",
             "AICAS VLM",
             figures_table(rep),
             left_out_table(rep),
-            text(f"non-official settings: {settings}" if settings else "", tone="warn"),
-            text(*flag_texts(rep), tone="warn", bullets=True, prefix="flag: "),
+            # non-official settings are one of the flags (vlm/flags.py: non_official)
+            text(
+                *(f"({f.kind.value}) {f.text}" for f in rep.flags),
+                tone="warn",
+                bullets=True,
+                prefix="flag: ",
+            ),
             *(Figure(c) for c in charts if c is not None),
         )
     ]

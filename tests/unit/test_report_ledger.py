@@ -19,6 +19,7 @@ from harness.report.ledger import (
     read_ledger,
     record_run,
 )
+from harness.risk import texts
 from tests.unit.test_report_data import (
     MODELS,
     URL,
@@ -81,7 +82,7 @@ def test_latency_only_run_is_not_gated_and_shows_latency_flags(tmp_path: Path) -
     )
     e = entry_for_folder(tmp_path / "r")
     assert e.verdict is None and not e.valid
-    assert e.flags == ["failures: 2 timed requests"] and e.risky  # migrated from a string
+    assert texts(e.flags) == ["failures: 2 timed requests"] and e.risky  # migrated from a string
     assert e.quality == [] and e.checks_total is None and e.throughput_score is None
 
 
@@ -134,7 +135,7 @@ def test_record_run_appends_to_the_parent_ledger_and_reads_back(tmp_path: Path) 
         "run-a",
         True,
         False,
-        1,
+        2,
     )
     assert read_ledger(path).entries == [entry]
 

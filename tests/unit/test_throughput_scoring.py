@@ -16,7 +16,7 @@ from harness.throughput.scoring import (
 )
 
 PARIS_WEIGHTS = {1: 1.0, 2: 1.0, 4: 2.0, 8: 2.0, 16: 4.0, 32: 4.0, 64: 8.0}
-# The reference vLLM run's tok/s per level (spec/gpumode-paris.md).
+# The reference vLLM run's tok/s per level (docs/throughput.md, "Reference run").
 REFERENCE = {1: 984.0, 2: 1753.0, 4: 3038.0, 8: 4749.0, 16: 6446.0, 32: 11144.0, 64: 12810.0}
 
 

@@ -27,30 +27,36 @@ def test_early_eos_and_call_dependence() -> None:
         _s(1),
         _s(2, throughput_prefix_of_answer=False),
     ]
-    assert "early EOS" in flags.early_eos(s, 128)[0]
+    (eos,) = flags.early_eos(s, 128)
+    assert "early EOS" in eos.text and eos.kind is FlagKind.EARLY_STOP and eos.source == "vlm"
     out = flags.call_dependence(s, 128)
-    assert len(out) == 1 and "34604" in out[0]
+    assert len(out) == 1 and "34604" in out[0].text
+    assert out[0].kind is FlagKind.VLM_CALL_DEPENDENCE
     assert flags.early_eos([_s(0)], 128) == []
 
 
 def test_second_call_faster_means_caching() -> None:
     cached = [_s(i, ttft_ms=50.0, throughput_ms=40.0) for i in range(4)]
-    assert flags.second_call_faster(cached)
+    assert [f.kind for f in flags.second_call_faster(cached)] == [FlagKind.VLM_CROSS_CALL_CACHE]
     assert flags.second_call_faster([_s(i) for i in range(4)]) == []
 
 
 def test_dropped_pixel_budget_repeats_and_cold_first() -> None:
     s = [_s(0, counted=False, ttft_ms=None, tok_s=0.0, error="ttft: OOM"), _s(1)]
-    assert "1/2 samples left out" in flags.dropped(s)[0]
+    (drop,) = flags.dropped(s)
+    assert "1/2 samples left out" in drop.text and drop.kind is FlagKind.REQUEST_FAILURES
     env = {"processor_pixels": {"size": {"shortest_edge": 4096, "longest_edge": 65536}}}
     cfg = {"size": {"shortest_edge": 4096, "longest_edge": 262144}}
-    assert "longest_edge 65536 (folder: 262144)" in flags.pixel_budget(env, cfg)[0]
+    (pix,) = flags.pixel_budget(env, cfg)
+    assert "longest_edge 65536 (folder: 262144)" in pix.text
+    assert pix.kind is FlagKind.VLM_PIXEL_BUDGET
     assert flags.pixel_budget(env, {"size": env["processor_pixels"]["size"]}) == []
     assert flags.pixel_budget(env, None) == []
     rep = [_s(0, image_sha256="a"), _s(1, image_sha256="a"), _s(2, image_sha256="b")]
-    assert "1 samples reuse" in flags.repeated_images(rep)[0]
+    (again,) = flags.repeated_images(rep)
+    assert "1 samples reuse" in again.text and again.kind is FlagKind.VLM_REPEATED_IMAGES
     cold = [_s(0, tok_s=10.0)] + [_s(i, tok_s=200.0) for i in range(1, 4)]
-    assert flags.cold_first_sample(cold)
+    assert [f.kind for f in flags.cold_first_sample(cold)] == [FlagKind.VLM_COLD_WARMUP]
     assert flags.cold_first_sample([_s(i) for i in range(4)]) == []
 
 
@@ -77,7 +83,8 @@ def test_analyze_official_result_and_gate() -> None:
     verdict, reasons, fl = judge(GateInputs.of(profile, rep, required=["vlm"]))
     assert verdict is Verdict.PASS
     assert any("score vs official" in r.text for r in reasons)
-    assert any("left out" in f.text and f.kind is FlagKind.VLM_INTEGRITY for f in fl)
+    assert any("left out" in f.text and f.kind is FlagKind.REQUEST_FAILURES for f in fl)
+    assert all(f.source == "vlm" for f in fl)
     verdict, _, _ = judge(GateInputs.of(profile, rep, required=["vlm"]), strict=True)
     assert verdict is Verdict.FAIL
     empty = analyze(VlmReport(samples=[_s(0, counted=False, tok_s=0.0)]), spec)

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
+from harness.stats import dist
 from harness.vlm.stats import (
     bootstrap_means,
-    distribution,
     official_mean_ms,
     official_mean_rate,
     score_terms,
@@ -56,9 +56,9 @@ def test_bootstrap_is_seeded_and_brackets_the_mean() -> None:
 
 
 def test_distribution_rate_and_slope() -> None:
-    d = distribution([1.0, 2.0, 3.0])
+    d = dist([1.0, 2.0, 3.0])
     assert (d.n, d.mean, d.p50, d.min, d.max) == (3, 2.0, 2.0, 1.0, 3.0)
-    assert distribution([]).mean is None
+    assert dist([]).mean is None
     assert total_rate([128, 128], [1.0, 3.0]) == 64.0
     assert total_rate([], []) is None
     assert slope([100, 200, 300], [10.0, 20.0, 30.0]) == pytest.approx(0.1)
