@@ -100,10 +100,14 @@ ProbeSource = Literal["token_ids", "logprobs"]
 ProbeResult = Literal["agrees", "disagrees", "unsupported", "failed"]
 
 
-def probe_fields(chat: bool) -> dict[str, Any]:
-    """What a probe adds to its body: vLLM's ``return_token_ids`` (``choices[0].token_ids``)
-    and, for servers without it, logprobs (one entry per generated token)."""
-    return {"return_token_ids": True, "logprobs": True if chat else 0}
+def probe_fields(chat: bool, *, logprobs: bool = False) -> dict[str, Any]:
+    """What a probe adds to its body: vLLM's ``return_token_ids`` (``choices[0].token_ids``),
+    or, for a server without it, logprobs (one entry per generated token). Never both:
+    vLLM answers 400 "Out of range float values" when a generated token's logprob is
+    -inf (seen on the long filler), though its token ids were fine."""
+    if logprobs:
+        return {"logprobs": True} if chat else {"logprobs": 0}
+    return {"return_token_ids": True}
 
 
 def ids_from_reply(body: Any) -> tuple[list[int] | None, ProbeSource | None]:

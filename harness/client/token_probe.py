@@ -2,8 +2,9 @@
 
 Latency and throughput send it when an answer's usage cannot be explained by its
 text (harness/usage.py): the same prompt again, not streamed, with vLLM's
-``return_token_ids`` and logprobs asked for, so the server's own list of generated
-tokens can be counted independently of its ``usage`` field.
+``return_token_ids`` asked for (and, where the reply lists none, once more with
+logprobs), so the server's own list of generated tokens can be counted independently
+of its ``usage`` field.
 """
 
 from __future__ import annotations
@@ -17,10 +18,10 @@ from harness.tokenizer import Tokenizer
 from harness.usage import UsageCheck, ids_from_reply, judge_probe, probe_fields
 
 
-def probe_body(body: dict[str, Any]) -> dict[str, Any]:
-    """``body`` made a probe: not streamed, token ids and logprobs asked for."""
+def probe_body(body: dict[str, Any], *, logprobs: bool = False) -> dict[str, Any]:
+    """``body`` made a probe: not streamed, token ids (or logprobs) asked for."""
     out = {k: v for k, v in body.items() if k not in ("stream", "stream_options")}
-    out.update(probe_fields(chat="messages" in body))
+    out.update(probe_fields(chat="messages" in body, logprobs=logprobs))
     return out
 
 
@@ -38,10 +39,14 @@ async def probe_usage(
     """Send ``body`` as a probe to ``url`` and judge its usage against its token ids."""
     check = UsageCheck(mode=mode, name=name, endpoint=endpoint, prompt=prompt, result="failed")
     rec = await send_request(session, url, probe_body(body), endpoint=endpoint, stream=False)
-    if rec.error is not None:
-        check.error = rec.error.one_line()
-        return check
-    ids, source = ids_from_reply(rec.response)
+    ids, source = (None, None) if rec.error is not None else ids_from_reply(rec.response)
+    if ids is None:  # no return_token_ids here (ignored or refused): logprobs instead
+        again = probe_body(body, logprobs=True)
+        rec = await send_request(session, url, again, endpoint=endpoint, stream=False)
+        if rec.error is not None:
+            check.error = rec.error.one_line()
+            return check
+        ids, source = ids_from_reply(rec.response)
     check.usage_tokens = rec.usage_completion_tokens
     check.finish_reason = rec.finish_reason
     check.text_tokens = tok.count(rec.reasoning + rec.text)

@@ -68,8 +68,11 @@ def test_unsettled_line_is_one_line_over_all_groups():
 
 
 def test_probe_fields_and_ids_from_vllm_and_logprob_replies():
-    assert probe_fields(chat=False) == {"return_token_ids": True, "logprobs": 0}
-    assert probe_fields(chat=True) == {"return_token_ids": True, "logprobs": True}
+    assert probe_fields(chat=False) == {"return_token_ids": True}
+    assert probe_fields(chat=True) == {"return_token_ids": True}
+    # the fallback asks for logprobs alone (vLLM refuses a -inf logprob with a 400)
+    assert probe_fields(chat=False, logprobs=True) == {"logprobs": 0}
+    assert probe_fields(chat=True, logprobs=True) == {"logprobs": True}
     assert ids_from_reply({"choices": [{"token_ids": [5, 6, 7]}]}) == ([5, 6, 7], "token_ids")
     completion_lp = {"choices": [{"logprobs": {"tokens": ["a", "b"], "token_logprobs": [0, 0]}}]}
     assert ids_from_reply(completion_lp) == ([-1, -1], "logprobs")
