@@ -297,7 +297,10 @@ SHAPES = (
 
 def _wrong(o: Outcome, trials: int) -> str:
     out = f"{o.wrong}/{trials} (≤ {o.wrong_upper95:.3%})"
-    return out if o.wrong_exact is None else f"{out}; exact {o.wrong_exact:.3%}"
+    if o.wrong_exact is None:
+        return out
+    exact = f"{o.wrong_exact:.3%}" if o.wrong_exact >= 5e-6 else "< 0.001%"
+    return f"{out}; exact {exact}"
 
 
 def markdown(cases: list[Case]) -> str:
