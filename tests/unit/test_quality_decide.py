@@ -180,12 +180,15 @@ def test_spending_and_the_hypergeometric_law():
 
 def _brute_crossing(total: int, right: int, looks: list[int], bound: tuple[int, ...]) -> float:
     """Every placement of the right answers in the order, equally likely: exact by count."""
-    hits = runs = 0
-    for where in itertools.combinations(range(total), right):
-        seen = np.cumsum(np.isin(np.arange(total), where))
-        hits += any(seen[n - 1] >= u for n, u in zip(looks, bound, strict=True))
-        runs += 1
-    return hits / runs
+    where = np.array(list(itertools.combinations(range(total), right)), dtype=np.int64)
+    rows = np.zeros((max(len(where), 1), total), dtype=np.int64)
+    if right:
+        np.put_along_axis(rows, where, 1, axis=1)
+    seen = np.cumsum(rows, axis=1)
+    hits = np.zeros(len(rows), dtype=bool)
+    for n, u in zip(looks, bound, strict=True):
+        hits |= seen[:, n - 1] >= u
+    return float(hits.mean())
 
 
 def test_the_exact_tail_against_brute_force_on_a_tiny_set():
