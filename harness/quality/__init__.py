@@ -6,8 +6,8 @@ core: preflight, readiness and the offline environment, once each, then the benc
 ``suite`` (the benchmarks in order), ``runner`` (one benchmark's lm-eval call), ``cache`` (answers kept across a
 killed run), ``transport`` (requests with the grader's retries, progress and timings),
 ``grader_lm`` / ``chat_lm`` (the two lm-eval models), ``stats`` (pure scoring and
-statistics), ``decide`` / ``decide_stats`` (``--decide``: rounds, and the pure tests
-that settle a gate early), ``report`` (quality.json), ``views`` / ``render`` / ``console``, ``gate_rules``,
-``kind`` (the registry's record). The benchmarks
+statistics), ``decide`` / ``decide_stats`` / ``decide_exact`` (``--decide``: rounds, and
+the pure tests that settle a gate early), ``report`` (quality.json), ``views`` / ``render`` /
+``console``, ``gate_rules``, ``kind`` (the registry's record). The benchmarks
 themselves are registered by exact lm-eval task name in ``harness.data.benchmarks``.
 """

@@ -8,8 +8,10 @@ each round one ``simple_evaluate`` over that round's documents alone (lm-eval's
 is the one the full run sends and the answer cache serves a later full run without
 asking again. After each round lm-eval's per-document scores feed the tests of
 :mod:`harness.quality.decide_stats`; the benchmark stops at the first look that
-settles its decision. When every document ends up asked, the score is lm-eval's own
-over the full set (answered from the cache), exactly as the full run scores it.
+settles its decision. Each round's end is a look, and the only looks: the exact test
+of a right/wrong benchmark has its boundaries computed for that schedule. When every
+document ends up asked, the score is lm-eval's own over the full set (answered from
+the cache), exactly as the full run scores it.
 """
 
 from __future__ import annotations
@@ -170,7 +172,7 @@ def run_decided(
     design, total = plan.design, plan.design.total
     every = look_every(total, cfg.spec.num_concurrent)
     lm = build_lm(cfg, bench, transport)
-    dec = Decider(design)
+    dec = Decider(design, every=every)  # the exact test's looks: the ends of these rounds
     rows: dict[str, list[dict[str, Any]]] = defaultdict(list)
     asked = looks = side = 0
     settled_by: SettledBy = "risk"
@@ -207,7 +209,7 @@ def run_decided(
         asked += len(batch)
         looks += 1
         look = dec.look()
-        decision = look.decision(design.alpha)
+        decision = look.decision()
         side = int(decision[0])
         settled_by = "certain" if side and int(look.certain[0]) == side else "risk"
         risk = float(look.risk(decision if side else _lean(dec))[0])
@@ -220,7 +222,8 @@ def run_decided(
         return result
     if asked >= total and settled_by != "grader_abort":
         return _complete(cfg, bench, task_manager, transport, looks, started)
-    low, high = (float(v[0]) for v in dec.interval())
+    settled = np.array([side if settled_by != "grader_abort" else 0], dtype=np.int8)
+    low, high = (float(v[0]) for v in dec.interval(settled))
     estimate = float(dec.estimate()[0])
     result.decide = DecideRecord(
         asked=asked,

@@ -13,8 +13,10 @@ judges) when it is
 
 - **certain**: the worst and best completions of the unasked documents, scored with
   the grader's arithmetic, land on the same side (:func:`certain`); or
-- **settled at risk α** (0.001): an anytime-valid test rejects "the full set is on
-  the other side". For each side, ``M_t(μ) = exp(Σ λ_i (x_i − μ_i(μ)) − Σ ψ(λ_i)
+- **settled at risk α** (0.001): a test rejects "the full set is on the other side".
+  A benchmark of one right/wrong stratum (GPQA-Diamond, GSM8K) takes the exact
+  group-sequential test of :mod:`harness.quality.decide_exact`, looked at after each
+  round only. Every other shape takes an anytime-valid test: for each side, ``M_t(μ) = exp(Σ λ_i (x_i − μ_i(μ)) − Σ ψ(λ_i)
   (x_i − x̂_i)²)`` is a nonnegative supermartingale under any configuration ``μ``
   of stratum means (Howard et al. 2021, empirical-Bernstein; centred on the mean
   of the documents still unasked, ``μ_i = (N_h μ_h − S)/(N_h − t)``, as in
@@ -36,14 +38,19 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
+from typing import Literal
 
 import numpy as np
 from numpy.typing import NDArray
 
+from harness.quality.decide_exact import ExactTest
 from harness.quality.report import SCORE_DIGITS
 
 ALPHA = 0.001  # the risk of a decision that the full set would reverse
 CI_ALPHA = 0.05  # the projected score's interval: 95 %
+# the interval inverts anytime tests at 4.9 % and is cut to the side the decision settled
+# on (wrong with probability ≤ α = 0.1 %): 95 % in all, by the union bound
+CS_ALPHA = 0.049
 BET_CAP = 0.8  # decision bets stay below 1, where ψ(λ) grows without bound
 CI_BET_CAP = 0.75
 PRIOR_DRAWS = 4.0  # pseudo-documents at the boundary that damp the first bets
@@ -194,31 +201,60 @@ class Look:
 
     asked: int
     certain: NDArray[np.int8]  # +1 / −1 / 0
-    log_m_pass: Array  # evidence against "the full set fails" (the best look so far)
-    log_m_fail: Array  # evidence against "the full set passes"
+    settled: NDArray[np.int8]  # +1 / −1 / 0: the decision test alone, at risk ≤ α
+    risk_pass: Array  # the risk of deciding PASS now
+    risk_fail: Array  # the risk of deciding FAIL now
 
-    def decision(self, alpha: float) -> NDArray[np.int8]:
+    def decision(self) -> NDArray[np.int8]:
         """+1 settled pass, −1 settled fail, 0 open."""
-        level = math.log(1 / alpha)
-        out = self.certain.copy()
-        out = np.where((out == 0) & (self.log_m_pass >= level), 1, out)
-        out = np.where((out == 0) & (self.log_m_fail >= level), -1, out)
-        return out.astype(np.int8)
+        return np.where(self.certain != 0, self.certain, self.settled).astype(np.int8)
 
     def risk(self, side: NDArray[np.int8]) -> Array:
-        """The risk ``1/M`` of deciding ``side`` (+1 pass, −1 fail) now; 0 when certain."""
-        m = np.where(side > 0, self.log_m_pass, self.log_m_fail)
-        out = np.exp(-np.clip(m, 0.0, 700.0))
+        """The risk of deciding ``side`` (+1 pass, −1 fail) now; 0 when certain."""
+        out = np.where(side > 0, self.risk_pass, self.risk_fail)
         return np.where(self.certain == side, 0.0, out)
 
 
-class Decider:
-    """Sequential state of a benchmark's tests, for ``trials`` independent orders at once."""
+Method = Literal["auto", "anytime"]
 
-    def __init__(self, design: Design, trials: int = 1) -> None:
+
+def uses_exact(design: Design) -> bool:
+    """The exact group-sequential test (:mod:`harness.quality.decide_exact`) decides a
+    benchmark of one right/wrong stratum; every other shape keeps the anytime test."""
+    return len(design.strata) == 1 and design.strata[0].weight == 1
+
+
+def worst_fail(design: Design) -> int:
+    """``M0``: the most right answers of one right/wrong stratum with which the rounded
+    score still fails (−1 when none fails), by the grader's arithmetic."""
+    n = design.total
+    m = min(n, max(0, math.floor(design.b * n) + 2))
+    while m >= 0 and passes(m / n, design.threshold):
+        m -= 1
+    return m
+
+
+def look_points(total: int, every: int) -> list[int]:
+    """The documents asked at each look: after every round of ``every``, and at the end."""
+    return [*range(every, total, every), total]
+
+
+class Decider:
+    """Sequential state of a benchmark's tests, for ``trials`` independent orders at once.
+
+    ``every`` is the round size: the exact test looks after each round and nowhere else
+    (its boundaries are computed for that schedule before the first answer)."""
+
+    def __init__(
+        self, design: Design, trials: int = 1, every: int = 1, method: Method = "auto"
+    ) -> None:
         self.design = design
         h = len(design.strata)
         self.trials = trials
+        self.exact: ExactTest | None = None
+        if method == "auto" and uses_exact(design):
+            points = look_points(design.total, every)
+            self.exact = ExactTest.build(design.total, worst_fail(design), points, design.alpha)
         self.taken = np.zeros(h, dtype=np.int64)  # the schedule is the same in every trial
         self.sum_z = np.zeros((trials, h))
         self.sum_c = np.zeros((trials, h))
@@ -260,10 +296,11 @@ class Decider:
         lam_up = np.clip(gap_up / (r_bar * var + gap_up) * scale, 0.0, BET_CAP)
         lam_down = np.clip(gap_down / (r_bar * var + gap_down) * scale, 0.0, BET_CAP)
         n1 = self.asked + 1.0
-        lam_ci = np.sqrt(2 * math.log(2 / CI_ALPHA) / (var * n1 * math.log(1 + n1)))
+        lam_ci = np.sqrt(2 * math.log(2 / CS_ALPHA) / (var * n1 * math.log(1 + n1)))
         lam_ci = np.minimum(lam_ci * scale, CI_BET_CAP)
-        self.up.add(h, lam_up, x, s_before, n_h, rem, d2)
-        self.down.add(h, lam_down, 1 - x, t - s_before, n_h, rem, d2)
+        if self.exact is None:  # the exact test needs only the counts
+            self.up.add(h, lam_up, x, s_before, n_h, rem, d2)
+            self.down.add(h, lam_down, 1 - x, t - s_before, n_h, rem, d2)
         self.ci_up.add(h, lam_ci, x, s_before, n_h, rem, d2)
         self.ci_down.add(h, lam_ci, 1 - x, t - s_before, n_h, rem, d2)
         self.sum_z[:, h] += x
@@ -280,21 +317,37 @@ class Decider:
         return lo, hi, 1 - hi, 1 - lo
 
     def look(self) -> Look:
-        d, b = self.design, self.design.b
+        d = self.design
+        sure = certain(d, self.sum_c, self.taken)
+        if self.exact is not None:
+            return self._look_exact(sure)
         lo, hi, lo_y, hi_y = self._boxes()
         w = d.weights
-        up = least_log_m(self.up.a, self.up.b, self.up.penalty, w, lo, hi, b + SLACK)
+        up = least_log_m(self.up.a, self.up.b, self.up.penalty, w, lo, hi, d.b + SLACK)
         down = least_log_m(
-            self.down.a, self.down.b, self.down.penalty, w, lo_y, hi_y, 1 - b + SLACK
+            self.down.a, self.down.b, self.down.penalty, w, lo_y, hi_y, 1 - d.b + SLACK
         )
         self.best_up = np.maximum(self.best_up, up)
         self.best_down = np.maximum(self.best_down, down)
+        level = math.log(1 / d.alpha)
+        settled = np.where(self.best_up >= level, 1, np.where(self.best_down >= level, -1, 0))
         return Look(
             self.asked,
-            certain(d, self.sum_c, self.taken),
-            self.best_up.copy(),
-            self.best_down.copy(),
+            sure,
+            settled.astype(np.int8),
+            np.exp(-np.clip(self.best_up, 0.0, 700.0)),
+            np.exp(-np.clip(self.best_down, 0.0, 700.0)),
         )
+
+    def _look_exact(self, sure: NDArray[np.int8]) -> Look:
+        assert self.exact is not None
+        j = self.exact.index(self.asked)
+        if j is None:  # between two scheduled looks the test says nothing
+            ones = np.ones(self.trials)
+            return Look(self.asked, sure, np.zeros(self.trials, dtype=np.int8), ones, ones)
+        right = np.rint(self.sum_c[:, 0]).astype(np.int64)
+        risk_pass, risk_fail = self.exact.risk(j, right)
+        return Look(self.asked, sure, self.exact.settled(j, right), risk_pass, risk_fail)
 
     def estimate(self) -> Array:
         """The projected full-set score: each stratum's mean so far (the pooled mean where a
@@ -303,11 +356,18 @@ class Decider:
         means = np.where(self.taken > 0, self.sum_z / np.maximum(self.taken, 1), pooled)
         return (means * self.design.weights).sum(axis=1)
 
-    def interval(self, iters: int = 40) -> tuple[Array, Array]:
-        """The anytime-valid 95 % interval of the full-set score (bisection on each end)."""
+    def interval(
+        self, side: NDArray[np.int8] | None = None, iters: int = 40
+    ) -> tuple[Array, Array]:
+        """The 95 % interval of the full-set score, valid at any stopping time: the
+        anytime-valid 95.1 % interval (bisection on each end), cut where a decision has
+        settled (``side`` +1 / −1 per trial, 0 open) to that side of the boundary.
+
+        θ falls outside only if it falls outside the anytime interval (≤ 4.9 %) or the
+        decision is wrong (≤ α): with α = 0.001, ≤ 5 % in all."""
         lo, hi, lo_y, hi_y = self._boxes()
         w = self.design.weights
-        level = math.log(2 / CI_ALPHA)
+        level = math.log(2 / CS_ALPHA)
         floor, ceil = (w * lo).sum(axis=1), (w * hi).sum(axis=1)
 
         def bound(test: _Test, box_lo: Array, box_hi: Array, start: Array, end: Array) -> Array:
@@ -324,6 +384,11 @@ class Decider:
 
         low = bound(self.ci_up, lo, hi, floor, ceil)
         high = 1 - bound(self.ci_down, lo_y, hi_y, 1 - ceil, 1 - floor)
+        if side is not None:  # an empty cut means a wrong side or a miss: counted above
+            b = self.design.b
+            low = np.where(side > 0, np.maximum(low, b), low)
+            high = np.where(side < 0, np.minimum(high, b), high)
+            high = np.maximum(high, low)
         return low, high
 
 
