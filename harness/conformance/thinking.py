@@ -65,6 +65,17 @@ async def thinking_on(ctx: CheckContext) -> Outcome:
     if form:
         return passed(f"trace within {cfg.think_budget} tokens as {form}", [ev], form=form)
     off, ev_off = await _ask(ctx, "off")
+    # The switch changes the chat template's prompt (Qwen's OFF template closes an empty
+    # think block): prompts counted differently prove the flag reached the template, so a
+    # missing trace is the model's (it does not think), not the server ignoring the flag.
+    on_n, off_n = rec.usage_prompt_tokens, off.usage_prompt_tokens
+    if off.ok and on_n is not None and off_n is not None and on_n != off_n:
+        return passed(
+            f"the switch reaches the chat template (prompt {on_n} tokens ON, {off_n} OFF); no "
+            f"trace within {cfg.think_budget} tokens: this model does not think there",
+            [ev, ev_off],
+            form=None,
+        )
     # Equal greedy answers do not prove the flag is ignored (a model that does not think
     # answers alike), so neither case fails; the grader reads message.content either way.
     if off.ok and off.text == rec.text:

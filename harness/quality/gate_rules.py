@@ -57,7 +57,10 @@ def quality_rules(rep: QualityReport, expected: list[str] | None = None) -> Judg
         if b.errors:
             text = f"quality: {b.errors} {b.title} requests failed every attempt and were scored as wrong"
             flags.append(risk(FlagKind.REQUEST_FAILURES, "quality", text))
-        if b.thinking_stats and b.thinking_stats.lost_to_budget:
+        # under a cap of the run's own (max_gen_toks, non-official) a lost answer is that
+        # cap's doing, not a risk at the grader's budget: the quality view still counts it
+        own_cap = "max_gen_toks" in rep.non_official
+        if b.thinking_stats and b.thinking_stats.lost_to_budget and not own_cap:
             text = f"quality: {b.thinking_stats.lost_to_budget} {b.title} answers lost to the thinking budget"
             flags.append(risk(FlagKind.THINKING_BUDGET, "quality", text))
     if not rep.official and rep.non_official:

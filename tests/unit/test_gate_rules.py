@@ -304,3 +304,23 @@ def test_partial_measurements_are_incomplete():
     verdict, reasons, _ = judge(inputs(quality=q))
     assert verdict is Verdict.INCOMPLETE
     assert any(r.text == "quality gate mmlu_pro was not measured" for r in reasons)
+
+
+def test_thinking_budget_flag_only_at_the_graders_budget():
+    """An answer lost to the thinking budget is a risk at the grader's cap; under the run's
+    own max_gen_toks (the demo's 24 tokens) it is that cap's doing, and no flag."""
+    from harness.quality.stats import ThinkingStats
+
+    rep = quality_report(GOOD_Q)
+    gpqa = next(b for b in rep.benchmarks if b.name == "gpqa_diamond")
+    gpqa.thinking_stats = ThinkingStats(
+        answers=10, lost_to_budget=2, think_tokens_mean=None, extracted=8
+    )
+    _, _, flags = judge(inputs(quality=rep))
+    assert [f.kind for f in flags if f.kind is FlagKind.THINKING_BUDGET] == [
+        FlagKind.THINKING_BUDGET
+    ]
+    capped = rep.model_copy(update={"official": False, "non_official": {"max_gen_toks": 24}})
+    _, _, flags = judge(inputs(quality=capped))
+    assert FlagKind.THINKING_BUDGET not in {f.kind for f in flags}
+    assert FlagKind.NON_OFFICIAL in {f.kind for f in flags}
