@@ -15,6 +15,7 @@ COLORS = {
     "slower": "red",
     "lower": "red",
     "within noise": "dim",
+    "inconclusive": "yellow",
     "no data": "yellow",
 }
 
@@ -70,6 +71,9 @@ def render(console: Console, rep: CompareReport) -> None:
                 _v(d.verdict),
             )
         console.print(t)
+        for d in rep.latency:
+            if d.verdict == "inconclusive":
+                console.print(f"{d.mode} {d.bucket} {d.metric}: {escape(d.noise_source)}")
         for s in rep.latency_scores:
             console.print(_score_line(f"{s.mode} score (mean speedup)", s, 3))
     if rep.quality:
@@ -109,7 +113,8 @@ def render(console: Console, rep: CompareReport) -> None:
                 console.print(f"  … {len(q.flipped) - FLIPS_SHOWN} more flipped items (--json)")
     if rep.throughput:
         t = Table(title="throughput (B − A; positive = B higher)", title_justify="left")
-        for col in ("concurrency", "tok/s A", "tok/s B", "Δ tok/s", "Δ %", "95 % CI", "verdict"):
+        cols = ("concurrency", "tok/s A", "tok/s B", "Δ tok/s", "Δ %", "95 % CI", "noise")
+        for col in (*cols, "verdict"):
             t.add_column(col, justify="left" if col == "verdict" else "right")
         for lv in rep.throughput:
             t.add_row(
@@ -119,9 +124,13 @@ def render(console: Console, rep: CompareReport) -> None:
                 _f(lv.diff, sign=True),
                 _f(lv.diff_pct, sign=True),
                 _ci(lv.ci95),
+                _f(lv.noise),
                 _v(lv.verdict),
             )
         console.print(t)
+        for lv in rep.throughput:
+            if lv.verdict == "inconclusive":
+                console.print(f"level {lv.concurrency}: {escape(lv.noise_source)}")
         if rep.throughput_score:
             console.print(_score_line("weighted score (tok/s)", rep.throughput_score, 1))
     if rep.vlm:

@@ -161,7 +161,7 @@ def _quality_table(rep: CompareReport) -> str:
 
 
 def _throughput_table(rep: CompareReport) -> str:
-    headers = ["concurrency", "tok/s A", "tok/s B", "Δ", "Δ %", "95% CI", "verdict"]
+    headers = ["concurrency", "tok/s A", "tok/s B", "Δ", "Δ %", "95% CI", "noise", "verdict"]
     rows = [
         [
             str(x.concurrency),
@@ -170,6 +170,7 @@ def _throughput_table(rep: CompareReport) -> str:
             _num(x.diff, sign=True),
             _num(x.diff_pct, sign=True),
             _ci(x.ci95),
+            _num(x.noise),
             x.verdict,
         ]
         for x in rep.throughput

@@ -29,23 +29,27 @@ def level(conc: int, tok_s: float | None, weight: float) -> LevelResult:
     )
 
 
+def row(
+    c: int, i: int, kind: str = "random", e2e_ms: float = 1000.0, tokens: int = 10
+) -> RequestRow:
+    return RequestRow(
+        level=c,
+        phase="timed",
+        index=i,
+        kind=kind,  # type: ignore[arg-type]
+        ok=True,
+        prompt_tokens=tokens,
+        output_tokens=10,
+        e2e_ms=e2e_ms,
+        start_ms=float(i),
+    )
+
+
 def report(
-    tok_s: dict[int, float], weights: dict[int, float], **settings: object
+    tok_s: dict[int, float], weights: dict[int, float], *, waves: int = 2, **settings: object
 ) -> ThroughputReport:
-    reqs = [
-        RequestRow(
-            level=c,
-            phase="timed",
-            index=i,
-            kind="random",
-            ok=True,
-            prompt_tokens=10,
-            output_tokens=10,
-            e2e_ms=1000.0,
-        )
-        for c in tok_s
-        for i in range(2)
-    ]
+    """Identical requests, ``waves`` waves of ``concurrency`` requests per level."""
+    reqs = [row(c, i) for c in tok_s for i in range(waves * c)]
     return ThroughputReport(
         url="u",
         endpoint="/v1/chat/completions",
@@ -71,6 +75,44 @@ def test_levels_and_weighted_score():
     assert levels[1].ci95 == pytest.approx((100.0, 100.0))  # identical requests: no spread
     assert score.diff == pytest.approx(50.25) and score.verdict == "higher"
     assert score.ci95 == pytest.approx((50.25, 50.25))
+    # identical requests: no drift, so the band is the minimum effect
+    assert levels[1].noise == pytest.approx(2.0) and levels[1].noise_source == "min-effect 1 %"
+
+
+def test_one_wave_level_is_inconclusive_and_so_is_the_score():
+    w = {1: 0.5, 2: 0.5}
+    a = report({1: 100.0, 2: 200.0}, w, waves=1)
+    b = report({1: 150.0, 2: 300.0}, w, waves=1)
+    levels, score = compare_throughput(a, b)
+    # level 1 with one request, level 2 with two requests at once: one wave each
+    assert [x.verdict for x in levels] == ["inconclusive", "inconclusive"]
+    assert "one wave" in levels[0].noise_source
+    assert score.verdict == "inconclusive" and "one wave" in score.noise_source
+
+
+def test_drift_over_waves_is_the_band():
+    # A's two waves ran at 10 and 5 tokens per request-second: a 47 % relative SD
+    a = report({1: 100.0}, {1: 1.0})
+    a.requests = [row(1, 0, e2e_ms=2000.0), row(1, 1, e2e_ms=4000.0)]
+    b = report({1: 130.0}, {1: 1.0})
+    levels, _ = compare_throughput(a, b)
+    sd = (20 / 2 - 20 / 4) / (7.5 * 2**0.5)  # |r1 - r2| / sqrt(2), relative to their mean
+    # one block-to-block spread, df 1: t 12.706
+    assert levels[0].noise == pytest.approx(12.706 * 100.0 * sd)
+    assert levels[0].noise_source == "drift within runs (2/2 blocks of waves)"
+    assert levels[0].verdict == "within noise"
+
+
+def test_spot_checks_stay_out_of_the_ci():
+    # 8 requests, 2 of them spot checks with a short prompt: the CI comes from the 6 others
+    a = report({4: 100.0}, {4: 1.0})
+    b = report({4: 120.0}, {4: 1.0})
+    for rep in (a, b):
+        rep.requests[1] = row(4, 1, kind="spot", tokens=1)
+        rep.requests[6] = row(4, 6, kind="spot", tokens=1)
+    levels, _ = compare_throughput(a, b)
+    assert levels[0].ci95 == pytest.approx((20.0, 20.0))
+    assert levels[0].verdict == "higher"
 
 
 def test_missing_level_value():

@@ -1,0 +1,160 @@
+"""A run's own drift: how much a statistic moves between consecutive blocks of one run (pure).
+
+Two runs of the same server differ by more than either run's bootstrap CI says:
+the CI resamples requests as if they were independent, but the machine's load,
+the server's state and the client's scheduling change over time, and they
+change the whole run at once. ``harness compare`` cannot see the gap between
+two runs, but it can see how much each run moved over its own length: the
+timed requests, in the order they were sent, are cut into ``BLOCKS``
+consecutive blocks, the statistic (a median, a tokens-per-second ratio) is
+computed on each block, and the SD of the block values is that run's drift.
+
+The noise band of a difference B − A is then a 95 % prediction bound for the
+difference of two such values, ``t(df) · sqrt(sd_A² + sd_B²)``, df by
+Welch–Satterthwaite from each side's ``blocks − 1``: a whole run is taken to
+drift from another as much as one block of it drifts from another block. A
+block holds fewer requests than a run, so its value also carries more sampling
+error: the band errs wide, never narrow. ``bench/compare_calibration.py``
+measures what it gives (docs/compare.md).
+
+Fewer than two blocks (one request; one wave of a throughput level) give no
+estimate: the difference is then inconclusive.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+BLOCKS = 4  # blocks a run is cut into (docs/compare.md: why 4)
+
+# two-sided 95 % Student t quantiles (the 0.975 quantile) by degrees of freedom
+_T975 = {
+    1: 12.706,
+    2: 4.303,
+    3: 3.182,
+    4: 2.776,
+    5: 2.571,
+    6: 2.447,
+    7: 2.365,
+    8: 2.306,
+    9: 2.262,
+    10: 2.228,
+    12: 2.179,
+    15: 2.131,
+    20: 2.086,
+    30: 2.042,
+    60: 2.000,
+    120: 1.980,
+}
+
+
+def t975(df: float) -> float:
+    """The 0.975 quantile of Student's t with ``df`` degrees of freedom.
+
+    A df between two listed ones takes the lower one's quantile (the wider band);
+    above 120, the normal 1.96. df below 1 is treated as 1.
+    """
+    if df > 120:
+        return 1.96
+    return _T975[max(d for d in _T975 if d <= max(df, 1.0))]
+
+
+@dataclass(frozen=True)
+class Drift:
+    """The SD of a statistic over a run's consecutive blocks (ddof 1), and the block count."""
+
+    sd: float
+    blocks: int
+
+    @property
+    def df(self) -> int:
+        return self.blocks - 1
+
+
+def block_indexes(n: int, blocks: int = BLOCKS) -> list[list[int]]:
+    """``range(n)`` cut into ``min(blocks, n)`` consecutive blocks, sizes differing by at most 1."""
+    if n <= 0 or blocks <= 0:
+        return []
+    return [list(map(int, b)) for b in np.array_split(np.arange(n), min(blocks, n))]
+
+
+def block_drift(
+    values: Sequence[float], statistic: Callable[[Sequence[float]], float]
+) -> Drift | None:
+    """The drift of ``statistic`` over ``values`` in order (a block per index group)."""
+    groups = block_indexes(len(values))
+    if len(groups) < 2:
+        return None
+    stats = [statistic([values[i] for i in g]) for g in groups]
+    return Drift(sd=float(np.std(stats, ddof=1)), blocks=len(stats))
+
+
+def median_drift(values: Sequence[float]) -> Drift | None:
+    """The drift of the median of ``values`` (in the order the requests were sent)."""
+    return block_drift(values, lambda xs: float(np.median(xs)))
+
+
+def score_drift(buckets: Sequence[Sequence[float]], baselines: Sequence[float]) -> Drift | None:
+    """The drift of a latency score (mean over buckets of baseline / median).
+
+    Block k of the score is the score of block k of every bucket; every bucket
+    needs at least two requests, and the block count is the smallest bucket's.
+    """
+    if not buckets or len(buckets) != len(baselines):
+        return None
+    k = min(min(len(b) for b in buckets), BLOCKS)
+    if k < 2:
+        return None
+    per_bucket = [
+        [base / float(np.median([xs[i] for i in g])) for g in block_indexes(len(xs), k)]
+        for xs, base in zip(buckets, baselines, strict=True)
+    ]
+    scores = np.mean(np.asarray(per_bucket, dtype=float), axis=0)
+    return Drift(sd=float(np.std(scores, ddof=1)), blocks=k)
+
+
+def ratio_drift(
+    tokens: Sequence[float], seconds: Sequence[float], waves: Sequence[int]
+) -> Drift | None:
+    """The relative drift of a throughput level's tokens per request-second.
+
+    ``waves[i]`` is request i's wave (its send position // concurrency): requests
+    of one wave run at the same moment, so a block is a run of whole waves, and a
+    level of one wave gives no estimate. Each block's value is Σ tokens / Σ seconds
+    of its requests; the SD is relative to the blocks' mean (a share, 0.02 = 2 %).
+    """
+    ids = sorted(set(waves))
+    groups = block_indexes(len(ids))
+    if len(groups) < 2:
+        return None
+    ratios: list[float] = []
+    for g in groups:
+        chosen = {ids[i] for i in g}
+        tok = sum(t for t, w in zip(tokens, waves, strict=True) if w in chosen)
+        sec = sum(s for s, w in zip(seconds, waves, strict=True) if w in chosen)
+        if sec <= 0:
+            return None
+        ratios.append(tok / sec)
+    mean = float(np.mean(ratios))
+    if mean <= 0:
+        return None
+    return Drift(sd=float(np.std(ratios, ddof=1)) / mean, blocks=len(ratios))
+
+
+def drift_band(parts: Sequence[tuple[float, Drift]]) -> float:
+    """95 % bound of a sum of independent drifting terms: ``t(df) · sqrt(Σ (scale · sd)²)``.
+
+    ``parts`` are (scale, drift) pairs: (1, drift) for a latency median in ms,
+    (weight × tok/s, relative drift) for a throughput level. df by
+    Welch–Satterthwaite over the parts' ``blocks − 1``. No parts, or no spread: 0.
+    """
+    var = [(scale * d.sd) ** 2 for scale, d in parts]
+    total = sum(var)
+    if total <= 0:
+        return 0.0
+    df = total**2 / sum(v * v / d.df for v, (_, d) in zip(var, parts, strict=True))
+    return t975(df) * math.sqrt(total)

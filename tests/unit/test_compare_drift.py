@@ -1,0 +1,94 @@
+"""A run's own drift (harness/compare/drift.py) with literal numbers, empty and single samples."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+from harness.compare.drift import (
+    Drift,
+    block_indexes,
+    drift_band,
+    median_drift,
+    ratio_drift,
+    score_drift,
+    t975,
+)
+
+
+def test_t975_table_rounds_df_down_and_ends_at_the_normal():
+    assert t975(1) == 12.706
+    assert t975(6) == 2.447
+    assert t975(6.9) == 2.447  # a fractional df takes the lower df: the wider band
+    assert t975(11) == 2.228  # between 10 and 12: 10's quantile
+    assert t975(0.5) == 12.706  # below 1: as 1
+    assert t975(120) == 1.980
+    assert t975(121) == 1.96
+    assert t975(math.inf) == 1.96
+
+
+def test_block_indexes():
+    assert block_indexes(0) == []
+    assert block_indexes(1) == [[0]]
+    assert block_indexes(3) == [[0], [1], [2]]
+    assert block_indexes(5) == [[0, 1], [2], [3], [4]]
+    assert block_indexes(8) == [[0, 1], [2, 3], [4, 5], [6, 7]]
+    assert block_indexes(10) == [[0, 1, 2], [3, 4, 5], [6, 7], [8, 9]]
+
+
+def test_median_drift_empty_single_and_literal():
+    assert median_drift([]) is None
+    assert median_drift([5.0]) is None  # one block: no estimate
+    d = median_drift([1.0, 3.0])
+    assert d == Drift(sd=pytest.approx(math.sqrt(2)), blocks=2)  # type: ignore[arg-type]
+    # block medians 1.5, 3.5, 5.5, 7.5: SD (ddof 1) = sqrt(20 / 3)
+    d8 = median_drift([1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0])
+    assert d8 is not None and d8.blocks == 4 and d8.df == 3
+    assert d8.sd == pytest.approx(math.sqrt(20 / 3))
+    assert median_drift([10.0, 10.0, 10.0, 10.0, 10.0]) == Drift(sd=0.0, blocks=4)
+
+
+def test_score_drift():
+    assert score_drift([], []) is None
+    assert score_drift([[10.0]], [100.0]) is None  # one request per bucket
+    assert score_drift([[10.0, 20.0]], [100.0, 50.0]) is None  # a baseline per bucket
+    # one bucket: block scores 10, 10, 5, 5
+    d = score_drift([[10.0, 10.0, 20.0, 20.0]], [100.0])
+    assert d is not None and d.blocks == 4
+    assert d.sd == pytest.approx(math.sqrt(4 * 2.5**2 / 3))
+    # two buckets, two blocks: (10 + 5) / 2 and (5 + 2.5) / 2
+    d2 = score_drift([[10.0, 20.0], [20.0, 40.0]], [100.0, 100.0])
+    assert d2 is not None and d2.blocks == 2
+    assert d2.sd == pytest.approx((7.5 - 3.75) / math.sqrt(2))
+    # the block count follows the shortest bucket
+    d3 = score_drift([[10.0] * 8, [10.0, 10.0, 10.0]], [100.0, 100.0])
+    assert d3 == Drift(sd=0.0, blocks=3)
+
+
+def test_ratio_drift_blocks_are_whole_waves():
+    assert ratio_drift([], [], []) is None
+    assert ratio_drift([10.0, 10.0], [1.0, 2.0], [0, 0]) is None  # one wave: no estimate
+    # two waves: 20 tokens / 2 s and 20 tokens / 4 s → 10 and 5 tok/s, relative SD
+    d = ratio_drift([10.0, 10.0, 10.0, 10.0], [1.0, 1.0, 2.0, 2.0], [0, 0, 1, 1])
+    assert d is not None and d.blocks == 2
+    assert d.sd == pytest.approx(math.sqrt(12.5) / 7.5)
+    # eight waves of one request → four blocks of two waves
+    d8 = ratio_drift([1.0] * 8, [1.0] * 8, list(range(8)))
+    assert d8 == Drift(sd=0.0, blocks=4)
+    assert ratio_drift([1.0, 1.0], [0.0, 0.0], [0, 1]) is None  # no time: no ratio
+
+
+def test_drift_band():
+    assert drift_band([]) == 0.0
+    assert drift_band([(1.0, Drift(0.0, 4)), (1.0, Drift(0.0, 4))]) == 0.0
+    # equal SDs, 4 blocks each: df 6, t 2.447
+    assert drift_band([(1.0, Drift(1.0, 4)), (1.0, Drift(1.0, 4))]) == pytest.approx(
+        2.447 * math.sqrt(2)
+    )
+    # SD 3 and 4: var 25, Welch df 625 / (81/3 + 256/3) = 5.56 → t(5) 2.571
+    assert drift_band([(1.0, Drift(3.0, 4)), (1.0, Drift(4.0, 4))]) == pytest.approx(2.571 * 5)
+    # relative drifts scaled by tok/s: 2 % of 100 on each side
+    assert drift_band([(100.0, Drift(0.02, 4)), (100.0, Drift(0.02, 4))]) == pytest.approx(
+        2.447 * math.sqrt(8)
+    )
