@@ -127,7 +127,7 @@ SETTINGS = {
         "throughput", "fast", 5.0, 0.5, (8, 64), ("same", "rate-10%"), (1, 8), 64, 64
     ),
     ("throughput", "realistic"): Setting(
-        "throughput", "realistic", 30.0, 2.0, (64,), ("same", "rate-10%"), (8, 32), 1024, 256
+        "throughput", "realistic", 30.0, 2.0, (64,), ("same", "rate-10%"), (4, 16), 1024, 256
     ),
 }
 
@@ -391,9 +391,9 @@ def main() -> int:
         default=[],
         help="only these run sizes (latency runs / throughput requests per level; default: all)",
     )
-    p.add_argument("--pairs", type=int, default=100, help="groups per fast setting (default: 100)")
+    p.add_argument("--pairs", type=int, default=40, help="groups per fast setting (default: 40)")
     p.add_argument(
-        "--realistic-pairs", type=int, default=30, help="groups per realistic setting (default: 30)"
+        "--realistic-pairs", type=int, default=20, help="groups per realistic setting (default: 20)"
     )
     p.add_argument("--seed", type=int, default=0, help="orders and prompt seeds (default: 0)")
     p.add_argument("--keep", help="keep the run folders here (default: a temporary folder)")

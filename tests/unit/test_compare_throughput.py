@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from harness.compare.comparable import throughput_differences
+from harness.compare.model import CompareReport
 from harness.compare.throughput import compare_throughput
 from harness.throughput.report import LevelResult, RequestRow, ThroughputReport
 
@@ -128,3 +131,28 @@ def test_throughput_differences():
     a = report({1: 1.0}, {1: 1.0}, max_tokens=1024)
     b = report({1: 1.0}, {1: 1.0}, max_tokens=512)
     assert throughput_differences(a, b) == ["throughput max_tokens: A 1024, B 512"]
+
+
+def test_schema_1_compare_json_is_migrated():
+    v1 = {
+        "schema_version": 1,
+        "kind": "compare",
+        "run_a": "a",
+        "run_b": "b",
+        "profile": "gpumode-paris",
+        "throughput": [
+            {
+                "concurrency": 1,
+                "tok_s_a": 100.0,
+                "tok_s_b": 120.0,
+                "diff": 20.0,
+                "diff_pct": 20.0,
+                "ci95": [15.0, 25.0],
+                "verdict": "higher",
+            }
+        ],
+    }
+    rep = CompareReport.from_json(json.dumps(v1))
+    assert rep.schema_version == 2
+    assert rep.throughput[0].noise == 0.0 and rep.throughput[0].noise_source == ""
+    assert rep.throughput[0].verdict == "higher"
