@@ -51,6 +51,7 @@ from harness.profiles import load_profile
 from harness.runs import Provenance
 from harness.simulate.config import SimConfig
 from harness.simulate.process import SimProcess
+from harness.stats import wilson_interval
 from harness.throughput import config as throughput_config
 from harness.throughput.core import measure_throughput
 from harness.tokenizer import Tokenizer, load_tokenizer
@@ -260,19 +261,8 @@ def judge(
                 cell.false += v not in ("within noise", want)
 
 
-def wilson(k: int, n: int, z: float = 1.96) -> tuple[float, float] | None:
-    """95 % Wilson score interval of a binomial rate k/n (None for n = 0)."""
-    if n <= 0:
-        return None
-    p = k / n
-    den = 1 + z * z / n
-    mid = (p + z * z / (2 * n)) / den
-    half = z * ((p * (1 - p) / n + z * z / (4 * n * n)) ** 0.5) / den
-    return max(0.0, mid - half), min(1.0, mid + half)
-
-
 def rate(k: int, n: int) -> str:
-    ci = wilson(k, n)
+    ci = wilson_interval(k, n)
     if ci is None:
         return "-"
     return f"{k:>3}/{n:<3} {100 * k / n:5.1f}% [{100 * ci[0]:4.1f},{100 * ci[1]:5.1f}]"
