@@ -40,11 +40,17 @@ def _p(p: float | None) -> str:
     return f"{p:.2g}" if p < 0.01 else f"{p:.3f}"
 
 
+def _noise(value: float, verdict: str, digits: int = 1) -> str:
+    """The band, or "?" where the runs were too short to estimate it (inconclusive)."""
+    return "?" if verdict == "inconclusive" else f"{value:.{digits}f}"
+
+
 def _score_line(label: str, s: ScoreDiff, digits: int) -> str:
     return (
         f"{label}: A {_f(s.score_a, digits)} → B {_f(s.score_b, digits)}, "
         f"{_f(s.diff, digits, sign=True)} ({_f(s.diff_pct, 1, sign=True)} %), "
-        f"95 % CI {_ci(s.ci95, digits)}, noise ±{s.noise:.{digits}f} ({s.noise_source}) → {_v(s.verdict)}"
+        f"95 % CI {_ci(s.ci95, digits)}, noise ±{_noise(s.noise, s.verdict, digits)} "
+        f"({s.noise_source}) → {_v(s.verdict)}"
     )
 
 
@@ -67,7 +73,7 @@ def render(console: Console, rep: CompareReport) -> None:
                 _f(d.diff_ms, sign=True),
                 _f(d.diff_pct, sign=True),
                 _ci(d.ci95_ms),
-                _f(d.noise_ms),
+                _noise(d.noise_ms, d.verdict),
                 _v(d.verdict),
             )
         console.print(t)
@@ -124,7 +130,7 @@ def render(console: Console, rep: CompareReport) -> None:
                 _f(lv.diff, sign=True),
                 _f(lv.diff_pct, sign=True),
                 _ci(lv.ci95),
-                _f(lv.noise),
+                _noise(lv.noise, lv.verdict),
                 _v(lv.verdict),
             )
         console.print(t)

@@ -35,6 +35,11 @@ def _num(v: float | None, digits: int = 1, sign: bool = False) -> str:
     return f"{v:+.{digits}f}" if sign else f"{v:.{digits}f}"
 
 
+def _band(v: float, verdict: str, digits: int = 1) -> str:
+    """The noise band, or "?" where the runs were too short to estimate it."""
+    return "?" if verdict == "inconclusive" else _num(v, digits)
+
+
 def latency_plot(rep: CompareReport) -> Plot | None:
     """Δ median (B − A, % of A) per mode / bucket / metric, with its 95 % CI and noise band."""
     rows = [d for d in rep.latency if d.diff_pct is not None and d.median_a_ms]
@@ -109,7 +114,7 @@ def _latency_table(rep: CompareReport) -> str:
             _num(d.diff_ms, sign=True),
             _num(d.diff_pct, sign=True),
             _ci(d.ci95_ms),
-            _num(d.noise_ms),
+            _band(d.noise_ms, d.verdict),
             d.verdict,
         ]
         for d in rep.latency
@@ -125,7 +130,7 @@ def _latency_table(rep: CompareReport) -> str:
                 _num(s.diff, 3, sign=True),
                 _num(s.diff_pct, sign=True),
                 _ci(s.ci95, 3),
-                _num(s.noise, 3),
+                _band(s.noise, s.verdict, 3),
                 s.verdict,
             ]
         )
@@ -170,7 +175,7 @@ def _throughput_table(rep: CompareReport) -> str:
             _num(x.diff, sign=True),
             _num(x.diff_pct, sign=True),
             _ci(x.ci95),
-            _num(x.noise),
+            _band(x.noise, x.verdict),
             x.verdict,
         ]
         for x in rep.throughput
