@@ -33,6 +33,7 @@ import json
 import os
 import random
 import shutil
+import subprocess
 import sys
 import tempfile
 import time
@@ -241,12 +242,26 @@ class Cell:
     no_call: int = 0  # "inconclusive" or "no data": compare declined to judge
 
 
+def compare(a: Path, b: Path, checkout: str | None) -> CompareReport:
+    """This checkout's compare in-process, or another checkout's ``harness compare --json``."""
+    if checkout is None:
+        return compare_runs(CompareConfig(run_a=a, run_b=b))
+    argv = [sys.executable, "-m", "harness", "compare", str(a), str(b), "--json", "--no-save"]
+    env = dict(os.environ, PYTHONPATH=str(Path(checkout).resolve()))
+    out = subprocess.run(argv, env=env, capture_output=True, text=True, timeout=300, check=True)
+    return CompareReport.from_json(out.stdout)  # an older schema is migrated
+
+
 def judge(
-    setting: Setting, folder: Path, cells: dict[tuple[str, int, str, str], Cell], size: int
+    setting: Setting,
+    folder: Path,
+    cells: dict[tuple[str, int, str, str], Cell],
+    size: int,
+    checkout: str | None = None,
 ) -> None:
     for change_name in setting.changes:
         change = _changes(setting)[change_name]
-        rep = compare_runs(CompareConfig(run_a=folder / "A", run_b=folder / change_name))
+        rep = compare(folder / "A", folder / change_name, checkout)
         for metric, v in verdicts(rep).items():
             want = change.moves(metric)
             key = (setting.name, size, metric, change_name)
@@ -282,6 +297,40 @@ def table(kind: str, cells: dict[tuple[str, int, str, str], Cell]) -> str:
             f"{detected:<26} {c.no_call:>7}"
         )
     return "\n".join(lines)
+
+
+def markdown(kind: str, cells: dict[tuple[str, int, str, str], Cell]) -> str:
+    """One row per (setting, size, metric): false verdicts over every comparison in which the
+    metric did not move (identical servers, and changes that leave it alone), the detection
+    rate of each change that moves it, verdicts in the wrong direction, and no-calls."""
+    moving = [c for c in (LATENCY_CHANGES if kind == "latency" else THROUGHPUT_CHANGES)]
+    moving = [c for c in moving if c != "same"]
+    rows: dict[tuple[str, int, str], dict[str, Cell]] = {}
+    for (name, size, metric, change), c in sorted(cells.items(), key=_order):
+        rows.setdefault((name, size, metric), {})[change] = c
+    head = ["setting", "size", "metric", "false verdicts", *[f"{c} detected" for c in moving]]
+    head += ["wrong direction", "no call"]
+    lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    for (name, size, metric), by_change in rows.items():
+        still = {ch: c for ch, c in by_change.items() if ch == "same" or _no_move(kind, ch, metric)}
+        moved = {ch: c for ch, c in by_change.items() if ch not in still}
+        false = _md_rate(sum(c.false for c in still.values()), sum(c.n for c in still.values()))
+        cols = [name, str(size), metric, false]
+        for ch in moving:
+            c = moved.get(ch)
+            cols.append("—" if c is None else _md_rate(c.detected, c.n))
+        wrong = sum(c.false for c in moved.values())
+        cols.append(f"{wrong}/{sum(c.n for c in moved.values())}" if moved else "—")
+        cols.append(str(sum(c.no_call for c in by_change.values())))
+        lines.append("| " + " | ".join(cols) + " |")
+    return "\n".join(lines)
+
+
+def _md_rate(k: int, n: int) -> str:
+    ci = wilson_interval(k, n)
+    if ci is None:
+        return "—"
+    return f"{k}/{n} = {100 * k / n:.0f} % [{100 * ci[0]:.0f}, {100 * ci[1]:.0f}]"
 
 
 def _no_move(kind: str, change: str, metric: str) -> bool:
@@ -338,11 +387,12 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
             if info["kind"] != kind:
                 continue
             setting = SETTINGS[(kind, info["setting"])]
-            judge(setting, Path(info["folder"]), cells, info["size"])
+            judge(setting, Path(info["folder"]), cells, info["size"], args.compare_checkout)
             loads.append(info["load1"])
         if cells:
             out["tables"][kind] = {
                 "text": table(kind, cells),
+                "markdown": markdown(kind, cells),
                 "cells": [
                     {"setting": k[0], "size": k[1], "metric": k[2], "change": k[3]} | vars(c)
                     for k, c in sorted(cells.items(), key=_order)
@@ -388,6 +438,14 @@ def main() -> int:
     p.add_argument("--seed", type=int, default=0, help="orders and prompt seeds (default: 0)")
     p.add_argument("--keep", help="keep the run folders here (default: a temporary folder)")
     p.add_argument("--from", dest="from_dir", help="judge the runs kept in this folder again")
+    p.add_argument(
+        "--compare-checkout",
+        help="judge with the `harness compare` of another checkout (e.g. main's, to compare "
+        "two versions on the same runs), run as a subprocess (default: this checkout's)",
+    )
+    p.add_argument(
+        "--markdown", action="store_true", help="also print a condensed table in Markdown"
+    )
     p.add_argument("--json", action="store_true", help="the figures as JSON on stdout")
     args = p.parse_args()
     res = run(args)
@@ -397,6 +455,8 @@ def main() -> int:
     for kind, t in res["tables"].items():
         print(t["text"])
         print(f"load average (1 min) at group start: {res['loads'][kind]}\n")
+        if args.markdown:
+            print(t["markdown"] + "\n")
     return 0
 
 
