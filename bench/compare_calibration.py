@@ -246,9 +246,13 @@ def compare(a: Path, b: Path, checkout: str | None) -> CompareReport:
     """This checkout's compare in-process, or another checkout's ``harness compare --json``."""
     if checkout is None:
         return compare_runs(CompareConfig(run_a=a, run_b=b))
-    argv = [sys.executable, "-m", "harness", "compare", str(a), str(b), "--json", "--no-save"]
-    env = dict(os.environ, PYTHONPATH=str(Path(checkout).resolve()))
-    out = subprocess.run(argv, env=env, capture_output=True, text=True, timeout=300, check=True)
+    root = Path(checkout).resolve()
+    argv = [sys.executable, "-m", "harness", "compare", str(a.resolve()), str(b.resolve())]
+    argv += ["--json", "--no-save"]
+    env = dict(os.environ, PYTHONPATH=str(root))  # `-m` also puts the cwd first: run there
+    out = subprocess.run(
+        argv, env=env, cwd=root, capture_output=True, text=True, timeout=300, check=True
+    )
     return CompareReport.from_json(out.stdout)  # an older schema is migrated
 
 
