@@ -10,6 +10,7 @@ from harness.compare.latency import compare_latency
 from harness.compare.load import load_run
 from harness.compare.model import CompareReport
 from harness.compare.quality import compare_quality
+from harness.compare.stats import MIN_EFFECT_PCT
 from harness.compare.throughput import compare_throughput
 from harness.compare.vlm import compare_vlm
 from harness.errors import UsageError
@@ -21,7 +22,7 @@ class CompareConfig:
     run_a: Path
     run_b: Path
     seed: int = 0
-    min_effect_pct: float = 1.0  # differences below this share of A are within noise
+    min_effect_pct: float = MIN_EFFECT_PCT  # differences below this % of A are within noise
 
 
 def compare_runs(cfg: CompareConfig, provenance: Provenance | None = None) -> CompareReport:

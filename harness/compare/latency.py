@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from harness.compare.comparable import common_modes
 from harness.compare.drift import Drift, drift_band, median_drift, score_drift
 from harness.compare.model import LatencyDiff, ScoreDiff, Verdict
-from harness.compare.stats import diff_of_medians_ci, score_diff_ci, verdict
+from harness.compare.stats import MIN_EFFECT_PCT, diff_of_medians_ci, score_diff_ci, verdict
 from harness.latency.repeats import RepeatsReport
 from harness.latency.report import LatencyReport, RequestRow
 from harness.stats import median
@@ -122,7 +122,7 @@ def compare_latency(
     *,
     repeats_a: RepeatsReport | None = None,
     repeats_b: RepeatsReport | None = None,
-    min_effect_pct: float = 1.0,
+    min_effect_pct: float = MIN_EFFECT_PCT,
     seed: int = 0,
 ) -> tuple[list[LatencyDiff], list[ScoreDiff]]:
     diffs: list[LatencyDiff] = []

@@ -29,7 +29,7 @@ class LatencyDiff(BaseModel):
     diff_pct: float | None  # of A's median
     ci95_ms: tuple[float, float] | None
     noise_ms: float  # the band a difference must exceed (min effect, between-run spread)
-    noise_source: str  # "min-effect 1.0 %" or "between-run range of N repeats"
+    noise_source: str  # "min-effect 2 %", "drift within runs (4/4 blocks)", "between-run range …"
     verdict: Verdict
 
 
@@ -154,7 +154,7 @@ class CompareReport(Report):
     run_b: str
     profile: str
     seed: int = 0
-    min_effect_pct: float = 1.0
+    min_effect_pct: float = 2.0  # harness/compare/stats.py: MIN_EFFECT_PCT
     latency: list[LatencyDiff] = Field(default_factory=list)
     latency_scores: list[ScoreDiff] = Field(default_factory=list)
     quality: list[QualityDiff] = Field(default_factory=list)

@@ -14,6 +14,11 @@ from dataclasses import dataclass
 import numpy as np
 
 RESAMPLES = 2000
+# The default minimum effect, % of A. Two fresh processes of the same server differ by
+# 1-2 % of a median on a quiet machine while each run is steady inside (its blocks agree
+# within 0.2 %): an offset no within-run statistic can see. At 1 %, 8 % of identical pairs
+# were called at 20 runs; at 2 %, none (bench/compare_calibration.py, docs/compare.md).
+MIN_EFFECT_PCT = 2.0
 
 
 def _interval(values: np.ndarray, level: float) -> tuple[float, float]:

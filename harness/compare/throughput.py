@@ -15,7 +15,12 @@ from dataclasses import dataclass
 
 from harness.compare.drift import Drift, drift_band, ratio_drift
 from harness.compare.model import LevelDiff, ScoreDiff, Verdict
-from harness.compare.stats import LevelSample, verdict, weighted_throughput_diff_ci
+from harness.compare.stats import (
+    MIN_EFFECT_PCT,
+    LevelSample,
+    verdict,
+    weighted_throughput_diff_ci,
+)
 from harness.throughput.report import LevelResult, RequestRow, ThroughputReport
 
 WORDS = {"better": "higher", "worse": "lower"}
@@ -74,7 +79,11 @@ def _noise(
 
 
 def compare_throughput(
-    a: ThroughputReport, b: ThroughputReport, *, min_effect_pct: float = 1.0, seed: int = 0
+    a: ThroughputReport,
+    b: ThroughputReport,
+    *,
+    min_effect_pct: float = MIN_EFFECT_PCT,
+    seed: int = 0,
 ) -> tuple[list[LevelDiff], ScoreDiff]:
     la = {x.concurrency: x for x in a.levels}
     diffs: list[LevelDiff] = []

@@ -79,7 +79,7 @@ def test_levels_and_weighted_score():
     assert score.diff == pytest.approx(50.25) and score.verdict == "higher"
     assert score.ci95 == pytest.approx((50.25, 50.25))
     # identical requests: no drift, so the band is the minimum effect
-    assert levels[1].noise == pytest.approx(2.0) and levels[1].noise_source == "min-effect 1 %"
+    assert levels[1].noise == pytest.approx(4.0) and levels[1].noise_source == "min-effect 2 %"
 
 
 def test_one_wave_level_is_inconclusive_and_so_is_the_score():
