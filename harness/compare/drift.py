@@ -6,15 +6,22 @@ the server's state and the client's scheduling change over time, and they
 change the whole run at once. ``harness compare`` cannot see the gap between
 two runs, but it can see how much each run moved over its own length: the
 timed requests, in the order they were sent, are cut into ``BLOCKS``
-consecutive blocks, the statistic (a median, a tokens-per-second ratio) is
-computed on each block, and the SD of the block values is that run's drift.
+consecutive blocks, the statistic is computed on each block, and the spread of
+the block values is that run's drift.
 
-The noise band of a difference B − A is then a 95 % prediction bound for the
-difference of two such values, ``t(df) · sqrt(sd_A² + sd_B²)``, df by
-Welch–Satterthwaite from each side's ``blocks − 1``: a whole run is taken to
-drift from another as much as one block of it drifts from another block. A
+The spread has the robustness of the statistic it stands for. A median
+shrugs off a burst that slows a few requests, so the drift of a median (and of
+a latency score, built from medians) is the robust spread of the block medians,
+1.4826 × their median absolute deviation (the SD a normal spread would have),
+which ignores the one most deviant block. A throughput level's tok/s is a sum
+over all its requests, and a slow wave costs it wall time, so its drift is the
+plain SD of the block ratios.
+
+The noise band of a difference B − A is then ``t(df) · sqrt(s_A² + s_B²)``,
+df by Welch–Satterthwaite from each side's ``blocks − 1``: a whole run is taken
+to drift from another as much as one block of it drifts from another block. A
 block holds fewer requests than a run, so its value also carries more sampling
-error: the band errs wide, never narrow. ``bench/compare_calibration.py``
+error: the band errs wide, not narrow. ``bench/compare_calibration.py``
 measures what it gives (docs/compare.md).
 
 Fewer than two blocks (one request; one wave of a throughput level) give no
@@ -65,7 +72,7 @@ def t975(df: float) -> float:
 
 @dataclass(frozen=True)
 class Drift:
-    """The SD of a statistic over a run's consecutive blocks (ddof 1), and the block count."""
+    """The spread of a statistic over a run's consecutive blocks, and the block count."""
 
     sd: float
     blocks: int
@@ -82,15 +89,26 @@ def block_indexes(n: int, blocks: int = BLOCKS) -> list[list[int]]:
     return [list(map(int, b)) for b in np.array_split(np.arange(n), min(blocks, n))]
 
 
+MAD_TO_SD = 1.4826  # the SD of a normal distribution whose median absolute deviation is 1
+
+
+def robust_sd(values: Sequence[float]) -> float:
+    """1.4826 × the median absolute deviation from the median (0 for fewer than 2 values)."""
+    if len(values) < 2:
+        return 0.0
+    a = np.asarray(values, dtype=float)
+    return MAD_TO_SD * float(np.median(np.abs(a - np.median(a))))
+
+
 def block_drift(
     values: Sequence[float], statistic: Callable[[Sequence[float]], float]
 ) -> Drift | None:
-    """The drift of ``statistic`` over ``values`` in order (a block per index group)."""
+    """The robust spread of ``statistic`` over ``values`` in order (a block per index group)."""
     groups = block_indexes(len(values))
     if len(groups) < 2:
         return None
     stats = [statistic([values[i] for i in g]) for g in groups]
-    return Drift(sd=float(np.std(stats, ddof=1)), blocks=len(stats))
+    return Drift(sd=robust_sd(stats), blocks=len(stats))
 
 
 def median_drift(values: Sequence[float]) -> Drift | None:
@@ -114,7 +132,7 @@ def score_drift(buckets: Sequence[Sequence[float]], baselines: Sequence[float]) 
         for xs, base in zip(buckets, baselines, strict=True)
     ]
     scores = np.mean(np.asarray(per_bucket, dtype=float), axis=0)
-    return Drift(sd=float(np.std(scores, ddof=1)), blocks=k)
+    return Drift(sd=robust_sd(list(scores)), blocks=k)
 
 
 def ratio_drift(
@@ -125,7 +143,8 @@ def ratio_drift(
     ``waves[i]`` is request i's wave (its send position // concurrency): requests
     of one wave run at the same moment, so a block is a run of whole waves, and a
     level of one wave gives no estimate. Each block's value is Σ tokens / Σ seconds
-    of its requests; the SD is relative to the blocks' mean (a share, 0.02 = 2 %).
+    of its requests; the plain SD (ddof 1: a sum feels every slow wave) relative to
+    the blocks' mean (a share, 0.02 = 2 %).
     """
     ids = sorted(set(waves))
     groups = block_indexes(len(ids))

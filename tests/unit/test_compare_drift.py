@@ -12,6 +12,7 @@ from harness.compare.drift import (
     drift_band,
     median_drift,
     ratio_drift,
+    robust_sd,
     score_drift,
     t975,
 )
@@ -37,36 +38,49 @@ def test_block_indexes():
     assert block_indexes(10) == [[0, 1, 2], [3, 4, 5], [6, 7], [8, 9]]
 
 
+def test_robust_sd():
+    assert robust_sd([]) == 0.0
+    assert robust_sd([5.0]) == 0.0
+    assert robust_sd([1.0, 3.0]) == pytest.approx(1.4826)  # deviations 1, 1
+    # one far value does not move it: median 3, deviations 2, 1, 0, 1, 97 → MAD 1
+    assert robust_sd([1.0, 2.0, 3.0, 4.0, 100.0]) == pytest.approx(1.4826)
+
+
 def test_median_drift_empty_single_and_literal():
     assert median_drift([]) is None
     assert median_drift([5.0]) is None  # one block: no estimate
     d = median_drift([1.0, 3.0])
-    assert d == Drift(sd=pytest.approx(math.sqrt(2)), blocks=2)  # type: ignore[arg-type]
-    # block medians 1.5, 3.5, 5.5, 7.5: SD (ddof 1) = sqrt(20 / 3)
+    assert d == Drift(sd=pytest.approx(1.4826), blocks=2)  # type: ignore[arg-type]
+    # block medians 1.5, 3.5, 5.5, 7.5: deviations from 4.5 are 3, 1, 1, 3 → MAD 2
     d8 = median_drift([1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0])
     assert d8 is not None and d8.blocks == 4 and d8.df == 3
-    assert d8.sd == pytest.approx(math.sqrt(20 / 3))
+    assert d8.sd == pytest.approx(1.4826 * 2)
     assert median_drift([10.0, 10.0, 10.0, 10.0, 10.0]) == Drift(sd=0.0, blocks=4)
+    # one block hit by a burst (medians 10, 10, 10, 14): the run's median barely moves,
+    # and neither does the robust spread
+    burst = median_drift([10.0, 10.0, 10.0, 10.0, 10.0, 10.0, 14.0, 14.0])
+    assert burst == Drift(sd=0.0, blocks=4)
 
 
 def test_score_drift():
     assert score_drift([], []) is None
     assert score_drift([[10.0]], [100.0]) is None  # one request per bucket
     assert score_drift([[10.0, 20.0]], [100.0, 50.0]) is None  # a baseline per bucket
-    # one bucket: block scores 10, 10, 5, 5
+    # one bucket: block scores 10, 10, 5, 5 → deviations from 7.5 all 2.5
     d = score_drift([[10.0, 10.0, 20.0, 20.0]], [100.0])
     assert d is not None and d.blocks == 4
-    assert d.sd == pytest.approx(math.sqrt(4 * 2.5**2 / 3))
-    # two buckets, two blocks: (10 + 5) / 2 and (5 + 2.5) / 2
+    assert d.sd == pytest.approx(1.4826 * 2.5)
+    # two buckets, two blocks: scores (10 + 5) / 2 and (5 + 2.5) / 2, deviations 1.875
     d2 = score_drift([[10.0, 20.0], [20.0, 40.0]], [100.0, 100.0])
     assert d2 is not None and d2.blocks == 2
-    assert d2.sd == pytest.approx((7.5 - 3.75) / math.sqrt(2))
+    assert d2.sd == pytest.approx(1.4826 * 1.875)
     # the block count follows the shortest bucket
     d3 = score_drift([[10.0] * 8, [10.0, 10.0, 10.0]], [100.0, 100.0])
     assert d3 == Drift(sd=0.0, blocks=3)
 
 
 def test_ratio_drift_blocks_are_whole_waves():
+    # a sum feels every slow wave: the plain SD, not the robust one
     assert ratio_drift([], [], []) is None
     assert ratio_drift([10.0, 10.0], [1.0, 2.0], [0, 0]) is None  # one wave: no estimate
     # two waves: 20 tokens / 2 s and 20 tokens / 4 s → 10 and 5 tok/s, relative SD
@@ -76,6 +90,9 @@ def test_ratio_drift_blocks_are_whole_waves():
     # eight waves of one request → four blocks of two waves
     d8 = ratio_drift([1.0] * 8, [1.0] * 8, list(range(8)))
     assert d8 == Drift(sd=0.0, blocks=4)
+    # one slow block of four: ratios 1, 1, 1, 0.5 (mean 0.875), SD 0.25
+    slow = ratio_drift([1.0] * 8, [1.0] * 6 + [2.0] * 2, list(range(8)))
+    assert slow is not None and slow.sd == pytest.approx(0.25 / 0.875)
     assert ratio_drift([1.0, 1.0], [0.0, 0.0], [0, 1]) is None  # no time: no ratio
 
 
