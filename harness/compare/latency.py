@@ -55,7 +55,10 @@ def _between_run(
 def _drift(da: Drift | None, db: Drift | None) -> tuple[float | None, str]:
     """The band of the two runs' own drift; None when a run is too short to tell."""
     if da is None or db is None:
-        return None, "too few requests to estimate the runs' drift"
+        return (
+            None,
+            "one timed request: no estimate of the runs' drift (needs --runs 2 or more, or --repeats)",
+        )
     return drift_band([(1.0, da), (1.0, db)]), f"drift within runs ({da.blocks}/{db.blocks} blocks)"
 
 

@@ -95,7 +95,10 @@ def test_bucket_diff_empty_and_single():
         [100.0], [110.0], mode="official", bucket="short", metric="e2e", min_effect_pct=1.0
     )
     assert d1.ci95_ms == (10.0, 10.0) and d1.verdict == "inconclusive"
-    assert d1.noise_source == "too few requests to estimate the runs' drift"
+    assert (
+        d1.noise_source
+        == "one timed request: no estimate of the runs' drift (needs --runs 2 or more, or --repeats)"
+    )
     # ... unless repeats measured the between-run spread
     d2 = bucket_diff(
         [100.0],
