@@ -46,6 +46,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from harness.compare.core import CompareConfig, compare_runs
 from harness.compare.model import CompareReport
+from harness.errors import HarnessError
 from harness.latency import config as latency_config
 from harness.latency.core import measure_latency
 from harness.profiles import load_profile
@@ -197,8 +198,14 @@ def measure_group(
             seed = rng.randrange(1 << 31)
             measure_one(setting, size, sims[role].url, folder / role, tok, seed)
     finally:
+        stuck = []
         for sim in sims.values():
-            sim.stop()
+            try:
+                sim.stop()
+            except subprocess.TimeoutExpired:  # killed but not yet reaped (seen under load)
+                stuck.append(sim.pid)
+        if stuck:
+            print(f"simulators {stuck} did not exit within 10 s", file=sys.stderr)
     return {
         "folder": str(folder),
         "order": order,
@@ -373,7 +380,13 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
                 for size in sizes:
                     for g in range(pairs):
                         folder = keep / f"{kind}-{name}-{size}" / f"g{g:03d}"
-                        info = measure_group(setting, size, folder, tok, rng)
+                        try:
+                            info = measure_group(setting, size, folder, tok, rng)
+                        except (HarnessError, subprocess.TimeoutExpired, OSError) as err:
+                            # a group that did not finish is left out of the rates, and said
+                            manifest.setdefault("failed", []).append(f"{folder}: {err}")
+                            print(f"{folder}: failed ({err}), left out", file=sys.stderr)
+                            continue
                         info |= {"kind": kind, "setting": name, "size": size}
                         manifest["groups"].append(info)
                         manifest_path.write_text(json.dumps(manifest, indent=1))
@@ -383,7 +396,12 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
                             file=sys.stderr,
                             flush=True,
                         )
-    out: dict[str, Any] = {"folder": str(keep), "tables": {}, "loads": {}}
+    out: dict[str, Any] = {
+        "folder": str(keep),
+        "tables": {},
+        "loads": {},
+        "failed_groups": manifest.get("failed", []),
+    }
     for kind in ("latency", "throughput"):
         cells: dict[tuple[str, int, str, str], Cell] = {}
         loads: list[float] = []
@@ -456,6 +474,8 @@ def main() -> int:
     if args.json:
         print(json.dumps(res, indent=1))
         return 0
+    for line in res["failed_groups"]:
+        print(f"left out: {line}")
     for kind, t in res["tables"].items():
         print(t["text"])
         print(f"load average (1 min) at group start: {res['loads'][kind]}\n")
