@@ -26,6 +26,14 @@ measures what it gives (docs/compare.md).
 
 Fewer than two blocks (one request; one wave of a throughput level) give no
 estimate: the difference is then inconclusive.
+
+What no block can show is a change of conditions between two runs that are
+each steady inside (the load doubling between A and B). Such a shift moves a
+loaded run's requests and spreads them alike, so a latency difference must
+also exceed ``sqrt(s_A² + s_B²)`` where s is the robust SD of each run's own
+requests (:func:`robust_sd`; :func:`score_spread` for a score): on a quiet
+machine the requests agree within a fraction of a millisecond and this costs
+nothing; on a loaded one it keeps a load shift from being called a change.
 """
 
 from __future__ import annotations
@@ -177,3 +185,20 @@ def drift_band(parts: Sequence[tuple[float, Drift]]) -> float:
         return 0.0
     df = total**2 / sum(v * v / d.df for v, (_, d) in zip(var, parts, strict=True))
     return t975(df) * math.sqrt(total)
+
+
+def score_spread(buckets: Sequence[Sequence[float]], baselines: Sequence[float]) -> float:
+    """The robust spread of one run's requests carried to its latency score.
+
+    score = mean over buckets of baseline / median, so a spread s of a bucket's
+    requests moves the score by about baseline / median² · s / (number of buckets);
+    the buckets' terms add in quadrature. 0 without requests.
+    """
+    if not buckets or len(buckets) != len(baselines) or any(not len(b) for b in buckets):
+        return 0.0
+    terms = [
+        base / float(np.median(xs)) ** 2 * robust_sd(xs)
+        for xs, base in zip(buckets, baselines, strict=True)
+        if float(np.median(xs)) > 0
+    ]
+    return math.sqrt(sum(t * t for t in terms)) / len(buckets)

@@ -2,17 +2,25 @@
 
 Pure: takes the two reports (and their repeat summaries), returns records.
 The noise band a difference must exceed is the largest of the minimum effect
-(``min_effect_pct`` of A's median), the runs' own drift (harness/compare/drift.py)
-and, when either run was repeated, the between-run range of its medians
-(docs/compare.md).
+(``min_effect_pct`` of A's median), the runs' own drift and the spread of their
+requests (harness/compare/drift.py) and, when either run was repeated, the
+between-run range of its medians (docs/compare.md).
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 
 from harness.compare.comparable import common_modes
-from harness.compare.drift import Drift, drift_band, median_drift, score_drift
+from harness.compare.drift import (
+    Drift,
+    drift_band,
+    median_drift,
+    robust_sd,
+    score_drift,
+    score_spread,
+)
 from harness.compare.model import LatencyDiff, ScoreDiff, Verdict
 from harness.compare.stats import MIN_EFFECT_PCT, diff_of_medians_ci, score_diff_ci, verdict
 from harness.latency.repeats import RepeatsReport
@@ -62,11 +70,20 @@ def _drift(da: Drift | None, db: Drift | None) -> tuple[float | None, str]:
     return drift_band([(1.0, da), (1.0, db)]), f"drift within runs ({da.blocks}/{db.blocks} blocks)"
 
 
+SPREAD = "spread of the runs' requests"
+
+
 def _noise(
-    floor: float, drift: tuple[float | None, str], spread: float, spread_src: str, floor_src: str
+    floor: float,
+    floor_src: str,
+    drift: tuple[float | None, str],
+    spread: float,
+    spread_src: str,
+    requests: float,
 ) -> tuple[float, str]:
-    """The largest of the minimum effect, the runs' drift and the between-run spread."""
-    options = [(floor, floor_src)]
+    """The largest of the minimum effect, the runs' drift, the between-run spread (repeats)
+    and the spread of the runs' requests."""
+    options = [(floor, floor_src), (requests, SPREAD)]
     if drift[0] is not None:
         options.append((drift[0], drift[1]))
     if spread_src:
@@ -92,7 +109,9 @@ def bucket_diff(
     ci = diff_of_medians_ci(a, b, seed=seed)
     drift = _drift(median_drift(a), median_drift(b))
     floor = abs(ma or 0.0) * min_effect_pct / 100
-    noise, src = _noise(floor, drift, spread_ms, spread_src, f"min-effect {min_effect_pct:g} %")
+    requests = math.hypot(robust_sd(a), robust_sd(b))
+    floor_src = f"min-effect {min_effect_pct:g} %"
+    noise, src = _noise(floor, floor_src, drift, spread_ms, spread_src, requests)
     # with repeats, their between-run range stands in for a drift a short run cannot show
     known = drift[0] is not None or bool(spread_src)
     if not known:
@@ -192,7 +211,9 @@ def _score_diff(
     present = [x for x in ranges if x is not None]
     spread, spread_src = (max(present), "between-run range of the score") if present else (0.0, "")
     floor = abs(score_a or 0.0) * min_effect_pct / 100
-    noise, src = _noise(floor, drift, spread, spread_src, f"min-effect {min_effect_pct:g} %")
+    requests = math.hypot(score_spread(sa, baselines), score_spread(sb, baselines))
+    floor_src = f"min-effect {min_effect_pct:g} %"
+    noise, src = _noise(floor, floor_src, drift, spread, spread_src, requests)
     known = drift[0] is not None or bool(spread_src)
     if not known:
         src = drift[1]

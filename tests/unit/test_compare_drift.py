@@ -14,6 +14,7 @@ from harness.compare.drift import (
     ratio_drift,
     robust_sd,
     score_drift,
+    score_spread,
     t975,
 )
 
@@ -109,3 +110,15 @@ def test_drift_band():
     assert drift_band([(100.0, Drift(0.02, 4)), (100.0, Drift(0.02, 4))]) == pytest.approx(
         2.447 * math.sqrt(8)
     )
+
+
+def test_score_spread():
+    assert score_spread([], []) == 0.0
+    assert score_spread([[]], [100.0]) == 0.0
+    assert score_spread([[10.0, 20.0]], [100.0, 50.0]) == 0.0  # a baseline per bucket
+    # median 15, robust SD 1.4826 × 5: the score moves by 100 / 15² per ms
+    one = score_spread([[10.0, 10.0, 20.0, 20.0]], [100.0])
+    assert one == pytest.approx(100 / 225 * 1.4826 * 5)
+    # a second bucket without spread halves it (the mean of two buckets)
+    two = score_spread([[10.0, 10.0, 20.0, 20.0], [10.0, 10.0, 10.0, 10.0]], [100.0, 100.0])
+    assert two == pytest.approx(one / 2)

@@ -124,6 +124,17 @@ def test_bucket_diff_run_drift_is_the_band():
     assert d.diff_ms == pytest.approx(3.0) and d.verdict == "within noise"
 
 
+def test_bucket_diff_spread_of_the_requests_is_the_band():
+    # steady blocks (every block's median is 100) but requests spread ±5 ms: a loaded run.
+    # A shift of 6 ms is within the requests' own spread, sqrt(2) × 1.4826 × 5
+    a = [95.0, 105.0] * 4
+    b = [x + 6 for x in a]
+    d = bucket_diff(a, b, mode="official", bucket="short", metric="e2e", min_effect_pct=1.0)
+    assert d.noise_ms == pytest.approx(2**0.5 * 1.4826 * 5)
+    assert d.noise_source == "spread of the runs' requests"
+    assert d.verdict == "within noise"
+
+
 def test_compare_latency_score_and_repeats_band():
     a, b = report(A), report(SLOWER)
     diffs, scores = compare_latency(a, b)
