@@ -1,9 +1,10 @@
 """How often is ``harness compare`` wrong? False-verdict and detection rates, measured.
 
-Many *groups*, each: fresh ``harness simulate`` processes (subprocesses, port 0)
-for a reference server A, an identical twin A' and one server per known change;
-then, one after the other in a shuffled order (A always first, as a user measures
-the reference first), a run of the real core against each (``measure_latency``
+Many *groups*, each: a reference server A, an identical twin A' and one server
+per known change, each a fresh ``harness simulate`` process (subprocess, port 0)
+started for its run and stopped after it; one after the other in a shuffled
+order (A always first, as a user measures the reference first), a run of the
+real core against each (``measure_latency``
 official + strict, or ``measure_throughput``'s Paris sweep), saved as a normal run
 folder; then the real ``compare_runs`` on (A, A') and on (A, B) for each change.
 
@@ -184,28 +185,23 @@ def measure_one(
 def measure_group(
     setting: Setting, size: int, folder: Path, tok: Tokenizer, rng: random.Random
 ) -> dict[str, Any]:
-    """One group: fresh simulators, A first, then A' and each change in a shuffled order."""
-    roles = ["A", *setting.changes]
+    """One group: A first, then A' and each change in a shuffled order; each run against a
+    simulator started for it and stopped after it (as a user restarts a server with a new
+    setting; simulators started together would share their start-up cost with A's run)."""
     changes = {"A": SAME} | {c: _changes(setting)[c] for c in setting.changes}
-    sims = {r: SimProcess(sim_config(setting, changes[r])) for r in roles}
     order = ["A", *rng.sample(setting.changes, len(setting.changes))]
     load = os.getloadavg()[0]
     t0 = time.perf_counter()
-    try:
-        for sim in sims.values():
-            sim.start()
-        for role in order:
-            seed = rng.randrange(1 << 31)
-            measure_one(setting, size, sims[role].url, folder / role, tok, seed)
-    finally:
-        stuck = []
-        for sim in sims.values():
+    for role in order:
+        seed = rng.randrange(1 << 31)
+        sim = SimProcess(sim_config(setting, changes[role])).start()
+        try:
+            measure_one(setting, size, sim.url, folder / role, tok, seed)
+        finally:
             try:
                 sim.stop()
             except subprocess.TimeoutExpired:  # killed but not yet reaped (seen under load)
-                stuck.append(sim.pid)
-        if stuck:
-            print(f"simulators {stuck} did not exit within 10 s", file=sys.stderr)
+                print(f"simulator {sim.pid} did not exit within 10 s", file=sys.stderr)
     return {
         "folder": str(folder),
         "order": order,

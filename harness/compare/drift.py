@@ -14,12 +14,15 @@ shrugs off a burst that slows a few requests, so the drift of a median (and of
 a latency score, built from medians) is the robust spread of the block medians,
 1.4826 × their median absolute deviation (the SD a normal spread would have),
 which ignores the one most deviant block. A throughput level's tok/s is a sum
-over all its requests, and a slow wave costs it wall time, so its drift is the
-plain SD of the block ratios.
+over all its requests, and a slow wave costs it wall time, so its drift is a
+plain SD; and since two runs of one procedure share the shape of their waves
+(the first wave starts all at once, the last is short), the blocks of B are
+set against the same blocks of A (:func:`ratio_drift`).
 
 The noise band of a difference B − A is then ``t(df) · sqrt(s_A² + s_B²)``,
-df by Welch–Satterthwaite from each side's ``blocks − 1``: a whole run is taken
-to drift from another as much as one block of it drifts from another block. A
+df by Welch–Satterthwaite from each side's ``blocks − 1`` (throughput:
+``t(blocks − 1) · s`` of the paired blocks): a whole run is taken to drift from
+another as much as one block of it drifts from another block. A
 block holds fewer requests than a run, so its value also carries more sampling
 error: the band errs wide, not narrow. ``bench/compare_calibration.py``
 measures what it gives (docs/compare.md).
@@ -143,16 +146,15 @@ def score_drift(buckets: Sequence[Sequence[float]], baselines: Sequence[float]) 
     return Drift(sd=robust_sd(list(scores)), blocks=k)
 
 
-def ratio_drift(
+def wave_blocks(
     tokens: Sequence[float], seconds: Sequence[float], waves: Sequence[int]
-) -> Drift | None:
-    """The relative drift of a throughput level's tokens per request-second.
+) -> list[float] | None:
+    """A throughput level's tokens per request-second, block by block of whole waves.
 
     ``waves[i]`` is request i's wave (its send position // concurrency): requests
     of one wave run at the same moment, so a block is a run of whole waves, and a
-    level of one wave gives no estimate. Each block's value is Σ tokens / Σ seconds
-    of its requests; the plain SD (ddof 1: a sum feels every slow wave) relative to
-    the blocks' mean (a share, 0.02 = 2 %).
+    level of one wave gives no blocks (None). Each block's value is Σ tokens /
+    Σ seconds of its requests.
     """
     ids = sorted(set(waves))
     groups = block_indexes(len(ids))
@@ -163,20 +165,35 @@ def ratio_drift(
         chosen = {ids[i] for i in g}
         tok = sum(t for t, w in zip(tokens, waves, strict=True) if w in chosen)
         sec = sum(s for s, w in zip(seconds, waves, strict=True) if w in chosen)
-        if sec <= 0:
+        if sec <= 0 or tok <= 0:
             return None
         ratios.append(tok / sec)
-    mean = float(np.mean(ratios))
-    if mean <= 0:
+    return ratios
+
+
+def ratio_drift(blocks_a: Sequence[float], blocks_b: Sequence[float]) -> Drift | None:
+    """The relative drift of B's tok/s against A's, block against block.
+
+    Runs of one procedure have the same waves in the same places, and the same
+    shape over them (the first wave of a closed loop starts all at once, the last
+    one is short): that shape is no noise, and it cancels block by block. Each
+    block k gives ``b_k / mean(b) − a_k / mean(a)``; their plain SD (ddof 1: a sum
+    feels every slow wave) is the drift of B relative to A, as a share of tok/s,
+    with ``blocks − 1`` degrees of freedom. None unless both have the same blocks.
+    """
+    if len(blocks_a) != len(blocks_b) or len(blocks_a) < 2:
         return None
-    return Drift(sd=float(np.std(ratios, ddof=1)) / mean, blocks=len(ratios))
+    a = np.asarray(blocks_a, dtype=float)
+    b = np.asarray(blocks_b, dtype=float)
+    diffs = b / b.mean() - a / a.mean()
+    return Drift(sd=float(np.std(diffs, ddof=1)), blocks=len(diffs))
 
 
 def drift_band(parts: Sequence[tuple[float, Drift]]) -> float:
     """95 % bound of a sum of independent drifting terms: ``t(df) · sqrt(Σ (scale · sd)²)``.
 
     ``parts`` are (scale, drift) pairs: (1, drift) for a latency median in ms,
-    (weight × tok/s, relative drift) for a throughput level. df by
+    (weight × tok/s of A, relative drift of B against A) for a throughput level. df by
     Welch–Satterthwaite over the parts' ``blocks − 1``. No parts, or no spread: 0.
     """
     var = [(scale * d.sd) ** 2 for scale, d in parts]

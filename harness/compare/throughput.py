@@ -2,8 +2,8 @@
 
 Pure over the two reports. The differences are those of the official figures
 (tok/s and score as the grader computes them, spot checks included); compare's
-own per-request statistics (the CI and the runs' drift) use the random-prompt
-requests only: a spot check is a ~30-token prompt among ~1000-token ones, and
+own per-request statistics (the CI and the drift of B against A, block of waves
+against block of waves) use the random-prompt requests only: a spot check is a ~30-token prompt among ~1000-token ones, and
 two of them among eight requests swing a resampled ratio more than the server
 does (docs/compare.md). CIs: :func:`harness.compare.stats.weighted_throughput_diff_ci`;
 drift: :func:`harness.compare.drift.ratio_drift`.
@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from harness.compare.drift import Drift, drift_band, ratio_drift
+from harness.compare.drift import Drift, drift_band, ratio_drift, wave_blocks
 from harness.compare.model import LevelDiff, ScoreDiff, Verdict
 from harness.compare.stats import (
     MIN_EFFECT_PCT,
@@ -24,13 +24,16 @@ from harness.compare.stats import (
 from harness.throughput.report import LevelResult, RequestRow, ThroughputReport
 
 WORDS = {"better": "higher", "worse": "lower"}
-ONE_WAVE = "one wave of requests: no estimate of its drift (needs ≥ 2 × concurrency requests)"
+ONE_WAVE = (
+    "one wave of requests (or other waves in A than in B): no estimate of its drift "
+    "(needs ≥ 2 × concurrency requests)"
+)
 
 
 @dataclass(frozen=True)
 class LevelData:
     sample: LevelSample  # random-prompt requests: tokens and seconds
-    drift: Drift | None  # relative drift of tokens per request-second over waves
+    blocks: list[float] | None  # tokens per request-second, block by block of waves
 
 
 def _timed(rep: ThroughputReport, level: LevelResult) -> list[RequestRow]:
@@ -54,7 +57,7 @@ def level_data(rep: ThroughputReport, level: LevelResult) -> LevelData | None:
         waves.append(pos // max(level.concurrency, 1))
     return LevelData(
         sample=LevelSample(tok_s=level.tok_s, tokens=tokens, seconds=seconds),
-        drift=ratio_drift(tokens, seconds, waves) if tokens else None,
+        blocks=wave_blocks(tokens, seconds, waves) if tokens else None,
     )
 
 
@@ -71,10 +74,11 @@ def _noise(
     """(band, source, estimated): the largest of the minimum effect and the runs' drift."""
     if any(d is None for _, d in parts):
         return floor, ONE_WAVE, False
-    band = drift_band([(scale, d) for scale, d in parts if d is not None])
+    drifts = [(scale, d) for scale, d in parts if d is not None]
+    band = drift_band(drifts)
     if band > floor:
-        blocks = "/".join(str(d.blocks) for _, d in parts if d is not None)
-        return band, f"drift within runs ({blocks} blocks of waves)", True
+        what = f"{drifts[0][1].blocks} blocks of waves" if len(drifts) == 1 else "every level"
+        return band, f"drift of B against A ({what})", True
     return floor, f"min-effect {min_effect_pct:g} %", True
 
 
@@ -100,8 +104,9 @@ def compare_throughput(
         if da and db:
             ci = weighted_throughput_diff_ci([da.sample], [db.sample], [1.0], seed=seed)
             pairs.append((da.sample, db.sample, xb.weight))
-            parts = [(da.sample.tok_s, da.drift), (db.sample.tok_s, db.drift)]
-            drifts += [(xb.weight * s, d) for s, d in parts]
+            paired = ratio_drift(da.blocks, db.blocks) if da.blocks and db.blocks else None
+            parts = [(da.sample.tok_s, paired)]
+            drifts.append((xb.weight * da.sample.tok_s, paired))
         floor = abs(xa.tok_s or 0) * min_effect_pct / 100
         noise, src, known = _noise(parts, floor, min_effect_pct)
         diffs.append(

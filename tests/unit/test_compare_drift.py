@@ -16,6 +16,7 @@ from harness.compare.drift import (
     score_drift,
     score_spread,
     t975,
+    wave_blocks,
 )
 
 
@@ -80,21 +81,27 @@ def test_score_drift():
     assert d3 == Drift(sd=0.0, blocks=3)
 
 
-def test_ratio_drift_blocks_are_whole_waves():
-    # a sum feels every slow wave: the plain SD, not the robust one
-    assert ratio_drift([], [], []) is None
-    assert ratio_drift([10.0, 10.0], [1.0, 2.0], [0, 0]) is None  # one wave: no estimate
-    # two waves: 20 tokens / 2 s and 20 tokens / 4 s → 10 and 5 tok/s, relative SD
-    d = ratio_drift([10.0, 10.0, 10.0, 10.0], [1.0, 1.0, 2.0, 2.0], [0, 0, 1, 1])
-    assert d is not None and d.blocks == 2
-    assert d.sd == pytest.approx(math.sqrt(12.5) / 7.5)
+def test_wave_blocks_are_whole_waves():
+    assert wave_blocks([], [], []) is None
+    assert wave_blocks([10.0, 10.0], [1.0, 2.0], [0, 0]) is None  # one wave: no blocks
+    # two waves: 20 tokens / 2 s and 20 tokens / 4 s
+    assert wave_blocks([10.0] * 4, [1.0, 1.0, 2.0, 2.0], [0, 0, 1, 1]) == [10.0, 5.0]
     # eight waves of one request → four blocks of two waves
-    d8 = ratio_drift([1.0] * 8, [1.0] * 8, list(range(8)))
-    assert d8 == Drift(sd=0.0, blocks=4)
-    # one slow block of four: ratios 1, 1, 1, 0.5 (mean 0.875), SD 0.25
-    slow = ratio_drift([1.0] * 8, [1.0] * 6 + [2.0] * 2, list(range(8)))
-    assert slow is not None and slow.sd == pytest.approx(0.25 / 0.875)
-    assert ratio_drift([1.0, 1.0], [0.0, 0.0], [0, 1]) is None  # no time: no ratio
+    assert wave_blocks([1.0] * 8, [1.0] * 8, list(range(8))) == [1.0, 1.0, 1.0, 1.0]
+    assert wave_blocks([1.0, 1.0], [0.0, 0.0], [0, 1]) is None  # no time: no ratio
+
+
+def test_ratio_drift_sets_b_against_a_block_by_block():
+    assert ratio_drift([1.0], [1.0]) is None
+    assert ratio_drift([1.0, 1.0], [1.0, 1.0, 1.0]) is None  # other waves: not paired
+    # the same shape in both runs (a slow first wave) is no drift
+    assert ratio_drift([10.0, 5.0], [20.0, 10.0]) == Drift(sd=0.0, blocks=2)
+    # opposite shapes: relative blocks 4/3, 2/3 against 2/3, 4/3
+    d = ratio_drift([10.0, 5.0], [5.0, 10.0])
+    assert d is not None and d.sd == pytest.approx((4 / 3) / math.sqrt(2))
+    # B's last block at half speed: differences 1/7, 1/7, 1/7, -3/7 → SD 2/7 (plain, ddof 1)
+    slow = ratio_drift([1.0] * 4, [1.0, 1.0, 1.0, 0.5])
+    assert slow is not None and slow.blocks == 4 and slow.sd == pytest.approx(2 / 7)
 
 
 def test_drift_band():

@@ -93,17 +93,29 @@ def test_one_wave_level_is_inconclusive_and_so_is_the_score():
     assert score.verdict == "inconclusive" and "one wave" in score.noise_source
 
 
-def test_drift_over_waves_is_the_band():
-    # A's two waves ran at 10 and 5 tokens per request-second: a 47 % relative SD
+def test_drift_of_b_against_a_is_the_band():
+    # A's two waves ran at 10 and 5 tokens per request-second, B's at the same speed:
+    # relative blocks 4/3, 2/3 against 1, 1 → differences -1/3, 1/3
     a = report({1: 100.0}, {1: 1.0})
     a.requests = [row(1, 0, e2e_ms=2000.0), row(1, 1, e2e_ms=4000.0)]
     b = report({1: 130.0}, {1: 1.0})
     levels, _ = compare_throughput(a, b)
-    sd = (20 / 2 - 20 / 4) / (7.5 * 2**0.5)  # |r1 - r2| / sqrt(2), relative to their mean
-    # one block-to-block spread, df 1: t 12.706
+    sd = (2 / 3) / 2**0.5
+    # two blocks, df 1: t 12.706, as a share of A's tok/s
     assert levels[0].noise == pytest.approx(12.706 * 100.0 * sd)
-    assert levels[0].noise_source == "drift within runs (2/2 blocks of waves)"
+    assert levels[0].noise_source == "drift of B against A (2 blocks of waves)"
     assert levels[0].verdict == "within noise"
+
+
+def test_a_shape_both_runs_share_is_no_drift():
+    # both runs' first half is twice as slow as the second (a closed loop's ramp): it cancels
+    a = report({1: 100.0}, {1: 1.0})
+    b = report({1: 200.0}, {1: 1.0})
+    for rep in (a, b):
+        rep.requests = [row(1, i, e2e_ms=2000.0 if i < 4 else 1000.0) for i in range(8)]
+    levels, _ = compare_throughput(a, b)
+    assert levels[0].noise == pytest.approx(2.0) and levels[0].noise_source == "min-effect 2 %"
+    assert levels[0].verdict == "higher"
 
 
 def test_spot_checks_stay_out_of_the_ci():
