@@ -120,6 +120,21 @@ def binomial_stderr(p: float, n: int) -> float | None:
     return float(np.sqrt(max(p * (1 - p), 0.0) / n))
 
 
+def wilson_interval(k: int, n: int, z: float = 1.96) -> tuple[float, float] | None:
+    """Wilson score interval of a binomial rate ``k / n`` (95 % at z 1.96); None for n <= 0.
+
+    Unlike p ± z·se it stays inside [0, 1] and is not zero-width at 0 or n successes
+    (0 / 40 → [0, 8.8 %]): what a calibration bench needs for rare false verdicts.
+    """
+    if n <= 0:
+        return None
+    p = k / n
+    den = 1 + z * z / n
+    mid = (p + z * z / (2 * n)) / den
+    half = z * float(np.sqrt(p * (1 - p) / n + z * z / (4 * n * n))) / den
+    return max(0.0, mid - half), min(1.0, mid + half)
+
+
 def achieved_concurrency(intervals: Sequence[tuple[int, int]]) -> tuple[int, float]:
     """(max requests in flight, time-weighted mean in flight) over [first send, last end]."""
     if not intervals:

@@ -9,6 +9,7 @@ from pathlib import Path
 from harness.cli.common import make_console
 from harness.compare.core import CompareConfig, compare_runs
 from harness.compare.render import render
+from harness.compare.stats import MIN_EFFECT_PCT
 from harness.errors import EXIT_OK, UsageError
 from harness.flags import non_negative_float
 from harness.runs import Provenance, redact_argv
@@ -23,7 +24,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p.add_argument(
         "--min-effect",
         type=non_negative_float,
-        default=1.0,
+        default=MIN_EFFECT_PCT,
         metavar="PCT",
         help="differences below PCT %% of A are within noise (default: %(default)s)",
     )

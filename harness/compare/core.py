@@ -13,6 +13,7 @@ from harness.compare.comparable import Comparability
 from harness.compare.load import COMPARED, load_run
 from harness.compare.model import CompareReport
 from harness.compare.side import CompareSettings, RunData
+from harness.compare.stats import MIN_EFFECT_PCT
 from harness.errors import UsageError
 from harness.runs import Provenance
 
@@ -22,7 +23,7 @@ class CompareConfig:
     run_a: Path
     run_b: Path
     seed: int = 0
-    min_effect_pct: float = 1.0  # differences below this share of A are within noise
+    min_effect_pct: float = MIN_EFFECT_PCT  # differences below this % of A are within noise
 
     @property
     def settings(self) -> CompareSettings:

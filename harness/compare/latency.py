@@ -1,18 +1,28 @@
 """Latency A/B: per mode, bucket and metric, the difference of medians with a bootstrap CI.
 
 Pure: takes the two reports (and their repeat summaries), returns records.
-The noise band a difference must exceed is the larger of the minimum effect
-(``min_effect_pct`` of A's median) and, when either run was repeated, the
+The noise band a difference must exceed is the largest of the minimum effect
+(``min_effect_pct`` of A's median), the runs' own drift and the spread of their
+requests (harness/compare/drift.py) and, when either run was repeated, the
 between-run range of its medians (docs/compare.md).
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 
 from harness.compare.comparable import common_modes
+from harness.compare.drift import (
+    Drift,
+    drift_band,
+    median_drift,
+    robust_sd,
+    score_drift,
+    score_spread,
+)
 from harness.compare.model import LatencyDiff, ScoreDiff, Verdict
-from harness.compare.stats import diff_of_medians_ci, score_diff_ci, verdict
+from harness.compare.stats import MIN_EFFECT_PCT, diff_of_medians_ci, score_diff_ci, verdict
 from harness.latency.repeats import RepeatsReport
 from harness.latency.report import LatencyReport, RequestRow
 from harness.stats import median
@@ -50,13 +60,35 @@ def _between_run(
     return band, (f"between-run range of {'/'.join(map(str, counts))} repeats" if counts else "")
 
 
+def _drift(da: Drift | None, db: Drift | None) -> tuple[float | None, str]:
+    """The band of the two runs' own drift; None when a run is too short to tell."""
+    if da is None or db is None:
+        return (
+            None,
+            "one timed request: no estimate of the runs' drift (needs --runs 2 or more, or --repeats)",
+        )
+    return drift_band([(1.0, da), (1.0, db)]), f"drift within runs ({da.blocks}/{db.blocks} blocks)"
+
+
+SPREAD = "spread of the runs' requests"
+
+
 def _noise(
-    median_a: float | None, min_effect_pct: float, spread_ms: float, spread_src: str
+    floor: float,
+    floor_src: str,
+    drift: tuple[float | None, str],
+    spread: float,
+    spread_src: str,
+    requests: float,
 ) -> tuple[float, str]:
-    floor = abs(median_a or 0.0) * min_effect_pct / 100
-    if spread_src and spread_ms >= floor:
-        return spread_ms, spread_src
-    return floor, f"min-effect {min_effect_pct:g} %"
+    """The largest of the minimum effect, the runs' drift, the between-run spread (repeats)
+    and the spread of the runs' requests."""
+    options = [(floor, floor_src), (requests, SPREAD)]
+    if drift[0] is not None:
+        options.append((drift[0], drift[1]))
+    if spread_src:
+        options.append((spread, spread_src))
+    return max(options, key=lambda o: o[0])
 
 
 def bucket_diff(
@@ -75,8 +107,16 @@ def bucket_diff(
     ma, mb = median(a), median(b)
     diff = mb - ma if ma is not None and mb is not None else None
     ci = diff_of_medians_ci(a, b, seed=seed)
-    noise, src = _noise(ma, min_effect_pct, spread_ms, spread_src)
-    v = verdict(diff, ci, noise=noise)
+    drift = _drift(median_drift(a), median_drift(b))
+    floor = abs(ma or 0.0) * min_effect_pct / 100
+    requests = math.hypot(robust_sd(a), robust_sd(b))
+    floor_src = f"min-effect {min_effect_pct:g} %"
+    noise, src = _noise(floor, floor_src, drift, spread_ms, spread_src, requests)
+    # with repeats, their between-run range stands in for a drift a short run cannot show
+    known = drift[0] is not None or bool(spread_src)
+    if not known:
+        src = drift[1]
+    v = verdict(diff, ci, noise=noise, estimated=known)
     return LatencyDiff(
         mode=mode,
         bucket=bucket,
@@ -104,7 +144,7 @@ def compare_latency(
     *,
     repeats_a: RepeatsReport | None = None,
     repeats_b: RepeatsReport | None = None,
-    min_effect_pct: float = 1.0,
+    min_effect_pct: float = MIN_EFFECT_PCT,
     seed: int = 0,
 ) -> tuple[list[LatencyDiff], list[ScoreDiff]]:
     diffs: list[LatencyDiff] = []
@@ -157,9 +197,9 @@ def _score_diff(
     sb = [samples(b.requests, mode, n, "e2e") for n in names]
     score_a, score_b = _score_of(a, mode), _score_of(b, mode)
     diff = score_b - score_a if score_a is not None and score_b is not None else None
-    ci = score_diff_ci(sa, sb, [x.baseline_ms for x in buckets], seed=seed)
-    noise = abs(score_a or 0.0) * min_effect_pct / 100
-    src = f"min-effect {min_effect_pct:g} %"
+    baselines = [x.baseline_ms for x in buckets]
+    ci = score_diff_ci(sa, sb, baselines, seed=seed)
+    drift = _drift(score_drift(sa, baselines), score_drift(sb, baselines))
     # a report's `score` is its official score when measured, else strict; with both
     # modes the strict one is `strict_score` (and the repeats keep both spreads)
     use_strict = mode == "strict" and bool(a.official)
@@ -169,8 +209,14 @@ def _score_diff(
         if r is not None
     ]
     present = [x for x in ranges if x is not None]
-    if present and max(present) >= noise:
-        noise, src = max(present), "between-run range of the score"
+    spread, spread_src = (max(present), "between-run range of the score") if present else (0.0, "")
+    floor = abs(score_a or 0.0) * min_effect_pct / 100
+    requests = math.hypot(score_spread(sa, baselines), score_spread(sb, baselines))
+    floor_src = f"min-effect {min_effect_pct:g} %"
+    noise, src = _noise(floor, floor_src, drift, spread, spread_src, requests)
+    known = drift[0] is not None or bool(spread_src)
+    if not known:
+        src = drift[1]
     return ScoreDiff(
         mode=mode,
         score_a=score_a,
@@ -180,5 +226,7 @@ def _score_diff(
         ci95=ci,
         noise=noise,
         noise_source=src,
-        verdict=_word(verdict(diff, ci, noise=noise, higher_is_better=True), LEVEL),
+        verdict=_word(
+            verdict(diff, ci, noise=noise, higher_is_better=True, estimated=known), LEVEL
+        ),
     )

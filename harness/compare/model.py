@@ -6,13 +6,13 @@ for scores and throughput a positive difference means B is higher.
 
 from __future__ import annotations
 
-from typing import ClassVar, Literal
+from typing import Any, ClassVar, Literal
 
 from pydantic import BaseModel, Field
 
-from harness.runs import Report
+from harness.runs import Migration, Report
 
-Verdict = Literal["faster", "slower", "higher", "lower", "within noise", "no data"]
+Verdict = Literal["faster", "slower", "higher", "lower", "within noise", "inconclusive", "no data"]
 
 
 class LatencyDiff(BaseModel):
@@ -29,7 +29,7 @@ class LatencyDiff(BaseModel):
     diff_pct: float | None  # of A's median
     ci95_ms: tuple[float, float] | None
     noise_ms: float  # the band a difference must exceed (min effect, between-run spread)
-    noise_source: str  # "min-effect 1.0 %" or "between-run range of N repeats"
+    noise_source: str  # "min-effect 2 %", "drift within runs (4/4 blocks)", "between-run range …"
     verdict: Verdict
 
 
@@ -87,6 +87,10 @@ class LevelDiff(BaseModel):
     diff: float | None
     diff_pct: float | None
     ci95: tuple[float, float] | None
+    # the band a difference must exceed: the runs' drift over waves, or the min effect
+    # (schema 2; 0 / "" in a schema-1 compare.json)
+    noise: float = 0.0
+    noise_source: str = ""
     verdict: Verdict
 
 
@@ -128,10 +132,21 @@ class VlmDiff(BaseModel):
     flipped: list[VlmFlip] = Field(default_factory=list)
 
 
+def _v1_to_v2(data: dict[str, Any]) -> dict[str, Any]:
+    """Schema 2 only adds: a throughput level's noise band (0, unknown) and a verdict word."""
+    for level in data.get("throughput") or []:
+        if isinstance(level, dict):
+            level.setdefault("noise", 0.0)
+            level.setdefault("noise_source", "")
+    return data
+
+
 class CompareReport(Report):
     """The result of ``harness compare A B`` (also saved as ``compare.json`` with ``--save``)."""
 
-    SCHEMA_VERSION: ClassVar[int] = 1
+    # 2: the verdict "inconclusive"; LevelDiff.noise / noise_source (docs/compare.md)
+    SCHEMA_VERSION: ClassVar[int] = 2
+    MIGRATIONS: ClassVar[dict[int, Migration]] = {1: _v1_to_v2}
     FILENAME: ClassVar[str] = "compare.json"
 
     kind: str = "compare"
@@ -139,7 +154,7 @@ class CompareReport(Report):
     run_b: str
     profile: str
     seed: int = 0
-    min_effect_pct: float = 1.0
+    min_effect_pct: float = 2.0  # harness/compare/stats.py: MIN_EFFECT_PCT
     latency: list[LatencyDiff] = Field(default_factory=list)
     latency_scores: list[ScoreDiff] = Field(default_factory=list)
     quality: list[QualityDiff] = Field(default_factory=list)

@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Generic, TypeVar
 
+from harness.compare.stats import MIN_EFFECT_PCT
 from harness.runs import Report
 
 R = TypeVar("R", bound=Report)
@@ -27,7 +28,7 @@ class Side(Generic[R]):
 @dataclass(frozen=True)
 class CompareSettings:
     seed: int = 0  # bootstrap seed
-    min_effect_pct: float = 1.0  # differences below this share of A are within noise
+    min_effect_pct: float = MIN_EFFECT_PCT  # differences below this % of A are within noise
 
 
 @dataclass

@@ -14,6 +14,11 @@ from dataclasses import dataclass
 import numpy as np
 
 RESAMPLES = 2000
+# The default minimum effect, % of A. Two fresh processes of the same server differ by
+# 1-2 % of a median on a quiet machine while each run is steady inside (its blocks agree
+# within 0.2 %): an offset no within-run statistic can see. At 1 %, 8 % of identical pairs
+# were called at 20 runs; at 2 %, none (bench/compare_calibration.py, docs/compare.md).
+MIN_EFFECT_PCT = 2.0
 
 
 def _interval(values: np.ndarray, level: float) -> tuple[float, float]:
@@ -173,14 +178,19 @@ def verdict(
     *,
     noise: float = 0.0,
     higher_is_better: bool = False,
+    estimated: bool = True,
 ) -> str:
-    """``better`` / ``worse`` / ``within noise`` / ``no data`` for a B - A difference.
+    """``better`` / ``worse`` / ``within noise`` / ``inconclusive`` / ``no data`` for B − A.
 
     A difference counts only when its CI excludes 0 AND it is larger than the
-    noise band (the between-run spread when repeats exist, and the minimum effect).
+    noise band (the runs' own drift, the between-run spread when repeats exist,
+    and the minimum effect). ``estimated=False``: the runs are too short to
+    estimate their drift (harness/compare/drift.py), so no call is made.
     """
     if diff is None or ci is None:
         return "no data"
+    if not estimated:
+        return "inconclusive"
     if (ci[0] <= 0 <= ci[1]) or abs(diff) <= noise:
         return "within noise"
     up = diff > 0

@@ -33,6 +33,7 @@ TONE: dict[str, Tone] = {
     "slower": "bad",
     "lower": "bad",
     "within noise": "dim",
+    "inconclusive": "warn",
     "no data": "warn",
 }
 PASSES: dict[bool | None, Tone] = {True: "good", False: "bad", None: "plain"}
@@ -43,11 +44,16 @@ def verdict(word: Verdict) -> Cell:
     return Cell(word, TONE.get(word, "plain"))
 
 
+def band(value: float, word: Verdict, digits: int = 1) -> str:
+    """The noise band, or "?" where the runs were too short to estimate it (inconclusive)."""
+    return "?" if word == "inconclusive" else f"{value:.{digits}f}"
+
+
 def score_line(label: str, s: ScoreDiff, digits: int) -> Text:
     return text(
         f"{label}: A {fmt.num(s.score_a, f'.{digits}f')} → B {fmt.num(s.score_b, f'.{digits}f')}, "
         f"{fmt.signed(s.diff, digits)} ({fmt.signed(s.diff_pct)} %), "
-        f"95 % CI {fmt.ci(s.ci95, digits)}, noise ±{s.noise:.{digits}f} ({s.noise_source}) "
+        f"95 % CI {fmt.ci(s.ci95, digits)}, noise ±{band(s.noise, s.verdict, digits)} ({s.noise_source}) "
         f"→ {s.verdict}",
         tone=TONE.get(s.verdict, "plain"),
     )
@@ -67,7 +73,7 @@ def _diff(
     spec = f".{digits}f"
     cells: list[CellLike] = [fmt.num(a, spec), fmt.num(b, spec), fmt.signed(diff, digits)]
     cells += [fmt.signed(pct), fmt.ci(ci, digits)]
-    return cells + ([] if noise is None else [fmt.num(noise, spec)]) + [verdict(word)]
+    return cells + ([] if noise is None else [band(noise, word, digits)]) + [verdict(word)]
 
 
 def latency_table(rep: CompareReport) -> Table:
@@ -93,6 +99,18 @@ def latency_table(rep: CompareReport) -> Table:
     cols += ["95 % CI ms", "noise ms", "verdict"]
     title = "latency (B − A; positive = B slower)"
     return table("compare-latency", title, cols, rows, left=["mode", "bucket", "metric", "verdict"])
+
+
+def latency_reasons(rep: CompareReport) -> Text:
+    """Why each inconclusive latency row could not be judged (what it needs)."""
+    rows = [d for d in rep.latency if d.verdict == "inconclusive"]
+    return text(*(f"{d.mode} {d.bucket} {d.metric}: {d.noise_source}" for d in rows), tone="warn")
+
+
+def throughput_reasons(rep: CompareReport) -> Text:
+    """Why each inconclusive throughput level could not be judged (what it needs)."""
+    rows = [x for x in rep.throughput if x.verdict == "inconclusive"]
+    return text(*(f"level {x.concurrency}: {x.noise_source}" for x in rows), tone="warn")
 
 
 def latency_chart(rep: CompareReport) -> Dots | None:
@@ -200,11 +218,11 @@ def throughput_table(rep: CompareReport) -> Table:
     rows: list[list[CellLike]] = [
         [
             str(x.concurrency),
-            *_diff(x.tok_s_a, x.tok_s_b, x.diff, x.diff_pct, x.ci95, x.verdict),
+            *_diff(x.tok_s_a, x.tok_s_b, x.diff, x.diff_pct, x.ci95, x.verdict, noise=x.noise),
         ]
         for x in rep.throughput
     ]
-    cols = ["concurrency", "tok/s A", "tok/s B", "Δ tok/s", "Δ %", "95 % CI", "verdict"]
+    cols = ["concurrency", "tok/s A", "tok/s B", "Δ tok/s", "Δ %", "95 % CI", "noise", "verdict"]
     title = "throughput (B − A; positive = B higher)"
     return table("compare-throughput", title, cols, rows, left=["verdict"])
 
@@ -244,12 +262,14 @@ def sections(rep: CompareReport) -> list[Section]:
             f"Compare with {PurePath(rep.run_a).name}",
             text(f"A: {rep.run_a}", f"B: {rep.run_b}", f"profile: {rep.profile}"),
             latency_table(rep),
+            latency_reasons(rep),
             *(score_line(f"{s.mode} score (mean speedup)", s, 3) for s in rep.latency_scores),
             Figure(lat) if lat else None,
             quality_table(rep),
             *(t for q in rep.quality for t in quality_notes(q)),
             Figure(qual) if qual else None,
             throughput_table(rep),
+            throughput_reasons(rep),
             score_line("weighted score (tok/s)", tp, 1) if tp else None,
             *(vlm_blocks(rep.vlm) if rep.vlm else []),
             text(*rep.notes, tone="warn", prefix="note: "),

@@ -16,7 +16,7 @@ from collections.abc import Sequence
 from typing import Any, Literal
 
 from harness.compare.model import PairedMean, Verdict, VlmDiff, VlmFlip
-from harness.compare.stats import mcnemar_exact, paired_mean_diff_ci, verdict
+from harness.compare.stats import MIN_EFFECT_PCT, mcnemar_exact, paired_mean_diff_ci, verdict
 from harness.vlm.report import VlmSample
 
 PREDICTION_CHARS = 200
@@ -72,7 +72,11 @@ def paired_mean(
 
 
 def compare_vlm(
-    a: Sequence[VlmSample], b: Sequence[VlmSample], *, min_effect_pct: float = 1.0, seed: int = 0
+    a: Sequence[VlmSample],
+    b: Sequence[VlmSample],
+    *,
+    min_effect_pct: float = MIN_EFFECT_PCT,
+    seed: int = 0,
 ) -> VlmDiff:
     ia, ib = _by_id(a), _by_id(b)
     common = [k for k in ib if k in ia]

@@ -42,7 +42,7 @@ def by_key(rep: CompareReport) -> dict[tuple[str, str], object]:
 
 def test_known_ttft_difference_is_slower(sim_process, tmp_path, capsys):
     sim_a = sim_process(ttft_ms=30, itl_ms=0)
-    sim_b = sim_process(ttft_ms=40, itl_ms=0)
+    sim_b = sim_process(ttft_ms=60, itl_ms=0)  # twice A: called slower under any load
     a = measure(sim_a.url, tmp_path / "a")
     b = measure(sim_b.url, tmp_path / "b")
     rep = compare(a, b, capsys)
@@ -93,9 +93,14 @@ def test_identical_settings_with_repeats_are_within_noise(sim_process, tmp_path,
     ]
     for d in rep.latency:
         assert d.n_a == d.n_b == 90
-        # the band is the larger of the floor and both runs' between-run ranges
+        # the band is the largest of the floor, both runs' between-run ranges and the
+        # runs' own drift over their blocks (larger only when it is named the source)
         band = max(spreads[0][(d.mode, d.metric)], spreads[1][(d.mode, d.metric)])
-        assert d.noise_ms == pytest.approx(max(band, 0.1 * d.median_a_ms))
+        least = max(band, 0.1 * d.median_a_ms)
+        if d.noise_source.startswith("drift within runs"):
+            assert d.noise_ms >= least
+        else:
+            assert d.noise_ms == pytest.approx(least)
         assert d.verdict == "within noise", d
 
 

@@ -12,7 +12,9 @@ from harness.compare.model import CompareReport
 
 pytestmark = pytest.mark.timeout(180)
 
-SWEEP = ["--profile", "gpumode-paris", "--levels", "1,4", "--requests-per-level", "8"]
+# 16 requests: 4 waves at level 4, so compare can estimate each run's drift over its waves
+# (with 8, two waves give one degree of freedom and a band too wide to call even -50 %)
+SWEEP = ["--profile", "gpumode-paris", "--levels", "1,4", "--requests-per-level", "16"]
 SWEEP += ["--prompt-tokens", "32", "--max-tokens", "32", "--spot-checks", "0", "--seed", "1"]
 SWEEP += ["--ready-interval", "0.2", "--quiet"]
 

@@ -91,10 +91,49 @@ def test_bucket_diff_between_run_spread_is_the_band():
 def test_bucket_diff_empty_and_single():
     d = bucket_diff([], A, mode="official", bucket="short", metric="e2e", min_effect_pct=1.0)
     assert d.verdict == "no data" and d.diff_ms is None and d.n_a == 0
+    # one request a side: a CI of zero width, but no way to tell how much a run drifts
     d1 = bucket_diff(
         [100.0], [110.0], mode="official", bucket="short", metric="e2e", min_effect_pct=1.0
     )
-    assert d1.ci95_ms == (10.0, 10.0) and d1.verdict == "slower"
+    assert d1.ci95_ms == (10.0, 10.0) and d1.verdict == "inconclusive"
+    assert (
+        d1.noise_source
+        == "one timed request: no estimate of the runs' drift (needs --runs 2 or more, or --repeats)"
+    )
+    # ... unless repeats measured the between-run spread
+    d2 = bucket_diff(
+        [100.0],
+        [110.0],
+        mode="official",
+        bucket="short",
+        metric="e2e",
+        min_effect_pct=1.0,
+        spread_ms=2.0,
+        spread_src="between-run range of 2 repeats",
+    )
+    assert d2.verdict == "slower" and d2.noise_ms == 2.0
+
+
+def test_bucket_diff_run_drift_is_the_band():
+    # A's requests slowed down over the run: block medians 100, 100, 110, 110
+    drifting = [100.0, 100.0, 100.0, 100.0, 110.0, 110.0, 110.0, 110.0]
+    b = [x + 8 for x in [100.0, 100.0, 100.0, 100.0, 100.0, 100.0, 100.0, 100.0]]
+    d = bucket_diff(drifting, b, mode="official", bucket="short", metric="e2e", min_effect_pct=1.0)
+    sd = 1.4826 * 5  # robust SD: deviations from 105 all 5; B does not drift: Welch df 3
+    assert d.noise_ms == pytest.approx(3.182 * sd)
+    assert d.noise_source == "drift within runs (4/4 blocks)"
+    assert d.diff_ms == pytest.approx(3.0) and d.verdict == "within noise"
+
+
+def test_bucket_diff_spread_of_the_requests_is_the_band():
+    # steady blocks (every block's median is 100) but requests spread ±5 ms: a loaded run.
+    # A shift of 6 ms is within the requests' own spread, sqrt(2) × 1.4826 × 5
+    a = [95.0, 105.0] * 4
+    b = [x + 6 for x in a]
+    d = bucket_diff(a, b, mode="official", bucket="short", metric="e2e", min_effect_pct=1.0)
+    assert d.noise_ms == pytest.approx(2**0.5 * 1.4826 * 5)
+    assert d.noise_source == "spread of the runs' requests"
+    assert d.verdict == "within noise"
 
 
 def test_compare_latency_score_and_repeats_band():

@@ -9,6 +9,7 @@ from harness.stats import (
     median,
     percentile,
     speedup,
+    wilson_interval,
 )
 
 
@@ -75,6 +76,20 @@ def test_score_ci():
     ci = bootstrap_score_ci([[100.0] * 5, [200.0] * 5], [200.0, 200.0])
     assert ci == pytest.approx((1.5, 1.5))
     assert bootstrap_score_ci([[1.0], []], [1.0, 1.0]) is None
+
+
+def test_wilson_interval():
+    assert wilson_interval(0, 0) is None
+    lo, hi = wilson_interval(0, 40)  # type: ignore[misc]
+    assert lo == 0.0 and hi == pytest.approx(0.0876, abs=1e-4)  # 1.96² / (40 + 1.96²)
+    lo, hi = wilson_interval(40, 40)  # type: ignore[misc]
+    assert lo == pytest.approx(1 - 0.0876, abs=1e-4) and hi == 1.0
+    lo, hi = wilson_interval(1, 1)  # type: ignore[misc]
+    assert lo == pytest.approx(0.2065, abs=1e-4) and hi == 1.0
+    lo, hi = wilson_interval(2, 40)  # type: ignore[misc]
+    assert lo == pytest.approx(0.0138, abs=1e-4) and hi == pytest.approx(0.1650, abs=1e-4)
+    lo, hi = wilson_interval(50, 100)  # type: ignore[misc]
+    assert lo == pytest.approx(0.4038, abs=1e-4) and hi == pytest.approx(0.5962, abs=1e-4)
 
 
 def test_binomial_stderr():
