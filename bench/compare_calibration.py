@@ -19,8 +19,8 @@ Each rate comes with its count and a 95 % Wilson interval.
 
     .venv/bin/python bench/compare_calibration.py                         # everything
     .venv/bin/python bench/compare_calibration.py --kinds latency --sizes 20 --pairs 40
-    .venv/bin/python bench/compare_calibration.py --keep /tmp/calib       # keep the runs
-    .venv/bin/python bench/compare_calibration.py --from /tmp/calib       # re-judge kept runs
+    .venv/bin/python bench/compare_calibration.py --keep DIR             # keep the runs
+    .venv/bin/python bench/compare_calibration.py --from DIR             # re-judge kept runs
     .venv/bin/python bench/compare_calibration.py --from DIR1 --from DIR2 # a cut-off bench and its rest
 
 ``--from`` judges kept runs again with the compare this checkout has: the same
