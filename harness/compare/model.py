@@ -10,6 +10,7 @@ from typing import Any, ClassVar, Literal
 
 from pydantic import BaseModel, Field
 
+from harness.compare.stats import MIN_EFFECT_PCT
 from harness.runs import Migration, Report
 
 Verdict = Literal["faster", "slower", "higher", "lower", "within noise", "inconclusive", "no data"]
@@ -154,7 +155,7 @@ class CompareReport(Report):
     run_b: str
     profile: str
     seed: int = 0
-    min_effect_pct: float = 2.0  # harness/compare/stats.py: MIN_EFFECT_PCT
+    min_effect_pct: float = MIN_EFFECT_PCT
     latency: list[LatencyDiff] = Field(default_factory=list)
     latency_scores: list[ScoreDiff] = Field(default_factory=list)
     quality: list[QualityDiff] = Field(default_factory=list)
