@@ -14,7 +14,7 @@ from harness.cli import main
 from harness.image.archive import inspect_archive
 from harness.image.engine import connect
 from harness.image.package import PackageReport
-from tests.fixtures.podman import PodmanService, build_image, model_files
+from tests.fixtures.podman import PROGRAM_STUB, PodmanService, build_image, model_files
 
 pytestmark = [pytest.mark.podman, pytest.mark.timeout(300)]
 
@@ -40,7 +40,9 @@ def _package(
 
 
 def test_good_image_passes(podman: PodmanService, tmp_path: Path) -> None:
-    build_image(podman, "harness-test/good:1", {**model_files([1000, 64]), "/bin/serve": b"#!"})
+    build_image(
+        podman, "harness-test/good:1", {**model_files([1000, 64]), "/bin/serve": PROGRAM_STUB}
+    )
     code, report = _package(podman, tmp_path, "harness-test/good:1")
     archive = tmp_path / "run" / "image.tar.gz"
     assert code == 0, [r for r in report.rules if r.status != "pass"]
@@ -188,7 +190,7 @@ def test_entrypoint_must_exist_in_the_image(podman: PodmanService, tmp_path: Pat
     assert _entrypoint_rule(report) == ("pass", "busybox is in the image (→ /bin/busybox)")
     # a later layer deletes the entrypoint (a whiteout): the program is gone
     gone = 'RUN ["/bin/busybox", "rm", "/bin/serve"]'
-    files = {**busybox, "/bin/serve": b"#!serve\n"}
+    files = {**busybox, "/bin/serve": PROGRAM_STUB}
     build_image(podman, "harness-test/whiteout-serve:1", files, extra=gone)
     code, report = _package(podman, tmp_path / "e", "harness-test/whiteout-serve:1")
     assert code == 1
