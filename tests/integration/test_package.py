@@ -198,3 +198,40 @@ def test_entrypoint_must_exist_in_the_image(podman: PodmanService, tmp_path: Pat
         "fail",
         "ENTRYPOINT runs /bin/serve, but the image has no such program (/bin/serve does not exist)",
     )
+
+
+def test_a_script_entrypoint_needs_its_interpreter(podman: PodmanService, tmp_path: Path) -> None:
+    """Issue 27: FROM scratch, ENTRYPOINT a `#!/bin/sh` script, no /bin/sh in any layer."""
+    script = b"#!/bin/sh\nexec /bin/busybox httpd -f -p 8080\n"
+    build_image(podman, "harness-test/script-nosh:1", {**model_files(), "/bin/serve": script})
+    code, report = _package(podman, tmp_path / "a", "harness-test/script-nosh:1")
+    assert code == 1
+    assert [r.rule for r in report.failures()] == ["entrypoint_exists"]
+    assert _entrypoint_rule(report)[1] == (
+        "ENTRYPOINT runs /bin/serve, but /bin/serve's interpreter /bin/sh (#!/bin/sh) "
+        "is not in the image (/bin/sh does not exist)"
+    )
+    # the same script with busybox as /bin/sh (a RUN step's symlink): it can run
+    busybox = {**model_files(), "/bin/busybox": _busybox(), "/bin/serve": script}
+    link = 'RUN ["/bin/busybox", "ln", "-s", "busybox", "/bin/sh"]'
+    build_image(podman, "harness-test/script-sh:1", busybox, extra=link)
+    code, report = _package(podman, tmp_path / "b", "harness-test/script-sh:1")
+    assert code == 0, report.failures()
+    assert _entrypoint_rule(report) == (
+        "pass",
+        "/bin/serve is in the image, run by /bin/sh → /bin/busybox",
+    )
+    # `#!/usr/bin/env sh`: env found through a link, sh looked up on the image's PATH
+    env_script = {**busybox, "/bin/serve": b"#!/usr/bin/env sh\nexec true\n"}
+    links = (
+        'RUN ["/bin/busybox", "mkdir", "-p", "/usr/bin"]\n'
+        'RUN ["/bin/busybox", "ln", "-s", "/bin/busybox", "/usr/bin/env"]\n'
+        "ENV PATH=/bin"
+    )
+    build_image(podman, "harness-test/script-env:1", env_script, extra=links)
+    code, report = _package(podman, tmp_path / "c", "harness-test/script-env:1")
+    assert _entrypoint_rule(report)[1] == (
+        "ENTRYPOINT runs /bin/serve, but /bin/serve runs `env sh` (#!/usr/bin/env sh), "
+        "and sh is not in the image (not in PATH (/bin))"
+    )
+    assert code == 1
