@@ -6,6 +6,7 @@ import gzip
 import hashlib
 import json
 import tarfile
+import time
 from pathlib import Path
 
 import pytest
@@ -235,3 +236,27 @@ def test_a_script_entrypoint_needs_its_interpreter(podman: PodmanService, tmp_pa
         "and sh is not in the image (not in PATH (/bin))"
     )
     assert code == 1
+
+
+@pytest.mark.parametrize("compressor", ["pigz", "zlib"])
+def test_packaging_twice_gives_the_same_bytes(
+    podman: PodmanService, tmp_path: Path, compressor: str
+) -> None:
+    """Issue 27: the same image packaged twice has one sha256 (no mtime in the gzip header;
+    the engine's tar stream is byte-identical from one save to the next)."""
+    build_image(podman, "harness-test/repro:1", model_files([1000, 64]))
+    reports = []
+    for i in range(2):
+        if i:
+            time.sleep(1.1)  # a gzip header's mtime would differ now
+        argv = ["--compressor", compressor, "--threads", "2"]
+        code, report = _package(podman, tmp_path / f"r{i}", "harness-test/repro:1", *argv)
+        assert code == 0, report.failures()
+        reports.append(report)
+    first, second = reports
+    assert first.sha256 == second.sha256
+    assert first.tar_bytes == second.tar_bytes
+    archive = (tmp_path / "r0" / "run" / "image.tar.gz").read_bytes()
+    assert archive[4:8] == b"\0\0\0\0"  # MTIME 0
+    assert not archive[3] & 0x08  # no FNAME
+    assert hashlib.sha256(archive).hexdigest() == first.sha256
