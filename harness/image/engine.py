@@ -49,7 +49,13 @@ def engine_errors(what: str) -> Iterator[None]:
     except docker.errors.NotFound as err:
         raise EngineError(f"{what}: not found ({engine_message(err)})") from None
     except docker.errors.APIError as err:
-        raise EngineError(f"{what}: the engine answered {engine_message(err)}") from None
+        said = engine_message(err)
+        if "invalid reference format" in said:  # the name the user gave cannot be an image's
+            raise UsageError(
+                f"{what}: not a valid image name ({said})",
+                hint="give NAME[:TAG] in lower case, e.g. team/server:v1",
+            ) from None
+        raise EngineError(f"{what}: the engine answered {said}") from None
     except (docker.errors.DockerException, requests.exceptions.RequestException) as err:
         raise EngineError(f"{what}: {type(err).__name__}: {engine_message(err)}") from None
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import errno
 import os
 import time
 from collections.abc import Callable
@@ -13,6 +14,7 @@ import docker
 
 from harness.image.compress import Compressor, open_sink
 from harness.image.engine import engine_errors
+from harness.image.output import output_errors
 
 _CHUNK = 4 * 1024 * 1024
 
@@ -54,8 +56,11 @@ def save_image(
         image = client.images.get(ref)
     expected = int(image.attrs.get("Size") or 0)
     partial = dest.with_name(dest.name + ".partial")
-    dest.parent.mkdir(parents=True, exist_ok=True)
-    sink = open_sink(partial, level=level, compressor=compressor, threads=threads)
+    with output_errors(dest):
+        if dest.is_dir():
+            raise IsADirectoryError(errno.EISDIR, "it is a folder")
+        dest.parent.mkdir(parents=True, exist_ok=True)
+        sink = open_sink(partial, level=level, compressor=compressor, threads=threads)
     read = 0
     start = time.perf_counter()
     ok = False
