@@ -41,3 +41,11 @@ def output_errors(dest: Path) -> Iterator[None]:
         else:
             why = err.strerror or type(err).__name__
         raise UsageError(f"cannot write the archive to {dest}: {why}", hint=_HINT) from None
+
+
+def prepare_output(dest: Path) -> None:
+    """``dest``'s folder made (with its parents); a usage error where it cannot be."""
+    with output_errors(dest):
+        if dest.is_dir():
+            raise IsADirectoryError(errno.EISDIR, "it is a folder")
+        dest.parent.mkdir(parents=True, exist_ok=True)
