@@ -27,7 +27,7 @@ from typing import Any, ClassVar, Literal, Self, TypeVar
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from harness import __version__
-from harness.errors import ConfigError, IncompleteError
+from harness.errors import ConfigError, IncompleteError, UsageError
 from harness.flags import NAME, NOTE
 from harness.paths import reports_dir
 
@@ -306,7 +306,13 @@ def new_run_folder(out: str | Path | None, name: str | None, command: str) -> Pa
         while folder.exists():
             n += 1
             folder = root / f"{stamp}-{slug}-{n}"
-    folder.mkdir(parents=True, exist_ok=True)
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError as err:  # a file in the way, or a folder nobody may write to
+        raise UsageError(
+            f"cannot make the run folder {folder}: {err.strerror or type(err).__name__}",
+            hint="pass --out a folder you can write to (a new one is made)",
+        ) from None
     return folder
 
 

@@ -37,7 +37,10 @@ def run(args: argparse.Namespace) -> int:
             hint="e.g. harness package --image team/server:v1",
         )
     if overrides.archive is not None and not overrides.archive.is_file():
-        raise UsageError(f"no such file: {overrides.archive}")
+        raise UsageError(
+            f"no such file: {overrides.archive}",
+            hint="give --archive the image.tar.gz that `harness package --image` wrote",
+        )
     ctx = start_run(args, "package")
     cfg = from_profile(ctx.profile, Target(folder=ctx.folder, image=args.image or ""), overrides)
     hooks = ConsoleHooks(ctx.console, f"save {args.image or cfg.archive.name}")

@@ -3,6 +3,12 @@
 The image steps (the kinds whose ``gate_step`` is ``"image"``: package) run on
 the image first, through their cores; the measuring is ``orchestrate.run_steps``
 against the running container, on a copy of the plan that names its URL.
+
+An image the engine cannot start (or whose container exits before it is ready)
+fails the submission: the engine's whole message becomes the failed ``starts``
+rule of ``package.json``, so the verdict is FAIL with that reason (exit 1), and
+``gate RUN_DIR`` judges the folder the same way later. Any other error here (no
+engine, no such image) is shown in one line and the verdict is written all the same.
 """
 
 from __future__ import annotations
@@ -10,16 +16,19 @@ from __future__ import annotations
 import asyncio
 from dataclasses import replace
 
-from harness.errors import EXIT_FAIL, EXIT_INTERRUPTED, HarnessError
+from harness.errors import EXIT_FAIL, EXIT_INTERRUPTED, EXIT_USAGE, HarnessError
 from harness.flags import READY_TIMEOUT, Target, gate_key
 from harness.gate.hooks import GateHooks
 from harness.gate.orchestrate import GatePlan, run_step, run_steps
 from harness.image.config import PackageOverrides
+from harness.image.report import record_did_not_start
 
 
 def image_steps(image: str, plan: GatePlan, hooks: GateHooks) -> int:
-    """The image steps, in order (package: ``docker save`` → inspect → judge)."""
+    """The image steps, in order (package: ``docker save`` → inspect → judge); the exit code
+    of the first that stopped with an error (130 at once on Ctrl-C), else 0."""
     target = Target(folder=plan.folder, image=image)
+    rc = 0
     for kind in plan.steps("image"):
         hooks.step(kind.name)
         try:
@@ -28,24 +37,30 @@ def image_steps(image: str, plan: GatePlan, hooks: GateHooks) -> int:
             return EXIT_INTERRUPTED
         except HarnessError as err:  # judged as a missing or failed package; measure anyway
             hooks.error(err)
+            rc = rc or err.exit_code
         finally:
             hooks.step_end(kind.name)
-    return 0
+    return rc
 
 
 def measure_image(image: str, plan: GatePlan, hooks: GateHooks) -> int:
     """package → run the image offline → ``run_steps`` against it. Returns the worst stop code."""
     from harness.image.engine import connect
     from harness.image.preflight import platform_failure
-    from harness.image.run import running_image
+    from harness.image.run import ImageDidNotStart, running_image
 
-    if image_steps(image, plan, hooks) == EXIT_INTERRUPTED:
-        return EXIT_INTERRUPTED
+    stopped = image_steps(image, plan, hooks)
+    if stopped in (EXIT_INTERRUPTED, EXIT_USAGE):
+        return stopped  # Ctrl-C; or no such image, a bad option: nothing to start
     if (wrong := platform_failure(plan.folder)) is not None:
         # package.json carries the FAIL reason; an image for another platform cannot start
         hooks.say(f"not run: the image is for {wrong.split(':')[0]}")
         return EXIT_FAIL
-    client = connect(PackageOverrides.from_gate(plan.options).docker_host)
+    try:
+        client = connect(PackageOverrides.from_gate(plan.options).docker_host)
+    except HarnessError as err:
+        hooks.error(err)
+        return err.exit_code
     ready = plan.profile.readiness
     wait = plan.options.get(gate_key(READY_TIMEOUT))
 
@@ -64,4 +79,13 @@ def measure_image(image: str, plan: GatePlan, hooks: GateHooks) -> int:
             # The steps run their own event loops: off this one's thread.
             return await asyncio.to_thread(run_steps, replace(plan, url=img.url), hooks)
 
-    return asyncio.run(start_and_measure())
+    try:
+        return asyncio.run(start_and_measure())
+    except ImageDidNotStart as err:
+        hooks.error(err)
+        return EXIT_FAIL if record_did_not_start(plan.folder, err.message) else err.exit_code
+    except HarnessError as err:  # the engine, not the image: judged as what was measured
+        hooks.error(err)
+        return err.exit_code
+    finally:
+        client.close()

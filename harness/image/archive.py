@@ -57,7 +57,7 @@ class LayerSummary:
     dir_bytes: dict[str, int] = field(default_factory=dict)  # directory (<= _DIR_DEPTH) -> bytes
     largest: list[tuple[int, str]] = field(default_factory=list)  # (size, path), a min-heap
     deleted: list[str] = field(default_factory=list)  # every whiteout, anywhere in the image
-    # every entry, anywhere (harness/image/fs.py: "f", "d" or "l:TARGET"), and every opaque dir
+    # every entry, anywhere (harness/image/fs.py: "f…", "d" or "l:TARGET"), and every opaque dir
     tree: dict[str, str] = field(default_factory=dict)
     opaque_all: list[str] = field(default_factory=list)
 
@@ -120,6 +120,17 @@ def _read_safetensors_header(stream: IO[bytes]) -> tuple[int | None, str | None]
         return None, f"unreadable safetensors header: {err}"
 
 
+def _tree_kind(member: tarfile.TarInfo, head: bytes, tree: dict[str, str]) -> str:
+    """The entry's kind in the image tree (fs.py); ``head``: an executable file's first bytes."""
+    if member.isdir():
+        return fs.DIR
+    if member.issym():
+        return fs.link(member.linkname)
+    if member.islnk():  # a hard link: the file it names, earlier in the same layer
+        return tree.get(_norm(member.linkname), fs.FILE)
+    return fs.file_kind(member.mode, head) if member.isfile() else fs.FILE
+
+
 def summarise_layer(stream: IO[bytes], model_dir: str) -> LayerSummary:
     """Walk one layer tar stream; keep only what matters under ``model_dir``."""
     prefix = _norm(model_dir)
@@ -127,21 +138,20 @@ def summarise_layer(stream: IO[bytes], model_dir: str) -> LayerSummary:
     with tarfile.open(fileobj=stream, mode="r|*") as layer:
         for member in layer:
             path = _norm(member.name)
+            data: IO[bytes] | None = None  # an executable's bytes, its first ones read already
+            head = b""
             if member.isfile():
                 summary.count(path, member.size)
+                if member.mode & 0o111 and (fobj := layer.extractfile(member)) is not None:
+                    head = fobj.read(fs.HEAD)
+                    data = cast(IO[bytes], _Prepend(head, fobj))
             name = posixpath.basename(path)
             if name == ".wh..wh..opq":
                 summary.opaque_all.append(posixpath.dirname(path))
             elif name.startswith(".wh."):
                 summary.deleted.append(posixpath.join(posixpath.dirname(path), name[4:]))
             elif path:
-                summary.tree[path] = (
-                    fs.DIR
-                    if member.isdir()
-                    else fs.link(member.linkname)
-                    if member.issym()
-                    else fs.FILE
-                )
+                summary.tree[path] = _tree_kind(member, head, summary.tree)
             if not (path == prefix or path.startswith(prefix + "/")):
                 # Whiteouts of a parent dir (/opt/ml/.wh.model, /opt/.wh..wh..opq) also matter.
                 base = posixpath.basename(path)
@@ -162,7 +172,7 @@ def summarise_layer(stream: IO[bytes], model_dir: str) -> LayerSummary:
             elif member.isfile():
                 entry = FileEntry(size=member.size)
                 if path.endswith(".safetensors"):
-                    fobj = layer.extractfile(member)
+                    fobj = data or layer.extractfile(member)
                     if fobj is not None:
                         entry.parameters, entry.header_error = _read_safetensors_header(fobj)
                 summary.files[path] = entry

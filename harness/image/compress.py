@@ -5,6 +5,11 @@ Two writers with one interface: the ``pigz`` binary (fastest; Debian package
 blocks in a thread pool and writes each as its own gzip member. Concatenated
 gzip members are one valid gzip file (RFC 1952 §2.2); Go's reader (``docker
 load``), GNU gzip and Python's ``gzip`` all read them as one stream.
+
+Both are deterministic: the same tar bytes, compressor and level give the same
+file (no name, mtime 0 in every gzip header), so an image packaged again has
+the same sha256 and an interrupted upload can resume (docs/package.md,
+"Reproducible archives").
 """
 
 from __future__ import annotations
@@ -52,7 +57,7 @@ class _HashingFile:
 
 
 class PigzSink:
-    """``pigz -L -p N`` as a child; a thread drains its stdout into the hashing file."""
+    """``pigz -L -n -p N`` as a child; a thread drains its stdout into the hashing file."""
 
     def __init__(self, path: Path, level: int, threads: int) -> None:
         binary = shutil.which("pigz")
@@ -60,10 +65,12 @@ class PigzSink:
             raise EngineError(
                 "pigz is not installed", hint="apt-get install pigz, or --compressor zlib"
             )
-        self.name = f"pigz -{level} -p {threads}"
+        self.name = f"pigz -{level} -n -p {threads}"
         self._out = _HashingFile(path)
         self._proc = subprocess.Popen(
-            [binary, f"-{level}", "-p", str(threads), "-c"],
+            # -n: no file name and no mtime in the gzip header, so the same tar stream
+            # always gives the same bytes (and sha256)
+            [binary, f"-{level}", "-n", "-p", str(threads), "-c"],
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
         )

@@ -47,13 +47,20 @@ def engine_errors(what: str) -> Iterator[None]:
             f"{what}: no such image", hint="check the name with `docker images`"
         ) from None
     except docker.errors.NotFound as err:
-        raise EngineError(f"{what}: not found ({_short(err)})") from None
+        raise EngineError(f"{what}: not found ({engine_message(err)})") from None
     except docker.errors.APIError as err:
-        raise EngineError(f"{what}: the engine answered {_short(err)}") from None
+        said = engine_message(err)
+        if "invalid reference format" in said:  # the name the user gave cannot be an image's
+            raise UsageError(
+                f"{what}: not a valid image name ({said})",
+                hint="give NAME[:TAG] in lower case, e.g. team/server:v1",
+            ) from None
+        raise EngineError(f"{what}: the engine answered {said}") from None
     except (docker.errors.DockerException, requests.exceptions.RequestException) as err:
-        raise EngineError(f"{what}: {type(err).__name__}: {_short(err)}") from None
+        raise EngineError(f"{what}: {type(err).__name__}: {engine_message(err)}") from None
 
 
-def _short(err: Any) -> str:
-    text = str(getattr(err, "explanation", None) or err)
-    return text.splitlines()[0][:200] if text else type(err).__name__
+def engine_message(err: Any) -> str:
+    """The engine's whole message (an APIError's explanation), on one line, never cut."""
+    text = " ".join(str(getattr(err, "explanation", None) or err).split())
+    return text or type(err).__name__

@@ -1,40 +1,59 @@
-"""The image's file tree as the container sees it, and whether its entrypoint is in it.
+"""The image's file tree as the container sees it: every path, what it is, and links followed.
 
-A container that cannot start is the most expensive failure there is: the
-grader polls ``/ping`` for ten minutes and the day's submission is spent. So
-``harness package`` finds the program the container would execute and checks
-that it exists in the merged layers:
+``harness package`` builds it from the layers (``harness/image/archive.py``) so that
+``harness/image/program.py`` can say whether the container's program exists and can run:
 
-- the program is ENTRYPOINT[0], or CMD[0] when there is no ENTRYPOINT (a
-  shell-form instruction is stored as ``/bin/sh -c …``, so it needs /bin/sh);
-- a bare name (``python``) is looked up in the image's PATH (its ``Env``, else
-  Docker's default); a relative path is taken from the working directory;
 - layers are applied bottom-up with whiteouts (``.wh.NAME``) and opaque
   directories (``.wh..wh..opq``); symlinks are followed inside the image, in
   every component (``/bin`` → ``usr/bin`` in merged-/usr distributions),
   relative or absolute, at most 40 times like the kernel;
-- a directory, or a path that leads nowhere, is not a program.
-
-Not checked: the exec bit, and a script's ``#!`` interpreter (the program's
-bytes are not kept).
+- a regular file records what ``execve`` would make of it: no exec bit, a
+  ``#!`` script (its first line, as the kernel reads it), or neither an ELF
+  binary nor a script. Only files with an exec bit are read, and only their
+  first bytes.
 """
 
 from __future__ import annotations
 
 import posixpath
 from collections.abc import Iterable
-from dataclasses import dataclass
 
-DEFAULT_PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
 _MAX_LINKS = 40  # the kernel's limit on symlinks followed in one lookup
 
-# What a tree entry is: "f" a file (regular, hard link, device…), "d" a directory,
-# or "l:TARGET" a symlink to TARGET as written in the layer.
+# What a tree entry is: "d" a directory; "l:TARGET" a symlink to TARGET as written in
+# the layer; a file (regular, hard link, device…) is "f…":
+#   "f"        executable (an ELF binary, or its contents were not read)
+#   "f-"       no exec bit for anyone: execve says "permission denied"
+#   "f?"       executable but neither ELF nor "#!": execve says "exec format error"
+#   "f#!LINE"  an executable script; LINE is its first line (at most HEAD bytes)
 FILE, DIR = "f", "d"
+NOEXEC, NOT_PROGRAM = "f-", "f?"
+SCRIPT = "f#!"
+HEAD = 256  # the kernel reads this much of a file to decide how to run it (BINPRM_BUF_SIZE)
+_ELF = b"\x7fELF"
 
 
 def link(target: str) -> str:
     return "l:" + target
+
+
+def file_kind(mode: int, head: bytes) -> str:
+    """A regular file's tree entry from its mode bits and its first :data:`HEAD` bytes."""
+    if not mode & 0o111:
+        return NOEXEC
+    if head.startswith(b"#!"):
+        line = head[2:HEAD].split(b"\n", 1)[0]
+        return SCRIPT + line.decode("utf-8", errors="replace")
+    return FILE if head.startswith(_ELF) else NOT_PROGRAM
+
+
+def is_file(kind: str | None) -> bool:
+    return kind is not None and kind.startswith("f")
+
+
+def shebang(kind: str | None) -> str | None:
+    """A script's first line after ``#!`` (None: not a script)."""
+    return kind[len(SCRIPT) :] if kind is not None and kind.startswith(SCRIPT) else None
 
 
 def merge_tree(
@@ -100,51 +119,3 @@ def resolve(path: str, tree: dict[str, str]) -> tuple[str | None, str]:
             return None, f"/{here} is not a directory"
         done.append(comp)
     return "/" + "/".join(done), ""
-
-
-@dataclass(frozen=True)
-class ProgramCheck:
-    program: str  # what the container executes first, as written (argv[0])
-    found: str | None  # where it leads in the image; None when it is not there
-    problem: str  # one line when not found, else ""
-
-
-def program_of(entrypoint: list[str], cmd: list[str]) -> str | None:
-    """argv[0] of the container: ENTRYPOINT's first element, else CMD's."""
-    argv = entrypoint or cmd
-    return argv[0] if argv else None
-
-
-def check_program(
-    entrypoint: list[str], cmd: list[str], env: list[str], workdir: str, tree: dict[str, str]
-) -> ProgramCheck | None:
-    """Is the container's program in the image? None when there is no program to check."""
-    program = program_of(entrypoint, cmd)
-    if not program:
-        return None
-    source = "ENTRYPOINT" if entrypoint else "CMD"
-    if "/" in program:
-        candidates = [posixpath.join(workdir or "/", program)]
-    else:
-        path_var = next((e[5:] for e in env if e.startswith("PATH=")), DEFAULT_PATH)
-        candidates = [posixpath.join(d or ".", program) for d in path_var.split(":")]
-        candidates = [
-            c if c.startswith("/") else posixpath.join(workdir or "/", c) for c in candidates
-        ]
-    why = ""
-    for candidate in candidates:
-        found, why = resolve(candidate, tree)
-        if found is not None and tree.get(found.lstrip("/")) == DIR:
-            found, why = None, f"{found} is a directory"
-        if found is not None:
-            return ProgramCheck(program=program, found=found, problem="")
-    where = (
-        why
-        if "/" in program
-        else f"not in PATH ({', '.join(c.rsplit('/', 1)[0] for c in candidates)})"
-    )
-    return ProgramCheck(
-        program=program,
-        found=None,
-        problem=f"{source} runs {program}, but the image has no such program ({where})",
-    )

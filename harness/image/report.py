@@ -6,9 +6,13 @@ the report reader read this file without importing docker.
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from harness.image.preflight import SizeBreakdown
 from harness.image.rules import RuleResult, failed
-from harness.runs import Report
+from harness.runs import Report, load_report
+
+STARTS = "starts"  # the rule gate --image adds when the engine cannot start the image
 
 
 class PackageReport(Report):
@@ -40,3 +44,20 @@ class PackageReport(Report):
 
     def failures(self) -> list[RuleResult]:
         return failed(self.rules)
+
+    def did_not_start(self, why: str) -> None:
+        """``gate --image`` could not start the image: the ``starts`` rule fails with why."""
+        self.rules = [r for r in self.rules if r.rule != STARTS]
+        self.rules.append(RuleResult(rule=STARTS, status="fail", detail=why))
+        self.passed = False
+
+
+def record_did_not_start(folder: Path, why: str) -> bool:
+    """``folder``'s report gets the failed ``starts`` rule; False when there is no report
+    (the package step failed already, and said why)."""
+    report = load_report(folder, PackageReport)
+    if report is None:
+        return False
+    report.did_not_start(why)
+    report.save(folder)
+    return True

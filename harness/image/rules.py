@@ -12,7 +12,7 @@ from typing import Any, Literal
 from pydantic import BaseModel
 
 from harness.image.archive import WEIGHT_SUFFIXES, FileEntry
-from harness.image.fs import ProgramCheck, check_program
+from harness.image.program import ProgramCheck, check_program
 from harness.profiles import PackageSpec
 
 Status = Literal["pass", "fail", "warn"]
@@ -37,8 +37,8 @@ class ImageFacts(BaseModel):
     model_files: dict[str, int]  # path -> size
     parameters: int | None  # summed over safetensors headers, None if none were readable
     unreadable_headers: list[str] = []
-    # the container's program (ENTRYPOINT[0], else CMD[0]) looked up in the merged layers;
-    # None when the layers were not read (facts from literals) or there is no program
+    # the container's program (ENTRYPOINT[0], else CMD[0]) and its #! chain looked up in the
+    # merged layers; None when the layers were not read (facts from literals) or there is none
     program: ProgramCheck | None = None
 
 
@@ -114,12 +114,14 @@ def judge(facts: ImageFacts, spec: PackageSpec) -> list[RuleResult]:
     add("entrypoint", bool(command), " ".join(command) or "neither ENTRYPOINT nor CMD is set")
     if facts.program is not None:
         found = facts.program.found
+        chain = facts.program.interpreters
         add(
             "entrypoint_exists",
-            found is not None,
+            not facts.program.problem,
             facts.program.problem
             or f"{facts.program.program} is in the image"
-            + (f" (→ {found})" if found != facts.program.program else ""),
+            + (f" (→ {found})" if found != facts.program.program else "")
+            + (f", run by {', then '.join(chain)}" if chain else ""),
         )
     port = f"{spec.port}/tcp"
     add(

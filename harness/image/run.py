@@ -1,7 +1,10 @@
 """Run an image the way the evaluation machine does: no internet, port 8080, /ping polled.
 
 ``async with running_image(client, "team/img:tag") as running:`` yields the base
-URL once ``/ping`` answers 200 and always removes the container afterwards.
+URL once ``/ping`` answers 200 and always removes the container afterwards: it is
+created, then started, so a container the engine cannot start (an entrypoint
+without an exec bit, a missing interpreter) is removed too, and the engine's whole
+message is raised as :class:`ImageDidNotStart`.
 
 Offline by default: the container joins an *internal* network (no default
 route, so nothing can be downloaded at start-up) and is reached at its own
@@ -25,9 +28,14 @@ import docker
 
 from harness.client.readiness import probe
 from harness.errors import EngineError, UnreachableError
-from harness.image.engine import engine_errors
+from harness.image.engine import engine_errors, engine_message
 
 OFFLINE_NETWORK = "harness-offline"
+
+
+class ImageDidNotStart(UnreachableError):
+    """The image's own failure: the engine could not start its container, or the container
+    exited before it was ready. ``gate --image`` judges it a FAIL (the grader would too)."""
 
 
 @dataclass
@@ -87,14 +95,22 @@ async def running_image(
 ) -> AsyncIterator[RunningImage]:
     if offline:
         await asyncio.to_thread(_ensure_internal_network, client, network)
-    kwargs: dict[str, Any] = {"detach": True, "labels": {"harness": "gate"}}
+    kwargs: dict[str, Any] = {"labels": {"harness": "gate"}}
     if offline:
         kwargs["network"] = network
     else:
         kwargs["ports"] = {f"{port}/tcp": ("127.0.0.1", None)}
-    with engine_errors(f"starting {image}"):
-        container = await asyncio.to_thread(client.containers.run, image, **kwargs)
+    with engine_errors(f"creating a container of {image}"):
+        container = await asyncio.to_thread(client.containers.create, image, **kwargs)
     try:
+        try:
+            await asyncio.to_thread(container.start)
+        except docker.errors.APIError as err:
+            raise ImageDidNotStart(
+                f"the engine could not start {image}: {engine_message(err)}",
+                hint="the grader could not start it either: fix the entrypoint "
+                "(`harness package` checks it)",
+            ) from None
         with engine_errors(f"container of {image}"):
             await asyncio.to_thread(container.reload)
         base = _address(container.attrs, network, port, offline)
@@ -111,7 +127,7 @@ async def running_image(
                     break
                 await asyncio.to_thread(container.reload)
                 if container.status in ("exited", "dead"):
-                    raise UnreachableError(
+                    raise ImageDidNotStart(
                         f"{image} exited before {ready_path} answered (last: {seen})",
                         hint=f"its last log lines: {_tail_logs(container) or '(none)'}",
                     )

@@ -13,6 +13,7 @@ import docker
 
 from harness.image.compress import Compressor, open_sink
 from harness.image.engine import engine_errors
+from harness.image.output import output_errors, prepare_output
 
 _CHUNK = 4 * 1024 * 1024
 
@@ -54,8 +55,9 @@ def save_image(
         image = client.images.get(ref)
     expected = int(image.attrs.get("Size") or 0)
     partial = dest.with_name(dest.name + ".partial")
-    dest.parent.mkdir(parents=True, exist_ok=True)
-    sink = open_sink(partial, level=level, compressor=compressor, threads=threads)
+    prepare_output(dest)
+    with output_errors(dest):  # opened now: an unwritable folder fails before the save
+        sink = open_sink(partial, level=level, compressor=compressor, threads=threads)
     read = 0
     start = time.perf_counter()
     ok = False

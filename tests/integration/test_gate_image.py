@@ -14,9 +14,10 @@ import subprocess
 import sys
 from pathlib import Path
 
+import docker
 import pytest
 
-from tests.fixtures.podman import PodmanService, build_image, model_files
+from tests.fixtures.podman import PROGRAM_STUB, PodmanService, build_image, model_files
 
 pytestmark = [pytest.mark.podman, pytest.mark.timeout(300)]
 
@@ -70,3 +71,63 @@ def test_gate_image_fails_on_missing_endpoints(podman: PodmanService, tmp_path: 
     assert "latency and quality skipped" in proc.stderr
     # the container is gone afterwards
     assert podman.client.containers.list(all=True, filters={"label": "harness=gate"}) == []
+
+
+def _engine_says(podman: PodmanService, tag: str) -> str:
+    """What the engine answers when asked to start ``tag`` (the container removed again)."""
+    container = podman.client.containers.create(tag)
+    try:
+        with pytest.raises(docker.errors.APIError) as err:
+            container.start()
+    finally:
+        container.remove(force=True)
+    return " ".join(str(err.value.explanation).split())
+
+
+@pytest.mark.parametrize(
+    ("files", "entrypoint", "engine_refuses"),
+    [
+        # no exec bit: the engine refuses to start it
+        ({"/app/serve": PROGRAM_STUB}, ["/app/serve"], True),
+        # a #!/bin/sh script with no /bin/sh: it starts, and exits at once
+        ({"/bin/serve": b"#!/bin/sh\nexit 0\n"}, ["/bin/serve"], False),
+    ],
+    ids=["no-exec-bit", "no-interpreter"],
+)
+def test_gate_image_that_cannot_start_fails_and_leaves_nothing(
+    podman: PodmanService,
+    tmp_path: Path,
+    files: dict[str, bytes],
+    entrypoint: list[str],
+    engine_refuses: bool,
+) -> None:
+    """Issue 27: the container is removed, the engine's whole message is shown and
+    recorded, and gate.json says FAIL (exit 1)."""
+    tag = f"harness-test/cannot-start-{str(engine_refuses).lower()}:1"
+    build_image(podman, tag, {**model_files(), **files}, entrypoint=entrypoint)
+    message = _engine_says(podman, tag) if engine_refuses else ""
+    run = tmp_path / "run"
+    argv = ["gate", "--image", tag, "--docker-host", podman.socket_url, "--out", str(run)]
+    proc = subprocess.run(
+        [sys.executable, "-m", "harness", *argv, "--ready-timeout", "60"],
+        capture_output=True,
+        text=True,
+        timeout=280,
+        env=dict(os.environ),
+    )
+    assert proc.returncode == 1, proc.stderr[-3000:]
+    assert "Traceback" not in proc.stderr
+    gate = json.loads((run / "gate.json").read_text())
+    assert gate["verdict"] == "FAIL"
+    blocking = [r["text"] for r in gate["reasons"] if r["blocking"]]
+    (starts,) = [t for t in blocking if t.startswith("package rule starts: ")]
+    if engine_refuses:
+        assert "permission denied" in message
+        assert f"the engine could not start {tag}: {message}" in starts
+        assert message in " ".join(proc.stderr.split())  # the whole message, not cut
+    else:
+        assert f"{tag} exited before /ping answered" in starts
+    # the container is gone: the API and the podman CLI agree
+    assert podman.client.containers.list(all=True, filters={"label": "harness=gate"}) == []
+    listed = podman.podman("ps", "-a", "--format", "{{.Image}}")
+    assert listed.returncode == 0 and tag not in listed.stdout

@@ -6,6 +6,7 @@ import gzip
 import hashlib
 import json
 import tarfile
+import time
 from pathlib import Path
 
 import pytest
@@ -14,7 +15,7 @@ from harness.cli import main
 from harness.image.archive import inspect_archive
 from harness.image.engine import connect
 from harness.image.package import PackageReport
-from tests.fixtures.podman import PodmanService, build_image, model_files
+from tests.fixtures.podman import PROGRAM_STUB, PodmanService, build_image, model_files
 
 pytestmark = [pytest.mark.podman, pytest.mark.timeout(300)]
 
@@ -40,7 +41,9 @@ def _package(
 
 
 def test_good_image_passes(podman: PodmanService, tmp_path: Path) -> None:
-    build_image(podman, "harness-test/good:1", {**model_files([1000, 64]), "/bin/serve": b"#!"})
+    build_image(
+        podman, "harness-test/good:1", {**model_files([1000, 64]), "/bin/serve": PROGRAM_STUB}
+    )
     code, report = _package(podman, tmp_path, "harness-test/good:1")
     archive = tmp_path / "run" / "image.tar.gz"
     assert code == 0, [r for r in report.rules if r.status != "pass"]
@@ -188,7 +191,7 @@ def test_entrypoint_must_exist_in_the_image(podman: PodmanService, tmp_path: Pat
     assert _entrypoint_rule(report) == ("pass", "busybox is in the image (→ /bin/busybox)")
     # a later layer deletes the entrypoint (a whiteout): the program is gone
     gone = 'RUN ["/bin/busybox", "rm", "/bin/serve"]'
-    files = {**busybox, "/bin/serve": b"#!serve\n"}
+    files = {**busybox, "/bin/serve": PROGRAM_STUB}
     build_image(podman, "harness-test/whiteout-serve:1", files, extra=gone)
     code, report = _package(podman, tmp_path / "e", "harness-test/whiteout-serve:1")
     assert code == 1
@@ -196,3 +199,64 @@ def test_entrypoint_must_exist_in_the_image(podman: PodmanService, tmp_path: Pat
         "fail",
         "ENTRYPOINT runs /bin/serve, but the image has no such program (/bin/serve does not exist)",
     )
+
+
+def test_a_script_entrypoint_needs_its_interpreter(podman: PodmanService, tmp_path: Path) -> None:
+    """Issue 27: FROM scratch, ENTRYPOINT a `#!/bin/sh` script, no /bin/sh in any layer."""
+    script = b"#!/bin/sh\nexec /bin/busybox httpd -f -p 8080\n"
+    build_image(podman, "harness-test/script-nosh:1", {**model_files(), "/bin/serve": script})
+    code, report = _package(podman, tmp_path / "a", "harness-test/script-nosh:1")
+    assert code == 1
+    assert [r.rule for r in report.failures()] == ["entrypoint_exists"]
+    assert _entrypoint_rule(report)[1] == (
+        "ENTRYPOINT runs /bin/serve, but /bin/serve's interpreter /bin/sh (#!/bin/sh) "
+        "is not in the image (/bin/sh does not exist)"
+    )
+    # the same script with busybox as /bin/sh (a RUN step's symlink): it can run
+    busybox = {**model_files(), "/bin/busybox": _busybox(), "/bin/serve": script}
+    link = 'RUN ["/bin/busybox", "ln", "-s", "busybox", "/bin/sh"]'
+    build_image(podman, "harness-test/script-sh:1", busybox, extra=link)
+    code, report = _package(podman, tmp_path / "b", "harness-test/script-sh:1")
+    assert code == 0, report.failures()
+    assert _entrypoint_rule(report) == (
+        "pass",
+        "/bin/serve is in the image, run by /bin/sh → /bin/busybox",
+    )
+    # `#!/usr/bin/env sh`: env found through a link, sh looked up on the image's PATH
+    env_script = {**busybox, "/bin/serve": b"#!/usr/bin/env sh\nexec true\n"}
+    links = (
+        'RUN ["/bin/busybox", "mkdir", "-p", "/usr/bin"]\n'
+        'RUN ["/bin/busybox", "ln", "-s", "/bin/busybox", "/usr/bin/env"]\n'
+        "ENV PATH=/bin"
+    )
+    build_image(podman, "harness-test/script-env:1", env_script, extra=links)
+    code, report = _package(podman, tmp_path / "c", "harness-test/script-env:1")
+    assert _entrypoint_rule(report)[1] == (
+        "ENTRYPOINT runs /bin/serve, but /bin/serve runs `env sh` (#!/usr/bin/env sh), "
+        "and sh is not in the image (not in PATH (/bin))"
+    )
+    assert code == 1
+
+
+@pytest.mark.parametrize("compressor", ["pigz", "zlib"])
+def test_packaging_twice_gives_the_same_bytes(
+    podman: PodmanService, tmp_path: Path, compressor: str
+) -> None:
+    """Issue 27: the same image packaged twice has one sha256 (no mtime in the gzip header;
+    the engine's tar stream is byte-identical from one save to the next)."""
+    build_image(podman, "harness-test/repro:1", model_files([1000, 64]))
+    reports = []
+    for i in range(2):
+        if i:
+            time.sleep(1.1)  # a gzip header's mtime would differ now
+        argv = ["--compressor", compressor, "--threads", "2"]
+        code, report = _package(podman, tmp_path / f"r{i}", "harness-test/repro:1", *argv)
+        assert code == 0, report.failures()
+        reports.append(report)
+    first, second = reports
+    assert first.sha256 == second.sha256
+    assert first.tar_bytes == second.tar_bytes
+    archive = (tmp_path / "r0" / "run" / "image.tar.gz").read_bytes()
+    assert archive[4:8] == b"\0\0\0\0"  # MTIME 0
+    assert not archive[3] & 0x08  # no FNAME
+    assert hashlib.sha256(archive).hexdigest() == first.sha256

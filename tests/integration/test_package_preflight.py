@@ -9,7 +9,7 @@ import pytest
 
 from harness.cli import main
 from harness.image.package import PackageReport
-from tests.fixtures.podman import PodmanService, build_image, model_files
+from tests.fixtures.podman import PROGRAM_STUB, PodmanService, build_image, model_files
 
 pytestmark = [pytest.mark.podman, pytest.mark.timeout(300)]
 
@@ -29,7 +29,8 @@ def _build_arm64(podman: PodmanService, tmp_path: Path, tag: str) -> None:
     for i, (path, data) in enumerate(model_files([100, 8]).items()):
         (ctx / f"f{i}").write_bytes(data)
         lines.append(f"COPY f{i} {path}")
-    (ctx / "serve").write_bytes(b"#!")
+    (ctx / "serve").write_bytes(PROGRAM_STUB)
+    (ctx / "serve").chmod(0o755)
     lines += [
         "COPY serve /bin/serve",
         *(f"ENV {e}=1" for e in ("HF_HUB_OFFLINE", "TRANSFORMERS_OFFLINE", "HF_DATASETS_OFFLINE")),
@@ -53,7 +54,7 @@ def test_arm64_image_fails_the_platform_rule(podman: PodmanService, tmp_path: Pa
 
 def test_amd64_image_passes_and_has_a_size_breakdown(podman: PodmanService, tmp_path: Path) -> None:
     files = {**model_files([1000, 64]), "/root/.cache/pip/wheels/x.whl": b"p" * 50_000}
-    build_image(podman, "harness-test/amd64:1", {**files, "/bin/serve": b"#!"})
+    build_image(podman, "harness-test/amd64:1", {**files, "/bin/serve": PROGRAM_STUB})
     code, report = _package(podman, tmp_path, "harness-test/amd64:1")
     assert code == 0, report.failures()
     assert report.rules[0].rule == "platform" and report.rules[0].status == "pass"

@@ -265,11 +265,11 @@ def test_package_then_submit(portal_stack: PortalFactory, tmp_path: Path) -> Non
     import io
     import tarfile
 
-    from tests.fixtures.podman import safetensors_bytes, tar_of
+    from tests.fixtures.podman import PROGRAM_STUB, safetensors_bytes, tar_of
 
     layer = tar_of(
         {
-            "/bin/serve": b"#!serve\n",
+            "/bin/serve": PROGRAM_STUB,
             "/opt/ml/model/config.json": b"{}",
             "/opt/ml/model/model.safetensors": safetensors_bytes({"w": [8, 8]}),
         }

@@ -5,10 +5,11 @@ from __future__ import annotations
 import io
 
 from harness.image.archive import summarise_layer
-from harness.image.fs import DIR, FILE, check_program, link, merge_tree, resolve
+from harness.image.fs import DIR, FILE, NOEXEC, link, merge_tree, resolve
+from harness.image.program import check_program
 from harness.image.rules import facts_from_config, judge
 from harness.profiles import PackageSpec
-from tests.fixtures.podman import tar_of
+from tests.fixtures.podman import PROGRAM_STUB, tar_of
 
 # a merged-/usr distribution: /bin is a symlink, sh and python are links too
 BASE = {
@@ -67,11 +68,11 @@ def test_check_program_entrypoint_cmd_path_workdir() -> None:
 
 def test_layer_tree_and_rule() -> None:
     layer = summarise_layer(
-        io.BytesIO(tar_of({"/bin/serve": b"#!", "/opt/ml/model/config.json": b"{}"})),
+        io.BytesIO(tar_of({"/bin/serve": PROGRAM_STUB, "/opt/ml/model/config.json": b"{}"})),
         "/opt/ml/model",
     )
     gone = summarise_layer(io.BytesIO(tar_of({"/bin/.wh.serve": b""})), "/opt/ml/model")
-    assert layer.tree == {"bin/serve": FILE, "opt/ml/model/config.json": FILE}
+    assert layer.tree == {"bin/serve": FILE, "opt/ml/model/config.json": NOEXEC}
     assert gone.tree == {} and gone.deleted == ["bin/serve"]
     spec = PackageSpec()
     config = {"config": {"Entrypoint": ["/bin/serve"]}}
