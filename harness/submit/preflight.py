@@ -44,6 +44,8 @@ class Preflight:
     archive_check: str  # "passed", or "skipped" (--skip-archive-check)
     layout: str | None = None  # "docker" or "oci", when inspected
     warnings: list[str] = field(default_factory=list)
+    # the image's ids: its config digest (when inspected), package.json's image_id
+    image_ids: list[str] = field(default_factory=list)
 
 
 class Stopped(HarnessError):
@@ -103,6 +105,7 @@ def verify_archive(
     package = package_beside(path)
     warnings: list[str] = []
     layout = None
+    ids: list[str] = []
     with _Digests() as digests:
 
         def on_block(block: bytes) -> None:
@@ -127,6 +130,7 @@ def verify_archive(
                     " only if you know better",
                 ) from None
             layout = contents.layout
+            ids += [contents.config_digest] if contents.config_digest else []
     digest = digests.sha256.hexdigest()
     if package is None:
         warnings.append(
@@ -141,8 +145,11 @@ def verify_archive(
             " nothing was sent",
             hint="the file was cut short or changed after `harness package`: package again",
         )
+    if package is not None and package.image_id and package.image_id not in ids:
+        ids.append(package.image_id)
     return Preflight(
         size=size,
+        image_ids=ids,
         sha256=digest,
         md5=digests.md5.hexdigest(),
         package_report="absent" if package is None else "passed",
