@@ -198,7 +198,7 @@ def test_key_handling(
             str(key_file),
             "--restart",
             "--resubmit",
-        )  # fmt: skip
+        )
         == 2
     )
     out2 = capsys.readouterr()
