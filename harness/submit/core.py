@@ -10,7 +10,7 @@ import time
 import aiohttp
 
 from harness.errors import HarnessError, TargetError, UsageError
-from harness.submit.api import ApiRefused, OrganiserApi
+from harness.submit.api import ApiRefused, OrganiserApi, error_text
 from harness.submit.gated import GatedCheck, check_gated
 from harness.submit.model import Hooks, SubmitConfig, SubmitReport
 from harness.submit.pause import checkpoint
@@ -122,8 +122,9 @@ async def submit(
                 raise
             # The organiser's word beats our inference: the object is not there
             # (an assumed completion that did not happen, or a lost object).
-            reason = f"the organiser says no object is stored at {state.s3_key} ({err.message})"
-            h.say(f"{reason}: uploading the whole file again")
+            said = error_text(err.body) or f"HTTP {err.status}"
+            reason = f"the organiser says no object is stored at {state.s3_key} ({said})"
+            h.say(f"uploading the whole file again: {reason}")
             report.reupload_reason = reason
             state.reset_upload()
             save_state(spath, state)

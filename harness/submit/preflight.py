@@ -59,11 +59,19 @@ def check_name_and_size(path: Path, spec: PackageSpec) -> int:
             f"the file is named {path.name!r}; the organiser only accepts {spec.image_filename!r}",
             hint=f"rename it to {spec.image_filename}",
         )
+    if not path.exists():
+        raise UsageError(
+            f"no such file: {path}", hint="pass the image.tar.gz `harness package` wrote"
+        )
     if not path.is_file():
-        raise UsageError(f"no such file: {path}")
+        raise UsageError(
+            f"{path} is not a file", hint="pass the image.tar.gz `harness package` wrote"
+        )
     size = path.stat().st_size
     if size == 0:
-        raise UsageError(f"{path.name} is empty")
+        raise UsageError(
+            f"{path.name} is empty", hint="package the image again (`harness package`)"
+        )
     if size > spec.max_compressed_bytes:
         raise VerdictFailed(
             f"{path.name} is {human_bytes(size)}, over the {human_bytes(spec.max_compressed_bytes)} limit",
