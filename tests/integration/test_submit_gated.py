@@ -16,11 +16,12 @@ from harness.cli import main
 from harness.gate.report import GateReport
 from harness.image.report import PackageReport
 from harness.submit.core import SubmitReport
+from tests.fixtures.archives import write_image_archive
 from tests.fixtures.gated import image_id, measured_run
 from tests.fixtures.podman import PodmanService, build_image, model_files
 from tests.fixtures.s3 import TEST_API_KEY, PortalFactory
 
-pytestmark = [pytest.mark.podman, pytest.mark.timeout(300)]
+pytestmark = pytest.mark.timeout(300)
 
 IMAGE = "harness-test/gated:1"
 
@@ -37,6 +38,7 @@ def _gate(podman: PodmanService, reports: Path, name: str, *, passing: bool) -> 
     return GateReport.load(folder)
 
 
+@pytest.mark.podman
 def test_submit_refuses_an_ungated_image_until_the_gate_passes(
     podman: PodmanService,
     portal_stack: PortalFactory,
@@ -95,6 +97,7 @@ def test_submit_refuses_an_ungated_image_until_the_gate_passes(
     assert len(stack.portal.state.submissions) == 2
 
 
+@pytest.mark.podman
 def test_gate_image_id_that_names_nothing_is_a_usage_error(
     podman: PodmanService, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -105,3 +108,30 @@ def test_gate_image_id_that_names_nothing_is_a_usage_error(
     assert "--image-id harness-test/none:404: not an image id" in err
     assert "docker image inspect --format" in err
     assert not (folder / "gate.json").exists()
+
+
+def test_gate_by_url_records_the_image_id_and_submit_reads_its_verdict(
+    portal_stack: PortalFactory,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """`gate --url U --image-id ID` (every step skipped here: INCOMPLETE) records the id;
+    submit of that image then stops on the INCOMPLETE verdict, naming the gate's folder."""
+    reports = tmp_path / "reports"
+    monkeypatch.setenv("HARNESS_REPORTS_DIR", str(reports))
+    monkeypatch.setenv("HARNESS_API_KEY", TEST_API_KEY)
+    archive = write_image_archive(tmp_path / "pkg", 20_000, seed=41)
+    short_id = image_id(archive)[7:19]  # a short id, as `docker images` shows it
+    folder = reports / "gate-url"
+    argv = ["gate", "--url", "http://127.0.0.1:9", "--image-id", short_id, "--out", str(folder)]
+    skips = ["--skip", "check", "--skip", "latency", "--skip", "quality"]
+    assert main([*argv, *skips, "--quiet"]) == 4
+    gated = GateReport.load(folder)
+    assert gated.verdict == "INCOMPLETE" and gated.image_id == "sha256:" + short_id
+    stack = portal_stack()
+    capsys.readouterr()
+    assert _submit(stack.url, archive, tmp_path / "r1") == 1
+    err = capsys.readouterr().err
+    assert "was last gated" in err and "in gate-url: INCOMPLETE" in err, err
+    assert stack.portal.state.calls == []
