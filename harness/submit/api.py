@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
 import random
 from typing import Any, Literal
 
@@ -84,8 +85,10 @@ def transport_failure(err: BaseException, timeout_s: float) -> str:
     if isinstance(err, TimeoutError | aiohttp.ServerTimeoutError):
         return f"no answer within {timeout_s:g} s"
     if isinstance(err, aiohttp.ClientConnectorError):
-        reason = err.os_error.strerror if err.os_error.strerror else type(err.os_error).__name__
-        return f"cannot connect ({reason})"
+        os_err = err.os_error
+        # asyncio's strerror repeats the address ("Connect call failed ('127.0.0.1', 9)")
+        reason = os.strerror(os_err.errno) if os_err.errno else type(os_err).__name__
+        return f"cannot connect ({reason.lower()})"
     if isinstance(err, aiohttp.ServerDisconnectedError):
         return "the server closed the connection without answering"
     if isinstance(err, aiohttp.ClientPayloadError | aiohttp.ClientOSError):

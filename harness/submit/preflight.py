@@ -110,6 +110,14 @@ def verify_archive(
 ) -> Preflight:
     """Prove the file before any organiser call (module docstring); one read of the file."""
     size = check_name_and_size(path, spec)
+    try:
+        with path.open("rb"):
+            pass
+    except OSError as err:
+        raise UsageError(
+            f"cannot read {path.name}: {err.strerror or type(err).__name__}",
+            hint="check the file's permissions",
+        ) from None
     package = package_beside(path)
     warnings: list[str] = []
     layout = None
