@@ -113,8 +113,16 @@ class PackageSpec(Strict):
     max_parameters: int | None = None
 
 
+# The organiser publishes no form for team ids; these are what harness sends and what the
+# portal accepts (docs/submit.md, "Team ids"): they become a path segment of the S3 key.
+TEAM_ID_PATTERN = r"[A-Za-z0-9_-]{1,64}"
+TEAM_ID_RULE = "1 to 64 letters, digits, '-' or '_'"
+
+
 class SubmitSpec(Strict):
     header: str = "x-api-key"
+    team_id_pattern: str = TEAM_ID_PATTERN  # a team id must match it whole
+    team_id_rule: str = TEAM_ID_RULE  # the pattern in words, for messages
     single_max_bytes: int = 5_000_000_000
     single_url_expiry_s: int = 7200
     submissions_per_day: int = 1

@@ -11,6 +11,7 @@ from harness.cli.common import add_common, http_url, make_console
 from harness.errors import EXIT_OK, ConfigError, UsageError
 from harness.gate.console import ConsoleGateHooks
 from harness.gate.image import measure_image
+from harness.gate.image_id import GateImageOverrides, judged_image_id, resolve_image_id
 from harness.gate.judge import folder_profile
 from harness.gate.options import add_gate_options, options_from_args
 from harness.gate.orchestrate import (
@@ -22,6 +23,7 @@ from harness.gate.orchestrate import (
     steps_for,
 )
 from harness.gate.render import render_gate
+from harness.image.config import PackageOverrides
 from harness.profiles import Profile, load_profile
 from harness.report.ledger import record_run
 from harness.runs import Provenance, new_run_folder, redact_argv
@@ -65,6 +67,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         "INCOMPLETE and names it (default: none)",
     )
     add_gate_options(p)
+    GateImageOverrides.add_arguments(p)
     add_common(p)
     p.set_defaults(func=run)
 
@@ -133,13 +136,18 @@ def run(args: argparse.Namespace) -> int:
     image = bool(args.image)
     skip = frozenset(args.skip)
     _check_skips(profile, skip, image)
+    options = options_from_args(args)
+    given = GateImageOverrides.from_args(args).image_id
+    image_id = (
+        resolve_image_id(given, PackageOverrides.from_gate(options).docker_host) if given else None
+    )
     rc = EXIT_OK
     folder = Path(args.run_dir) if args.run_dir else new_run_folder(args.out, args.name, "gate")
     plan = GatePlan(
         url=args.url or "",
         folder=folder,
         profile=profile,
-        options=options_from_args(args),
+        options=options,
         skip=skip,
         keep_going=args.keep_going,
         name=args.name,
@@ -151,7 +159,15 @@ def run(args: argparse.Namespace) -> int:
         out = contextlib.redirect_stdout(sys.stderr) if args.json else contextlib.nullcontext()
         with out:
             rc = run_steps(plan, hooks) if args.url else measure_image(args.image, plan, hooks)
-    report = conclude(folder, profile, prov, strict=args.strict, image=image, skipped=plan.skip)
+    report = conclude(
+        folder,
+        profile,
+        prov,
+        strict=args.strict,
+        image=image,
+        skipped=plan.skip,
+        image_id=judged_image_id(folder, image_id),
+    )
     record_run(folder, args.name, args.note)
     render_gate(console, report, str(folder), judged_as=profile.title)
     if args.json:

@@ -147,6 +147,7 @@ def run(args: argparse.Namespace) -> int:
             if args.daily_limit
             else args.submissions_per_day,
             repeat_complete_s=args.repeat_complete_s,
+            rules=organiser,
         )
         portal = Portal(cfg)
         try:

@@ -14,11 +14,15 @@ from rich.table import Table
 
 from harness.cli.common import add_common, byte_progress, http_url, positive_int, start_run
 from harness.errors import EXIT_OK, ConfigError
+from harness.gate.records import gate_records
+from harness.paths import reports_dir
 from harness.profiles import SubmitSpec
 from harness.submit.core import Hooks, SubmitConfig, SubmitReport, submit
+from harness.submit.gated import UNGATED_FLAG
 from harness.submit.preflight import read_api_key
+from harness.submit.resume import resume_command, resume_note
 from harness.submit.retry import RetryPolicy
-from harness.submit.state import load_state, resume_note, state_path
+from harness.submit.state import load_state, state_path
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -57,9 +61,24 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p.add_argument(
         "--resubmit",
         action="store_true",
-        help="send /submit although an earlier run's /submit got no answer"
-        " (only after checking with the organiser that it did not arrive: a second"
+        help="send /submit although an earlier run's /submit got no answer, or with --restart"
+        " after a submission (only after checking with the organiser: a second"
         " submission costs the day)",
+    )
+    p.add_argument(
+        UNGATED_FLAG,
+        action="store_true",
+        help="submit although the archive's image was never gated or its last gate verdict is"
+        " not PASS; recorded in submit.json (default: off, such a submit stops before any"
+        " organiser call)",
+    )
+    p.add_argument(
+        "--reports",
+        action="append",
+        default=[],
+        metavar="DIR",
+        help="also look for the image's gate.json in DIR and its sub-folders, repeatable"
+        " (default: the reports folder only, $HARNESS_REPORTS_DIR or reports/)",
     )
     p.add_argument(
         "--dry-run",
@@ -112,6 +131,7 @@ def render(report: SubmitReport, console: Console) -> None:
             else []
         ),
         *([("uploaded again", report.reupload_reason)] if report.reupload_reason else []),
+        ("gate", _gated_text(report)),
         ("submission id", report.submission_id or "-"),
     ]
     for k, v in rows:
@@ -119,10 +139,18 @@ def render(report: SubmitReport, console: Console) -> None:
     console.print(table)
 
 
-def _interrupted(cfg: SubmitConfig, folder: Path) -> None:
-    """Ctrl-C / SIGTERM: what is saved where, and what re-running does."""
+def _gated_text(report: SubmitReport) -> str:
+    image = (report.image_id or "image ?")[:19] + "…"
+    if report.gate_verdict is None:
+        return f"{image} never gated" + (f" ({UNGATED_FLAG})" if report.gated else "")
+    last = f"{image} last gated {report.gate_verdict} ({report.gate_folder})"
+    return last + (f", {UNGATED_FLAG}" if report.gated == "ungated_ok" else "")
+
+
+def _interrupted(cfg: SubmitConfig, folder: Path, argv: list[str]) -> None:
+    """Ctrl-C / SIGTERM: what is saved where, and the exact command that goes on."""
     spath = state_path(cfg.archive)
-    note = resume_note(load_state(spath))
+    note = resume_note(load_state(spath), resume_command(argv))
     saved = [p.name for p in (spath,) if p.exists()]
     if (folder / SubmitReport.FILENAME).exists():
         saved.append(str(folder / SubmitReport.FILENAME))
@@ -136,6 +164,7 @@ def run(args: argparse.Namespace) -> int:
         raise ConfigError(f"profile {ctx.profile.name!r} has no [package] section")
     warn = lambda msg: ctx.console.print(f"[yellow]warning:[/] {msg}")  # noqa: E731
     key = "" if args.dry_run else read_api_key(args.api_key_file, warn)
+    folders = [reports_dir(), *(Path(d) for d in args.reports)]
     cfg = SubmitConfig(
         archive=Path(args.archive),
         team_id=args.team,
@@ -149,6 +178,9 @@ def run(args: argparse.Namespace) -> int:
         dry_run=args.dry_run,
         skip_archive_check=args.skip_archive_check,
         policy=RetryPolicy(attempts=args.attempts),
+        ungated_ok=args.ungated_ok,
+        gate_records=lambda: gate_records(folders),
+        gate_where=" or ".join(str(f) for f in folders),
     )
     with byte_progress(ctx.console) as bar:
         size = cfg.archive.stat().st_size if cfg.archive.is_file() else 0
@@ -181,7 +213,7 @@ def run(args: argparse.Namespace) -> int:
             report = asyncio.run(go())
         except KeyboardInterrupt:
             bar.stop()
-            _interrupted(cfg, ctx.folder)
+            _interrupted(cfg, ctx.folder, list(getattr(args, "argv", ["harness", "submit"])))
             raise
     if report.dry_run or report.already_submitted:
         finished(report)

@@ -185,11 +185,13 @@ def conclude(
     strict: bool = False,
     image: bool = False,
     skipped: frozenset[str] | list[str] = frozenset(),
+    image_id: str | None = None,
 ) -> GateReport:
     """Judge the run folder and save ``gate.json`` (the caller records it in the ledger)."""
     report = judge_folder(
         folder, profile, provenance, strict=strict, image=image, skipped=sorted(skipped)
     )
+    report.image_id = image_id
     report.save(folder)
     return report
 

@@ -31,10 +31,16 @@ def _v2_to_v3(data: dict[str, Any]) -> dict[str, Any]:
     return data
 
 
+def _v3_to_v4(data: dict[str, Any]) -> dict[str, Any]:
+    """Schema 4: ``image_id``, the image the verdict is about (none recorded before)."""
+    data.setdefault("image_id", None)
+    return data
+
+
 class GateReport(Report):
     FILENAME: ClassVar[str] = "gate.json"
-    SCHEMA_VERSION: ClassVar[int] = 3
-    MIGRATIONS: ClassVar[dict[int, Migration]] = {1: _v1_to_v2, 2: _v2_to_v3}
+    SCHEMA_VERSION: ClassVar[int] = 4
+    MIGRATIONS: ClassVar[dict[int, Migration]] = {1: _v1_to_v2, 2: _v2_to_v3, 3: _v3_to_v4}
 
     kind: str = "gate"
     verdict: Verdict
@@ -50,6 +56,9 @@ class GateReport(Report):
     reports: list[str] = Field(default_factory=list)  # which reports were read
     skipped: list[str] = Field(default_factory=list)  # steps left out (--skip): INCOMPLETE
     folder: str = ""
+    # the image judged: gate --image's (from package.json), or gate --url … --image-id ID;
+    # harness submit looks for it (docs/submit.md, "Submit what was gated")
+    image_id: str | None = None
 
     @property
     def blocking(self) -> list[Reason]:

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import contextlib
 import gzip
+import hashlib
 import heapq
 import io
 import json
@@ -84,6 +85,9 @@ class ImageContents:
     layout: str  # "docker" or "oci"
     layers: list[LayerSummary] = field(default_factory=list)  # bottom-up, as in the manifest
     tree: dict[str, str] = field(default_factory=dict)  # every path after whiteouts (fs.py)
+    # sha256 of the config's bytes: the image id Docker and Podman show (harness submit
+    # ties the archive to the gate verdicts recorded for that id)
+    config_digest: str | None = None
 
 
 def _norm(path: str) -> str:
@@ -198,6 +202,7 @@ def merge_layers(layers: list[LayerSummary]) -> dict[str, FileEntry]:
 class _Collected:
     def __init__(self) -> None:
         self.json_docs: dict[str, Any] = {}
+        self.json_sha256: dict[str, str] = {}  # the same documents' sha256 (a config's = image id)
         self.layers: dict[str, LayerSummary] = {}
         self.links: dict[str, str] = {}
         self.names: set[str] = set()  # every regular file in the archive
@@ -212,6 +217,7 @@ def _classify(
         # A blob that looks like JSON but is not: ignored, the manifest decides what matters.
         with contextlib.suppress(ValueError, UnicodeDecodeError):
             out.json_docs[member_name] = json.loads(data)
+            out.json_sha256[member_name] = hashlib.sha256(data).hexdigest()
         return
     if member_name.endswith(("VERSION", "repositories", "oci-layout")) and size < 4096:
         return
@@ -361,6 +367,7 @@ def inspect_stream(
         layout=layout,
         layers=summaries,
         tree=fs.merge_tree((x.tree, x.deleted, x.opaque_all) for x in summaries),
+        config_digest=f"sha256:{out.json_sha256[config_key]}",
     )
 
 

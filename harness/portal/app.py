@@ -20,7 +20,9 @@ from __future__ import annotations
 
 import asyncio
 import hmac
+import json
 import math
+import re
 import time
 import uuid
 from collections.abc import Callable
@@ -31,6 +33,8 @@ import boto3
 import botocore.client
 import botocore.exceptions
 from aiohttp import web
+
+from harness.profiles import SubmitSpec
 
 MIB = 1024 * 1024
 
@@ -49,6 +53,8 @@ class PortalConfig:
     # How long S3 keeps answering 200 to a repeated completion (not published by
     # AWS; seen right after the first one). 0: every repeat is NoSuchUpload.
     repeat_complete_s: float = 600.0
+    # The profile's [submit] rules: the team id form every route checks (docs/submit.md).
+    rules: SubmitSpec = field(default_factory=SubmitSpec)
 
 
 @dataclass
@@ -150,11 +156,30 @@ class Portal:
             raise web.HTTPBadRequest(
                 text='{"error": "body is not JSON"}', content_type="application/json"
             ) from None
+        if not isinstance(body, dict):
+            raise web.HTTPBadRequest(
+                text='{"error": "body is not a JSON object"}', content_type="application/json"
+            )
         missing = [k for k in keys if k not in body]
-        if not isinstance(body, dict) or missing:
+        if missing:
             raise web.HTTPBadRequest(
                 text=f'{{"error": "missing {", ".join(missing)}"}}', content_type="application/json"
             )
+        if "team_id" in keys:
+            team = body["team_id"]
+            problem = (
+                f"team_id must be a string, not {type(team).__name__}"
+                if not isinstance(team, str)
+                else None
+                if re.fullmatch(self.cfg.rules.team_id_pattern, team)
+                else f"team id {team!r} is not accepted: use {self.cfg.rules.team_id_rule}"
+            )
+            if problem is not None:
+                # Checked before any S3 call: the team id becomes a segment of the S3 key.
+                raise web.HTTPBadRequest(
+                    text=json.dumps({"error": problem, "field": "team_id"}),
+                    content_type="application/json",
+                )
         return body
 
     def _presign(self, method: str, params: dict[str, Any]) -> str:

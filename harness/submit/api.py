@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
 import random
 from typing import Any, Literal
 
@@ -61,6 +62,40 @@ def scrub(text: str, secret: str) -> str:
     return text.replace(secret, "***") if secret else text
 
 
+def error_text(body: str) -> str:
+    """What an error answer says, once: its JSON ``error`` (or ``message``/``detail``) field,
+    else its first line (aiohttp's plain ``404: Not Found`` is said as ``Not Found``)."""
+    try:
+        data = json.loads(body)
+    except ValueError:
+        data = None
+    if isinstance(data, dict):
+        for key in ("error", "message", "detail"):
+            if isinstance(data.get(key), str) and data[key].strip():
+                return str(data[key]).strip()[:300]
+    first = body.strip().splitlines()[0] if body.strip() else ""
+    head, sep, rest = first.partition(": ")
+    if sep and head.isdigit():  # "404: Not Found": the status is said already
+        first = rest
+    return first[:300]
+
+
+def transport_failure(err: BaseException, timeout_s: float) -> str:
+    """A failed request in words, each fact once (no "timeout: timed out: timed out")."""
+    if isinstance(err, TimeoutError | aiohttp.ServerTimeoutError):
+        return f"no answer within {timeout_s:g} s"
+    if isinstance(err, aiohttp.ClientConnectorError):
+        os_err = err.os_error
+        # asyncio's strerror repeats the address ("Connect call failed ('127.0.0.1', 9)")
+        reason = os.strerror(os_err.errno) if os_err.errno else type(os_err).__name__
+        return f"cannot connect ({reason.lower()})"
+    if isinstance(err, aiohttp.ServerDisconnectedError):
+        return "the server closed the connection without answering"
+    if isinstance(err, aiohttp.ClientPayloadError | aiohttp.ClientOSError):
+        return f"the connection failed ({type(err).__name__})"
+    return type(err).__name__
+
+
 class OrganiserApi:
     def __init__(
         self,
@@ -93,13 +128,15 @@ class OrganiserApi:
                     headers=self._headers,
                     timeout=aiohttp.ClientTimeout(total=self._policy.timeout_s),
                 ) as resp:
-                    text = await resp.text()
+                    text = await resp.text(errors="replace")
                     status = resp.status
             except (aiohttp.ClientError, TimeoutError, OSError) as err:
-                last = f"{type(err).__name__}"
+                last = transport_failure(err, self._policy.timeout_s)
                 if attempt == tries:
                     raise UnreachableError(
-                        f"organiser API {path}: {last}", hint="check --api-url"
+                        f"organiser API at {self._base}, POST {path}: {last}"
+                        + (f" ({tries} tries)" if tries > 1 else ""),
+                        hint="check --api-url and that the organiser's API is up",
                     ) from None
                 await asyncio.sleep(self._policy.backoff_s(attempt, self._rng))
                 continue
@@ -108,39 +145,56 @@ class OrganiserApi:
                     f"organiser API {path}: key rejected ({status})",
                     hint="check HARNESS_API_KEY or --api-key-file",
                 )
+            if path == "/register" and status in (404, 405):
+                # The first call: an answer of "no such route" means another kind of server.
+                raise ProtocolError(
+                    f"{self._base} answered {status} to POST /register: is --api-url the"
+                    " organiser API's base URL?",
+                    hint="pass the Submission API's base URL (the one /register,"
+                    " /upload-url and /submit hang off)",
+                )
             if 200 <= status < 300:
-                try:
-                    data = json.loads(text) if text.strip() else {}
-                except ValueError:
-                    raise ProtocolError(
-                        f"organiser API {path}: not JSON: {scrub(text, self._key)[:200]}"
-                    ) from None
-                if not isinstance(data, dict):
-                    raise ProtocolError(
-                        f"organiser API {path}: expected a JSON object, got {scrub(text, self._key)[:200]}"
-                    )
-                if data.get("error"):  # a 200 can carry an error body
-                    raise TargetError(
-                        f"organiser API {path}: {scrub(str(data['error']), self._key)[:300]}"
-                    )
-                return data
+                return self._answer(path, text)
             # Error texts are scrubbed: a server echoing the request must not leak the key.
-            last = f"HTTP {status}: {scrub(text, self._key)[:300]}"
+            said = error_text(scrub(text, self._key))
+            last = f"HTTP {status}: {said}" if said else f"HTTP {status}"
             if 400 <= status < 500 and status != 429:
                 raise ApiRefused(
-                    f"organiser API {path}: {last}", status=status, body=scrub(text, self._key)
+                    f"organiser API {path} refused: {last}",
+                    status=status,
+                    body=scrub(text, self._key),
                 )
             if classify_status(status, text) is not Action.RETRY or attempt == tries:
                 raise TargetError(f"organiser API {path}: {last}")
             await asyncio.sleep(self._policy.backoff_s(attempt, self._rng))
         raise TargetError(f"organiser API {path}: {last}")
 
+    def _answer(self, path: str, text: str) -> dict[str, Any]:
+        """A 2xx answer: a JSON object without an ``error`` field."""
+        try:
+            data = json.loads(text) if text.strip() else {}
+        except ValueError:
+            raise ProtocolError(
+                f"organiser API {path}: the answer is not JSON"
+                f" ({scrub(text, self._key)[:80].strip()!r}…)",
+                hint="is --api-url the organiser API's base URL?",
+            ) from None
+        if not isinstance(data, dict):
+            raise ProtocolError(
+                f"organiser API {path}: expected a JSON object, got"
+                f" {scrub(text, self._key)[:80].strip()!r}",
+                hint="is --api-url the organiser API's base URL?",
+            )
+        if data.get("error"):  # a 200 can carry an error body
+            raise TargetError(f"organiser API {path}: {scrub(str(data['error']), self._key)[:300]}")
+        return data
+
     async def register(self, team_id: str) -> dict[str, Any]:
         """Idempotent: registering an already registered team is fine (409 counts as done)."""
         try:
             return await self._post("/register", {"team_id": team_id})
-        except TargetError as err:
-            if "HTTP 409" in err.message:
+        except ApiRefused as err:
+            if err.status == 409:
                 return {"team_id": team_id, "already_registered": True}
             raise
 

@@ -9,13 +9,15 @@ import time
 
 import aiohttp
 
-from harness.errors import HarnessError, TargetError
-from harness.submit.api import ApiRefused, OrganiserApi
+from harness.errors import HarnessError, TargetError, UsageError
+from harness.submit.api import ApiRefused, OrganiserApi, error_text
+from harness.submit.gated import GatedCheck, check_gated
 from harness.submit.model import Hooks, SubmitConfig, SubmitReport
 from harness.submit.pause import checkpoint
 from harness.submit.preflight import Preflight, verify_archive
 from harness.submit.state import UploadState, discard_state, load_state, save_state, state_path
 from harness.submit.steps import UploadRun
+from harness.submit.team import team_id_problem
 from harness.submit.uploader import UploadStats
 
 
@@ -23,7 +25,21 @@ async def submit(
     cfg: SubmitConfig, session: aiohttp.ClientSession, hooks: Hooks | None = None
 ) -> SubmitReport:
     h = hooks or Hooks()
+    problem = team_id_problem(cfg.submit, cfg.team_id)
+    if problem is not None:
+        raise UsageError(
+            f"{problem}; nothing was sent", hint="pass --team with your team's id as registered"
+        )
     pre = await _preflight(cfg, h)
+    gated = check_gated(
+        cfg.archive.name,
+        pre.image_ids,
+        cfg.gate_records(),
+        ungated_ok=cfg.ungated_ok,
+        where=cfg.gate_where,
+    )
+    if gated.status == "ungated_ok":
+        pre.warnings.append(_ungated_warning(gated))
     for w in pre.warnings:
         h.say(f"warning: {w}")
     report = SubmitReport(
@@ -38,8 +54,10 @@ async def submit(
         archive_layout=pre.layout,
         warnings=pre.warnings,
     )
+    _record_gated(report, gated)
     spath = state_path(cfg.archive)
     if cfg.restart:
+        _refuse_restart_after_submit(load_state(spath), cfg, pre.size, pre.sha256)
         discard_state(spath)
     state = load_state(spath)
     if state is not None and not state.matches(
@@ -104,8 +122,9 @@ async def submit(
                 raise
             # The organiser's word beats our inference: the object is not there
             # (an assumed completion that did not happen, or a lost object).
-            reason = f"the organiser says no object is stored at {state.s3_key} ({err.message})"
-            h.say(f"{reason}: uploading the whole file again")
+            said = error_text(err.body) or f"HTTP {err.status}"
+            reason = f"the organiser says no object is stored at {state.s3_key} ({said})"
+            h.say(f"uploading the whole file again: {reason}")
             report.reupload_reason = reason
             state.reset_upload()
             save_state(spath, state)
@@ -121,6 +140,40 @@ async def submit(
         _fill(report, state, stats)
         h.finished(report)
     return report
+
+
+def _ungated_warning(gated: GatedCheck) -> str:
+    last = gated.record
+    said = f"its last gate said {last.verdict} ({last.folder})" if last else "it was never gated"
+    return f"--ungated-ok: submitted although {said} (recorded in submit.json)"
+
+
+def _record_gated(report: SubmitReport, gated: GatedCheck) -> None:
+    report.image_id, report.gated = gated.image_id, gated.status
+    if gated.record is not None:
+        report.gate_verdict = gated.record.verdict
+        report.gate_folder, report.gate_at = gated.record.folder, gated.record.at
+
+
+def _refuse_restart_after_submit(
+    state: UploadState | None, cfg: SubmitConfig, size: int, sha256: str
+) -> None:
+    """--restart discards the state; after a (maybe) sent /submit that would submit twice."""
+    if state is None or cfg.resubmit or cfg.dry_run:
+        return
+    if not state.matches(size=size, sha256=sha256, team_id=cfg.team_id, api_url=cfg.api_url):
+        return  # another file, team or API: that state says nothing about this submission
+    if state.submission_id:
+        said = f"was submitted as {state.submission_id}"
+    elif state.submit_requested:
+        said = f"had /submit sent for {state.s3_key} (its answer not seen: it may have arrived)"
+    else:
+        return
+    raise UsageError(
+        f"{cfg.archive.name} {said}: --restart would upload and submit it again,"
+        " spending another submission; nothing was sent",
+        hint="drop --restart to see the saved state, or add --resubmit to submit again on purpose",
+    )
 
 
 async def _preflight(cfg: SubmitConfig, h: Hooks) -> Preflight:

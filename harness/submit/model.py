@@ -14,6 +14,7 @@ from pydantic import Field
 
 from harness.profiles import PackageSpec, SubmitSpec
 from harness.runs import Report
+from harness.submit.gated import GateRecord
 from harness.submit.retry import RetryPolicy
 
 
@@ -51,6 +52,13 @@ class SubmitReport(Report):
     submit_unconfirmed: bool = False
     reupload_reason: str | None = None  # why the file was uploaded again from scratch
     submission_id: str | None = None
+    # Submit what was gated (docs/submit.md): the archive's image id, and what was checked:
+    # "passed" (its last gate said PASS), "ungated_ok" (--ungated-ok: never gated, or not PASS)
+    image_id: str | None = None
+    gated: str | None = None
+    gate_verdict: str | None = None  # the last gate verdict of this image (None: never gated)
+    gate_folder: str | None = None  # where that gate.json is
+    gate_at: str | None = None  # when that gate ran
     error: str | None = None
     warnings: list[str] = Field(default_factory=list)
 
@@ -68,6 +76,11 @@ class SubmitConfig:
     resubmit: bool = False  # send /submit although an earlier run's /submit got no answer
     dry_run: bool = False
     skip_archive_check: bool = False  # hash, but do not inspect (recorded in submit.json)
+    ungated_ok: bool = False  # submit although the image's last gate is not PASS (recorded)
+    # The gate verdicts to look in (read by the caller from the reports folders), and
+    # those folders in words for messages; none read: the image counts as never gated.
+    gate_records: Callable[[], list[GateRecord]] = lambda: []
+    gate_where: str = "the reports folder"
     policy: RetryPolicy = field(default_factory=RetryPolicy)
     seed: int | None = None
 

@@ -44,6 +44,8 @@ class Preflight:
     archive_check: str  # "passed", or "skipped" (--skip-archive-check)
     layout: str | None = None  # "docker" or "oci", when inspected
     warnings: list[str] = field(default_factory=list)
+    # the image's ids: its config digest (when inspected), package.json's image_id
+    image_ids: list[str] = field(default_factory=list)
 
 
 class Stopped(HarnessError):
@@ -57,11 +59,19 @@ def check_name_and_size(path: Path, spec: PackageSpec) -> int:
             f"the file is named {path.name!r}; the organiser only accepts {spec.image_filename!r}",
             hint=f"rename it to {spec.image_filename}",
         )
+    if not path.exists():
+        raise UsageError(
+            f"no such file: {path}", hint="pass the image.tar.gz `harness package` wrote"
+        )
     if not path.is_file():
-        raise UsageError(f"no such file: {path}")
+        raise UsageError(
+            f"{path} is not a file", hint="pass the image.tar.gz `harness package` wrote"
+        )
     size = path.stat().st_size
     if size == 0:
-        raise UsageError(f"{path.name} is empty")
+        raise UsageError(
+            f"{path.name} is empty", hint="package the image again (`harness package`)"
+        )
     if size > spec.max_compressed_bytes:
         raise VerdictFailed(
             f"{path.name} is {human_bytes(size)}, over the {human_bytes(spec.max_compressed_bytes)} limit",
@@ -100,9 +110,18 @@ def verify_archive(
 ) -> Preflight:
     """Prove the file before any organiser call (module docstring); one read of the file."""
     size = check_name_and_size(path, spec)
+    try:
+        with path.open("rb"):
+            pass
+    except OSError as err:
+        raise UsageError(
+            f"cannot read {path.name}: {err.strerror or type(err).__name__}",
+            hint="check the file's permissions",
+        ) from None
     package = package_beside(path)
     warnings: list[str] = []
     layout = None
+    ids: list[str] = []
     with _Digests() as digests:
 
         def on_block(block: bytes) -> None:
@@ -127,6 +146,7 @@ def verify_archive(
                     " only if you know better",
                 ) from None
             layout = contents.layout
+            ids += [contents.config_digest] if contents.config_digest else []
     digest = digests.sha256.hexdigest()
     if package is None:
         warnings.append(
@@ -141,8 +161,11 @@ def verify_archive(
             " nothing was sent",
             hint="the file was cut short or changed after `harness package`: package again",
         )
+    if package is not None and package.image_id and package.image_id not in ids:
+        ids.append(package.image_id)
     return Preflight(
         size=size,
+        image_ids=ids,
         sha256=digest,
         md5=digests.md5.hexdigest(),
         package_report="absent" if package is None else "passed",

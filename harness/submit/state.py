@@ -100,27 +100,3 @@ def _fsync_dir(folder: Path) -> None:
 def discard_state(path: Path) -> None:
     with contextlib.suppress(FileNotFoundError):
         path.unlink()
-
-
-def resume_note(state: UploadState | None) -> str:
-    """What a stopped run left confirmed, and what re-running the same command does next."""
-    if state is None or (state.upload_id is None and not state.s3_key):
-        return "nothing was uploaded yet; re-running the same command starts the upload"
-    if state.submission_id:
-        return f"submitted as {state.submission_id}; re-running reports it and sends nothing"
-    if state.submit_requested:
-        return (
-            f"/submit was sent for {state.s3_key} and its answer not seen: re-running sends"
-            " nothing; check with the organiser, and only if it did not arrive use --resubmit"
-        )
-    if state.uploaded:
-        return "the upload is complete; re-running the same command submits it"
-    if state.complete_requested:
-        return "completion was requested; re-running the same command asks again, then submits"
-    if state.upload_type == "single":
-        return "the single PUT was not confirmed; re-running the same command sends the file again"
-    n, total = len(state.parts), state.num_parts or 0
-    return (
-        f"{n} of {total} parts confirmed by S3; re-running the same command sends only the"
-        f" other {total - n}"
-    )

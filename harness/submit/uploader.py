@@ -20,7 +20,7 @@ from pathlib import Path
 import aiohttp
 
 from harness.errors import ProtocolError, TargetError
-from harness.submit.api import UploadTarget
+from harness.submit.api import UploadTarget, transport_failure
 from harness.submit.retry import Action, RetryPolicy, classify_status, etag_matches
 
 OnBytes = Callable[[int], None]
@@ -116,7 +116,7 @@ async def _with_retries(
         try:
             status, etag, body = await send(urls.url(part))
         except (aiohttp.ClientError, TimeoutError, OSError) as err:
-            action, last = Action.RETRY, type(err).__name__
+            action, last = Action.RETRY, transport_failure(err, policy.timeout_s)
         else:
             if 200 <= status < 300:
                 if etag is not None and etag_matches(etag, md5_hex):

@@ -63,6 +63,8 @@ def test_gate_image_fails_on_missing_endpoints(podman: PodmanService, tmp_path: 
     package = json.loads((run / "package.json").read_text())
     assert package["passed"] is True
     assert (run / "image.tar.gz").exists()
+    # the verdict names the image it judged: what `harness submit` of this image looks for
+    assert gate["image_id"] == package["image_id"] and gate["image_id"].startswith("sha256:")
     blocking = [r["text"] for r in gate["reasons"] if r["blocking"]]
     assert any(
         "submissions without /v1/chat/completions fail quality evaluation" in t for t in blocking

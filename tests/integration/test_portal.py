@@ -17,6 +17,7 @@ import pytest
 from harness.cli import main
 from harness.submit.core import SubmitReport
 from tests.fixtures.archives import write_image_archive
+from tests.fixtures.gated import gate_archive
 from tests.fixtures.s3 import TEST_API_KEY, PortalFactory
 from tests.fixtures.signals import interruptible
 
@@ -41,6 +42,8 @@ def test_portal_command_multipart_rehearsal(
         match = re.search(r"portal on (http://127\.0\.0\.1:\d+)", banner)
         assert match, banner
         archive = write_image_archive(tmp_path, 300_000)
+        gate_archive(archive, tmp_path / "gates")
+        monkeypatch.setenv("HARNESS_REPORTS_DIR", str(tmp_path / "gates"))
         monkeypatch.setenv("HARNESS_API_KEY", TEST_API_KEY)
         code = main(
             [
@@ -74,6 +77,7 @@ def test_portal_command_multipart_rehearsal(
                     str(tmp_path / "r2"),
                     "--quiet",
                     "--restart",
+                    "--resubmit",
                 ]
             )
             == 2
@@ -146,6 +150,41 @@ async def test_portal_api_errors(portal_stack: PortalFactory) -> None:
             body = await resp.json()
             assert resp.status == 404 and "no uploaded object" in body["error"]
             assert body["s3_code"] == "NoSuchKey"
+
+
+@pytest.mark.parametrize(
+    ("team", "says"),
+    [
+        ("", "team id '' is not accepted"),
+        ("a b/c", "team id 'a b/c' is not accepted"),
+        ("../../etc", "team id '../../etc' is not accepted"),
+        ("x" * 65, "is not accepted"),
+        (7, "team_id must be a string"),
+    ],
+)
+async def test_portal_refuses_bad_team_ids_before_s3(
+    portal_stack: PortalFactory, team: object, says: str
+) -> None:
+    """Every route that takes a team id answers 400 naming the accepted form; S3 sees nothing."""
+    stack = portal_stack()
+    bodies = {
+        "/register": {"team_id": team},
+        "/upload-url": {"team_id": team, "file_size_bytes": 10},
+        "/complete-upload": {"team_id": team, "s3_key": "k", "upload_id": "u", "parts": []},
+        "/submit": {"team_id": team, "s3_key": "k"},
+    }
+    async with aiohttp.ClientSession(headers={"x-api-key": TEST_API_KEY}) as s:
+        for route, body in bodies.items():
+            async with s.post(stack.url + route, json=body) as resp:
+                answer = await resp.json()
+                assert resp.status == 400, route
+                assert says in answer["error"] and answer["field"] == "team_id", answer
+                if isinstance(team, str):
+                    assert "1 to 64 letters, digits, '-' or '_'" in answer["error"]
+        async with s.post(stack.url + "/register", json={"team_id": "team_A-1"}) as resp:
+            assert resp.status == 200
+    assert stack.portal.state.teams == {"team_A-1"}
+    assert stack.proxy.log == []
 
 
 async def test_repeated_and_unknown_completion_like_s3(portal_stack: PortalFactory) -> None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import shlex
 import signal
 import subprocess
 import sys
@@ -19,6 +20,7 @@ from harness.portal.s3proxy import Faults
 from harness.submit.core import SubmitReport
 from harness.submit.state import load_state, state_path
 from tests.fixtures.archives import write_image_archive
+from tests.fixtures.gated import gate_archive
 from tests.fixtures.s3 import TEST_API_KEY, PortalFactory, PortalStack
 from tests.fixtures.signals import SIGINT_DEFAULT, SIGINT_IGNORED
 
@@ -28,7 +30,10 @@ REPO = Path(__file__).resolve().parents[2]
 
 
 def _archive(tmp_path: Path, size: int, seed: int = 1) -> Path:
-    return write_image_archive(tmp_path / f"pkg{seed}", size, seed)
+    """An archive whose image the gate passed (a verdict in the reports folder)."""
+    archive = write_image_archive(tmp_path / f"pkg{seed}", size, seed)
+    gate_archive(archive, tmp_path / "gates", name=f"gate-pkg{seed}")
+    return archive
 
 
 def _sha(data: bytes) -> str:
@@ -52,8 +57,10 @@ def _submit(stack: PortalStack, archive: Path, out: Path, *extra: str) -> int:
 
 
 @pytest.fixture(autouse=True)
-def _api_key(monkeypatch: pytest.MonkeyPatch) -> None:
+def _api_key(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     monkeypatch.setenv("HARNESS_API_KEY", TEST_API_KEY)
+    # where submit looks for the gate verdicts (_archive gates each archive there)
+    monkeypatch.setenv("HARNESS_REPORTS_DIR", str(tmp_path / "gates"))
 
 
 def _assert_no_key(*texts: str) -> None:
@@ -102,11 +109,15 @@ def test_multipart_upload_each_part_once(
         (tmp_path / "run" / "submit.json").read_text(),
         state_path(archive).read_text(),
     )
-    # A second run does not submit again (one submission a day); --restart does.
+    # A second run does not submit again (one submission a day); nor does --restart
+    # alone (it would discard the record of the submission): --resubmit says "on purpose".
     assert _submit(stack, archive, tmp_path / "again") == 0
     assert SubmitReport.load(tmp_path / "again").already_submitted
     assert len(stack.portal.state.submissions) == 1
-    assert _submit(stack, archive, tmp_path / "restart", "--restart") == 0
+    calls = len(stack.portal.state.calls)
+    assert _submit(stack, archive, tmp_path / "restart", "--restart") == 2
+    assert len(stack.portal.state.calls) == calls and load_state(state_path(archive))
+    assert _submit(stack, archive, tmp_path / "restart", "--restart", "--resubmit") == 0
     assert len(stack.portal.state.submissions) == 2
 
 
@@ -179,7 +190,16 @@ def test_key_handling(
     assert "readable by others" in out.out
     key_file.write_text("wrong-key")
     assert (
-        _submit(stack, archive, tmp_path / "r3", "--api-key-file", str(key_file), "--restart") == 2
+        _submit(
+            stack,
+            archive,
+            tmp_path / "r3",
+            "--api-key-file",
+            str(key_file),
+            "--restart",
+            "--resubmit",
+        )
+        == 2
     )
     out2 = capsys.readouterr()
     assert "key rejected" in out2.err
@@ -297,6 +317,7 @@ def test_package_then_submit(portal_stack: PortalFactory, tmp_path: Path) -> Non
     archive = folder / "image.tar.gz"
     archive.write_bytes(gzip.compress(buf.getvalue()))
     assert main(["package", "--archive", str(archive), "--out", str(folder), "--quiet"]) == 0
+    gate_archive(archive, tmp_path / "gates")
     stack = portal_stack(single_max_bytes=10_000_000)
     assert _submit(stack, archive, tmp_path / "run", "--quiet") == 0
     report = SubmitReport.load(tmp_path / "run")
@@ -374,9 +395,13 @@ def test_skip_archive_check_is_recorded(portal_stack: PortalFactory, tmp_path: P
     archive.write_bytes(os.urandom(50_000))  # not an image at all
     assert _submit(stack, archive, tmp_path / "refused") == 1
     assert stack.portal.state.calls == []
-    assert _submit(stack, archive, tmp_path / "run", "--skip-archive-check") == 0
+    # not inspected, no image id: no gate verdict can name it, so --ungated-ok too
+    assert _submit(stack, archive, tmp_path / "ungated", "--skip-archive-check") == 1
+    assert stack.portal.state.calls == []
+    assert _submit(stack, archive, tmp_path / "run", "--skip-archive-check", "--ungated-ok") == 0
     report = SubmitReport.load(tmp_path / "run")
     assert report.archive_check == "skipped" and report.archive_layout is None
+    assert report.gated == "ungated_ok" and report.image_id is None
     assert any("--skip-archive-check" in w for w in report.warnings)
     assert report.submission_id
 
@@ -419,9 +444,10 @@ def test_stopped_submit_says_what_was_saved_and_resumes(
     state = load_state(spath)
     assert state is not None and 4 <= len(state.parts) < 25
     n = len(state.parts)
+    resume = shlex.join(["harness", *cmd[3:]])  # the command as given, less --out
     assert (
-        f"harness: submit stopped: {n} of 25 parts confirmed by S3; re-running the same command"
-        f" sends only the other {25 - n} (saved: image.tar.gz.upload.json,"
+        f"harness: submit stopped: {n} of 25 parts confirmed by S3; to send only the other"
+        f" {25 - n} and submit run: {resume} (saved: image.tar.gz.upload.json,"
     ) in err, err
     assert ("terminated (SIGTERM)" if sig == signal.SIGTERM else "interrupted") in err
     stopped = SubmitReport.load(tmp_path / "stopped")

@@ -16,8 +16,9 @@ from pathlib import Path
 import pytest
 
 from harness.portal.s3proxy import Faults
+from harness.submit.state import load_state, state_path
 from tests.fixtures.s3 import PortalFactory
-from tests.fixtures.submit_kill import Drill, make_archive
+from tests.fixtures.submit_kill import UNCONFIRMED, Drill, make_archive, stopped_line
 
 pytestmark = pytest.mark.timeout(240)
 
@@ -128,3 +129,52 @@ def test_random_kills(portal_stack: PortalFactory, tmp_path: Path) -> None:
     assert len(out.kills) >= 2, "runs ended before their kills: too little was tested"
     assert out.succeeded, out.output
     assert out.resent == []
+
+
+def test_ctrl_c_of_a_restart_advises_a_command_that_resumes(
+    portal_stack: PortalFactory, tmp_path: Path
+) -> None:
+    """Issue 27: Ctrl-C of `submit … --restart` mid-upload. The advice is an exact command
+    without --restart; running it sends only the parts not confirmed, then submits once."""
+    stack = portal_stack(single_max_bytes=MIB, part_size=64 * 1024, faults=Faults(delay_s=0.2))
+    drill = Drill(stack, make_archive(tmp_path / "f", 64 * 1024 * 38 + 999, seed=6))  # 39 parts
+    err = drill.interrupt("--restart", parts=5)
+    state = load_state(state_path(drill.archive))
+    assert state is not None and 5 <= len(state.parts) < 39
+    n = len(state.parts)
+    line = stopped_line(err)
+    assert (
+        f"{n} of 39 parts confirmed by S3; to send only the other {39 - n} and submit run:" in line
+    )
+    assert "--restart" not in line and "--out" not in line, line
+    log_at_stop = len(stack.proxy.log)
+    done = drill.run_advised(err)
+    assert done.returncode == 0, done.stderr
+    again = [r for r in stack.proxy.log[log_at_stop:] if r.part_number in state.parts]
+    assert again == [], "the advised command sent a confirmed part again"
+    assert len(stack.portal.state.submissions) == 1
+
+
+@pytest.mark.parametrize("phase", ["submit-requested", "submitted"])
+def test_ctrl_c_around_submit_never_advises_submitting_again(
+    portal_stack: PortalFactory, tmp_path: Path, phase: str
+) -> None:
+    """Stopped once /submit is (about to be) sent: the advice says it may have arrived, and
+    neither its command nor --restart sends /submit again; --resubmit only on purpose."""
+    stack = portal_stack(single_max_bytes=8 * MIB)
+    drill = Drill(stack, make_archive(tmp_path / "g", 2 * MIB, seed=7))
+    err = drill.interrupt("--restart", pause=phase)
+    line = stopped_line(err)
+    assert "/submit was sent" in line and "do not submit again" in line, line
+    assert "--restart" not in line.split("`")[1], line
+    sent = 1 if phase == "submitted" else 0
+    assert len(stack.portal.state.submissions) == sent
+    calls = stack.portal.state.calls.count("/submit")
+    checked = drill.run_advised(err)
+    assert checked.returncode == 3 and UNCONFIRMED in checked.stderr, checked.stderr
+    assert "Traceback" not in checked.stderr
+    restarted = drill._plain("--restart")
+    assert restarted.returncode == 2, restarted.stderr
+    assert "--restart would upload and submit it again" in restarted.stderr
+    assert stack.portal.state.calls.count("/submit") == calls
+    assert len(stack.portal.state.submissions) == sent
