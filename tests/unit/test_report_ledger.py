@@ -135,7 +135,7 @@ def test_record_run_appends_to_the_parent_ledger_and_reads_back(tmp_path: Path) 
         "run-a",
         True,
         False,
-        2,
+        3,
     )
     assert read_ledger(path).entries == [entry]
 
