@@ -131,11 +131,15 @@ def run_hide(args: argparse.Namespace) -> int:
             "--hide/--unhide take their run folders themselves",
             hint="e.g. harness report --hide reports/20260101-100000-x",
         )
+    done: dict[str, list[str]] = {"hidden": [], "shown": []}
     for hidden, folders in ((True, args.hide or []), (False, args.unhide or [])):
         for raw in folders:
             changed = set_hidden(Path(raw), hidden)
+            done["hidden" if hidden else "shown"].append(raw)
             word = "hidden" if hidden else "shown again"
             console.print(f"{raw}: {word}" + ("" if changed else " (already)"))
+    if args.json:
+        sys.stdout.write(json.dumps(done) + "\n")
     return EXIT_OK
 
 

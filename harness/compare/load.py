@@ -46,6 +46,19 @@ def load_run(folder: Path, label: str = "A") -> RunData:
     return run
 
 
+def load_pair(folder_a: Path, folder_b: Path) -> tuple[RunData, RunData]:
+    """Both runs; two runs of different profiles are refused naming both profiles (their
+    buckets, benchmarks and baselines differ: nothing in them compares)."""
+    a, b = load_run(folder_a, "A"), load_run(folder_b, "B")
+    if a.profile and b.profile and a.profile != b.profile:
+        raise UsageError(
+            f"RUN_A {folder_a} was measured under profile {a.profile!r}, "
+            f"RUN_B {folder_b} under {b.profile!r}",
+            hint="compare two runs of one profile",
+        )
+    return a, b
+
+
 def load_compare(folder: Path) -> CompareReport | None:
     """The comparison saved in a run folder by ``harness compare`` (None when there is none)."""
     if not (folder / CompareReport.FILENAME).is_file():

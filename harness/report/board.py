@@ -92,7 +92,8 @@ def arrange(
     """Group the ledger's runs, rank each group, fold the folders that measure nothing."""
     rows, folded = split(entries)
     kinds = [folded_kind(e, root) for e in folded]
-    kinds += ["submit"] * len(submit_folders(root))
+    known = {e.id for e in entries}
+    kinds += ["submit" for name in submit_folders(root) if name not in known]
     hidden = {e.id for e in rows if is_hidden(root / e.id)}
     if experiment is not None:
         rows = in_experiment(rows, experiment)

@@ -11,9 +11,9 @@ from PIL import Image
 
 from harness.latency.views import bucket_chart, distribution_chart
 from harness.quality.views import score_chart
+from harness.report.board import arrange
 from harness.report.entry import LedgerEntry, QualityScore, entry_for_folder
 from harness.report.frontier import frontier, waterfall
-from harness.report.board import arrange
 from harness.report.pages import ledger_page, run_page
 from harness.report.plots import score_over_runs, waterfall_chart
 from harness.view.chart import Chart

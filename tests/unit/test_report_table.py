@@ -7,9 +7,9 @@ from pathlib import Path
 
 from rich.console import Console
 
+from harness.report.board import arrange
 from harness.report.entry import LedgerEntry, entry_for_folder
 from harness.report.frontier import frontier
-from harness.report.board import arrange
 from harness.report.render import render_ledger, render_run
 from harness.report.table import ledger_table, status
 from harness.view.console import rich_table
