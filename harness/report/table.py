@@ -70,7 +70,8 @@ def ledger_table(
     diffs = changes or {}
     bucket_names: list[str] = []
     bench: dict[str, str] = {}
-    for e in entries:
+    # bucket columns in the order of the run measuring the most of them (the profile's)
+    for e in sorted(entries, key=lambda e: -len(e.buckets)):
         mode = e.score_mode or "official"
         bucket_names += [b.name for b in e.buckets if b.mode == mode and b.name not in bucket_names]
         for q in e.quality:
