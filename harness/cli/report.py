@@ -14,7 +14,7 @@ from harness.profiles import available_profiles, load_profile
 from harness.report.board import Board, arrange
 from harness.report.entry import LedgerEntry, entry_for_folder
 from harness.report.experiment import group_key
-from harness.report.folder import is_run_folder
+from harness.report.folder import is_run_folder, not_a_folder
 from harness.report.hidden import set_hidden
 from harness.report.html import write_page
 from harness.report.ledger import (
@@ -84,7 +84,7 @@ def _profile_filter(given: str, entries: list[LedgerEntry]) -> str:
         return load_profile(given).name
     raise UsageError(
         f"--profile {given}: no such profile",
-        hint=f"profiles: {', '.join(available_profiles())}"
+        hint=f"pass one of: {', '.join(available_profiles())}"
         + (f"; recorded in this ledger: {', '.join(recorded)}" if recorded else ""),
     )
 
@@ -95,7 +95,7 @@ def _experiment_filter(given: str, board: Board, entries: list[LedgerEntry]) -> 
     names = sorted({k.experiment or k.label for k in map(group_key, entries)})
     raise UsageError(
         f"--experiment {given}: no run of this experiment",
-        hint=f"the groups: {'; '.join(names)}" if names else "no runs recorded yet",
+        hint=f"pass one of the groups: {'; '.join(names)}" if names else "record runs first",
     )
 
 
@@ -203,7 +203,7 @@ def run_detail(args: argparse.Namespace) -> int:
     for raw in args.run_dirs:
         folder = Path(raw)
         if not folder.is_dir():
-            raise UsageError(f"{folder}: no such run folder")
+            raise not_a_folder(folder)
         known = read_ledger(ledger_path_for(folder)).by_id().get(folder.resolve().name)
         if known is None or args.reindex:
             entry = record_run(folder, None, "")

@@ -12,7 +12,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from harness.errors import UsageError
-from harness.report.folder import REPORT_FILES, is_run_folder
+from harness.report.folder import REPORT_FILES, is_run_folder, not_a_folder
 
 HIDDEN_FILENAME = "hidden"
 
@@ -23,9 +23,8 @@ def is_hidden(folder: Path) -> bool:
 
 def _run_folder(folder: Path, flag: str) -> Path:
     if not folder.is_dir():
-        raise UsageError(
-            f"{flag} {folder}: no such run folder", hint="pass a folder under the reports folder"
-        )
+        err = not_a_folder(folder)
+        raise UsageError(f"{flag} {err.message}", hint=err.hint)
     if not is_run_folder(folder):
         raise UsageError(
             f"{flag} {folder}: not a run folder (none of {', '.join(REPORT_FILES)})",

@@ -17,7 +17,7 @@ from pydantic import ValidationError
 
 from harness.errors import IncompleteError, UsageError
 from harness.report.entry import LEDGER_SCHEMA_VERSION, LedgerEntry, entry_for_folder
-from harness.report.folder import REPORT_FILES, is_run_folder
+from harness.report.folder import REPORT_FILES, is_run_folder, not_a_folder
 
 LEDGER_FILENAME = "ledger.jsonl"
 
@@ -86,7 +86,7 @@ def record_run(folder: Path, name: str | None, note: str) -> LedgerEntry:
     """
     folder = Path(folder)
     if not folder.is_dir():
-        raise UsageError(f"{folder}: no such run folder")
+        raise not_a_folder(folder)
     if not is_run_folder(folder):
         raise IncompleteError(
             f"{folder}: no report in this folder ({', '.join(REPORT_FILES)})",
