@@ -102,7 +102,11 @@ def test_broken_and_odd_reports_never_crash(tmp_path: Path) -> None:
     check = {"kind": "check", "schema_version": 1, "url": URL, "checks": [{"name": "ping"}]}
     (folder / "check.json").write_text(json.dumps(check), encoding="utf-8")
     e = entry_for_folder(folder)
-    assert [p.split(" (")[0].split(": ")[:2] for p in e.problems] == [
+    # each names the file, what is wrong, and what to do
+    assert all(
+        p.endswith(" — re-run the command that wrote it, or move the file away") for p in e.problems
+    )
+    assert [p.split(" — ")[0].split(" (")[0].split(": ")[:2] for p in e.problems] == [
         ["check.json", "does not match the CheckReport schema"],
         ["latency.json", "not valid JSON"],
         ["quality.json", "not a JSON object"],
