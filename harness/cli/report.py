@@ -55,15 +55,22 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p.add_argument(
         "--experiment",
         metavar="NAME",
-        help="only this group: an --experiment name, or a group's label as the table shows it",
+        help="only this group: an --experiment name, or a group's label as the table shows it "
+        "(default: every group)",
     )
     p.add_argument(
         "--hide",
         nargs="+",
         metavar="RUN_DIR",
-        help="hide these runs from the ledger's groups (a 'hidden' marker in each folder)",
+        help="hide these runs from the ledger's groups (a 'hidden' marker in each folder; "
+        "default: none)",
     )
-    p.add_argument("--unhide", nargs="+", metavar="RUN_DIR", help="show these hidden runs again")
+    p.add_argument(
+        "--unhide",
+        nargs="+",
+        metavar="RUN_DIR",
+        help="show these hidden runs again (default: none)",
+    )
     p.add_argument("--all", action="store_true", help="show hidden runs too (marked; never ★)")
     p.add_argument("--json", action="store_true", help="machine-readable JSON on stdout")
     p.add_argument("--quiet", action="store_true", help="no console tables")
