@@ -13,7 +13,7 @@ from harness.paths import reports_dir
 from harness.profiles import available_profiles, load_profile
 from harness.report.board import Board, arrange
 from harness.report.entry import LedgerEntry, entry_for_folder
-from harness.report.experiment import group_key
+from harness.report.experiment import group_key, in_experiment
 from harness.report.folder import is_run_folder, not_a_folder
 from harness.report.hidden import set_hidden
 from harness.report.html import write_page
@@ -96,9 +96,9 @@ def _profile_filter(given: str, entries: list[LedgerEntry]) -> str:
     )
 
 
-def _experiment_filter(given: str, board: Board, entries: list[LedgerEntry]) -> None:
-    if board.groups:
-        return
+def _experiment_filter(given: str, entries: list[LedgerEntry]) -> None:
+    if in_experiment(entries, given):
+        return  # (its runs may all be hidden: then the ledger says there is nothing to show)
     names = sorted({k.experiment or k.label for k in map(group_key, entries)})
     raise UsageError(
         f"--experiment {given}: no run of this experiment",
@@ -167,9 +167,9 @@ def run_ledger(args: argparse.Namespace) -> int:
     if args.profile:
         profile = _profile_filter(args.profile, entries)
         entries = [e for e in entries if e.profile == profile]
-    board = arrange(entries, root, show_hidden=args.all, experiment=args.experiment)
     if args.experiment:
-        _experiment_filter(args.experiment, board, entries)
+        _experiment_filter(args.experiment, entries)
+    board = arrange(entries, root, show_hidden=args.all, experiment=args.experiment)
     if not board.entries:
         which = f" with profile {args.profile!r}" if args.profile else ""
         console.print(

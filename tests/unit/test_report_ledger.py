@@ -254,3 +254,15 @@ def test_concurrent_appends_never_tear_a_line(tmp_path: Path) -> None:
         list(pool.map(write, range(4)))
     contents = read_ledger(path)
     assert contents.skipped == 0 and len(contents.entries) == 100
+
+
+def test_a_ledger_line_of_an_older_schema_is_read_again_from_its_folder(tmp_path: Path) -> None:
+    folder = make_run(tmp_path, "run-a", started_at=T0, medians={"short": 1291.0})
+    old = json.loads(entry_for_folder(folder).to_line())
+    old["schema_version"] = 2
+    del old["procedure"], old["experiment"]
+    (tmp_path / LEDGER_FILENAME).write_text(json.dumps(old) + "\n", encoding="utf-8")
+    assert [e.id for e in index_folders(tmp_path)] == ["run-a"]
+    (entry,) = read_ledger(tmp_path / LEDGER_FILENAME).entries
+    assert entry.schema_version == 3
+    assert index_folders(tmp_path) == []  # read once, not on every report
