@@ -43,6 +43,7 @@ class GroupView:
     frontier: Frontier  # over the group's ranked runs only
     not_ranked: dict[str, list[str]]  # run id → why it does not compete
     steps: list[WaterfallStep]  # the frontier's waterfall, each step labelled with its diff
+    step_diffs: list[list[str]] = field(default_factory=list)  # per frontier point, in full
 
     @property
     def best(self) -> LedgerEntry | None:
@@ -107,8 +108,9 @@ def arrange(
             if (r := why_not(e, latency_spec(e.profile), hidden=e.id in hidden))
         }
         fr = frontier([e for e in g.entries if e.id not in reasons])
-        steps = _labelled(waterfall(fr.points), step_changes(fr.points, settings))
-        groups.append(GroupView(g.key, g.entries, fr, reasons, steps))
+        diffs = step_changes(fr.points, settings)
+        steps = _labelled(waterfall(fr.points), diffs)
+        groups.append(GroupView(g.key, g.entries, fr, reasons, steps, diffs))
     return Board(
         groups=groups,
         changes=what_changed(entries, settings),

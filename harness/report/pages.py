@@ -14,7 +14,7 @@ from harness.report.board import Board, GroupView
 from harness.report.entry import LedgerEntry
 from harness.report.folder import read_run
 from harness.report.plots import score_over_runs, waterfall_chart
-from harness.report.render import best_text, fold_text
+from harness.report.render import best_text, fold_text, frontier_text
 from harness.report.sections import quality_scores, run_sections, summary
 from harness.report.table import VERDICT_TONE, ledger_table
 from harness.view import fmt
@@ -85,6 +85,7 @@ def _group_sections(
             f"Score over runs: {g.key.label}" if count > 1 else "Score over runs",
             _figure(score) or text("no run has a latency score yet"),
             _figure(waterfall_chart(g.steps, key=f"waterfall{suffix}")),
+            text(frontier_text(g), tone="dim"),
         ),
     ]
 

@@ -26,6 +26,18 @@ def best_text(g: GroupView) -> str:
     return f"no best run: {fr.basis}"
 
 
+def frontier_text(g: GroupView) -> str:
+    """``frontier: base → cache (enable_prefix_caching false → true) → tp2 (tp 1 → 2)``, when
+    manifests say what changed at some step ('' otherwise)."""
+    if not any(g.step_diffs):
+        return ""
+    parts = [
+        p.short_label() + (f" ({'; '.join(d)})" if d else "")
+        for p, d in zip(g.frontier.points, g.step_diffs, strict=True)
+    ]
+    return "frontier: " + " → ".join(parts)
+
+
 def fold_text(board: Board) -> list[str]:
     """The lines below the groups: folded folders, hidden runs."""
     lines = [f"not in the table: {board.folded} (no measurement)"] if board.folded else []
@@ -54,6 +66,8 @@ def render_ledger(console: Console, board: Board, where: str) -> None:
         if best is not None:
             line = line.replace(escape(best.label()), f"[bold]{escape(best.label())}[/]", 1)
         console.print(line)
+        if steps := frontier_text(g):
+            console.print(escape(steps))
     for text in fold_text(board):
         console.print(f"[dim]{escape(text)}[/]")
 

@@ -14,6 +14,8 @@ from harness.report.changes import (
     what_changed,
 )
 from harness.report.entry import entry_for_folder
+from harness.report.pages import ledger_page
+from harness.report.render import frontier_text
 from harness.report.table import ledger_table
 from tests.unit.test_report_data import make_run
 
@@ -105,5 +107,12 @@ def test_the_waterfall_labels_each_frontier_step_with_its_diff(tmp_path: Path) -
         "cache\nenable_prefix_caching false → true",
         "tp2\ntp 1 → 2",
     ]
+    # in full below the plot and on the console
+    assert frontier_text(group) == (
+        "frontier: base → cache (enable_prefix_caching false → true) → tp2 (tp 1 → 2)"
+    )
+    assert "frontier: base → cache (enable_prefix_caching false → true)" in ledger_page(
+        board, tmp_path
+    )
     settings = {e.id: read_settings(tmp_path / e.id) for e in es}
     assert step_changes([], settings) == [] and step_changes(es[:1], settings) == [[]]
