@@ -77,8 +77,3 @@ def why_not(e: LedgerEntry, spec: LatencySpec | None, *, hidden: bool = False) -
     if procedure:
         out.append(procedure)
     return out
-
-
-def ranked_label(reasons: list[str]) -> str:
-    """The table's cell: the reasons, or nothing when the run competes."""
-    return "; ".join(reasons)
