@@ -33,6 +33,7 @@ class DemoConfig:
     port: int = 0
     name: str = "demo"
     note: str = ""
+    experiment: str | None = None  # the ledger group (--experiment)
 
     def gate_options(self, data_dir: Path, model_dir: Path) -> dict[str, object]:
         """The gate's step options for the demo's quick run (harness/gate/options.py keys)."""
@@ -110,6 +111,7 @@ def run_demo(cfg: DemoConfig, console: Console) -> int:
             options=cfg.gate_options(data_dir, model_dir),
             name=cfg.name,
             note=cfg.note,
+            experiment=cfg.experiment,
         )
         hooks = ConsoleGateHooks(console, profile=cfg.profile.name, folder=str(cfg.folder))
         measured = run_steps(plan, hooks)

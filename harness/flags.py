@@ -39,6 +39,7 @@ PROFILE = "--profile"
 OUT = "--out"
 NAME = "--name"
 NOTE = "--note"
+EXPERIMENT = "--experiment"
 # an option several kinds and the gate itself (gate --image's container start) read
 READY_TIMEOUT = "--ready-timeout"
 

@@ -80,6 +80,7 @@ class Provenance(BaseModel):
     url: str | None = None
     name: str | None = None  # the run's ledger name (--name)
     note: str = ""  # what changed since the last run (--note)
+    experiment: str | None = None  # the ledger group it belongs to (--experiment)
     server_models: list[str] = Field(default_factory=list)
     tokenizer: str | None = None
     seed: int | None = None

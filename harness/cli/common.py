@@ -10,7 +10,7 @@ from pathlib import Path
 from rich.console import Console
 
 from harness.console_hooks import byte_progress as byte_progress
-from harness.flags import NAME, NOTE, OUT, PROFILE
+from harness.flags import EXPERIMENT, NAME, NOTE, OUT, PROFILE
 from harness.flags import http_url as http_url
 from harness.flags import non_negative_int as non_negative_int
 from harness.flags import port_number as port_number
@@ -40,6 +40,12 @@ def add_common(
         )
         p.add_argument(
             NOTE, default="", help="what changed since the last run (ledger; default: none)"
+        )
+        p.add_argument(
+            EXPERIMENT,
+            metavar="NAME",
+            help="the ledger group this run belongs to: its best and frontier compare only "
+            "runs of one experiment (default: grouped by profile and server)",
         )
     p.add_argument("--json", action="store_true", help="machine-readable JSON on stdout")
     p.add_argument("--quiet", action="store_true", help="no progress output")
@@ -91,5 +97,6 @@ def start_run(args: argparse.Namespace, command: str, *, url: str | None = None)
         url=url,
         name=getattr(args, "name", None),
         note=getattr(args, "note", "") or "",
+        experiment=getattr(args, "experiment", None),
     )
     return RunContext(profile=profile, folder=folder, provenance=prov, console=make_console(args))

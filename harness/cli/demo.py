@@ -62,5 +62,6 @@ def run(args: argparse.Namespace) -> int:
         port=args.port,
         name=args.name or "demo",
         note=args.note,
+        experiment=args.experiment,
     )
     return run_demo(cfg, make_console(args))

@@ -132,6 +132,7 @@ def run(args: argparse.Namespace) -> int:
         url=args.url,
         name=args.name,
         note=args.note,
+        experiment=args.experiment,
     )
     image = bool(args.image)
     skip = frozenset(args.skip)
@@ -152,6 +153,7 @@ def run(args: argparse.Namespace) -> int:
         keep_going=args.keep_going,
         name=args.name,
         note=args.note,
+        experiment=args.experiment,
     )
     if not args.run_dir:
         hooks = ConsoleGateHooks(console, profile=profile.name, folder=str(folder))

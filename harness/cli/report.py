@@ -10,9 +10,12 @@ from pathlib import Path
 from harness.cli.common import make_console
 from harness.errors import EXIT_OK, UsageError
 from harness.paths import reports_dir
+from harness.profiles import available_profiles, load_profile
+from harness.report.board import Board, arrange
 from harness.report.entry import LedgerEntry, entry_for_folder
-from harness.report.folder import is_run_folder
-from harness.report.frontier import frontier
+from harness.report.experiment import group_key, in_experiment
+from harness.report.folder import is_run_folder, not_a_folder
+from harness.report.hidden import set_hidden
 from harness.report.html import write_page
 from harness.report.ledger import (
     LEDGER_FILENAME,
@@ -22,7 +25,7 @@ from harness.report.ledger import (
     record_run,
 )
 from harness.report.pages import ledger_page, run_page
-from harness.report.render import render_ledger, render_run
+from harness.report.render import fold_text, render_ledger, render_run
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -49,6 +52,26 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         help="re-read every run folder into the ledger (keeps names and notes)",
     )
     p.add_argument("--profile", help="only runs recorded with this profile (default: all)")
+    p.add_argument(
+        "--experiment",
+        metavar="NAME",
+        help="only this group: an --experiment name, or a group's label as the table shows it "
+        "(default: every group)",
+    )
+    p.add_argument(
+        "--hide",
+        nargs="+",
+        metavar="RUN_DIR",
+        help="hide these runs from the ledger's groups (a 'hidden' marker in each folder; "
+        "default: none)",
+    )
+    p.add_argument(
+        "--unhide",
+        nargs="+",
+        metavar="RUN_DIR",
+        help="show these hidden runs again (default: none)",
+    )
+    p.add_argument("--all", action="store_true", help="show hidden runs too (marked; never ★)")
     p.add_argument("--json", action="store_true", help="machine-readable JSON on stdout")
     p.add_argument("--quiet", action="store_true", help="no console tables")
     p.set_defaults(func=run)
@@ -57,6 +80,74 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
 def _dump(e: LedgerEntry) -> dict[str, object]:
     data: dict[str, object] = json.loads(e.to_line())
     return data
+
+
+def _profile_filter(given: str, entries: list[LedgerEntry]) -> str:
+    """The profile name ``--profile`` means; a name no profile and no run has is an error."""
+    recorded = sorted({e.profile for e in entries if e.profile})
+    if given in recorded or given in available_profiles():
+        return given
+    if given.endswith(".toml") and Path(given).is_file():
+        return load_profile(given).name
+    raise UsageError(
+        f"--profile {given}: no such profile",
+        hint=f"pass one of: {', '.join(available_profiles())}"
+        + (f"; recorded in this ledger: {', '.join(recorded)}" if recorded else ""),
+    )
+
+
+def _experiment_filter(given: str, entries: list[LedgerEntry]) -> None:
+    if in_experiment(entries, given):
+        return  # (its runs may all be hidden: then the ledger says there is nothing to show)
+    names = sorted({k.experiment or k.label for k in map(group_key, entries)})
+    raise UsageError(
+        f"--experiment {given}: no run of this experiment",
+        hint=f"pass one of the groups: {'; '.join(names)}" if names else "record runs first",
+    )
+
+
+def _board_json(board: Board) -> dict[str, object]:
+    first = board.groups[0] if board.groups else None
+    return {
+        "best": board.best.id if board.best else None,
+        "frontier": [e.id for e in first.frontier.points] if first else [],
+        "frontier_basis": first.frontier.basis if first else None,
+        "groups": [
+            {
+                "key": g.key.key,
+                "label": g.key.label,
+                "experiment": g.key.experiment,
+                "best": g.best.id if g.best else None,
+                "frontier": [e.id for e in g.frontier.points],
+                "frontier_basis": g.frontier.basis,
+                "runs": [e.id for e in reversed(g.entries)],
+                "not_ranked": g.not_ranked,
+            }
+            for g in board.groups
+        ],
+        "changes": board.changes,
+        "folded": board.folded,
+        "hidden": board.hidden,
+    }
+
+
+def run_hide(args: argparse.Namespace) -> int:
+    console = make_console(args)
+    if args.run_dirs:
+        raise UsageError(
+            "--hide/--unhide take their run folders themselves",
+            hint="e.g. harness report --hide reports/20260101-100000-x",
+        )
+    done: dict[str, list[str]] = {"hidden": [], "shown": []}
+    for hidden, folders in ((True, args.hide or []), (False, args.unhide or [])):
+        for raw in folders:
+            changed = set_hidden(Path(raw), hidden)
+            done["hidden" if hidden else "shown"].append(raw)
+            word = "hidden" if hidden else "shown again"
+            console.print(f"{raw}: {word}" + ("" if changed else " (already)"))
+    if args.json:
+        sys.stdout.write(json.dumps(done) + "\n")
+    return EXIT_OK
 
 
 def run_ledger(args: argparse.Namespace) -> int:
@@ -74,32 +165,39 @@ def run_ledger(args: argparse.Namespace) -> int:
         console.print(f"[yellow]skipped {contents.skipped} unreadable ledger line(s)[/]")
     entries = contents.entries
     if args.profile:
-        entries = [e for e in entries if e.profile == args.profile]
-    if not entries:
+        profile = _profile_filter(args.profile, entries)
+        entries = [e for e in entries if e.profile == profile]
+    if args.experiment:
+        _experiment_filter(args.experiment, entries)
+    board = arrange(entries, root, show_hidden=args.all, experiment=args.experiment)
+    if not board.entries:
         which = f" with profile {args.profile!r}" if args.profile else ""
         console.print(
             f"no runs{which} recorded in {root} yet: run harness latency/quality/gate first"
         )
+        for line in fold_text(board):
+            console.print(line)
         if args.json:
             sys.stdout.write(json.dumps({"runs": [], "best": None, "html": None}) + "\n")
         return EXIT_OK
-    fr = frontier(entries)
-    render_ledger(console, entries, fr, f"{root.name}/{LEDGER_FILENAME}")
+    render_ledger(console, board, f"{root.name}/{LEDGER_FILENAME}")
     html_path = None
     if not args.no_html:
         html_path = Path(args.html) if args.html else root / "report.html"
-        write_page(html_path, ledger_page(entries, root))
+        write_page(html_path, ledger_page(board, root))
         console.print(f"report: {html_path}")
     if args.json:
         out = {
-            "runs": [_dump(e) for e in reversed(entries)],
-            "best": fr.best.id if fr.best else None,
-            "frontier": [e.id for e in fr.points],
-            "frontier_basis": fr.basis,
+            "runs": [_dump(e) for e in sorted(board.entries, key=_newest, reverse=True)],
+            **_board_json(board),
             "html": str(html_path) if html_path else None,
         }
         sys.stdout.write(json.dumps(out, indent=2) + "\n")
     return EXIT_OK
+
+
+def _newest(e: LedgerEntry) -> tuple[str, str]:
+    return (e.time, e.id)
 
 
 def run_detail(args: argparse.Namespace) -> int:
@@ -112,7 +210,7 @@ def run_detail(args: argparse.Namespace) -> int:
     for raw in args.run_dirs:
         folder = Path(raw)
         if not folder.is_dir():
-            raise UsageError(f"{folder}: no such run folder")
+            raise not_a_folder(folder)
         known = read_ledger(ledger_path_for(folder)).by_id().get(folder.resolve().name)
         if known is None or args.reindex:
             entry = record_run(folder, None, "")
@@ -139,6 +237,8 @@ def _is_reports_folder(folder: Path) -> bool:
 
 
 def run(args: argparse.Namespace) -> int:
+    if args.hide or args.unhide:
+        return run_hide(args)
     if len(args.run_dirs) == 1 and _is_reports_folder(Path(args.run_dirs[0])):
         # `harness report reports/` means the ledger of that folder, not one run.
         args.reports_dir, args.run_dirs = args.run_dirs[0], []

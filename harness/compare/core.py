@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from harness.compare.comparable import Comparability
-from harness.compare.load import COMPARED, load_run
+from harness.compare.load import COMPARED, load_pair
 from harness.compare.model import CompareReport
 from harness.compare.side import CompareSettings, RunData
 from harness.compare.stats import MIN_EFFECT_PCT
@@ -55,7 +55,7 @@ def check(a: RunData, b: RunData) -> Comparability:
 
 def compare_runs(cfg: CompareConfig, provenance: Provenance | None = None) -> CompareReport:
     """Load, refuse what is not comparable (UsageError, exit 2), then compare every shared kind."""
-    a, b = load_run(cfg.run_a, "A"), load_run(cfg.run_b, "B")
+    a, b = load_pair(cfg.run_a, cfg.run_b)
     verdict = check(a, b)
     if not verdict.ok:
         raise UsageError(

@@ -34,7 +34,8 @@ def load_run(folder: Path, label: str = "A") -> RunData:
                 continue
             extra = kind.compare.load_extra(folder, report) if kind.compare.load_extra else None
         except HarnessError as err:
-            raise type(err)(f"RUN_{label} {folder}: {err.message}", hint=err.hint) from None
+            hint = err.hint or "re-run the command that wrote it, or pass another run folder"
+            raise type(err)(f"RUN_{label} {folder}: {err.message}", hint=hint) from None
         run.sides[kind.name] = Side(report, extra)
     if not run.sides:
         files = ", ".join(k.filename for k in COMPARED)
@@ -44,6 +45,19 @@ def load_run(folder: Path, label: str = "A") -> RunData:
             + " / ".join(f"harness {' '.join(k.command)}" for k in COMPARED),
         )
     return run
+
+
+def load_pair(folder_a: Path, folder_b: Path) -> tuple[RunData, RunData]:
+    """Both runs; two runs of different profiles are refused naming both profiles (their
+    buckets, benchmarks and baselines differ: nothing in them compares)."""
+    a, b = load_run(folder_a, "A"), load_run(folder_b, "B")
+    if a.profile and b.profile and a.profile != b.profile:
+        raise UsageError(
+            f"RUN_A {folder_a} was measured under profile {a.profile!r}, "
+            f"RUN_B {folder_b} under {b.profile!r}",
+            hint="compare two runs of one profile",
+        )
+    return a, b
 
 
 def load_compare(folder: Path) -> CompareReport | None:

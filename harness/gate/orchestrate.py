@@ -30,7 +30,7 @@ from harness.errors import (
     UsageError,
     exit_code_for,
 )
-from harness.flags import IMAGE, NAME, NOTE, URL, Target
+from harness.flags import EXPERIMENT, IMAGE, NAME, NOTE, URL, Target
 from harness.gate.hooks import GateHooks
 from harness.gate.judge import judge_folder
 from harness.gate.options import gate_options, options_argv
@@ -74,6 +74,7 @@ class GatePlan:
     keep_going: bool = False  # measure the later steps even when a prerequisite failed
     name: str | None = None  # the run's ledger name and note, recorded in its provenance
     note: str = ""
+    experiment: str | None = None  # the ledger group (--experiment)
 
     def __post_init__(self) -> None:
         known = {o.key for o in gate_options()}
@@ -110,6 +111,8 @@ class GatePlan:
             argv += [NAME, self.name]
         if self.note:
             argv += [NOTE, self.note]
+        if self.experiment:
+            argv += [EXPERIMENT, self.experiment]
         if strict:
             argv.append("--strict")
         if self.keep_going:
@@ -125,6 +128,7 @@ class GatePlan:
             url=self.url or None,
             name=self.name,
             note=self.note,
+            experiment=self.experiment,
         )
 
 

@@ -25,7 +25,9 @@ from harness.throughput.report import ThroughputReport
 from harness.vlm.report import VlmReport
 
 Verdict = Literal["PASS", "FAIL", "INCOMPLETE"]
-LEDGER_SCHEMA_VERSION = 2  # 2: flags are typed RiskFlag records (1: their texts)
+# 2: flags are typed RiskFlag records (1: their texts); 3: experiment, the server's engine and
+# version, the latency procedure (older lines are re-read from their folders)
+LEDGER_SCHEMA_VERSION = 3
 _STAMP = re.compile(r"^\d{8}-\d{6}-")  # harness.runs.new_run_folder's prefix
 
 
@@ -35,6 +37,8 @@ class ServerFingerprint(BaseModel):
     url: str | None = None
     models: list[str] = Field(default_factory=list)
     build: str | None = None  # provenance.server.label(): engine, version, max_model_len
+    engine: str | None = None  # provenance.server.engine, e.g. "vllm", "harness-simulate"
+    version: str | None = None
 
     def label(self) -> str:
         models = ", ".join(self.models)
@@ -51,6 +55,18 @@ class BucketMedian(BaseModel):
     speedup: float | None = None
     n_ok: int = 0
     n_failed: int = 0
+
+
+class Procedure(BaseModel):
+    """How latency was measured (its ``settings``): what decides whether it is the grader's."""
+
+    model_config = ConfigDict(extra="ignore")
+
+    runs: int | None = None  # timed requests per bucket
+    warmup: int | None = None
+    buckets: list[str] = Field(default_factory=list)
+    official: bool | None = None  # the report's own ``official_procedure`` (None: not recorded)
+    until_ci: float | None = None  # --until-ci PCT (buckets may stop early: an estimate)
 
 
 class QualityScore(BaseModel):
@@ -75,6 +91,7 @@ class LedgerEntry(BaseModel):
     id: str  # the run folder's name
     name: str | None = None
     note: str = ""
+    experiment: str | None = None  # --experiment: the ledger group
     profile: str | None = None
     server: ServerFingerprint = Field(default_factory=ServerFingerprint)
     time: str  # when the run started (ISO 8601, UTC)
@@ -85,6 +102,7 @@ class LedgerEntry(BaseModel):
     score: float | None = None
     score_ci95: tuple[float, float] | None = None
     score_mode: Literal["official", "strict"] | None = None
+    procedure: Procedure | None = None  # latency's settings (None: no latency or none recorded)
     strict_score: float | None = None
     quality: list[QualityScore] = Field(default_factory=list)
     quality_limit: float | None = None
@@ -188,6 +206,8 @@ def _fingerprint(run: RunFiles) -> ServerFingerprint:
     url: str | None = None
     models: list[str] = []
     build: str | None = None
+    engine: str | None = None
+    version: str | None = None
     for rep in run.reports.values():
         url = url or rep.provenance.url or getattr(rep, "url", None) or None
         for m in rep.provenance.server_models:
@@ -196,20 +216,41 @@ def _fingerprint(run: RunFiles) -> ServerFingerprint:
         server = rep.provenance.server
         if build is None and server is not None and server.taken:
             build = server.label()
+            engine, version = server.engine, server.version
     quality = run.get(QualityReport)
     if not models and quality is not None and quality.model:
         models.append(quality.model)
-    return ServerFingerprint(url=url, models=models, build=build)
+    return ServerFingerprint(url=url, models=models, build=build, engine=engine, version=version)
 
 
-def _recorded(run: RunFiles) -> tuple[str | None, str]:
-    """The ``--name``/``--note`` the folder's commands were run with, from their provenance
-    (the gate's first: it names the whole run)."""
+def _recorded(run: RunFiles) -> tuple[str | None, str, str | None]:
+    """The ``--name``/``--note``/``--experiment`` the folder's commands were run with, from
+    their provenance (the gate's first: it names the whole run)."""
     gate = run.get(GateReport)
     reports = [r for r in (gate, *run.reports.values()) if r is not None]
     name = next((r.provenance.name for r in reports if r.provenance.name), None)
     note = next((r.provenance.note for r in reports if r.provenance.note), "")
-    return name, note
+    experiment = next((r.provenance.experiment for r in reports if r.provenance.experiment), None)
+    return name, note, experiment
+
+
+def _int(value: object) -> int | None:
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
+
+
+def _procedure(latency: LatencyReport | None) -> Procedure | None:
+    if latency is None or not latency.settings:
+        return None
+    s = latency.settings
+    buckets = s.get("buckets")
+    official = s.get("official_procedure")
+    return Procedure(
+        runs=_int(s.get("runs")),
+        warmup=_int(s.get("warmup")),
+        buckets=[str(b) for b in buckets] if isinstance(buckets, list) else [],
+        official=official if isinstance(official, bool) else None,
+        until_ci=until if isinstance(until := s.get("until_ci"), int | float) else None,
+    )
 
 
 def build_entry(run: RunFiles, *, name: str | None = None, note: str = "") -> LedgerEntry:
@@ -229,11 +270,12 @@ def build_entry(run: RunFiles, *, name: str | None = None, note: str = "") -> Le
     if latency is not None and latency.score is not None:
         score_mode = "official" if any(b.mode == "official" for b in buckets) else "strict"
     total, failed = _checks(check)
-    recorded_name, recorded_note = _recorded(run)
+    recorded_name, recorded_note, experiment = _recorded(run)
     return LedgerEntry(
         id=run.folder.name,
         name=name if name is not None else recorded_name,
         note=note or recorded_note,
+        experiment=experiment,
         profile=profile,
         server=_fingerprint(run),
         time=_started(run),
@@ -243,6 +285,7 @@ def build_entry(run: RunFiles, *, name: str | None = None, note: str = "") -> Le
         score=latency.score if latency else None,
         score_ci95=latency.score_ci95 if latency else None,
         score_mode=score_mode,
+        procedure=_procedure(latency),
         strict_score=latency.strict_score if latency else None,
         quality=_quality(quality),
         quality_limit=float(quality.limit) if quality and quality.limit is not None else None,

@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from harness.errors import HarnessError
+from harness.errors import HarnessError, UsageError
 from harness.gate.report import GateReport
 from harness.kinds.registry import KINDS
 from harness.runs import R, Report, load_report
@@ -47,11 +47,24 @@ def read_run(folder: Path) -> RunFiles:
         try:
             report = load_report(folder, kind)
         except HarnessError as err:
-            run.problems.append(err.one_line())
+            # what to do, when the reader has no better advice than this
+            hint = err.hint or "re-run the command that wrote it, or move the file away"
+            run.problems.append(f"{err.message} — {hint}")
             continue
         if report is not None:
             run.reports[kind.FILENAME] = report
     return run
+
+
+def not_a_folder(folder: Path, what: str = "run folder") -> UsageError:
+    """The one-line error for a ``RUN_DIR`` that is missing or a file."""
+    if folder.exists():
+        return UsageError(
+            f"{folder}: a file, not a {what}", hint="pass the folder that holds the reports"
+        )
+    return UsageError(
+        f"{folder}: no such {what}", hint="pass a folder under reports/ (harness report lists them)"
+    )
 
 
 def is_run_folder(folder: Path) -> bool:

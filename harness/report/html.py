@@ -128,6 +128,11 @@ def page(title: str, subtitle: str, parts: Sequence[str]) -> str:
 def write_page(path: Path, text: str) -> None:
     """Write atomically, so a browser or a concurrent reader never sees half a page."""
     tmp = path.with_name(path.name + ".tmp")
+    if path.parent.exists() and not path.parent.is_dir():
+        raise UsageError(
+            f"{path}: cannot write the report ({path.parent} is a file, not a folder)",
+            hint="pass --html FILE somewhere writable, or --no-html",
+        )
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         tmp.write_text(text, encoding="utf-8")

@@ -16,8 +16,8 @@ from pathlib import Path
 from pydantic import ValidationError
 
 from harness.errors import IncompleteError, UsageError
-from harness.report.entry import LedgerEntry, entry_for_folder
-from harness.report.folder import REPORT_FILES, is_run_folder
+from harness.report.entry import LEDGER_SCHEMA_VERSION, LedgerEntry, entry_for_folder
+from harness.report.folder import REPORT_FILES, is_run_folder, not_a_folder
 
 LEDGER_FILENAME = "ledger.jsonl"
 
@@ -86,7 +86,7 @@ def record_run(folder: Path, name: str | None, note: str) -> LedgerEntry:
     """
     folder = Path(folder)
     if not folder.is_dir():
-        raise UsageError(f"{folder}: no such run folder")
+        raise not_a_folder(folder)
     if not is_run_folder(folder):
         raise IncompleteError(
             f"{folder}: no report in this folder ({', '.join(REPORT_FILES)})",
@@ -103,12 +103,16 @@ def record_run(folder: Path, name: str | None, note: str) -> LedgerEntry:
 
 
 def index_folders(root: Path, *, reindex: bool = False) -> list[LedgerEntry]:
-    """Record run folders under ``root`` missing from its ledger (all of them with ``reindex``)."""
+    """Record run folders under ``root`` missing from its ledger (all of them with ``reindex``).
+
+    A folder whose line an older harness wrote (an older ``schema_version``, without the
+    fields the groups and the ★ need) is read again from its reports."""
     if not root.is_dir():
         return []
     known = read_ledger(root / LEDGER_FILENAME).by_id()
     added: list[LedgerEntry] = []
     for folder in sorted(p for p in root.iterdir() if is_run_folder(p)):
-        if reindex or folder.name not in known:
+        old = folder.name in known and known[folder.name].schema_version < LEDGER_SCHEMA_VERSION
+        if reindex or old or folder.name not in known:
             added.append(record_run(folder, None, ""))
     return added

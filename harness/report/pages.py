@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -11,10 +10,11 @@ from harness.latency.report import LatencyReport
 from harness.latency.views import bucket_chart, distribution_chart, samples
 from harness.quality.views import score_chart
 from harness.report import html
+from harness.report.board import Board, GroupView
 from harness.report.entry import LedgerEntry
 from harness.report.folder import read_run
-from harness.report.frontier import Frontier, frontier, waterfall
 from harness.report.plots import score_over_runs, waterfall_chart
+from harness.report.render import best_text, fold_text, frontier_text
 from harness.report.sections import quality_scores, run_sections, summary
 from harness.report.table import VERDICT_TONE, ledger_table
 from harness.view import fmt
@@ -29,13 +29,6 @@ def _stamp(now: datetime | None) -> str:
 
 def _figure(chart: Chart | None) -> Figure | None:
     return None if chart is None else Figure(chart)
-
-
-def best_line(fr: Frontier) -> str:
-    best = fr.best
-    if best is None:
-        return f"best: {fmt.DASH} ({fr.basis})"
-    return f"best: {best.label()} — score {fmt.times(best.score)} (frontier over {fr.basis})"
 
 
 def _latest(e: LedgerEntry, best: LedgerEntry | None, root: Path) -> Section:
@@ -62,32 +55,59 @@ def _latest(e: LedgerEntry, best: LedgerEntry | None, root: Path) -> Section:
     )
 
 
-def ledger_page(entries: Sequence[LedgerEntry], root: Path, *, now: datetime | None = None) -> str:
-    """Every recorded run: the table, score over runs, the frontier's waterfall, latest run's plots."""
-    fr = frontier(entries)
-    best = fr.best
-    score = score_over_runs(fr, entries)
-    sections = [
+def _group_sections(
+    g: GroupView, i: int, count: int, changes: dict[str, list[str]]
+) -> list[Section]:
+    """One group's table, its score over runs and its waterfall (ids suffixed after the first)."""
+    suffix = "" if i == 0 else f"-{i + 1}"
+    best = g.best
+    heading = "Runs (newest first; ★ marks the best)"
+    if count > 1 or g.key.experiment:
+        heading = f"Group {i + 1}/{count}: {g.key.label} (newest first; ★ marks its best)"
+    table = ledger_table(
+        list(reversed(g.entries)),
+        best.id if best else None,
+        not_ranked=g.not_ranked,
+        changes=changes,
+        key=f"ledger{suffix}",
+    )
+    score = score_over_runs(g.frontier, g.entries, key=f"score{suffix}")
+    return [
         section(
-            "runs",
-            "Runs (newest first; ★ marks the best)",
-            text(best_line(fr)),
-            ledger_table(entries, best.id if best else None),
+            f"runs{suffix}",
+            heading,
+            text(best_text(g)),
+            table,
             text("bucket columns: median latency in ms (scored mode)", tone="dim"),
         ),
         section(
-            "score",
-            "Score over runs",
+            f"score{suffix}",
+            f"Score over runs: {g.key.label}" if count > 1 else "Score over runs",
             _figure(score) or text("no run has a latency score yet"),
-            _figure(waterfall_chart(waterfall(fr.points))),
+            _figure(waterfall_chart(g.steps, key=f"waterfall{suffix}")),
+            text(frontier_text(g), tone="dim"),
         ),
     ]
+
+
+def ledger_page(board: Board, root: Path, *, now: datetime | None = None) -> str:
+    """Every group of runs: its table, score over runs, its frontier's waterfall; then the
+    latest run's plots beside its group's best."""
+    sections: list[Section] = []
+    for i, g in enumerate(board.groups):
+        sections += _group_sections(g, i, len(board.groups), board.changes)
+    folded = fold_text(board)
+    if folded:
+        sections.append(section("folded", "Not in the table", text(*folded, tone="dim")))
+    entries = board.entries
     if entries:
         latest = max(entries, key=lambda e: (e.time, e.id))
-        sections.append(_latest(latest, best, root))
+        group = next(g for g in board.groups if latest in g.entries)
+        sections.append(_latest(latest, group.best, root))
     return html.page(
         "harness — run ledger",
-        f"{len(entries)} runs in {root.name}/ledger.jsonl · {_stamp(now)}",
+        f"{len(entries)} runs in {len(board.groups)} group(s) in {root.name}/ledger.jsonl"
+        f" · {_stamp(now)}",
         [html.sections(sections)],
     )
 

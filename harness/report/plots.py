@@ -20,7 +20,9 @@ VERDICT_COLORS: dict[str | None, Color] = {
 }
 
 
-def score_over_runs(fr: Frontier, entries: Sequence[LedgerEntry]) -> Lines | None:
+def score_over_runs(
+    fr: Frontier, entries: Sequence[LedgerEntry], key: str = "score"
+) -> Lines | None:
     """Every scored run in time order, coloured by verdict, with the frontier as a step line."""
     scored = sorted((e for e in entries if e.score is not None), key=lambda e: (e.time, e.id))
     if not scored:
@@ -37,7 +39,7 @@ def score_over_runs(fr: Frontier, entries: Sequence[LedgerEntry]) -> Lines | Non
         tops = [e.score or 0.0 for e in fr.points] + [fr.points[-1].score or 0.0]
         series.append(XY("frontier", tuple(steps), tuple(tops), "ink", "step"))
     return Lines(
-        key="score",
+        key=key,
         title=f"score over runs; frontier over {fr.basis}",
         caption="Score over runs, with the frontier",
         alt="score over runs",
@@ -49,11 +51,12 @@ def score_over_runs(fr: Frontier, entries: Sequence[LedgerEntry]) -> Lines | Non
     )
 
 
-def waterfall_chart(steps: Sequence[WaterfallStep]) -> Bars | None:
+def waterfall_chart(steps: Sequence[WaterfallStep], key: str = "waterfall") -> Bars | None:
+    """Each bar labelled with its run and, when manifests say, what changed (board.py)."""
     if not steps:
         return None
     return Bars(
-        key="waterfall",
+        key=key,
         title="score change between consecutive frontier runs",
         caption="score change between consecutive frontier runs",
         alt="score waterfall",

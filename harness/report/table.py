@@ -2,16 +2,18 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from datetime import datetime
 
+from harness.report.eligibility import HIDDEN
 from harness.report.entry import LedgerEntry
 from harness.view import fmt
 from harness.view.model import Cell, Column, Row, Table, Tone
 
 BEST_MARK = "★"
 VERDICT_TONE: dict[str, Tone] = {"PASS": "good", "FAIL": "bad", "INCOMPLETE": "warn"}
-LEFT = ("time", "run", "server", "note", "status")
+NOT_RANKED = "not ranked"  # the column saying why a run cannot be ★ (eligibility.py)
+LEFT = ("time", "run", "server", "note", "status", NOT_RANKED)
 
 
 def fmt_time(iso: str, *, short: bool = False) -> str:
@@ -46,11 +48,30 @@ def _vlm_score(e: LedgerEntry) -> str:
     return fmt.num(score, ".3f") if isinstance(score, int | float) else fmt.DASH
 
 
-def ledger_table(entries: Sequence[LedgerEntry], best_id: str | None, title: str = "") -> Table:
-    """Newest first; the best run's row is ``strong`` and its score carries ★."""
+def ledger_table(
+    entries: Sequence[LedgerEntry],
+    best_id: str | None,
+    title: str = "",
+    *,
+    not_ranked: Mapping[str, list[str]] | None = None,
+    changes: Mapping[str, list[str]] | None = None,
+    key: str = "ledger",
+) -> Table:
+    """Newest first; the best run's row is ``strong`` and its score carries ★.
+
+    ``not_ranked``: why a run cannot be ★ (a column, shown for scored or hidden runs);
+    ``changes``: what changed by run id (the manifest diff), shown when a run has no note."""
+    by_id = {e.id: e for e in entries}
+    why = {
+        i: r
+        for i, r in (not_ranked or {}).items()
+        if r and i in by_id and (by_id[i].score is not None or HIDDEN in r)
+    }
+    diffs = changes or {}
     bucket_names: list[str] = []
     bench: dict[str, str] = {}
-    for e in entries:
+    # bucket columns in the order of the run measuring the most of them (the profile's)
+    for e in sorted(entries, key=lambda e: -len(e.buckets)):
         mode = e.score_mode or "official"
         bucket_names += [b.name for b in e.buckets if b.mode == mode and b.name not in bucket_names]
         for q in e.quality:
@@ -63,6 +84,7 @@ def ledger_table(entries: Sequence[LedgerEntry], best_id: str | None, title: str
     vlm = any(e.vlm is not None for e in entries)
     headers += [*bucket_names, *bench.values()]
     headers += [*(["tok/s score"] if tput else []), *(["VLM score"] if vlm else []), "status"]
+    headers += [NOT_RANKED] if why else []
     rows: list[Row] = []
     for e in sorted(entries, key=lambda e: (e.time, e.id), reverse=True):
         best = e.id == best_id
@@ -76,7 +98,7 @@ def ledger_table(entries: Sequence[LedgerEntry], best_id: str | None, title: str
             Cell(fmt_time(e.time, short=True)),
             Cell(e.short_label()),
             *([Cell(e.server.build or fmt.DASH)] if builds else []),
-            Cell(e.note or fmt.DASH),
+            Cell(e.note or "; ".join(diffs.get(e.id, [])) or fmt.DASH),
             Cell(e.verdict or fmt.DASH, VERDICT_TONE.get(e.verdict or "", "plain")),
             Cell(score),
             *(Cell(fmt.ms(meds[n].median_ms if n in meds else None)) for n in bucket_names),
@@ -84,9 +106,11 @@ def ledger_table(entries: Sequence[LedgerEntry], best_id: str | None, title: str
             *([Cell(fmt.num(e.throughput_score, ",.0f"))] if tput else []),
             *([Cell(_vlm_score(e))] if vlm else []),
             Cell(status(e)),
+            *([Cell("; ".join(why.get(e.id, [])), "warn")] if why else []),
         ]
         rows.append(Row(tuple(cells), "strong" if best else "plain"))
     columns = tuple(
-        Column(h, "left" if h in LEFT else "right", wrap=h in ("note", "server")) for h in headers
+        Column(h, "left" if h in LEFT else "right", wrap=h in ("note", "server", NOT_RANKED))
+        for h in headers
     )
-    return Table("ledger", title, columns, tuple(rows), dense=True)
+    return Table(key, title, columns, tuple(rows), dense=True)

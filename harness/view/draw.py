@@ -43,6 +43,9 @@ class Plot:
 
 
 def short(label: str, n: int = 18) -> str:
+    """Each line of a label cut to ``n`` characters (a multi-line label: its lines to 24)."""
+    if "\n" in label:
+        return "\n".join(short(line, max(n, 24)) for line in label.split("\n"))
     return label if len(label) <= n else label[: n - 1] + "…"
 
 

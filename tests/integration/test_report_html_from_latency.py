@@ -44,6 +44,8 @@ def test_report_reads_what_latency_wrote(
         "url": sim.url,
         "models": measured.provenance.server_models,
         "build": measured.provenance.server.label(),
+        "engine": measured.provenance.server.engine,
+        "version": measured.provenance.server.version,
     }
     assert [(b["name"], b["mode"], b["median_ms"]) for b in data["buckets"]] == [
         (b.name, b.mode, b.median_ms) for b in [*measured.official, *measured.strict]

@@ -102,7 +102,11 @@ def test_broken_and_odd_reports_never_crash(tmp_path: Path) -> None:
     check = {"kind": "check", "schema_version": 1, "url": URL, "checks": [{"name": "ping"}]}
     (folder / "check.json").write_text(json.dumps(check), encoding="utf-8")
     e = entry_for_folder(folder)
-    assert [p.split(" (")[0].split(": ")[:2] for p in e.problems] == [
+    # each names the file, what is wrong, and what to do
+    assert all(
+        p.endswith(" — re-run the command that wrote it, or move the file away") for p in e.problems
+    )
+    assert [p.split(" — ")[0].split(" (")[0].split(": ")[:2] for p in e.problems] == [
         ["check.json", "does not match the CheckReport schema"],
         ["latency.json", "not valid JSON"],
         ["quality.json", "not a JSON object"],
@@ -135,7 +139,7 @@ def test_record_run_appends_to_the_parent_ledger_and_reads_back(tmp_path: Path) 
         "run-a",
         True,
         False,
-        2,
+        3,
     )
     assert read_ledger(path).entries == [entry]
 
@@ -250,3 +254,15 @@ def test_concurrent_appends_never_tear_a_line(tmp_path: Path) -> None:
         list(pool.map(write, range(4)))
     contents = read_ledger(path)
     assert contents.skipped == 0 and len(contents.entries) == 100
+
+
+def test_a_ledger_line_of_an_older_schema_is_read_again_from_its_folder(tmp_path: Path) -> None:
+    folder = make_run(tmp_path, "run-a", started_at=T0, medians={"short": 1291.0})
+    old = json.loads(entry_for_folder(folder).to_line())
+    old["schema_version"] = 2
+    del old["procedure"], old["experiment"]
+    (tmp_path / LEDGER_FILENAME).write_text(json.dumps(old) + "\n", encoding="utf-8")
+    assert [e.id for e in index_folders(tmp_path)] == ["run-a"]
+    (entry,) = read_ledger(tmp_path / LEDGER_FILENAME).entries
+    assert entry.schema_version == 3
+    assert index_folders(tmp_path) == []  # read once, not on every report

@@ -11,6 +11,7 @@ from PIL import Image
 
 from harness.latency.views import bucket_chart, distribution_chart
 from harness.quality.views import score_chart
+from harness.report.board import arrange
 from harness.report.entry import LedgerEntry, QualityScore, entry_for_folder
 from harness.report.frontier import frontier, waterfall
 from harness.report.pages import ledger_page, run_page
@@ -70,7 +71,7 @@ def test_nothing_to_draw_gives_no_plot() -> None:
 def test_ledger_page_is_self_contained_with_every_plot(tmp_path: Path) -> None:
     es = [entry_for_folder(f) for f in make_history(tmp_path)]
     es[0].note = '<script>alert("x")</script> & more'
-    page = ledger_page(es, tmp_path)
+    page = ledger_page(arrange(es, tmp_path), tmp_path)
     keys = [m.group(1) for m in IMG.finditer(page)]
     assert keys == ["score", "waterfall", "buckets", "distributions", "quality"]
     assert (
@@ -111,7 +112,7 @@ def test_run_page_of_an_ungated_latency_only_run(tmp_path: Path) -> None:
     assert SECTION.findall(page) == ["run", "latency"]
 
 
-def test_a_single_failing_partial_run_still_gets_every_plot(tmp_path: Path) -> None:
+def test_a_single_failing_partial_run_gets_its_plots_but_no_rank(tmp_path: Path) -> None:
     folder = tmp_path / "20260101-100000-demo"
     write_latency(
         folder,
@@ -122,10 +123,13 @@ def test_a_single_failing_partial_run_still_gets_every_plot(tmp_path: Path) -> N
     write_quality(folder, {"ifeval": (0.21, 0.85, 5)}, started_at="2026-01-01T10:05:00+00:00")
     write_gate(folder, "FAIL", reasons=("IFEval 0.210 < 0.85 (n=5, ±0.18)",))
     e = entry_for_folder(folder)
-    ledger = ledger_page([e], tmp_path)
+    ledger = ledger_page(arrange([e], tmp_path), tmp_path)
+    # a partial run of 2 of the profile's 3 buckets is shown, never ranked: no waterfall
     assert [m.group(1) for m in IMG.finditer(ledger)] == [
-        "score", "waterfall", "buckets", "distributions", "quality",
+        "score", "buckets", "distributions", "quality",
     ]  # fmt: skip
-    assert "all scored runs; none passed the gate" in ledger
+    assert "no best run: no scored run of this group is ranked" in ledger
+    assert "partial (interrupted); 2 of 3 buckets (no long)" in ledger
+    assert '<tr class="strong">' not in ledger and not re.search(r"★ \d", ledger)
     page = run_page(folder, e)
     assert "invalid (partial reports)" in page and "IFEval 0.210 &lt; 0.85 (n=5, ±0.18)" in page

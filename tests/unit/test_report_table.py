@@ -7,6 +7,7 @@ from pathlib import Path
 
 from rich.console import Console
 
+from harness.report.board import arrange
 from harness.report.entry import LedgerEntry, entry_for_folder
 from harness.report.frontier import frontier
 from harness.report.render import render_ledger, render_run
@@ -91,7 +92,7 @@ def test_console_output_names_the_best_and_a_runs_reasons(tmp_path: Path) -> Non
     es = [entry_for_folder(f) for f in folders]
     out = io.StringIO()
     console = Console(file=out, width=160)
-    render_ledger(console, es, frontier(es), "reports/ledger.jsonl")
+    render_ledger(console, arrange(es, tmp_path), "reports/ledger.jsonl")
     render_run(console, es[2], folders[2])
     text = out.getvalue()
     assert "★ best: 20260104-100000-spec 2.50× (frontier over runs that passed the gate)" in text
