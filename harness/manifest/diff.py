@@ -41,8 +41,12 @@ def _argv_text(name: str, a: str, b: str) -> str:
         return f"{name} changed"
     gone = [t for t in ta if t not in tb]
     new = [t for t in tb if t not in ta]
-    parts = [f"-{shlex.join(gone)}" if gone else "", f"+{shlex.join(new)}" if new else ""]
-    return f"{name}: " + " ".join(p for p in parts if p) if gone or new else f"{name}: reordered"
+    if not gone and not new:
+        return f"{name}: the same arguments, reordered"
+    parts = ([f"removed {shlex.join(gone)}"] if gone else []) + (
+        [f"added {shlex.join(new)}"] if new else []
+    )
+    return f"{name}: " + "; ".join(parts)
 
 
 def diff_settings(a: Mapping[str, Scalar], b: Mapping[str, Scalar]) -> list[Change]:
