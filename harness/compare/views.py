@@ -34,6 +34,7 @@ from harness.view.model import (
 )
 
 FLIPS_SHOWN = 20
+CHANGES_SHOWN = 20
 TONE: dict[str, Tone] = {
     "faster": "good",
     "higher": "good",
@@ -100,7 +101,10 @@ def manifest_lines(m: ManifestDiff | None) -> list[Text]:
     head = f"what ran: config A {m.config_a}, B {m.config_b}"
     if not m.changes:  # ids from another harness version's canonical form
         return [text(head)]
-    return [text(head), text(*(f"B: {c.text}" for c in m.changes), tone="warn")]
+    lines = [f"B: {c.text}" for c in m.changes[:CHANGES_SHOWN]]
+    if len(m.changes) > CHANGES_SHOWN:
+        lines.append(f"… {len(m.changes) - CHANGES_SHOWN} more settings changed (--json)")
+    return [text(head), text(*lines, tone="warn")]
 
 
 def latency_table(rep: CompareReport) -> Table:

@@ -259,3 +259,21 @@ def test_a_later_take_keeps_the_launch_recorded_earlier() -> None:
     assert merged.config_id == config_id(merged.settings) != later.config_id
     assert keep_launch(later, None) is later
     assert isinstance(merged, Manifest)
+
+
+def test_compare_view_of_the_manifest_diff() -> None:
+    from harness.compare.model import ManifestDiff
+    from harness.compare.views import CHANGES_SHOWN, manifest_lines
+
+    a = {f"x.k{i:02d}": i for i in range(CHANGES_SHOWN + 3)}
+    b = {k: v + 1 for k, v in a.items()}
+    many = ManifestDiff(config_a=config_id(a), config_b=config_id(b), changes=diff_settings(a, b))
+    head, lines = manifest_lines(many)
+    assert head.lines == (f"what ran: config A {config_id(a)}, B {config_id(b)}",)
+    assert lines.lines[0] == "B: k00 0 → 1" and len(lines.lines) == CHANGES_SHOWN + 1
+    assert lines.lines[-1] == "… 3 more settings changed (--json)"
+    (same,) = manifest_lines(ManifestDiff(config_a="ab", config_b="ab"))
+    assert same.lines == ("what ran: the same configuration in A and B (config ab)",)
+    (missing,) = manifest_lines(ManifestDiff(config_a="ab"))
+    assert missing.tone == "warn" and "no manifest.json in B" in missing.lines[0]
+    assert manifest_lines(None) == []
