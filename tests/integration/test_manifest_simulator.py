@@ -97,3 +97,24 @@ def test_check_and_official_latency_record_it(sim_process, tmp_path) -> None:
     assert main([*official, "--no-calibrate", "--out", str(out), "--quiet"]) == 0
     m2 = load_manifest(out)
     assert m2 is not None and m2.taken == "separate step" and m2.config_id == m.config_id
+
+
+def test_throughput_records_it_after_the_official_sweep_and_before_a_strict_one(
+    sim_process, tmp_path
+) -> None:
+    sp = sim_process(models=("Qwen/Qwen3.5-35B-A3B",), ttft_ms=1, itl_ms=0.05)
+    argv = ["throughput", "--profile", "gpumode-paris", "--url", sp.url, "--levels", "1"]
+    argv += ["--requests-per-level", "8", "--prompt-tokens", "256", "--max-tokens", "64", "--quiet"]
+    # strict mode judges the spot checks, which the simulator's words fail: exit 1 (FAIL)
+    for mode, taken, rc in (("official", "separate step", 0), ("strict", "before", 1)):
+        sp.clear_log()
+        out = tmp_path / mode
+        assert main([*argv, "--mode", mode, "--out", str(out)]) == rc
+        m = load_manifest(out)
+        assert m is not None and m.taken == taken
+        assert m.settings["harness_sim_config.models"] == "Qwen/Qwen3.5-35B-A3B"
+        paths = [e.path for e in sp.fetch_log()]
+        chats = [i for i, p in enumerate(paths) if p == "/v1/chat/completions"]
+        gets = [i for i, p in enumerate(paths) if p == "/server_info"]
+        assert chats and gets
+        assert (gets[0] > chats[-1]) if mode == "official" else (gets[0] < chats[0])
