@@ -8,6 +8,7 @@ and always stops the server it started.
 
 from __future__ import annotations
 
+import asyncio
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -15,6 +16,8 @@ from rich.console import Console
 
 from harness.errors import EXIT_FAIL, EXIT_INTERRUPTED, EXIT_OK
 from harness.latency.config import Mode
+from harness.manifest.launch import launched_process
+from harness.manifest.model import Launched
 from harness.paths import cache_dir
 from harness.profiles import Profile
 
@@ -83,10 +86,19 @@ def write_run_report(folder: Path, console: Console) -> Path:
     return path
 
 
+def demo_launch(model_dir: Path, port: int) -> Launched:
+    """What the demo's server was started with: the cpu recipe's vLLM command line and env."""
+    from reference_server.recipes import command, get_recipe
+
+    launch = command(get_recipe("cpu"), model_dir, port=port, host="127.0.0.1")
+    return launched_process("harness demo", launch.argv, launch.env)
+
+
 def run_demo(cfg: DemoConfig, console: Console) -> int:
     from harness.gate.console import ConsoleGateHooks
     from harness.gate.orchestrate import GatePlan, conclude, exit_code, run_steps
     from harness.gate.render import render_gate
+    from harness.manifest.record import record_manifest
     from harness.report.ledger import record_run
     from reference_server.build_test_model import ensure_test_model
     from reference_server.launch import ServerProcess
@@ -103,6 +115,12 @@ def run_demo(cfg: DemoConfig, console: Console) -> int:
             ready_s = server.wait_ready(timeout_s=cfg.ready_timeout_s)
         console.print(
             f"reference server ready at {server.url} after {ready_s:.0f} s (log: {cfg.folder}/server.log)"
+        )
+        # what ran, with the command line only the launcher knows (docs/manifest.md)
+        asyncio.run(
+            record_manifest(
+                cfg.folder, server.url, taken="before", launched=demo_launch(model_dir, server.port)
+            )
         )
         plan = GatePlan(
             url=server.url,

@@ -11,10 +11,11 @@ from pathlib import Path
 
 from harness.compare.comparable import Comparability
 from harness.compare.load import COMPARED, load_pair
-from harness.compare.model import CompareReport
+from harness.compare.model import CompareReport, ManifestDiff
 from harness.compare.side import CompareSettings, RunData
 from harness.compare.stats import MIN_EFFECT_PCT
 from harness.errors import UsageError
+from harness.manifest.diff import diff_settings
 from harness.runs import Provenance
 
 
@@ -53,6 +54,17 @@ def check(a: RunData, b: RunData) -> Comparability:
     return out
 
 
+def manifest_diff(a: RunData, b: RunData) -> ManifestDiff:
+    """The two runs' configurations and every setting that changed from A to B."""
+    ma, mb = a.manifest, b.manifest
+    changes = diff_settings(ma.settings, mb.settings) if ma is not None and mb is not None else []
+    return ManifestDiff(
+        config_a=ma.config_id if ma else None,
+        config_b=mb.config_id if mb else None,
+        changes=changes,
+    )
+
+
 def compare_runs(cfg: CompareConfig, provenance: Provenance | None = None) -> CompareReport:
     """Load, refuse what is not comparable (UsageError, exit 2), then compare every shared kind."""
     a, b = load_pair(cfg.run_a, cfg.run_b)
@@ -68,6 +80,7 @@ def compare_runs(cfg: CompareConfig, provenance: Provenance | None = None) -> Co
         profile=a.profile or "",
         seed=cfg.seed,
         min_effect_pct=cfg.min_effect_pct,
+        manifest=manifest_diff(a, b),
         notes=list(verdict.notes),
         provenance=provenance or Provenance(profile=a.profile or ""),
     )

@@ -14,6 +14,7 @@ from harness.compare.model import CompareReport
 from harness.compare.side import RunData, Side
 from harness.errors import HarnessError, UsageError
 from harness.kinds.registry import KINDS
+from harness.manifest.model import load_manifest
 from harness.runs import load_report
 
 COMPARED = tuple(k for k in KINDS if k.compare is not None)
@@ -37,6 +38,10 @@ def load_run(folder: Path, label: str = "A") -> RunData:
             hint = err.hint or "re-run the command that wrote it, or pass another run folder"
             raise type(err)(f"RUN_{label} {folder}: {err.message}", hint=hint) from None
         run.sides[kind.name] = Side(report, extra)
+    try:
+        run.manifest = load_manifest(folder)
+    except HarnessError as err:
+        raise type(err)(f"RUN_{label} {folder}: {err.message}", hint=err.hint) from None
     if not run.sides:
         files = ", ".join(k.filename for k in COMPARED)
         raise UsageError(

@@ -11,6 +11,7 @@ from typing import Any, ClassVar, Literal
 from pydantic import BaseModel, Field
 
 from harness.compare.stats import MIN_EFFECT_PCT
+from harness.manifest.model import Change
 from harness.runs import Migration, Report
 
 Verdict = Literal["faster", "slower", "higher", "lower", "within noise", "inconclusive", "no data"]
@@ -142,12 +143,30 @@ def _v1_to_v2(data: dict[str, Any]) -> dict[str, Any]:
     return data
 
 
+def _v2_to_v3(data: dict[str, Any]) -> dict[str, Any]:
+    """Schema 3 only adds the manifests' ids and diff (unknown in an older file)."""
+    return data
+
+
+class ManifestDiff(BaseModel):
+    """What ran in A and in B (their manifest.json, docs/manifest.md) and what changed."""
+
+    config_a: str | None = None  # config_id; None: no manifest.json in that run
+    config_b: str | None = None
+    changes: list[Change] = Field(default_factory=list)
+
+    @property
+    def same(self) -> bool:
+        return self.config_a is not None and self.config_a == self.config_b
+
+
 class CompareReport(Report):
     """The result of ``harness compare A B`` (also saved as ``compare.json`` with ``--save``)."""
 
     # 2: the verdict "inconclusive"; LevelDiff.noise / noise_source (docs/compare.md)
-    SCHEMA_VERSION: ClassVar[int] = 2
-    MIGRATIONS: ClassVar[dict[int, Migration]] = {1: _v1_to_v2}
+    # 3: ``manifest``, the servers' configurations and what changed (docs/manifest.md)
+    SCHEMA_VERSION: ClassVar[int] = 3
+    MIGRATIONS: ClassVar[dict[int, Migration]] = {1: _v1_to_v2, 2: _v2_to_v3}
     FILENAME: ClassVar[str] = "compare.json"
 
     kind: str = "compare"
@@ -156,6 +175,7 @@ class CompareReport(Report):
     profile: str
     seed: int = 0
     min_effect_pct: float = MIN_EFFECT_PCT
+    manifest: ManifestDiff | None = None  # None: written before schema 3
     latency: list[LatencyDiff] = Field(default_factory=list)
     latency_scores: list[ScoreDiff] = Field(default_factory=list)
     quality: list[QualityDiff] = Field(default_factory=list)

@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any, Generic, TypeVar
 
 from harness.compare.stats import MIN_EFFECT_PCT
+from harness.manifest.model import Manifest
 from harness.runs import Report
 
 R = TypeVar("R", bound=Report)
@@ -38,6 +39,7 @@ class RunData:
     folder: Path
     label: str = "A"  # A or B: which side of the comparison, for messages
     sides: dict[str, Side[Any]] = field(default_factory=dict)
+    manifest: Manifest | None = None  # what ran (manifest.json); None when not recorded
 
     @classmethod
     def of(cls, folder: Path, *reports: Report, label: str = "A") -> RunData:

@@ -8,7 +8,14 @@ from __future__ import annotations
 
 from pathlib import PurePath
 
-from harness.compare.model import CompareReport, QualityDiff, ScoreDiff, Verdict, VlmDiff
+from harness.compare.model import (
+    CompareReport,
+    ManifestDiff,
+    QualityDiff,
+    ScoreDiff,
+    Verdict,
+    VlmDiff,
+)
 from harness.stats import binomial_stderr
 from harness.view import fmt
 from harness.view.chart import Color, Dot, DotRow, Dots
@@ -27,6 +34,7 @@ from harness.view.model import (
 )
 
 FLIPS_SHOWN = 20
+CHANGES_SHOWN = 20
 TONE: dict[str, Tone] = {
     "faster": "good",
     "higher": "good",
@@ -74,6 +82,29 @@ def _diff(
     cells: list[CellLike] = [fmt.num(a, spec), fmt.num(b, spec), fmt.signed(diff, digits)]
     cells += [fmt.signed(pct), fmt.ci(ci, digits)]
     return cells + ([] if noise is None else [band(noise, word, digits)]) + [verdict(word)]
+
+
+def manifest_lines(m: ManifestDiff | None) -> list[Text]:
+    """What ran in A and B and every setting that changed, shown above the verdicts."""
+    if m is None:
+        return []
+    if m.config_a is None or m.config_b is None:
+        missing = " and ".join(s for s, c in (("A", m.config_a), ("B", m.config_b)) if c is None)
+        return [
+            text(
+                f"what ran: no manifest.json in {missing}: which settings changed is unknown",
+                tone="warn",
+            )
+        ]
+    if m.same:
+        return [text(f"what ran: the same configuration in A and B (config {m.config_a})")]
+    head = f"what ran: config A {m.config_a}, B {m.config_b}"
+    if not m.changes:  # ids from another harness version's canonical form
+        return [text(head)]
+    lines = [f"B: {c.text}" for c in m.changes[:CHANGES_SHOWN]]
+    if len(m.changes) > CHANGES_SHOWN:
+        lines.append(f"… {len(m.changes) - CHANGES_SHOWN} more settings changed (--json)")
+    return [text(head), text(*lines, tone="warn")]
 
 
 def latency_table(rep: CompareReport) -> Table:
@@ -261,6 +292,7 @@ def sections(rep: CompareReport) -> list[Section]:
             "compare",
             f"Compare with {PurePath(rep.run_a).name}",
             text(f"A: {rep.run_a}", f"B: {rep.run_b}", f"profile: {rep.profile}"),
+            *manifest_lines(rep.manifest),
             latency_table(rep),
             latency_reasons(rep),
             *(score_line(f"{s.mode} score (mean speedup)", s, 3) for s in rep.latency_scores),

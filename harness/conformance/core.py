@@ -18,6 +18,7 @@ from harness.conformance.model import Check, CheckReport
 from harness.conformance.registry import PlannedCheck
 from harness.conformance.runner import run_checks
 from harness.errors import EXIT_FAIL, EXIT_OK
+from harness.manifest.record import record_manifest
 from harness.runs import Provenance
 from harness.tokenizer import load_tokenizer
 
@@ -66,6 +67,7 @@ async def measure_check(
         raise
     # after the checks (they waited for readiness): engine, version, models, max_model_len
     report.provenance.server = await take_fingerprint(cfg.url)
+    await record_manifest(folder, cfg.url, taken="after")
     report.save(folder)
     return report
 

@@ -22,6 +22,7 @@ from harness.gate.hooks import GateHooks
 from harness.gate.orchestrate import GatePlan, run_step, run_steps
 from harness.image.config import PackageOverrides
 from harness.image.report import record_did_not_start
+from harness.manifest.record import record_manifest
 
 
 def image_steps(image: str, plan: GatePlan, hooks: GateHooks) -> int:
@@ -46,8 +47,9 @@ def image_steps(image: str, plan: GatePlan, hooks: GateHooks) -> int:
 def measure_image(image: str, plan: GatePlan, hooks: GateHooks) -> int:
     """package → run the image offline → ``run_steps`` against it. Returns the worst stop code."""
     from harness.image.engine import connect
+    from harness.image.launch_record import image_launch
     from harness.image.preflight import platform_failure
-    from harness.image.run import ImageDidNotStart, running_image
+    from harness.image.run import ImageDidNotStart, image_attrs, running_image
 
     stopped = image_steps(image, plan, hooks)
     if stopped in (EXIT_INTERRUPTED, EXIT_USAGE):
@@ -76,6 +78,11 @@ def measure_image(image: str, plan: GatePlan, hooks: GateHooks) -> int:
             hooks.say(
                 f"image ready at {img.url} after {img.ready_s:.1f} s (no route to the internet)"
             )
+            # what ran: the image's inspection beside the server's own account (docs/manifest.md)
+            launched = image_launch(
+                image, img.attrs, await asyncio.to_thread(image_attrs, client, image)
+            )
+            await record_manifest(plan.folder, img.url, taken="before", launched=launched)
             # The steps run their own event loops: off this one's thread.
             return await asyncio.to_thread(run_steps, replace(plan, url=img.url), hooks)
 

@@ -20,7 +20,7 @@ import asyncio
 import contextlib
 import time
 from collections.abc import AsyncIterator, Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import aiohttp
@@ -45,6 +45,8 @@ class RunningImage:
     network: str
     ready_s: float
     attempts: int
+    # the container as the engine describes it (``docker inspect``): Image, Config, …
+    attrs: dict[str, Any] = field(default_factory=dict)
 
 
 def _ensure_internal_network(client: docker.DockerClient, name: str) -> None:
@@ -71,6 +73,14 @@ def _address(attrs: dict[str, Any], network: str, port: int, offline: bool) -> s
     if not bindings:
         raise EngineError(f"port {port} was not published")
     return f"http://127.0.0.1:{bindings[0]['HostPort']}"
+
+
+def image_attrs(client: docker.DockerClient, image: str) -> dict[str, Any]:
+    """``docker inspect IMAGE`` (digests, platform); empty when the engine cannot say."""
+    try:
+        return dict(client.images.get(image).attrs)
+    except docker.errors.DockerException:
+        return {}
 
 
 def _tail_logs(container: Any) -> str:
@@ -143,6 +153,7 @@ async def running_image(
             network=network if offline else "bridge",
             ready_s=elapsed,
             attempts=attempts,
+            attrs=dict(container.attrs),
         )
     finally:
         with contextlib.suppress(docker.errors.NotFound):

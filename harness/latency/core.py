@@ -31,6 +31,7 @@ from harness.latency.runner import run_latency, run_probes
 from harness.latency.sequential import Look
 from harness.latency.state import LatencyState
 from harness.latency.usage_check import probe_enabled
+from harness.manifest.record import adopt_manifest, record_manifest
 from harness.profiles import Bucket
 from harness.prompts import repeat_seed
 from harness.risk import FlagKind
@@ -119,6 +120,8 @@ async def measure_latency(
     # Harness extras (requests the grader never sends) only outside pure official mode
     # (docs/attribution.md).
     provenance.server = not_taken() if cfg.mode == "official" else await take_fingerprint(cfg.url)
+    if cfg.mode != "official":  # official: after the timed requests, below (docs/manifest.md)
+        await record_manifest(folder, cfg.url, taken="before")
 
     hint = (
         f"the run was given --seed {cfg.seed}, the prompts of an earlier run with that seed; "
@@ -157,6 +160,8 @@ async def measure_latency(
             hooks.partial(finish(False).save(folder))
         raise
     report = finish(True)
+    if cfg.mode == "official":
+        await record_manifest(folder, cfg.url, taken="separate step")
     try:
         if self_test is None and cfg.calibrate:
             from harness.latency.selftest import quick_calibration
@@ -223,6 +228,8 @@ async def measure_latency_repeats(
     if any(f.kind == FlagKind.ESTIMATE for f in pooled.flags):
         pooled.settings["official_procedure"] = False
     pooled.save(folder)
+    if folders:
+        adopt_manifest(folder, folders[-1])
     summary = summarize_repeats(reports, folders)
     summary.seed = base
     summary.seeds = seeds

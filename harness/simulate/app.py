@@ -126,7 +126,7 @@ class Simulator:
         return json_response(dumps({"object": "list", "data": data}), 200, None)
 
     async def _metrics(self, request: web.Request) -> web.StreamResponse:
-        text = exposition(self.counters, self.cfg.models[0])
+        text = exposition(self.counters, self.cfg.models[0], self.cfg)
         return web.Response(text=text, content_type="text/plain", charset="utf-8")
 
     async def _version(self, request: web.Request) -> web.StreamResponse:

@@ -12,8 +12,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from harness import __version__
+from harness.simulate.config import SimConfig
 
 ENGINE_NAME = "harness-simulate"
+CONFIG_INFO = "harness_sim:config_info"
+# the request log's knobs say where the simulator writes, not how it serves
+_NOT_CONFIG = ("log_file", "log_bodies", "log_limit")
 
 
 @dataclass
@@ -36,7 +40,24 @@ class SimCounters:
         self.prompt_tokens = self.generation_tokens = self.requests = 0
 
 
-def exposition(c: SimCounters, model: str) -> str:
+def _label(value: object) -> str:
+    """A knob as vLLM writes a setting into a label (``str(value)``), escaped."""
+    text = ",".join(str(v) for v in value) if isinstance(value, tuple) else str(value)
+    return text.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n")
+
+
+def config_info(cfg: SimConfig) -> list[str]:
+    """The simulator's configuration the way vLLM tells its own (``vllm:cache_config_info``):
+    a gauge set to 1 whose labels are its knobs (every serving knob, the log's left out)."""
+    labels = ",".join(f'{name}="{_label(value)}"' for name, value in cfg if name not in _NOT_CONFIG)
+    return [
+        f"# HELP {CONFIG_INFO} The simulator's configuration: one label per knob.",
+        f"# TYPE {CONFIG_INFO} gauge",
+        f"{CONFIG_INFO}{{{labels}}} 1.0",
+    ]
+
+
+def exposition(c: SimCounters, model: str, cfg: SimConfig | None = None) -> str:
     """Prometheus text format 0.0.4, the way vLLM labels its samples."""
     lab = f'{{engine="0",model_name="{model}"}}'
     rows = [
@@ -59,4 +80,6 @@ def exposition(c: SimCounters, model: str) -> str:
         "# TYPE harness_simulate_info gauge",
         f'harness_simulate_info{{engine="{ENGINE_NAME}",version="{__version__}"}} 1.0',
     ]
+    if cfg is not None:
+        lines += config_info(cfg)
     return "\n".join(lines) + "\n"

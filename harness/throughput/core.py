@@ -19,6 +19,7 @@ from harness.client.metrics import MetricsRecorder
 from harness.client.readiness import ReadyResult, listening, wait_ready
 from harness.client.records import RequestRecord
 from harness.errors import EXIT_FAIL, EXIT_OK, EXIT_TARGET
+from harness.manifest.record import record_manifest
 from harness.runs import Provenance
 from harness.throughput.analysis import build_report, probe_enabled, unsettled_rows
 from harness.throughput.chart import write_chart
@@ -78,6 +79,8 @@ async def measure_throughput(
         hooks.ready(ready)
     else:
         await listening(cfg.url, timeout_s=cfg.connect_timeout_s)
+    if cfg.mode == "strict":  # official: after the sweep, below (docs/manifest.md)
+        await record_manifest(folder, cfg.url, taken="before")
     state = ThroughputState()
     scraping = metrics_enabled(cfg.metrics, cfg.mode)
     recorder = MetricsRecorder(cfg.url, enabled=scraping)
@@ -115,6 +118,8 @@ async def measure_throughput(
         hooks.partial(finish(False).save(folder))
         raise
     report = finish(True)
+    if cfg.mode != "strict":
+        await record_manifest(folder, cfg.url, taken="separate step")
     if cfg.chart:
         chart = write_chart(report, folder)
         report.chart = chart.name if chart else None

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from harness.cli import main
@@ -22,8 +24,13 @@ def _latency(url: str, out, *extra: str) -> LatencyReport:
 def test_official_mode_sends_only_the_grader_requests_by_default(sim_process, tmp_path) -> None:
     sp = sim_process(ttft_ms=1.0, itl_ms=0.05, prefix_cache=True)
     rep = _latency(sp.url, tmp_path / "off")
-    paths = {e.path for e in sp.fetch_log()}
-    assert "/metrics" not in paths and "/version" not in paths
+    paths = [e.path for e in sp.fetch_log()]
+    last = max(i for i, p in enumerate(paths) if p == "/invocations")
+    # up to the last timed request only the grader's requests; the manifest is a separate
+    # step after it (docs/manifest.md)
+    assert set(paths[: last + 1]) <= {"/ping", "/invocations"}
+    assert set(paths[last + 1 :]) == {"/version", "/v1/models", "/metrics", "/server_info"}
+    assert json.loads((tmp_path / "off" / "manifest.json").read_text())["taken"] == "separate step"
     assert rep.provenance.server is not None and not rep.provenance.server.taken
     assert rep.provenance.server.note == (
         "not taken: official mode sends only the grader's requests"
@@ -47,7 +54,8 @@ def test_both_modes_scrape_and_fingerprint(sim_process, tmp_path) -> None:
     assert strict.prefix_queried_tokens == 192.0
     assert att.sentences[0].startswith("short bucket: 52 % of prompt tokens from the prefix cache")
     # scrapes happen around buckets only: 2 modes x (start, end), none between requests
-    assert sum(e.path == "/metrics" for e in sp.fetch_log()) == 4 + 1  # + the fingerprint's
+    # + the fingerprint's and the manifest's
+    assert sum(e.path == "/metrics" for e in sp.fetch_log()) == 4 + 1 + 1
 
 
 def test_metrics_on_in_official_mode(sim_process, tmp_path) -> None:

@@ -70,6 +70,7 @@ def test_identical_settings_with_repeats_are_within_noise(sim_process, tmp_path,
     assert sorted(p.name for p in a.iterdir()) == [
         "latency.json",
         "latency_repeats.json",
+        "manifest.json",  # the last repetition's
         "repeat-1",
         "repeat-2",
         "repeat-3",

@@ -71,6 +71,13 @@ def test_gate_image_fails_on_missing_endpoints(podman: PodmanService, tmp_path: 
     )
     assert not any(r["source"] == "package" for r in gate["reasons"] if r["blocking"])
     assert "latency and quality skipped" in proc.stderr
+    # what ran: the image's inspection, kept when the check step took the server's account
+    manifest = json.loads((run / "manifest.json").read_text())
+    assert manifest["taken"] == "after" and manifest["sources"]["launch"] == "harness gate --image"
+    assert manifest["settings"]["image.ref"] == tag
+    image_id = manifest["settings"]["image.id"].removeprefix("sha256:")
+    assert image_id == package["image_id"].removeprefix("sha256:")
+    assert manifest["settings"]["launch.argv"] == "/bin/busybox httpd -f -p 8080 -h /www"
     # the container is gone afterwards
     assert podman.client.containers.list(all=True, filters={"label": "harness=gate"}) == []
 

@@ -90,6 +90,11 @@ def test_bodies_thinking_caps_and_concurrency_at_the_server(sim_process, tmp_pat
     assert [b.name for b in report.benchmarks] == ["mmlu_pro", "ifeval", "gpqa_diamond"]
     assert by["mmlu_pro"].n == 14 and by["ifeval"].n == 3 and by["gpqa_diamond"].n == 3
     assert len(log) == 14 + 3 + 3
+    # what ran: taken once the benchmarks are done, a separate step (docs/manifest.md)
+    manifest = json.loads((tmp_path / "run" / "manifest.json").read_text())
+    assert manifest["taken"] == "separate step"
+    infos = [e.index for e in sim.fetch_log() if e.path == "/server_info"]
+    assert len(infos) == 1 and infos[0] > log[-1].index
     mmlu, ifeval, gpqa = log[:14], log[14:17], log[17:]
     for e in mmlu:  # local-chat-completions: lm-eval's body alone, no thinking switch
         assert e.body["model"] == "Qwen/Qwen3.5-4B"

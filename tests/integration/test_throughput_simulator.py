@@ -128,7 +128,9 @@ async def test_usage_probe_catches_a_skewing_server(simulator, tmp_path: Path, m
     cfg = small(sim.url, mode=mode, levels="2", spot_checks=0, usage_probe="on")
     rep = await measure_throughput(cfg, provenance=Provenance(), folder=tmp_path, tokenizer=TOK)
     probes = [e for e in sim.log if isinstance(e.body, dict) and e.body.get("return_token_ids")]
-    assert len(probes) == 1 and probes[0].index == sim.log[-1].index  # after the sweep
+    # after the sweep (official mode's manifest GETs come after it, docs/manifest.md)
+    posts = [e for e in sim.log if e.method == "POST"]
+    assert len(probes) == 1 and probes[0].index == posts[-1].index
     [check] = rep.usage_checks
     assert check.result == "disagrees" and check.source == "token_ids"
     assert (check.usage_tokens, check.id_tokens) == (8 + 5, 8)

@@ -165,6 +165,7 @@ def test_schema_1_compare_json_is_migrated():
         ],
     }
     rep = CompareReport.from_json(json.dumps(v1))
-    assert rep.schema_version == 2
+    assert rep.schema_version == 3
+    assert rep.manifest is None  # written before compare recorded what ran
     assert rep.throughput[0].noise == 0.0 and rep.throughput[0].noise_source == ""
     assert rep.throughput[0].verdict == "higher"

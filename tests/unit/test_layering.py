@@ -17,7 +17,7 @@ Layers, top to bottom (a module may import its own unit and any lower layer):
    image, submit, portal, simulate, data, compare (its per-kind comparisons), vlm.
 0. foundations: client, stats, profiles, errors, runs, risk, verdict, flags,
    attribution, console_hooks, view (view models and their console/PNG renderers),
-   tokenizer, usage, prompts, paths (and the package root, ``harness/__init__.py``,
+   tokenizer, usage, prompts, paths, manifest (and the package root, ``harness/__init__.py``,
    which holds the version).
 
 A unit is a top-level package or module, except the modules named in ``UNITS``
@@ -79,6 +79,7 @@ LAYERS: dict[str, int] = {
             "usage",
             "prompts",
             "paths",
+            "manifest",
             "",
         ),
         0,

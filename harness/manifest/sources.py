@@ -1,0 +1,103 @@
+"""What each source says, as flat settings: pure functions over the answers (docs/manifest.md).
+
+- ``/version`` → ``server.version``;
+- ``/v1/models`` → ``server.models`` (the served ids, sorted, comma-joined),
+  ``server.max_model_len``, ``server.owned_by``;
+- ``/metrics``: every ``*_info`` gauge (an engine's configuration in its labels, e.g.
+  vLLM's ``vllm:cache_config_info``) → ``<section>.<label>``, the section being the
+  metric's name less ``_info`` and less vLLM's ``vllm:`` prefix (other prefixes keep
+  their name, ``:`` written ``_``): ``cache_config.enable_prefix_caching``;
+- ``/server_info`` (where a server exposes it) → ``server_info.<key>``, nested keys joined;
+- a launch → ``launch.by``, ``launch.argv`` (one shell-quoted line), ``launch.env.<NAME>``
+  (secrets redacted) and ``image.<key>``.
+"""
+
+from __future__ import annotations
+
+import shlex
+from typing import Any
+
+from prometheus_client.parser import text_string_to_metric_families
+
+from harness.manifest.canonical import flatten, normalise, redact_args, redact_env
+from harness.manifest.model import Launched, Scalar
+
+# *_info metrics whose labels change while the server runs: state, not configuration
+DYNAMIC_INFO = ("vllm:lora_requests_info",)
+# the label naming which engine (an index) a sample belongs to: not a setting
+ENGINE_INDEX = "engine"
+
+
+def from_version(doc: Any) -> dict[str, Scalar]:
+    if isinstance(doc, dict) and isinstance(doc.get("version"), str):
+        return {"server.version": doc["version"]}
+    return {}
+
+
+def from_models(doc: Any) -> dict[str, Scalar]:
+    data = doc.get("data") if isinstance(doc, dict) else None
+    if not isinstance(data, list):
+        return {}
+    rows = [m for m in data if isinstance(m, dict)]
+    out: dict[str, Scalar] = {
+        "server.models": ",".join(sorted(str(m["id"]) for m in rows if "id" in m))
+    }
+    lens = [m["max_model_len"] for m in rows if isinstance(m.get("max_model_len"), int)]
+    if lens:
+        out["server.max_model_len"] = max(lens)
+    owners = sorted({str(m["owned_by"]) for m in rows if m.get("owned_by")})
+    if owners:
+        out["server.owned_by"] = ",".join(owners)
+    return out
+
+
+def section_of(metric: str) -> str:
+    """``vllm:cache_config_info`` → ``cache_config``; ``harness_sim:config_info`` →
+    ``harness_sim_config``; ``python_info`` → ``python``."""
+    name = metric.removesuffix("_info")
+    name = name.removeprefix("vllm:")
+    return name.replace(":", "_")
+
+
+def from_metrics_text(text: str) -> dict[str, Scalar]:
+    """Every configuration ``*_info`` gauge in a Prometheus text exposition, as settings.
+
+    One sample per metric is read (the first engine's: engines of one server share a
+    configuration); ``engine="0"``-style index labels are dropped. Raises ValueError on
+    text prometheus_client's parser cannot read."""
+    out: dict[str, Scalar] = {}
+    seen: set[str] = set()
+    for family in text_string_to_metric_families(text):
+        for sample in family.samples:
+            name = sample.name
+            if not name.endswith("_info") or name in DYNAMIC_INFO or name in seen:
+                continue
+            seen.add(name)
+            section = section_of(name)
+            for label, value in sorted(sample.labels.items()):
+                if label == ENGINE_INDEX and value.isdigit():
+                    continue
+                out[f"{section}.{label}"] = normalise(value)
+    return out
+
+
+def info_metric_count(settings: dict[str, Scalar]) -> int:
+    return len({k.split(".", 1)[0] for k in settings})
+
+
+def from_server_info(doc: Any) -> dict[str, Scalar]:
+    out: dict[str, Scalar] = {}
+    if isinstance(doc, dict):
+        flatten("server_info", doc, out)
+    return out
+
+
+def from_launch(launched: Launched) -> dict[str, Scalar]:
+    out: dict[str, Scalar] = {"launch.by": launched.by}
+    if launched.argv:
+        out["launch.argv"] = shlex.join(redact_args(launched.argv))
+    for name, value in sorted(redact_env(launched.env).items()):
+        out[f"launch.env.{name}"] = value  # text as given: "4" stays "4"
+    for key, item in sorted(launched.image.items()):
+        out[f"image.{key}"] = normalise(item)
+    return out
