@@ -22,6 +22,7 @@ from harness.gate.orchestrate import (
     steps_for,
 )
 from harness.gate.render import render_gate
+from harness.latency.buckets import choose_buckets
 from harness.profiles import Profile, load_profile
 from harness.report.ledger import record_run
 from harness.runs import Provenance, new_run_folder, redact_argv
@@ -133,6 +134,8 @@ def run(args: argparse.Namespace) -> int:
     image = bool(args.image)
     skip = frozenset(args.skip)
     _check_skips(profile, skip, image)
+    if args.buckets is not None and profile.latency is not None:
+        choose_buckets(profile.latency, args.buckets)  # said before a run folder is made
     rc = EXIT_OK
     folder = Path(args.run_dir) if args.run_dir else new_run_folder(args.out, args.name, "gate")
     plan = GatePlan(

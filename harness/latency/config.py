@@ -27,6 +27,7 @@ from harness.flags import (
     tokenizer,
     usage_probe,
 )
+from harness.latency.buckets import choose_buckets
 from harness.profiles import Bucket, LatencySpec, Profile
 from harness.prompts import fresh_seed
 
@@ -180,12 +181,11 @@ def with_seed(cfg: LatencyConfig, seed: int | None = None) -> LatencyConfig:
 def from_profile(profile: Profile, target: Target, o: LatencyOverrides) -> LatencyConfig:
     """The profile's latency procedure at ``target.url``, with what ``o`` changes.
 
-    ``o.buckets`` is the comma list the CLI takes (``short,long``); an unknown name is a
-    ConfigError naming the profile's buckets."""
+    ``o.buckets`` is the comma list the CLI takes (``short,long``); an empty or unknown
+    name, or one given twice, is a ConfigError naming the profile's buckets
+    (harness/latency/buckets.py)."""
     spec = profile.require_latency()
-    chosen = tuple(spec.buckets)
-    if o.buckets:
-        chosen = tuple(spec.bucket(name.strip()) for name in o.buckets.split(",") if name.strip())
+    chosen = choose_buckets(spec, o.buckets)
     ready = profile.readiness
     return LatencyConfig(
         url=target.url.rstrip("/"),
