@@ -177,6 +177,9 @@ def build_report(
                 seed=cfg.prompt_seed,
                 usage_tolerance=cfg.usage_tolerance,
             )
+            kept_itl = state.itl_summaries.get((mode, bucket.name))
+            if kept_itl is not None:  # a bucket kept by --resume: its samples are not here
+                result.itl = kept_itl
             if cfg.until_ci is not None and not pooled:
                 result.until_ci = until_ci_record(rows, cfg.until_ci, cfg.runs)
             out.append(result)

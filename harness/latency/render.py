@@ -15,6 +15,7 @@ from harness.console_hooks import SpinnerAndBars
 from harness.latency.config import LatencyConfig
 from harness.latency.core import LatencyHooks
 from harness.latency.report import LatencyReport, RequestRow
+from harness.latency.resume import Resumption
 from harness.latency.sequential import Look
 from harness.latency.views import sections
 from harness.profiles import Bucket
@@ -92,9 +93,18 @@ class ConsoleHooks(SpinnerAndBars, LatencyHooks):
 
     bars: LatencyProgress
 
-    def __init__(self, console: Console) -> None:
+    def __init__(self, console: Console, *, resume_hint: str = "") -> None:
         self.console = console
         self.bars = LatencyProgress(console)
+        self.resume_hint = resume_hint  # the command that finishes this run in its folder
+
+    def resuming(self, record: Resumption) -> None:
+        kept = ", ".join(record.kept) or "none"
+        again = ", ".join(record.remeasured)
+        self.console.print(
+            f"resuming: kept {kept} ({record.requests_kept} requests)"
+            + (f"; cut in the middle, measured again whole: {again}" if again else "")
+        )
 
     def repeat(self, index: int, total: int) -> None:
         self.console.print(f"[bold]repeat {index}/{total}[/]")
@@ -114,3 +124,5 @@ class ConsoleHooks(SpinnerAndBars, LatencyHooks):
 
     def partial(self, path: Path) -> None:
         print(f"harness: partial latency report saved: {path}", file=sys.stderr)
+        if self.resume_hint:
+            print(f"harness: resume with: {self.resume_hint}", file=sys.stderr)
