@@ -23,6 +23,8 @@ from rich.status import Status
 
 from harness.client.readiness import ReadyResult
 
+SAY_EVERY_S = 5.0  # a waiting line at most this often
+
 
 class _Bars(Protocol):
     progress: Progress
@@ -34,16 +36,23 @@ class SpinnerAndBars:
     _status: Status | None = None
     _url: str = ""
 
+    _said_at: float | None = None
+
     def waiting(self, url: str) -> None:
         self._url = url
+        self._said_at = None
         self._status = self.console.status(f"waiting for {url} …")
         self._status.start()
 
     def attempt(self, attempt: int, elapsed_s: float, last: str) -> None:
+        """``last`` is what the poll saw, with the time waited (client/readiness.py); printed
+        at the first poll that is not ready and then every :data:`SAY_EVERY_S` (a spinner
+        alone shows nothing in a log or a pipe)."""
         if self._status is not None:
-            self._status.update(
-                f"waiting for {self._url}: attempt {attempt}, {elapsed_s:.0f} s, last: {last}"
-            )
+            self._status.update(f"waiting for {self._url}: {last}")
+        if self._said_at is None or elapsed_s - self._said_at >= SAY_EVERY_S:
+            self._said_at = elapsed_s
+            self.console.print(f"waiting for {self._url}: {last}")
 
     def ready(self, result: ReadyResult) -> None:
         self.close()

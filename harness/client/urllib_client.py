@@ -157,6 +157,9 @@ def poll_once_like_grader(url: str, timeout_s: float) -> str:
     except urllib.error.HTTPError as err:
         return f"HTTP {err.code}"
     except urllib.error.URLError as err:
+        # the same words as harness's own poll (client/readiness.py reads "connection refused")
+        if isinstance(err.reason, ConnectionRefusedError):
+            return "connection refused"
         return f"cannot connect ({err.reason})"
     except (http.client.HTTPException, OSError) as err:
         return f"{type(err).__name__}: {err}"

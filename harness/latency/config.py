@@ -26,6 +26,7 @@ from harness.flags import (
     request_timeout,
     tokenizer,
     usage_probe,
+    wait_for_start,
 )
 from harness.latency.buckets import choose_buckets
 from harness.profiles import Bucket, LatencySpec, Profile
@@ -85,6 +86,7 @@ class LatencyOverrides(Overrides):
     seed: int | None = prompt_seed("strict prompts'", "; repeats derive theirs from it")
     ready_timeout_s: float | None = ready_timeout()
     ready_interval_s: float | None = ready_interval()
+    wait_for_start: bool = wait_for_start()
     metrics: MetricsChoice = metrics_scrape("bucket", "strict/both")
     usage_probe: MetricsChoice = usage_probe("buckets", "answer's text", "strict/both")
     calibrate: bool = option(
@@ -144,6 +146,7 @@ class LatencyConfig:
     seed_drawn: bool = False  # True when with_seed drew it (recorded: "drawn" vs "given")
     connect_timeout_s: float = 10.0  # harness's own
     extra_body: dict[str, object] = field(default_factory=dict)  # harness's own (none today)
+    wait_for_start: bool = False  # refused connections do not end the readiness wait
 
     @property
     def prompt_seed(self) -> int:
@@ -216,4 +219,5 @@ def from_profile(profile: Profile, target: Target, o: LatencyOverrides) -> Laten
         usage_probe=o.usage_probe,
         usage_tolerance=profile.check.usage_tolerance_tokens,
         until_ci=o.until_ci,
+        wait_for_start=o.wait_for_start,
     )

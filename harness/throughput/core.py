@@ -35,6 +35,9 @@ class ThroughputHooks:
     def waiting(self, url: str) -> None:
         """Readiness polling starts on ``url``."""
 
+    def attempt(self, attempt: int, elapsed_s: float, last: str) -> None:
+        """One readiness poll was not ready: ``last`` says what it saw, with the time."""
+
     def ready(self, result: ReadyResult) -> None:
         """The server answered 200 on its ready path."""
 
@@ -74,6 +77,8 @@ async def measure_throughput(
             cfg.ready_path,
             interval_s=cfg.ready_interval_s,
             timeout_s=cfg.ready_timeout_s,
+            on_attempt=hooks.attempt,
+            wait_for_start=cfg.wait_for_start,
         )
         hooks.ready(ready)
     else:
