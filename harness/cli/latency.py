@@ -15,12 +15,13 @@ from harness.cli.common import (
     positive_int,
     start_run,
 )
-from harness.errors import UsageError
+from harness.errors import EXIT_TARGET, UsageError
 from harness.flags import URL, Target
 from harness.latency.config import LatencyConfig, LatencyOverrides, from_profile
 from harness.latency.core import exit_code, measure_latency, measure_latency_repeats
-from harness.latency.render import ConsoleHooks, render_report
+from harness.latency.render import ConsoleHooks, render_report, target_failure
 from harness.latency.repeats import render_repeats
+from harness.latency.report import LatencyReport
 from harness.latency.resume import (
     FORCE,
     RESUME,
@@ -130,7 +131,7 @@ def run(args: argparse.Namespace) -> int:
                 "repeats": summary.model_dump(),
             }
             sys.stdout.write(json.dumps(out, indent=2) + "\n")
-        return exit_code(pooled)
+        return _said(exit_code(pooled), pooled)
     try:
         report = asyncio.run(
             measure_latency(
@@ -142,4 +143,11 @@ def run(args: argparse.Namespace) -> int:
     render_report(ctx.console, report, str(ctx.folder))
     if args.json:
         sys.stdout.write(json.dumps(report.model_dump(exclude={"requests"}), indent=2) + "\n")
-    return exit_code(report)
+    return _said(exit_code(report), report)
+
+
+def _said(rc: int, report: LatencyReport) -> int:
+    """A run that failed at the target ends with one line saying why (stderr)."""
+    if rc == EXIT_TARGET and (line := target_failure(report)):
+        print(f"harness: error: {line}", file=sys.stderr)
+    return rc

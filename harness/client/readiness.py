@@ -7,7 +7,8 @@ the wait early instead of after the whole ``--ready-timeout`` (docs/timing.md,
 "Waiting for the server"):
 
 - nothing listens: the connection is refused for :data:`REFUSED_GIVE_UP_S` in a
-  row. A server that is still starting refuses too, so ``wait_for_start`` (the
+  row (or the ready path answers 404 that long: a server without that route). A
+  server that is still starting refuses too, so ``wait_for_start`` (the
   ``--wait-for-start`` flag of every kind that waits) keeps waiting instead;
 - a base URL with a path (``http://host:8080/v1``, what OpenAI clients take)
   whose ready path answers 404 while the root's answers: the URL is wrong, said
@@ -32,7 +33,7 @@ import aiohttp
 from harness.client.urllib_client import GraderPoll, poll_once_like_grader
 from harness.errors import UnreachableError, UsageError
 
-# connection refused this long in a row: nothing listens (unless told the server is starting)
+# refused (or 404) this long in a row: nothing listens there (unless the server is starting)
 REFUSED_GIVE_UP_S = 10.0
 REFUSED = "connection refused"
 
@@ -75,28 +76,40 @@ class Watch:
         self.path = path
         self.timeout_s = timeout_s
         self.wait_for_start = wait_for_start
-        self._refused_since: float | None = None
+        self._stuck: tuple[str, float] | None = None  # (what, since when)
 
     def line(self, seen: str, elapsed_s: float) -> str:
         """``connection refused (12 s of 600 s)``: what the console prints."""
         return f"{_shown(seen)} ({elapsed_s:.0f} s of {self.timeout_s:.0f} s)"
 
     def refused(self, seen: str, elapsed_s: float) -> None:
-        """Raise UnreachableError once the connection has been refused for
+        """Raise UnreachableError once the connection has been refused (nothing listens),
+        or the ready path has answered 404 (a server without it), for
         :data:`REFUSED_GIVE_UP_S` in a row, unless the server is said to be starting."""
-        if seen != REFUSED:
-            self._refused_since = None
+        state = "refused" if seen == REFUSED else "404" if _shown(seen) == "HTTP 404" else ""
+        if not state:
+            self._stuck = None
             return
-        if self._refused_since is None:
-            self._refused_since = elapsed_s
-        if self.wait_for_start or elapsed_s - self._refused_since < REFUSED_GIVE_UP_S:
+        if self._stuck is None or self._stuck[0] != state:
+            self._stuck = (state, elapsed_s)
+        lasted = elapsed_s - self._stuck[1]
+        if self.wait_for_start or lasted < REFUSED_GIVE_UP_S:
             return
+        wait = (
+            "pass --wait-for-start to wait up to --ready-timeout "
+            f"({self.timeout_s:.0f} s) while it starts"
+        )
+        if state == "404":
+            raise UnreachableError(
+                f"{self.base_url}{self.path} answered HTTP 404 for {lasted:.0f} s: the server "
+                f"there has no {self.path} route",
+                hint=f"check --url and its port (the profile's ready path is {self.path}), or {wait}",
+            )
         parts = urlsplit(self.base_url)
         where = f"{parts.hostname}:{parts.port or (443 if parts.scheme == 'https' else 80)}"
         raise UnreachableError(
-            f"nothing listens on {where} (connection refused for {elapsed_s:.0f} s)",
-            hint="start the server, or pass --wait-for-start to wait up to --ready-timeout "
-            f"({self.timeout_s:.0f} s) while it starts",
+            f"nothing listens on {where} (connection refused for {lasted:.0f} s)",
+            hint=f"start the server, or {wait}",
         )
 
     async def wrong_prefix(self, seen: str) -> None:

@@ -11,6 +11,7 @@ from pathlib import Path
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
+from harness.client.failure import describe
 from harness.console_hooks import SpinnerAndBars
 from harness.latency.config import LatencyConfig
 from harness.latency.core import LatencyHooks
@@ -86,6 +87,27 @@ class LatencyProgress:
 def render_report(console: Console, rep: LatencyReport, folder: str) -> None:
     print_sections(console, sections(rep))
     console.print(f"report: {folder}/latency.json")
+
+
+def target_failure(rep: LatencyReport) -> str | None:
+    """The one line a run whose bucket never succeeded ends with (exit 3): which bucket, and
+    its first failure in the server's words with what to do (client/failure.py)."""
+    for b in rep.buckets():
+        if b.n_ok:
+            continue
+        failed = [
+            r
+            for r in rep.requests
+            if r.bucket == b.name and r.mode == b.mode and r.phase == "timed" and not r.ok
+        ]
+        first = failed[0] if failed else None
+        said = (
+            describe(first.status, first.error, first.error_body, endpoint=b.endpoint)
+            if first is not None
+            else "no request was answered"
+        )
+        return f"every timed {b.mode} {b.name} request failed: {said}"
+    return None
 
 
 class ConsoleHooks(SpinnerAndBars, LatencyHooks):

@@ -42,3 +42,16 @@ def test_a_server_said_to_be_starting_is_waited_for():
     w = Watch("http://h:80", "/ping", 600.0, wait_for_start=True)
     for t in (0.0, 10.0, 100.0, 500.0):
         w.refused(REFUSED, t)  # the caller's --ready-timeout ends it
+
+
+def test_a_ready_path_that_answers_404_that_long_stops_the_wait_too():
+    w = Watch("http://h:8080", "/ping", 600.0)
+    w.refused("HTTP 404", 0.0)  # the grader-like poll's words
+    w.refused("404", 5.0)  # harness's own poll's
+    with pytest.raises(UnreachableError) as err:
+        w.refused("404", 10.5)
+    assert err.value.one_line() == (
+        "http://h:8080/ping answered HTTP 404 for 10 s: the server there has no /ping route"
+        " — check --url and its port (the profile's ready path is /ping), or pass"
+        " --wait-for-start to wait up to --ready-timeout (600 s) while it starts"
+    )
