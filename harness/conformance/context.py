@@ -117,6 +117,8 @@ class CheckContext:
     ) -> None:
         self.cfg = cfg
         self.session = session
+        # the readiness wait's lines, for the console (run_checks sets it)
+        self.on_attempt: Callable[[int, float, str], None] | None = None
         self.tok = tokenizer
         self.long_tok = long_tokenizer
         self.model = model

@@ -42,6 +42,8 @@ async def observe_ready(ctx: CheckContext) -> ReadyObservation:
         attempts += 1
         last = await probe(ctx.session, url, timeout_s=min(5.0, max(cfg.ready_timeout_s, 0.5)))
         elapsed = time.monotonic() - start
+        if last != "200" and ctx.on_attempt is not None:
+            ctx.on_attempt(attempts, elapsed, watch.line(last, elapsed))
         watch.refused(last, elapsed)
         await watch.wrong_prefix(last)
         if last.isdigit():
