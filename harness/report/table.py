@@ -83,7 +83,10 @@ def ledger_table(entries: Sequence[LedgerEntry], best_id: str | None, title: str
             *(Cell(_quality_cell(e, name)) for name in bench),
             *([Cell(fmt.num(e.throughput_score, ",.0f"))] if tput else []),
             *([Cell(_vlm_score(e))] if vlm else []),
-            Cell(status(e)),
+            # a run stopped early shows its medians so far: said beside them, not hidden
+            Cell(
+                status(e) + ("" if e.complete else ", partial"), "plain" if e.complete else "warn"
+            ),
         ]
         rows.append(Row(tuple(cells), "strong" if best else "plain"))
     columns = tuple(
