@@ -151,3 +151,22 @@ def test_a_wrong_invocation_ends_in_one_line(case: Case, sim_url, html_server, t
 def test_the_table_is_as_long_as_promised():
     assert len(CASES) >= 20
     assert {c.argv[0] for c in CASES} == {"latency", "throughput"}
+
+
+@pytest.mark.parametrize("buckets", ["", "short,short", "huge"])
+def test_the_gates_buckets_are_refused_before_its_folder(buckets: str, tmp_path: Path):
+    out = tmp_path / "gate"
+    proc = subprocess.run(
+        [sys.executable, "-m", "harness", "gate", "--url", "http://127.0.0.1:9",
+         "--buckets", buckets, "--out", str(out)],
+        capture_output=True, text=True, timeout=60,
+    )  # fmt: skip
+    assert proc.returncode == 2 and "Traceback" not in proc.stderr
+    assert (
+        proc.stderr.strip()
+        .splitlines()[-1]
+        .endswith(
+            "— valid buckets: short, medium, long (the profile's; comma-separated, each once)"
+        )
+    )
+    assert not out.exists()
