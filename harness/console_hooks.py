@@ -23,6 +23,21 @@ from rich.status import Status
 
 from harness.client.readiness import ReadyResult
 
+SAY_EVERY_S = 5.0  # a waiting line at most this often
+
+
+class WaitingLines:
+    """A readiness wait's line at the first poll that is not ready, then at most every
+    :data:`SAY_EVERY_S` (a spinner alone shows nothing in a log or a pipe)."""
+
+    def __init__(self) -> None:
+        self._said_at: float | None = None
+
+    def say(self, console: Console, url: str, elapsed_s: float, line: str) -> None:
+        if self._said_at is None or elapsed_s - self._said_at >= SAY_EVERY_S:
+            self._said_at = elapsed_s
+            console.print(f"waiting for {url}: {line}")
+
 
 class _Bars(Protocol):
     progress: Progress
@@ -33,17 +48,21 @@ class SpinnerAndBars:
     bars: _Bars
     _status: Status | None = None
     _url: str = ""
+    _lines: WaitingLines = WaitingLines()
 
     def waiting(self, url: str) -> None:
         self._url = url
+        self._lines = WaitingLines()
         self._status = self.console.status(f"waiting for {url} …")
         self._status.start()
 
     def attempt(self, attempt: int, elapsed_s: float, last: str) -> None:
+        """``last`` is what the poll saw, with the time waited (client/readiness.py); printed
+        at the first poll that is not ready and then every :data:`SAY_EVERY_S` (a spinner
+        alone shows nothing in a log or a pipe)."""
         if self._status is not None:
-            self._status.update(
-                f"waiting for {self._url}: attempt {attempt}, {elapsed_s:.0f} s, last: {last}"
-            )
+            self._status.update(f"waiting for {self._url}: {last}")
+        self._lines.say(self.console, self._url, elapsed_s, last)
 
     def ready(self, result: ReadyResult) -> None:
         self.close()

@@ -191,6 +191,26 @@ def ready_interval() -> Any:
     )
 
 
+WAIT_FOR_START = "--wait-for-start"
+
+
+def wait_for_start() -> Any:
+    """``--wait-for-start``: the server is still starting, so a refused connection is no
+    reason to stop waiting before ``--ready-timeout`` (client/readiness.py gives up after
+    10 s of refusals otherwise); every kind that waits has it, and the gate offers it."""
+    return option(
+        WAIT_FOR_START,
+        default=False,
+        help="the server is still starting: keep waiting through refused connections up to "
+        "--ready-timeout (without it, 10 s of refusals stop the wait: nothing listens)",
+        gate=GateFlag(
+            WAIT_FOR_START,
+            help="the server is still starting: every step keeps waiting through refused "
+            "connections up to --ready-timeout",
+        ),
+    )
+
+
 def prompt_seed(what: str, repeats: str = "") -> Any:
     """``--seed``: None (the default) lets the core draw a fresh seed per run and record it
     (docs/timing.md, "Seeds"); a given seed replays a run's prompts exactly."""

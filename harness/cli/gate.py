@@ -24,6 +24,7 @@ from harness.gate.orchestrate import (
 )
 from harness.gate.render import render_gate
 from harness.image.config import PackageOverrides
+from harness.latency.buckets import choose_buckets
 from harness.profiles import Profile, load_profile
 from harness.report.ledger import record_run
 from harness.runs import Provenance, new_run_folder, redact_argv
@@ -142,6 +143,8 @@ def run(args: argparse.Namespace) -> int:
     image_id = (
         resolve_image_id(given, PackageOverrides.from_gate(options).docker_host) if given else None
     )
+    if args.buckets is not None and profile.latency is not None:
+        choose_buckets(profile.latency, args.buckets)  # said before a run folder is made
     rc = EXIT_OK
     folder = Path(args.run_dir) if args.run_dir else new_run_folder(args.out, args.name, "gate")
     plan = GatePlan(

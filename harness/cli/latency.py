@@ -15,12 +15,21 @@ from harness.cli.common import (
     positive_int,
     start_run,
 )
-from harness.errors import UsageError
+from harness.errors import EXIT_TARGET, UsageError
 from harness.flags import URL, Target
 from harness.latency.config import LatencyConfig, LatencyOverrides, from_profile
 from harness.latency.core import exit_code, measure_latency, measure_latency_repeats
-from harness.latency.render import ConsoleHooks, render_report
+from harness.latency.render import ConsoleHooks, render_report, target_failure
 from harness.latency.repeats import render_repeats
+from harness.latency.report import LatencyReport
+from harness.latency.resume import (
+    FORCE,
+    RESUME,
+    guard_folder,
+    record_in,
+    resume_command,
+    resume_from,
+)
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -61,6 +70,15 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p.add_argument(
         "--st-output-tokens", type=positive_int, default=128, help="self-test: tokens per request"
     )
+    p.add_argument(
+        RESUME,
+        action="store_true",
+        help="finish an interrupted run in its --out folder: keep the buckets it measured to "
+        "the end, measure the rest (a bucket cut in the middle again, whole)",
+    )
+    p.add_argument(
+        FORCE, action="store_true", help="overwrite a latency.json already in the --out folder"
+    )
     add_common(p)
     p.set_defaults(func=run)
 
@@ -79,9 +97,22 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError(
             "--url is required", hint="e.g. harness latency --url http://127.0.0.1:8080"
         )
+    if args.resume and args.repeats > 1:
+        raise UsageError(f"{RESUME} finishes one run, not --repeats", hint="drop --repeats")
+    partial = guard_folder(args.out, resume=args.resume, force=args.force)
     ctx = start_run(args, "latency", url=args.url)
     cfg = config_from_args(args, ctx)
-    hooks = ConsoleHooks(ctx.console)
+    target = Target(folder=ctx.folder, url=args.url)
+    again = resume_command(
+        target, LatencyOverrides.from_args(args), args.profile or ctx.profile.name
+    )
+    hooks = ConsoleHooks(ctx.console, resume_hint=again if args.repeats == 1 else "")
+    state = None
+    if partial is not None:
+        resumed = resume_from(cfg, partial, ctx.folder)
+        cfg, state = resumed.cfg, resumed.state
+        record_in(ctx.provenance, partial, resumed.record)
+        hooks.resuming(resumed.record)
     if args.repeats > 1:
         try:
             pooled, summary = asyncio.run(
@@ -100,14 +131,23 @@ def run(args: argparse.Namespace) -> int:
                 "repeats": summary.model_dump(),
             }
             sys.stdout.write(json.dumps(out, indent=2) + "\n")
-        return exit_code(pooled)
+        return _said(exit_code(pooled), pooled)
     try:
         report = asyncio.run(
-            measure_latency(cfg, provenance=ctx.provenance, folder=ctx.folder, hooks=hooks)
+            measure_latency(
+                cfg, provenance=ctx.provenance, folder=ctx.folder, hooks=hooks, state=state
+            )
         )
     finally:
         hooks.close()
     render_report(ctx.console, report, str(ctx.folder))
     if args.json:
         sys.stdout.write(json.dumps(report.model_dump(exclude={"requests"}), indent=2) + "\n")
-    return exit_code(report)
+    return _said(exit_code(report), report)
+
+
+def _said(rc: int, report: LatencyReport) -> int:
+    """A run that failed at the target ends with one line saying why (stderr)."""
+    if rc == EXIT_TARGET and (line := target_failure(report)):
+        print(f"harness: error: {line}", file=sys.stderr)
+    return rc

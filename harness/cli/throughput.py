@@ -8,11 +8,12 @@ import json
 import sys
 
 from harness.cli.common import RunContext, add_common, http_url, start_run
-from harness.errors import UsageError
+from harness.errors import EXIT_TARGET, UsageError
 from harness.flags import URL, Target
 from harness.throughput.config import ThroughputConfig, ThroughputOverrides, from_profile
 from harness.throughput.core import exit_code, measure_throughput
 from harness.throughput.render import ConsoleHooks, render_report
+from harness.throughput.target_failure import target_failure
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -56,4 +57,7 @@ def run(args: argparse.Namespace) -> int:
     render_report(ctx.console, report, str(ctx.folder))
     if args.json:
         sys.stdout.write(json.dumps(report.model_dump(exclude={"requests"}), indent=2) + "\n")
-    return exit_code(report)
+    rc = exit_code(report)
+    if rc == EXIT_TARGET and (line := target_failure(report)):
+        print(f"harness: error: {line}", file=sys.stderr)  # a failed target says why, once
+    return rc

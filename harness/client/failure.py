@@ -74,3 +74,10 @@ def describe(
         line += f": {message[:200]}"
     what = hint(status, body, model, endpoint)
     return f"{line} — {what}" if what else line
+
+
+def no_answer(url: str, after_s: float | None, *, connecting: bool = False) -> str:
+    """A timeout's message, said once: what did not answer and after how long (the record's
+    kind, ``timeout``, goes in front of it; the socket's own "timed out" adds nothing)."""
+    limit = f" within {after_s:g} s" if after_s else " in time"
+    return f"could not connect to {url}{limit}" if connecting else f"no answer from {url}{limit}"

@@ -23,6 +23,7 @@ from typing import Any
 
 import aiohttp
 
+from harness.client.failure import no_answer
 from harness.client.records import ErrorKind, RequestError, RequestRecord, StreamEvent
 from harness.client.sse import SSESplitter
 
@@ -129,7 +130,7 @@ async def send_request(
             ErrorKind.CONNECT, f"cannot connect to {url}: {err.os_error or err}"
         )
     except (TimeoutError, aiohttp.ServerTimeoutError) as err:
-        rec.error = RequestError(ErrorKind.TIMEOUT, f"timed out: {err or 'no answer in time'}")
+        rec.error = RequestError(ErrorKind.TIMEOUT, _timeout_message(session, url, err))
     except (aiohttp.ServerDisconnectedError, aiohttp.ClientPayloadError) as err:
         rec.error = RequestError(ErrorKind.DISCONNECTED, f"server closed the connection: {err}")
     except aiohttp.ClientOSError as err:
@@ -143,6 +144,16 @@ async def send_request(
     if rec.stream and parse and rec.error is None:
         parse_stream(rec)
     return rec
+
+
+def _timeout_message(session: aiohttp.ClientSession, url: str, err: BaseException) -> str:
+    """Which of the session's limits fired, said once with its length (failure.no_answer)."""
+    limits = session.timeout
+    if isinstance(err, aiohttp.ConnectionTimeoutError):
+        return no_answer(url, limits.sock_connect or limits.connect, connecting=True)
+    if isinstance(err, aiohttp.SocketTimeoutError):
+        return no_answer(url, limits.sock_read) + " (between reads)"
+    return no_answer(url, limits.total)
 
 
 async def _read_stream(resp: aiohttp.ClientResponse, rec: RequestRecord) -> None:

@@ -31,6 +31,7 @@ import urllib.request
 from dataclasses import dataclass
 from typing import Any
 
+from harness.client.failure import no_answer
 from harness.client.records import ErrorKind, RequestError, RequestRecord
 
 EXCERPT = 300
@@ -80,13 +81,15 @@ def post_like_grader(
     except (json.JSONDecodeError, UnicodeDecodeError) as err:
         rec.error = RequestError(ErrorKind.MALFORMED_JSON, f"response is not JSON: {err}")
         return rec
-    except TimeoutError as err:
-        rec.error = RequestError(ErrorKind.TIMEOUT, f"timed out: {err or 'no answer in time'}")
+    except TimeoutError:
+        rec.error = RequestError(ErrorKind.TIMEOUT, no_answer(url, timeout_s))
         return rec
     except urllib.error.URLError as err:
         reason = err.reason
-        kind = ErrorKind.TIMEOUT if isinstance(reason, TimeoutError) else ErrorKind.CONNECT
-        rec.error = RequestError(kind, f"cannot reach {url}: {reason}")
+        if isinstance(reason, TimeoutError):
+            rec.error = RequestError(ErrorKind.TIMEOUT, no_answer(url, timeout_s, connecting=True))
+        else:
+            rec.error = RequestError(ErrorKind.CONNECT, f"cannot reach {url}: {reason}")
         return rec
     except (http.client.HTTPException, OSError) as err:
         kind = ErrorKind.DISCONNECTED if rec.status is not None else ErrorKind.CONNECT
@@ -154,6 +157,9 @@ def poll_once_like_grader(url: str, timeout_s: float) -> str:
     except urllib.error.HTTPError as err:
         return f"HTTP {err.code}"
     except urllib.error.URLError as err:
+        # the same words as harness's own poll (client/readiness.py reads "connection refused")
+        if isinstance(err.reason, ConnectionRefusedError):
+            return "connection refused"
         return f"cannot connect ({err.reason})"
     except (http.client.HTTPException, OSError) as err:
         return f"{type(err).__name__}: {err}"

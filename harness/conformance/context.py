@@ -61,6 +61,7 @@ class CheckConfig:
     long_max_tokens_sent: int = 4
     concurrency_max_tokens: int = 8
     light_parallelism: int = 4
+    wait_for_start: bool = False  # refused connections do not end the readiness wait
 
 
 def body_text(body: dict[str, Any] | bytes) -> str:
@@ -116,6 +117,8 @@ class CheckContext:
     ) -> None:
         self.cfg = cfg
         self.session = session
+        # the readiness wait's lines, for the console (run_checks sets it)
+        self.on_attempt: Callable[[int, float, str], None] | None = None
         self.tok = tokenizer
         self.long_tok = long_tokenizer
         self.model = model

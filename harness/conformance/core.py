@@ -32,6 +32,9 @@ class CheckHooks:
     def result(self, check: Check) -> None:
         """One check was judged."""
 
+    def attempt(self, attempt: int, elapsed_s: float, last: str) -> None:
+        """One readiness poll was not ready: ``last`` says what it saw, with the time."""
+
     def partial(self, path: Path) -> None:
         """The run stopped early; the checks judged so far are saved at ``path``."""
 
@@ -59,7 +62,13 @@ async def measure_check(
 
     try:
         report = await run_checks(
-            cfg, list(planned), tok, long_tok, provenance=provenance, on_result=seen
+            cfg,
+            list(planned),
+            tok,
+            long_tok,
+            provenance=provenance,
+            on_result=seen,
+            on_attempt=hooks.attempt,
         )
     except (KeyboardInterrupt, asyncio.CancelledError):
         partial = CheckReport(url=cfg.url, complete=False, checks=done, provenance=provenance)

@@ -7,7 +7,15 @@ from dataclasses import dataclass
 from harness.client.urls import http_base_url
 from harness.conformance.context import CheckConfig
 from harness.conformance.registry import PlannedCheck, required_names, select
-from harness.flags import Overrides, Target, option, ready_timeout, request_timeout, tokenizer
+from harness.flags import (
+    Overrides,
+    Target,
+    option,
+    ready_timeout,
+    request_timeout,
+    tokenizer,
+    wait_for_start,
+)
 from harness.profiles import Profile
 
 
@@ -32,6 +40,7 @@ class CheckOverrides(Overrides):
     )
     timeout_s: float = request_timeout(300.0)
     ready_timeout_s: float | None = ready_timeout()  # None: the profile's [readiness] timeout_s
+    wait_for_start: bool = wait_for_start()
 
 
 @dataclass(frozen=True)
@@ -70,6 +79,7 @@ def from_profile(profile: Profile, target: Target, o: CheckOverrides) -> CheckPl
         timeout_s=o.timeout_s,
         ready_timeout_s=ready_timeout,
         ready_interval_s=min(1.0, ready_timeout),
+        wait_for_start=o.wait_for_start,
         max_tokens=spec.max_tokens,
         limit_tokens=2 * spec.max_tokens,
         usage_tolerance=spec.usage_tolerance_tokens,

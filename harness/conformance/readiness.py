@@ -10,7 +10,7 @@ import asyncio
 import time
 from dataclasses import dataclass
 
-from harness.client.readiness import probe
+from harness.client.readiness import Watch, probe
 from harness.conformance.context import CheckContext
 from harness.conformance.model import Evidence, Outcome, failed, passed, skipped
 from harness.conformance.registry import check
@@ -36,10 +36,16 @@ async def observe_ready(ctx: CheckContext) -> ReadyObservation:
     attempts = wrong = 0
     reachable = False
     last = ""
+    # the early stops every readiness wait has: nothing listens, a --url with a path
+    watch = Watch(cfg.url, cfg.ready_path, cfg.ready_timeout_s, wait_for_start=cfg.wait_for_start)
     while True:
         attempts += 1
         last = await probe(ctx.session, url, timeout_s=min(5.0, max(cfg.ready_timeout_s, 0.5)))
         elapsed = time.monotonic() - start
+        if last != "200" and ctx.on_attempt is not None:
+            ctx.on_attempt(attempts, elapsed, watch.line(last, elapsed))
+        watch.refused(last, elapsed)
+        await watch.wrong_prefix(last)
         if last.isdigit():
             reachable = True
             if last == "200":

@@ -12,6 +12,7 @@ from harness.conformance.context import CheckConfig
 from harness.conformance.core import CheckHooks
 from harness.conformance.model import Check, CheckReport
 from harness.conformance.views import result_cell, sections
+from harness.console_hooks import WaitingLines
 from harness.view.console import STYLE, print_sections
 
 
@@ -35,9 +36,15 @@ class ConsoleHooks(CheckHooks):
     def __init__(self, console: Console, profile: str) -> None:
         self.console = console
         self.profile = profile
+        self._ready_url = ""
+        self._lines = WaitingLines()
 
     def starting(self, cfg: CheckConfig, n_checks: int) -> None:
+        self._ready_url = cfg.url + cfg.ready_path
         self.console.print(f"checking {cfg.url} ({n_checks} checks, profile {self.profile})")
+
+    def attempt(self, attempt: int, elapsed_s: float, last: str) -> None:
+        self._lines.say(self.console, self._ready_url, elapsed_s, last)
 
     def result(self, check: Check) -> None:
         progress_line(self.console, check)

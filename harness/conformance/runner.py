@@ -124,8 +124,10 @@ async def run_checks(
     provenance: Provenance | None = None,
     session: aiohttp.ClientSession | None = None,
     on_result: OnResult | None = None,
+    on_attempt: Callable[[int, float, str], None] | None = None,
 ) -> CheckReport:
-    """Run ``planned`` against ``cfg.url``. Raises UnreachableError when nothing answers."""
+    """Run ``planned`` against ``cfg.url``. Raises UnreachableError when nothing answers.
+    ``on_attempt`` hears each readiness poll that is not ready (client/readiness.py)."""
     start = time.perf_counter()
     own = session is None
     sess = session or make_session(HttpOptions(timeout_s=cfg.timeout_s, connect_timeout_s=10.0))
@@ -133,6 +135,7 @@ async def run_checks(
         ctx = CheckContext(
             cfg, sess, tokenizer, long_tokenizer, model=cfg.model or cfg.graders_model
         )
+        ctx.on_attempt = on_attempt
         obs: ReadyObservation = await ctx.memo("ready", lambda: observe_ready(ctx))
         if not obs.reachable:
             raise unreachable(obs, cfg.url)

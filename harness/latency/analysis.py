@@ -12,7 +12,7 @@ from typing import Literal
 from harness.client.failure import describe
 from harness.latency.config import LatencyConfig
 from harness.latency.metrics import bucket_result
-from harness.latency.procedure import official_procedure
+from harness.latency.procedure import departures, official_procedure, procedure_flag
 from harness.latency.report import BucketResult, Gap, GapCause, LatencyReport, RequestRow
 from harness.latency.state import LatencyState
 from harness.latency.until_ci import until_ci_flag, until_ci_record
@@ -177,6 +177,9 @@ def build_report(
                 seed=cfg.prompt_seed,
                 usage_tolerance=cfg.usage_tolerance,
             )
+            kept_itl = state.itl_summaries.get((mode, bucket.name))
+            if kept_itl is not None:  # a bucket kept by --resume: its samples are not here
+                result.itl = kept_itl
             if cfg.until_ci is not None and not pooled:
                 result.until_ci = until_ci_record(rows, cfg.until_ci, cfg.runs)
             out.append(result)
@@ -211,6 +214,9 @@ def build_report(
     provenance.tokenizer = cfg.tokenizer
     provenance.seed = cfg.seed
     usage_flags, notes = usage_findings(cfg, state.rows, state.usage_checks)
+    names = [b.name for b in cfg.buckets]
+    settings: dict[str, object] = {"runs": cfg.runs, "warmup": cfg.warmup, "buckets": names}
+    procedure = procedure_flag(settings, cfg.spec) if cfg.spec is not None else None
     return LatencyReport(
         mode=cfg.mode,
         complete=complete,
@@ -234,7 +240,13 @@ def build_report(
             # a bucket stopped early by --until-ci is an estimate, not the grader's procedure
             "official_procedure": cfg.spec is not None
             and not stopped_early
-            and official_procedure(cfg.runs, cfg.warmup, [b.name for b in cfg.buckets], cfg.spec),
+            and official_procedure(cfg.runs, cfg.warmup, names, cfg.spec),
+            # what differs from the grader's runs, warm-ups and buckets (the headline says it)
+            "departures": departures(cfg.runs, cfg.warmup, names, cfg.spec)
+            if cfg.spec is not None
+            else None,
+            # (mode, bucket) pairs measured to their end: --resume keeps them
+            "finished_buckets": [f"{m}/{b}" for m, b in state.finished_buckets],
         },
         readiness_s=state.readiness_s,
         official=official,
@@ -246,7 +258,8 @@ def build_report(
         flags=empty_choice_flags(state.rows)
         + risk_flags(official, strict, state.rows, cfg.model, cfg.usage_tolerance)
         + usage_flags
-        + stopped_early,
+        + stopped_early
+        + ([procedure] if procedure is not None else []),
         usage_checks=list(state.usage_checks),
         notes=notes,
         requests=list(state.rows),

@@ -26,7 +26,9 @@ from harness.flags import (
     request_timeout,
     tokenizer,
     usage_probe,
+    wait_for_start,
 )
+from harness.latency.buckets import choose_buckets
 from harness.profiles import Bucket, LatencySpec, Profile
 from harness.prompts import fresh_seed
 
@@ -84,6 +86,7 @@ class LatencyOverrides(Overrides):
     seed: int | None = prompt_seed("strict prompts'", "; repeats derive theirs from it")
     ready_timeout_s: float | None = ready_timeout()
     ready_interval_s: float | None = ready_interval()
+    wait_for_start: bool = wait_for_start()
     metrics: MetricsChoice = metrics_scrape("bucket", "strict/both")
     usage_probe: MetricsChoice = usage_probe("buckets", "answer's text", "strict/both")
     calibrate: bool = option(
@@ -143,6 +146,7 @@ class LatencyConfig:
     seed_drawn: bool = False  # True when with_seed drew it (recorded: "drawn" vs "given")
     connect_timeout_s: float = 10.0  # harness's own
     extra_body: dict[str, object] = field(default_factory=dict)  # harness's own (none today)
+    wait_for_start: bool = False  # refused connections do not end the readiness wait
 
     @property
     def prompt_seed(self) -> int:
@@ -180,12 +184,11 @@ def with_seed(cfg: LatencyConfig, seed: int | None = None) -> LatencyConfig:
 def from_profile(profile: Profile, target: Target, o: LatencyOverrides) -> LatencyConfig:
     """The profile's latency procedure at ``target.url``, with what ``o`` changes.
 
-    ``o.buckets`` is the comma list the CLI takes (``short,long``); an unknown name is a
-    ConfigError naming the profile's buckets."""
+    ``o.buckets`` is the comma list the CLI takes (``short,long``); an empty or unknown
+    name, or one given twice, is a ConfigError naming the profile's buckets
+    (harness/latency/buckets.py)."""
     spec = profile.require_latency()
-    chosen = tuple(spec.buckets)
-    if o.buckets:
-        chosen = tuple(spec.bucket(name.strip()) for name in o.buckets.split(",") if name.strip())
+    chosen = choose_buckets(spec, o.buckets)
     ready = profile.readiness
     return LatencyConfig(
         url=target.url.rstrip("/"),
@@ -216,4 +219,5 @@ def from_profile(profile: Profile, target: Target, o: LatencyOverrides) -> Laten
         usage_probe=o.usage_probe,
         usage_tolerance=profile.check.usage_tolerance_tokens,
         until_ci=o.until_ci,
+        wait_for_start=o.wait_for_start,
     )

@@ -114,6 +114,7 @@ async def measure_latency(
         like_grader=GraderPoll(cfg.ready_path, cfg.ready_interval_s)
         if cfg.mode != "strict"
         else None,
+        wait_for_start=cfg.wait_for_start,
     )
     state.readiness_s = ready.elapsed_s
     hooks.ready(ready)

@@ -6,7 +6,7 @@ profile the folder is judged against, never from the report's own settings.
 
 from __future__ import annotations
 
-from harness.latency.procedure import official_procedure
+from harness.latency.procedure import procedure_flag
 from harness.latency.report import GapCause, LatencyReport
 from harness.profiles import LatencySpec
 from harness.risk import FlagKind
@@ -17,7 +17,8 @@ from harness.verdict import Judgement, Reason, partial, readiness_flag, risk
 PREFIX_SHARE_RISK = 0.5
 
 # the report's own flags the gate replaces with its own lines (from the bucket counts)
-_RESTATED_BY_GATE = {FlagKind.REQUEST_FAILURES, FlagKind.NO_DATA}
+# (and the procedure flag, judged again against the profile the gate judges with)
+_RESTATED_BY_GATE = {FlagKind.REQUEST_FAILURES, FlagKind.NO_DATA, FlagKind.NON_OFFICIAL}
 
 _GAP_LABEL: dict[GapCause, str] = {
     "agree": "the modes agree",
@@ -80,25 +81,11 @@ def latency_rules(rep: LatencyReport, spec: LatencySpec | None, ready_limit_s: f
     if rep.score is not None:
         speeds = ", ".join(f"{b.name} {b.speedup:.2f}×" for b in buckets if b.speedup is not None)
         reasons.append(Reason(source="latency", text=f"latency score {rep.score:.2f}× ({speeds})"))
-    settings = rep.settings
-    # judged against this profile, not the report's own ``official_procedure``: the
-    # profile is what the gate predicts for (reports without settings are not judged)
-    if (
-        spec is not None
-        and "runs" in settings
-        and not official_procedure(
-            settings.get("runs"), settings.get("warmup"), settings.get("buckets"), spec
-        )
-    ):
-        flags.append(
-            risk(
-                FlagKind.NON_OFFICIAL,
-                "latency",
-                f"latency measured with {settings.get('runs')} runs / {settings.get('warmup')} "
-                f"warm-up over {settings.get('buckets')} (the grader: {spec.runs} / "
-                f"{spec.warmup} over {', '.join(b.name for b in spec.buckets)})",
-            )
-        )
+    # judged against this profile, not the report's own flag: the profile is what the gate
+    # predicts for (reports without settings are not judged); the same rule as the report's
+    own = procedure_flag(rep.settings, spec) if spec is not None else None
+    if own is not None:
+        flags.append(risk(own.kind, "latency", f"latency: {own.text}"))
     if not rep.complete:
         reasons.append(partial("latency", LatencyReport.FILENAME))
     return reasons, flags

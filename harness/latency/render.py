@@ -11,10 +11,12 @@ from pathlib import Path
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
+from harness.client.failure import describe
 from harness.console_hooks import SpinnerAndBars
 from harness.latency.config import LatencyConfig
 from harness.latency.core import LatencyHooks
 from harness.latency.report import LatencyReport, RequestRow
+from harness.latency.resume import Resumption
 from harness.latency.sequential import Look
 from harness.latency.views import sections
 from harness.profiles import Bucket
@@ -87,14 +89,44 @@ def render_report(console: Console, rep: LatencyReport, folder: str) -> None:
     console.print(f"report: {folder}/latency.json")
 
 
+def target_failure(rep: LatencyReport) -> str | None:
+    """The one line a run whose bucket never succeeded ends with (exit 3): which bucket, and
+    its first failure in the server's words with what to do (client/failure.py)."""
+    for b in rep.buckets():
+        if b.n_ok:
+            continue
+        failed = [
+            r
+            for r in rep.requests
+            if r.bucket == b.name and r.mode == b.mode and r.phase == "timed" and not r.ok
+        ]
+        first = failed[0] if failed else None
+        said = (
+            describe(first.status, first.error, first.error_body, endpoint=b.endpoint)
+            if first is not None
+            else "no request was answered"
+        )
+        return f"every timed {b.mode} {b.name} request failed: {said}"
+    return None
+
+
 class ConsoleHooks(SpinnerAndBars, LatencyHooks):
     """A latency run on a rich console: readiness spinner, live bars, the partial-save line."""
 
     bars: LatencyProgress
 
-    def __init__(self, console: Console) -> None:
+    def __init__(self, console: Console, *, resume_hint: str = "") -> None:
         self.console = console
         self.bars = LatencyProgress(console)
+        self.resume_hint = resume_hint  # the command that finishes this run in its folder
+
+    def resuming(self, record: Resumption) -> None:
+        kept = ", ".join(record.kept) or "none"
+        again = ", ".join(record.remeasured)
+        self.console.print(
+            f"resuming: kept {kept} ({record.requests_kept} requests)"
+            + (f"; cut in the middle, measured again whole: {again}" if again else "")
+        )
 
     def repeat(self, index: int, total: int) -> None:
         self.console.print(f"[bold]repeat {index}/{total}[/]")
@@ -114,3 +146,5 @@ class ConsoleHooks(SpinnerAndBars, LatencyHooks):
 
     def partial(self, path: Path) -> None:
         print(f"harness: partial latency report saved: {path}", file=sys.stderr)
+        if self.resume_hint:
+            print(f"harness: resume with: {self.resume_hint}", file=sys.stderr)

@@ -245,8 +245,10 @@ async def run_latency(
     else:
         state.server_models_note = NOT_TAKEN
     for mode in modes:
+        # buckets an interrupted run measured to their end (--resume) are not measured again
+        todo = [b for b in cfg.buckets if (mode, b.name) not in state.finished_buckets]
         if mode == "official":
-            for bucket in cfg.buckets:
+            for bucket in todo:
                 if on_bucket:
                     on_bucket(mode, bucket)
                 if hook:
@@ -257,7 +259,7 @@ async def run_latency(
             continue
         opts = HttpOptions(timeout_s=cfg.timeout_s, connect_timeout_s=cfg.connect_timeout_s)
         async with make_session(opts) as session:
-            for bucket in cfg.buckets:
+            for bucket in todo:
                 if on_bucket:
                     on_bucket(mode, bucket)
                 if hook:

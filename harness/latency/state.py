@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from harness.latency.report import RequestRow
+from harness.latency.report import Dist, RequestRow
 from harness.usage import UsageCheck
 
 
@@ -21,3 +21,6 @@ class LatencyState:
     readiness_s: float | None = None
     finished_buckets: list[tuple[str, str]] = field(default_factory=list)  # (mode, bucket)
     usage_checks: list[UsageCheck] = field(default_factory=list)  # the usage probes' results
+    # the ITL distributions of strict buckets kept from an interrupted run (--resume): their
+    # samples are not in its report, their summary is (harness/latency/resume.py)
+    itl_summaries: dict[tuple[str, str], Dist] = field(default_factory=dict)

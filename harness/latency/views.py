@@ -33,12 +33,22 @@ class BucketFigures(Protocol):
     def speedup(self) -> float | None: ...
 
 
-def bucket_table(mode: str, buckets: Sequence[BucketResult]) -> Table:
+def not_graders(rep: LatencyReport) -> str:
+    """``not the grader's procedure (1 of 3 buckets; 10 runs / 1 warm-up)``, or "" when the
+    runs, warm-ups and buckets are the grader's (``settings.departures``, from the profile)."""
+    what = rep.settings.get("departures")
+    return f"not the grader's procedure ({what})" if what else ""
+
+
+def bucket_table(mode: str, buckets: Sequence[BucketResult], departed: str = "") -> Table:
+    """``departed``: :func:`not_graders`, shown instead of "grader's procedure"."""
     strict = mode == "strict"
     early = any(b.until_ci is not None and b.until_ci.stopped_early for b in buckets)
     how = "stopped early by --until-ci: an estimate" if early else "grader's procedure"
     how = "streamed, unique prompts" if strict else how
     title = f"{mode} ({buckets[0].endpoint}, {how})" if buckets else mode
+    if buckets and departed and not strict and not early:
+        title = f"{mode} ({buckets[0].endpoint}) — {departed}"
     cols = ["bucket", "prompt", "output", "ok/fail", "baseline", "median ms", "95% CI", "speedup"]
     if strict:
         cols += ["TTFT p50", "TPOT p50", "ITL p99", "lag p99"]
@@ -90,10 +100,13 @@ def score_lines(rep: LatencyReport) -> Text:
     )
     label = "score (mean speedup)" if rep.official else "strict score (mean speedup)"
     partial = "" if rep.complete else "  (partial run)"
-    lines = [f"{label}: {fmt.times(rep.score)}{ci}{partial}"]
+    departed = not_graders(rep)
+    lines = [
+        f"{label}: {fmt.times(rep.score)}{ci}{partial}" + (f" — {departed}" if departed else "")
+    ]
     if rep.strict_score is not None:
         lines.append(f"strict score: {fmt.times(rep.strict_score)}")
-    return text(*lines, tone="bad" if not rep.complete else "strong")
+    return text(*lines, tone="bad" if not rep.complete else "warn" if departed else "strong")
 
 
 def until_ci_lines(rep: LatencyReport) -> Text:
@@ -207,7 +220,7 @@ def sections(rep: LatencyReport) -> list[Section]:
     main = section(
         "latency",
         "Latency",
-        *(bucket_table(m, bs) for m, bs in measured),
+        *(bucket_table(m, bs, not_graders(rep)) for m, bs in measured),
         gap_table(rep),
         text(GAP_NOTE if rep.gaps else "", tone="dim"),
         until_ci_lines(rep),

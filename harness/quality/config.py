@@ -24,6 +24,7 @@ from harness.flags import (
     quality_limit,
     ready_timeout,
     seconds,
+    wait_for_start,
 )
 from harness.profiles import Benchmark, Profile, QualitySpec
 from harness.prompts import fresh_seed
@@ -102,6 +103,7 @@ class QualityOverrides(Overrides):
         help="--decide: the documents' order seed (default: a fresh one per run, recorded)",
     )
     ready_timeout_s: float | None = ready_timeout()
+    wait_for_start: bool = wait_for_start()
 
 
 @dataclass(frozen=True)
@@ -135,6 +137,7 @@ class QualityConfig:
     # grader's route), else the JSON Lines data folder; "hf-cache" / "jsonl" force one.
     data_route: str = field(default_factory=lambda: os.environ.get(DATA_ROUTE_ENV, "auto"))
     extra: dict[str, Any] = field(default_factory=dict)
+    wait_for_start: bool = False  # refused connections do not end the readiness wait
 
     @property
     def spec(self) -> QualitySpec:
@@ -223,4 +226,5 @@ def from_profile(profile: Profile, target: Target, o: QualityOverrides) -> Quali
         seed=o.seed if o.seed is not None or not o.decide else fresh_seed(),
         ready_timeout_s=o.ready_timeout_s or profile.readiness.timeout_s,
         ready_interval_s=profile.readiness.poll_interval_s,
+        wait_for_start=o.wait_for_start,
     )

@@ -114,7 +114,7 @@ def measure_quality(
     report = new_report(cfg, provenance)
     route = preflight(cfg)
     hooks.waiting(cfg.url.rstrip("/") + cfg.profile.server.ready_path)
-    hooks.ready(asyncio.run(wait_until_ready(cfg)))
+    hooks.ready(asyncio.run(wait_until_ready(cfg, hooks.attempt)))
     with offline_env(cfg.nltk_data, verbose=verbose):
         try:
             hooks.measuring(True)

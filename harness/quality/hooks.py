@@ -15,6 +15,9 @@ class QualityHooks:
     def waiting(self, url: str) -> None:
         """Readiness polling starts on ``url``."""
 
+    def attempt(self, attempt: int, elapsed_s: float, last: str) -> None:
+        """One readiness poll was not ready: ``last`` says what it saw, with the time."""
+
     def ready(self, result: ReadyResult) -> None:
         """The server answered 200 on its ready path."""
 

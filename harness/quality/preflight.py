@@ -7,6 +7,7 @@ before any request) and then :func:`wait_until_ready`, each exactly once.
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 
 import aiohttp
 
@@ -42,14 +43,21 @@ def preflight(cfg: QualityConfig) -> DataRoute:
     return route
 
 
-async def wait_until_ready(cfg: QualityConfig) -> ReadyResult:
+async def wait_until_ready(
+    cfg: QualityConfig, on_attempt: Callable[[int, float, str], None] | None = None
+) -> ReadyResult:
     """One ``GET /ping`` as the grader's quality script sends it, or polls when asked to
     (``ready_timeout_s > 0``: every ``ready_interval_s``; on a ready server that is still
     exactly one ``GET /ping``)."""
     ready_path = cfg.profile.server.ready_path
     if cfg.ready_timeout_s > 0:
         return await wait_ready(
-            cfg.url, ready_path, interval_s=cfg.ready_interval_s, timeout_s=cfg.ready_timeout_s
+            cfg.url,
+            ready_path,
+            interval_s=cfg.ready_interval_s,
+            timeout_s=cfg.ready_timeout_s,
+            on_attempt=on_attempt,
+            wait_for_start=cfg.wait_for_start,
         )
     url = cfg.url.rstrip("/") + ready_path
     started = time.perf_counter()

@@ -24,6 +24,7 @@ from harness.flags import (
     request_timeout,
     tokenizer,
     usage_probe,
+    wait_for_start,
 )
 from harness.profiles import Profile, ThroughputSpec
 from harness.prompts import fresh_seed
@@ -97,6 +98,7 @@ class ThroughputOverrides(Overrides):
     )
     ready_timeout_s: float | None = ready_timeout()
     ready_interval_s: float | None = ready_interval()
+    wait_for_start: bool = wait_for_start()
     chart: bool = option("--no-chart", default=True, help="do not write throughput.png")
     metrics: Literal["auto", "on", "off"] = metrics_scrape("level", "strict")
     usage_probe: Literal["auto", "on", "off"] = usage_probe("sweep", "answers' text", "strict")
@@ -151,6 +153,7 @@ class ThroughputConfig:
     seed_drawn: bool = False  # True when with_seed drew it (recorded: "drawn" vs "given")
     connect_timeout_s: float = 10.0  # harness's own
     extra_body: dict[str, Any] = field(default_factory=dict)  # harness's own (none today)
+    wait_for_start: bool = False  # refused connections do not end the readiness wait
 
     @property
     def prompt_seed(self) -> int:
@@ -305,6 +308,7 @@ def from_profile(profile: Profile, target: Target, o: ThroughputOverrides) -> Th
         ready_interval_s=o.ready_interval_s or ready.poll_interval_s,
         ready_timeout_s=o.ready_timeout_s or ready.timeout_s,
         wait_ready=o.wait_ready,
+        wait_for_start=o.wait_for_start,
         chart=o.chart,
         metrics=o.metrics,
         usage_probe=o.usage_probe,

@@ -58,7 +58,8 @@ async def test_a_steady_server_stops_early_with_its_record_and_flag(simulator):
     assert rec.half_width_pct is not None and rec.half_width_pct <= 10.0
     assert max(med - lo, hi - med) / med * 100 == pytest.approx(rec.half_width_pct)
     assert rep.settings["official_procedure"] is False
-    assert [f.kind for f in rep.flags] == [FlagKind.ESTIMATE]
+    # an estimate, and 30 runs / 1 warm-up are not the grader's 50 / 5 either
+    assert [f.kind for f in rep.flags] == [FlagKind.ESTIMATE, FlagKind.NON_OFFICIAL]
 
 
 async def test_a_noisy_server_runs_to_the_cap(simulator):
@@ -77,7 +78,8 @@ async def test_a_noisy_server_runs_to_the_cap(simulator):
     assert [lk.n for lk, _ in looks] == list(range(1, 16))
     assert all(lk.lo is None for lk, _ in looks[:9]) and looks[-1][0].lo is not None
     assert {pct for _, pct in looks} == {1.0}
-    assert not [f for f in rep.flags if f.kind in (FlagKind.ESTIMATE, FlagKind.NON_OFFICIAL)]
+    # no estimate: every run was made (15 runs / 1 warm-up is the one departure, flagged)
+    assert [f.kind for f in rep.flags] == [FlagKind.NON_OFFICIAL]
 
 
 async def test_strict_and_both_stop_each_bucket_on_its_own_values(simulator):
@@ -157,5 +159,6 @@ async def test_repeats_keep_each_record_and_flag_the_pool(simulator, tmp_path):
     assert pooled.official[0].n_ok == sum(used)
     assert pooled.settings["official_procedure"] is False
     # each repeat's stop, once, marked with its repeat
-    assert [f.kind for f in pooled.flags] == [FlagKind.ESTIMATE, FlagKind.ESTIMATE]
-    assert [f.text[:9] for f in pooled.flags] == ["repeat 1:", "repeat 2:"]
+    carried = [f for f in pooled.flags if f.kind is not FlagKind.NON_OFFICIAL]
+    assert [f.kind for f in carried] == [FlagKind.ESTIMATE, FlagKind.ESTIMATE]
+    assert [f.text[:9] for f in carried] == ["repeat 1:", "repeat 2:"]

@@ -103,3 +103,11 @@ def test_console_output_names_the_best_and_a_runs_reasons(tmp_path: Path) -> Non
     assert "GPQA-Diamond 0.520 < 0.60" in text
     assert "score (mean speedup): 3.00× (95% CI 2.70–3.31)" in text
     assert "2.70×–3.31×" in text  # the summary's score CI
+
+
+def test_a_partial_run_says_so_beside_its_medians() -> None:
+    cut = LedgerEntry(id="x", time="2026-01-02T10:00:00+00:00", complete=False)
+    done = LedgerEntry(id="y", time="2026-01-01T10:00:00+00:00")
+    t = ledger_table([cut, done], None)
+    assert [row[-1] for row in cells(t)] == ["not gated, partial", "not gated"]
+    assert [r.cells[-1].tone for r in t.rows] == ["warn", "plain"]
