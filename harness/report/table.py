@@ -105,7 +105,10 @@ def ledger_table(
             *(Cell(_quality_cell(e, name)) for name in bench),
             *([Cell(fmt.num(e.throughput_score, ",.0f"))] if tput else []),
             *([Cell(_vlm_score(e))] if vlm else []),
-            Cell(status(e)),
+            # a run stopped early shows its medians so far: said beside them, not hidden
+            Cell(
+                status(e) + ("" if e.complete else ", partial"), "plain" if e.complete else "warn"
+            ),
             *([Cell("; ".join(why.get(e.id, [])), "warn")] if why else []),
         ]
         rows.append(Row(tuple(cells), "strong" if best else "plain"))
