@@ -259,10 +259,10 @@ def network_section(
     failed = [p for p in probes if p.error is not None]
     if failed:
         section.notes.append(f"{len(failed)} of {len(probes)} probes failed ({failed[0].error})")
-    if not probes:
+    if not ok_probes:
         section.notes.append(
-            "no round-trip probes (--rtt-probes off): the request→answer trip is taken as "
-            "one more connection setup"
+            "no round-trip probe (--no-rtt-probes, or none answered): the request→answer trip is "
+            "taken as one more connection setup"
         )
     for mode, results in (("official", report.official), ("strict", report.strict)):
         for b in results:
