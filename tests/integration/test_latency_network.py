@@ -31,15 +31,17 @@ def _cfg(url: str) -> LatencyConfig:
     return replace(cfg, ready_interval_s=0.05)
 
 
-async def _measure(url: str, folder: Path) -> LatencyReport:
-    return await measure_latency(_cfg(url), provenance=Provenance(), folder=folder, tokenizer=TOK)
+async def _measure(url: str, folder: Path, **changes: object) -> LatencyReport:
+    cfg = replace(_cfg(url), **changes)  # type: ignore[arg-type]
+    return await measure_latency(cfg, provenance=Provenance(), folder=folder, tokenizer=TOK)
 
 
 async def test_a_proxied_run_is_labelled_network_flagged_and_estimated(sim_process, tmp_path):
     sim = sim_process(ttft_ms=40, itl_ms=2)
     direct = await _measure(sim.url, tmp_path / "direct")
     with delay_proxy(sim.url, RTT_MS) as url:
-        proxied = await _measure(url, tmp_path / "proxied")
+        # /metrics scraped around the bucket: the server's own e2e figure as a cross-check
+        proxied = await _measure(url, tmp_path / "proxied", metrics="on")
 
     # the direct run: loopback, no network flag, no gate label
     assert direct.network is not None and direct.network.label == "loopback"
@@ -65,6 +67,12 @@ async def test_a_proxied_run_is_labelled_network_flagged_and_estimated(sim_proce
     # the ESTIMATE removes them: near the direct median (the machine is shared: 5 % or 6 ms)
     assert b.estimate_median_ms is not None
     assert abs(b.estimate_median_ms - d.median_ms) <= max(6.0, 0.05 * d.median_ms)
+    # the server's mean (handler start → last byte) against the ESTIMATE's mean over the
+    # same 8 requests: what is left is the client's and the loopback's own share
+    assert b.server_mean_ms is not None and b.residual_ms is not None
+    assert abs(b.residual_ms) < max(6.0, 0.05 * b.server_mean_ms)
+    assert net.notes == []  # the server counted the requests the client did
+    assert d.median_ms is not None and direct.network.buckets[0].server_mean_ms is None
     # the saved report carries it all
     saved = LatencyReport.from_json((tmp_path / "proxied" / "latency.json").read_text())
     assert saved.network is not None and saved.network.label == "network"
