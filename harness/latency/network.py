@@ -106,28 +106,29 @@ def classify(
     return "loopback", f"{where} is loopback" + (f" ({parts})" if parts else "")
 
 
-def _least(values: Sequence[float | None]) -> float | None:
+def _mid(values: Sequence[float | None]) -> float | None:
     got = [v for v in values if v is not None]
-    return min(got) if got else None
+    return statistics.median(got) if got else None
 
 
 def edge_round_trips(probes: Sequence[RttProbe], at: str) -> tuple[float | None, float | None]:
-    """(least first_ms, least reuse_ms) of the probes taken at ``at``."""
+    """(median first_ms, median reuse_ms) of the probes taken at ``at``: the typical trip,
+    as the typical request pays it (one slow or lucky answer does not move it)."""
     mine = [p for p in probes if p.at == at and p.error is None]
-    return _least([p.first_ms for p in mine]), _least([p.reuse_ms for p in mine])
+    return _mid([p.first_ms for p in mine]), _mid([p.reuse_ms for p in mine])
 
 
 def bucket_round_trips(
     probes: Sequence[RttProbe], mode: str, name: str
 ) -> tuple[float | None, float | None]:
-    """The bucket's (new-connection, kept-alive) round trips: the mean of the least at its
-    two edges (before and after); with no probe at its edges, the least of all probes."""
+    """The bucket's (new-connection, kept-alive) round trips: the mean of its two edges'
+    (before and after); with no probe at its edges, the median of all probes."""
     edges = [edge_round_trips(probes, f"{edge} {mode} {name}") for edge in ("before", "after")]
     firsts = [f for f, _ in edges if f is not None]
     reuses = [r for _, r in edges if r is not None]
     ok = [p for p in probes if p.error is None]
-    first = statistics.fmean(firsts) if firsts else _least([p.first_ms for p in ok])
-    reuse = statistics.fmean(reuses) if reuses else _least([p.reuse_ms for p in ok])
+    first = statistics.fmean(firsts) if firsts else _mid([p.first_ms for p in ok])
+    reuse = statistics.fmean(reuses) if reuses else _mid([p.reuse_ms for p in ok])
     return first, reuse
 
 
@@ -238,8 +239,8 @@ def network_section(
     """The report's ``network`` section (the report's rows, the probes, /metrics pairs)."""
     pairs = pairs or {}
     ok_probes = [p for p in probes if p.error is None]
-    # each edge's least kept-alive round trip (one slow answer at an edge is the server's or
-    # the client's noise, not the network's); their spread across the run is the jitter
+    # each edge's median kept-alive round trip; the least is the run's round trip, their
+    # spread across the run the jitter
     edges = [edge_round_trips(probes, at)[1] for at in dict.fromkeys(p.at for p in ok_probes)]
     reuses = [r for r in edges if r is not None]
     rtt = min(reuses) if reuses else None

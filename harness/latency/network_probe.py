@@ -22,7 +22,7 @@ from harness.latency.report import LatencyReport
 BucketHook = Callable[[str, Any, Any], Awaitable[None]]  # the runner's (mode, bucket, edge)
 Pair = tuple[Mapping[str, float], Mapping[str, float]]  # /metrics before and after a bucket
 
-PROBES_PER_EDGE = 3  # the least of three is the edge's round trip: one slow answer is noise
+PROBES_PER_EDGE = 3  # the median of three is the edge's round trip: one slow answer is noise
 
 
 class NetworkProber:

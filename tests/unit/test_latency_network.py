@@ -123,7 +123,7 @@ def _probes(first: float, reuse: float) -> list[RttProbe]:
     return [
         RttProbe(at=f"{edge} official short", path="/ping", connect_ms=0.1, first_ms=f, reuse_ms=r)
         for edge in ("before", "after")
-        for f, r in ((first, reuse), (first + 5, reuse + 5))  # the least of each edge counts
+        for f, r in ((first, reuse), (first + 5, reuse + 5), (first, reuse))  # median counts
     ]
 
 
