@@ -121,15 +121,12 @@ def edge_round_trips(probes: Sequence[RttProbe], at: str) -> tuple[float | None,
 def bucket_round_trips(
     probes: Sequence[RttProbe], mode: str, name: str
 ) -> tuple[float | None, float | None]:
-    """The bucket's (new-connection, kept-alive) round trips: the mean of its two edges'
-    (before and after); with no probe at its edges, the median of all probes."""
-    edges = [edge_round_trips(probes, f"{edge} {mode} {name}") for edge in ("before", "after")]
-    firsts = [f for f, _ in edges if f is not None]
-    reuses = [r for _, r in edges if r is not None]
+    """The bucket's (new-connection, kept-alive) round trips: the median of the probes at
+    its two edges (before and after) together; with none there, of all probes."""
     ok = [p for p in probes if p.error is None]
-    first = statistics.fmean(firsts) if firsts else _mid([p.first_ms for p in ok])
-    reuse = statistics.fmean(reuses) if reuses else _mid([p.reuse_ms for p in ok])
-    return first, reuse
+    edges = {f"before {mode} {name}", f"after {mode} {name}"}
+    mine = [p for p in ok if p.at in edges] or ok
+    return _mid([p.first_ms for p in mine]), _mid([p.reuse_ms for p in mine])
 
 
 def request_cost(

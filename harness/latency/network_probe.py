@@ -22,7 +22,9 @@ from harness.latency.report import LatencyReport
 BucketHook = Callable[[str, Any, Any], Awaitable[None]]  # the runner's (mode, bucket, edge)
 Pair = tuple[Mapping[str, float], Mapping[str, float]]  # /metrics before and after a bucket
 
-PROBES_PER_EDGE = 3  # the median of three is the edge's round trip: one slow answer is noise
+# a bucket's round trip is the median of the probes at its two edges: 10 answers, so a
+# few slow ones (a loaded client or server) do not move it
+PROBES_PER_EDGE = 5
 
 
 class NetworkProber:

@@ -51,10 +51,10 @@ async def test_a_proxied_run_is_labelled_network_flagged_and_estimated(sim_proce
     assert net is not None and net.label == "network"
     assert "loopback but round trip" in net.why  # 127.0.0.1, but the timing shows the hop
     assert net.rtt_ms is not None and RTT_MS - 1 < net.rtt_ms < RTT_MS + 15
-    # probes before and after the bucket, three each; every official request traced
-    assert [p.at for p in net.probes] == ["before official short"] * 3 + [
+    # probes before and after the bucket, five each; every official request traced
+    assert [p.at for p in net.probes] == ["before official short"] * 5 + [
         "after official short"
-    ] * 3
+    ] * 5
     assert all(r.conn is not None and r.conn.peer == "127.0.0.1" for r in proxied.requests)
     (flag,) = [f for f in proxied.flags if f.kind is FlagKind.NETWORK]
     assert "official short" in flag.text and "ESTIMATE" in flag.text
