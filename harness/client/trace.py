@@ -50,10 +50,12 @@ class ConnTrace:
             return None
         return (self.connect_end_ns - self.connect_start_ns) / 1e6
 
+    tls: bool = False  # an https connection (its connect includes the TLS handshake)
+
     @property
     def tls_ms(self) -> float | None:
-        """The TLS part of :attr:`connect_ms` (0 for plain HTTP)."""
-        if self.tcp_end_ns is None or self.connect_end_ns is None:
+        """The TLS part of :attr:`connect_ms` (None for plain HTTP)."""
+        if not self.tls or self.tcp_end_ns is None or self.connect_end_ns is None:
             return None
         return (self.connect_end_ns - self.tcp_end_ns) / 1e6
 
@@ -102,6 +104,7 @@ class _Traced:
         trace = _trace()
         if trace is not None:
             trace.connect_start_ns = time.perf_counter_ns()
+            trace.tls = isinstance(self, http.client.HTTPSConnection)
         super().connect()  # type: ignore[misc]
         if trace is not None:
             trace.connect_end_ns = time.perf_counter_ns()

@@ -20,7 +20,7 @@ class RowConn(BaseModel):
     """One official request's connection, traced passively (harness/client/trace.py)."""
 
     connect_ms: float | None = None  # TCP handshake (+ TLS): the request's own setup
-    tls_ms: float | None = None  # the TLS part of connect_ms (0: plain HTTP)
+    tls_ms: float | None = None  # the TLS part of connect_ms (None: plain HTTP)
     sent_ms: float | None = None  # from the request's send to its last byte handed over
     peer: str | None = None  # the resolved address it went to
     mss: int | None = None  # the socket's TCP maximum segment size

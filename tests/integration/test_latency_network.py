@@ -43,6 +43,10 @@ async def test_a_proxied_run_is_labelled_network_flagged_and_estimated(sim_proce
         # /metrics scraped around the bucket: the server's own e2e figure as a cross-check
         proxied = await _measure(url, tmp_path / "proxied", metrics="on")
 
+    # every official request traced passively: its connect, its bytes, no TLS on http
+    for r in direct.requests:
+        assert r.conn is not None and r.conn.connect_ms is not None and r.conn.tls_ms is None
+        assert r.conn.request_bytes > 300 and r.conn.mss and r.conn.sent_ms is not None
     # the direct run: loopback, no network flag, no gate label
     assert direct.network is not None and direct.network.label == "loopback"
     assert not any(f.kind is FlagKind.NETWORK for f in direct.flags)

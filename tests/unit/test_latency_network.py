@@ -3,8 +3,11 @@ with literal numbers (harness/latency/network.py, docs/timing.md "Network")."""
 
 from __future__ import annotations
 
+import argparse
+
 import pytest
 
+from harness.latency.config import LatencyOverrides
 from harness.latency.gate_rules import latency_rules
 from harness.latency.network import (
     LOOPBACK_RTT_MS,
@@ -200,3 +203,11 @@ def test_gate_labels_a_network_run_as_its_network_division():
     rep.network = NetworkSection(label="loopback", why="peer 127.0.0.1 is loopback")
     reasons, _ = latency_rules(rep, None, 600.0)
     assert not any("NETWORK" in r.text for r in reasons)
+
+
+def test_no_rtt_probes_is_a_switch_that_reaches_the_config_and_the_command_line():
+    parser = argparse.ArgumentParser()
+    LatencyOverrides.add_arguments(parser)
+    assert LatencyOverrides.from_args(parser.parse_args([])).rtt_probes is True
+    off = LatencyOverrides.from_args(parser.parse_args(["--no-rtt-probes"]))
+    assert off.rtt_probes is False and "--no-rtt-probes" in off.argv()
