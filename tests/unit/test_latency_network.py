@@ -211,3 +211,15 @@ def test_no_rtt_probes_is_a_switch_that_reaches_the_config_and_the_command_line(
     assert LatencyOverrides.from_args(parser.parse_args([])).rtt_probes is True
     off = LatencyOverrides.from_args(parser.parse_args(["--no-rtt-probes"]))
     assert off.rtt_probes is False and "--no-rtt-probes" in off.argv()
+
+
+def test_the_network_view_shows_the_table_only_over_a_network():
+    from harness.latency.views import sections
+
+    rep = _report([400.2, 402.2, 404.2])
+    rep.network = network_section(rep, _probes(100.0, 50.0))
+    (net,) = [s for s in sections(rep) if s.key == "latency-network"]
+    assert any(getattr(b, "key", "") == "latency-network" for b in net.blocks)
+    rep.network = network_section(_report([295.0, 295.1, 295.2]), _probes(0.4, 0.2))
+    (net,) = [s for s in sections(rep) if s.key == "latency-network"]
+    assert not any(getattr(b, "columns", None) for b in net.blocks)
