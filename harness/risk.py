@@ -54,6 +54,7 @@ class FlagKind(StrEnum):
     EMPTY_CHOICES = "empty_choices"  # HTTP 200 without choices, timed as a success (the grader)
     STRICT_CACHED = "strict_cached"  # prompts meant to be unique came from the prefix cache
     SELF_TEST_ERROR = "self_test_error"  # the client's own timing error is large against the run
+    NETWORK = "network"  # measured over a network whose round trip is a share of the medians
     OTHER = "other"  # a flag of an older report whose kind is unknown
 
 

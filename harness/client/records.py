@@ -11,6 +11,7 @@ from enum import StrEnum
 from typing import Any
 
 from harness.client.failure import server_message
+from harness.client.trace import ConnTrace
 
 
 class ErrorKind(StrEnum):
@@ -81,6 +82,7 @@ class RequestRecord:
     raw: list[tuple[int, bytes]] = field(
         default_factory=list, repr=False
     )  # streamed reads, until parsed
+    conn: ConnTrace | None = None  # the connection's stamps (official mode; client/trace.py)
 
     @property
     def ok(self) -> bool:

@@ -33,6 +33,7 @@ from typing import Any
 
 from harness.client.failure import no_answer
 from harness.client.records import ErrorKind, RequestError, RequestRecord
+from harness.client.trace import ConnTrace, traced_urlopen, tracing
 
 EXCERPT = 300
 
@@ -54,14 +55,17 @@ def post_like_grader(
     """POST ``payload`` exactly as the grader's ``_invoke`` does; never raises (but Ctrl-C).
 
     ``send_ns`` is taken before ``json.dumps`` and ``parsed_ns`` after ``json.loads``:
-    ``rec.e2e_ms`` is the grader's latency.
+    ``rec.e2e_ms`` is the grader's latency. ``rec.conn`` holds the connection's own stamps
+    (connect, last send, peer; harness/client/trace.py), taken passively.
     """
-    rec = RequestRecord(endpoint=endpoint or url, stream=False)
+    conn = ConnTrace()
+    rec = RequestRecord(endpoint=endpoint or url, stream=False, conn=conn)
     rec.send_ns = time.perf_counter_ns()
     try:
         body = json.dumps(payload).encode()
         req = urllib.request.Request(url, data=body, headers={"Content-Type": "application/json"})
-        resp = urllib.request.urlopen(req, timeout=timeout_s)
+        with tracing(conn):
+            resp = traced_urlopen(req, timeout=timeout_s)
         rec.headers_ns = time.perf_counter_ns()
         rec.status = resp.status
         raw = resp.read()

@@ -92,6 +92,13 @@ class LatencyOverrides(Overrides):
     calibrate: bool = option(
         "--no-calibrate", default=True, help="skip the client timing self-check"
     )
+    rtt_probes: bool = option(
+        "--no-rtt-probes",
+        default=True,
+        help="send no round-trip probes (a GET of the ready path before and after each "
+        "bucket, never between the grader's requests; docs/timing.md, Network)",
+        gate="--no-rtt-probes",
+    )
     until_ci: float | None = option(
         "--until-ci",
         type=positive_float,
@@ -144,6 +151,8 @@ class LatencyConfig:
     # of the median (a confidence sequence, harness/latency/sequential.py); None = all runs
     until_ci: float | None
     seed_drawn: bool = False  # True when with_seed drew it (recorded: "drawn" vs "given")
+    # round-trip probes before/after each bucket (a harness extra; docs/timing.md, Network)
+    rtt_probes: bool = True
     connect_timeout_s: float = 10.0  # harness's own
     extra_body: dict[str, object] = field(default_factory=dict)  # harness's own (none today)
     wait_for_start: bool = False  # refused connections do not end the readiness wait
@@ -220,4 +229,5 @@ def from_profile(profile: Profile, target: Target, o: LatencyOverrides) -> Laten
         usage_tolerance=profile.check.usage_tolerance_tokens,
         until_ci=o.until_ci,
         wait_for_start=o.wait_for_start,
+        rtt_probes=o.rtt_probes,
     )

@@ -25,6 +25,7 @@ from harness.client.urllib_client import GraderPoll
 from harness.errors import EXIT_OK, EXIT_TARGET
 from harness.latency.analysis import build_report, selftest_flags
 from harness.latency.config import LatencyConfig, with_seed
+from harness.latency.network_probe import NetworkProber
 from harness.latency.repeats import REPEAT_DIR, RepeatsReport, pool_states, summarize_repeats
 from harness.latency.report import Calibration, LatencyReport, RequestRow
 from harness.latency.runner import run_latency, run_probes
@@ -103,6 +104,7 @@ async def measure_latency(
     state = state if state is not None else LatencyState()
     scraping = metrics_enabled(cfg.metrics, cfg.mode)
     recorder = MetricsRecorder(cfg.url, enabled=scraping)
+    prober = NetworkProber(cfg.url, cfg.ready_path, enabled=cfg.rtt_probes)
     hooks.waiting(cfg.url + cfg.ready_path)
     ready = await wait_ready(
         cfg.url,
@@ -137,6 +139,7 @@ async def measure_latency(
             recorder.pairs, recorder.notes, scraped=scraping, choice=cfg.metrics
         )
         report.flags += cache_flags(report.attribution, ("strict",), source="latency", hint=hint)
+        prober.attach(report, recorder.pairs)  # loopback or network (docs/timing.md, Network)
         return report
 
     try:
@@ -148,7 +151,7 @@ async def measure_latency(
                 state,
                 on_bucket=hooks.bucket,
                 on_row=hooks.row,
-                hook=recorder.bucket_hook,
+                hook=prober.around(recorder.bucket_hook),
                 on_look=hooks.look,
             )
         finally:

@@ -6,6 +6,7 @@ profile the folder is judged against, never from the report's own settings.
 
 from __future__ import annotations
 
+from harness.latency.network_report import NetworkSection
 from harness.latency.procedure import procedure_flag
 from harness.latency.report import GapCause, LatencyReport
 from harness.profiles import LatencySpec
@@ -86,6 +87,23 @@ def latency_rules(rep: LatencyReport, spec: LatencySpec | None, ready_limit_s: f
     own = procedure_flag(rep.settings, spec) if spec is not None else None
     if own is not None:
         flags.append(risk(own.kind, "latency", f"latency: {own.text}"))
+    if rep.network is not None and rep.network.label == "network":
+        reasons.append(network_division(rep, rep.network))
     if not rep.complete:
         reasons.append(partial("latency", LatencyReport.FILENAME))
     return reasons, flags
+
+
+def network_division(rep: LatencyReport, net: NetworkSection) -> Reason:
+    """The label MLPerf gives its network division: this verdict's latency went over a
+    network, not the grader's localhost (informational; the ``network`` flag, when the
+    network is a share of a median, is the risk)."""
+    text = f"latency measured over a NETWORK ({net.why})"
+    if net.rtt_ms is not None:
+        text += f", round trip {net.rtt_ms:.1f} ms"
+    if net.estimate_score is not None and rep.score is not None:
+        text += (
+            f": score {rep.score:.2f}× as measured; localhost-equivalent ESTIMATE "
+            f"{net.estimate_score:.2f}×"
+        )
+    return Reason(source="latency", text=text)

@@ -13,6 +13,7 @@ from collections.abc import Sequence
 from typing import Literal
 
 from harness.client.records import RequestRecord
+from harness.latency.network_report import row_conn
 from harness.latency.report import BucketResult, RequestRow
 from harness.profiles import Bucket
 from harness.stats import dist as dist  # re-exported: the self-test imports it here
@@ -81,6 +82,7 @@ def to_row(
         e2e_ms=rec.e2e_ms if rec.ok else None,
         dispatch_lag_ms=rec.dispatch_lag_ms,
         empty_choices=rec.empty_choices,
+        conn=row_conn(rec.conn, rec.send_ns),
     )
     itls: list[float] = []
     if rec.stream and rec.ok:

@@ -7,6 +7,7 @@ from typing import Any, ClassVar, Literal
 from pydantic import BaseModel, Field
 
 from harness.attribution import AttributionSection
+from harness.latency.network_report import NetworkSection, RowConn
 from harness.risk import RiskFlag, migrate_flags
 from harness.runs import Migration, Report
 from harness.runs import RequestRow as BaseRequestRow
@@ -24,6 +25,7 @@ class RequestRow(BaseRequestRow):
     end_of_stream_ms: float | None = None
     n_chunks: int | None = None
     empty_choices: bool = False  # a 200 without choices, timed as a success (the grader's rule)
+    conn: RowConn | None = None  # official: the connection's own stamps (docs/timing.md)
 
 
 StopReason = Literal["narrow", "cap", "interrupted"]
@@ -175,6 +177,7 @@ class LatencyReport(Report):
     # usage probes: the server's own token ids against its usage (harness/usage.py)
     usage_checks: list[UsageCheck] = Field(default_factory=list)
     notes: list[str] = Field(default_factory=list)  # informational lines, not risk flags
+    network: NetworkSection | None = None  # loopback or network, and its ESTIMATE
     requests: list[RequestRow] = Field(default_factory=list)
 
     def buckets(self) -> list[BucketResult]:

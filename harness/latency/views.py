@@ -11,6 +11,7 @@ from collections.abc import Mapping, Sequence
 from typing import Protocol
 
 from harness.attribution import attribution_section
+from harness.latency.network_views import network_section_view
 from harness.latency.report import BucketResult, LatencyReport
 from harness.prompts import seed_line
 from harness.view import fmt
@@ -232,6 +233,8 @@ def sections(rep: LatencyReport) -> list[Section]:
         Figure(boxes) if boxes else None,
     )
     out = [main]
+    if rep.network is not None:
+        out.append(network_section_view(rep.network, rep.score))
     if rep.attribution is not None:
         out.append(attribution_section(rep.attribution, "latency-attribution"))
     return out

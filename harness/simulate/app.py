@@ -261,11 +261,14 @@ class Simulator:
             rid = new_id(kind)
             tmpl, per = ChunkTemplate(kind, rid, model), self.cfg.tokens_per_chunk
             if req.stream:
-                return await emit_stream(
+                resp = await emit_stream(
                     request, entry, plan, tmpl, self._spin, per=per, usage_chunk=req.include_usage
                 )
-            listed = plan.token_ids if req.return_token_ids else None
-            return await emit_whole(request, entry, plan, kind, rid, model, self._spin, listed)
+            else:
+                listed = plan.token_ids if req.return_token_ids else None
+                resp = await emit_whole(request, entry, plan, kind, rid, model, self._spin, listed)
+            self.counters.finished((time.perf_counter_ns() - arrival) / 1e9)  # /metrics' e2e
+            return resp
         finally:
             self.inflight -= 1
 

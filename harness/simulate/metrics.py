@@ -27,6 +27,13 @@ class SimCounters:
     prompt_tokens: int = 0
     generation_tokens: int = 0
     requests: int = 0
+    e2e_sum_s: float = 0.0  # vLLM's e2e request latency histogram: sum and count
+    e2e_count: int = 0
+
+    def finished(self, e2e_s: float) -> None:
+        """A generation answered: from its handler's start to its last byte written."""
+        self.e2e_sum_s += e2e_s
+        self.e2e_count += 1
 
     def record(self, prompt_tokens: int, cached_tokens: int, generated: int) -> None:
         self.prefix_cache_queries += prompt_tokens
@@ -38,6 +45,7 @@ class SimCounters:
     def clear(self) -> None:
         self.prefix_cache_queries = self.prefix_cache_hits = 0
         self.prompt_tokens = self.generation_tokens = self.requests = 0
+        self.e2e_sum_s, self.e2e_count = 0.0, 0
 
 
 def _label(value: object) -> str:
@@ -76,6 +84,12 @@ def exposition(c: SimCounters, model: str, cfg: SimConfig | None = None) -> str:
         "# HELP vllm:kv_cache_usage_perc KV-cache usage. 1 means 100 percent usage.",
         "# TYPE vllm:kv_cache_usage_perc gauge",
         f"vllm:kv_cache_usage_perc{lab} 0.0",
+        "# HELP vllm:e2e_request_latency_seconds Histogram of e2e request latency in seconds.",
+        "# TYPE vllm:e2e_request_latency_seconds histogram",
+        f'vllm:e2e_request_latency_seconds_bucket{{engine="0",le="+Inf",model_name="{model}"}} '
+        f"{float(c.e2e_count)}",
+        f"vllm:e2e_request_latency_seconds_count{lab} {float(c.e2e_count)}",
+        f"vllm:e2e_request_latency_seconds_sum{lab} {c.e2e_sum_s}",
         "# HELP harness_simulate_info The simulator's engine and version.",
         "# TYPE harness_simulate_info gauge",
         f'harness_simulate_info{{engine="{ENGINE_NAME}",version="{__version__}"}} 1.0',
