@@ -16,28 +16,15 @@ from harness.latency.core import measure_latency
 from harness.latency.network_probe import PROBES_PER_EDGE
 from harness.runs import Provenance
 from harness.tokenizer import load_tokenizer
-from tests.fixtures.recording import Recorded, RecordingServer
+from tests.fixtures.recording import Recorded, RecordingServer, without_manifest_step
 from tests.wire import grader_latency
 from tests.wire.test_latency_wire import BUCKETS, GRADER_BUCKETS, latency_config
 
 pytestmark = pytest.mark.timeout(60)
 
 
-# the manifest, taken in a separate step after the timed requests (docs/manifest.md)
-MANIFEST_PATHS = {"/version", "/v1/models", "/metrics", "/server_info"}
-
-
 def _shape(reqs: list[Recorded]) -> list[tuple[str, str, bytes]]:
     return [(r.method, r.path, r.body) for r in reqs]
-
-
-def _without_manifest_step(reqs: list[Recorded]) -> list[Recorded]:
-    """The requests less the manifest's GETs, which all come after the last POST."""
-    last_post = max(i for i, r in enumerate(reqs) if r.method == "POST")
-    tail = reqs[last_post + 1 :]
-    assert any(r.path in MANIFEST_PATHS for r in tail)  # the step is there, after the sequence
-    assert not any(r.path in MANIFEST_PATHS for r in reqs[: last_post + 1])
-    return reqs[: last_post + 1] + [r for r in tail if r.path not in MANIFEST_PATHS]
 
 
 def _measure(url: str, folder: Path, *, probes: bool) -> None:
@@ -56,7 +43,7 @@ def test_probes_go_between_buckets_and_the_graders_requests_stay_byte_for_byte(
     theirs = [r for r in srv.requests if r.method == "POST"]
     srv.clear()
     _measure(srv.url, tmp_path / "a", probes=True)
-    ours = _without_manifest_step(list(srv.requests))
+    ours = without_manifest_step(list(srv.requests))
 
     posts = [r for r in ours if r.method == "POST"]
     assert _shape(posts) == _shape(theirs)
@@ -82,4 +69,4 @@ def test_no_rtt_probes_sends_only_the_graders_requests(recording_server, tmp_pat
     theirs = list(srv.requests)
     srv.clear()
     _measure(srv.url, tmp_path / "b", probes=False)
-    assert _shape(_without_manifest_step(list(srv.requests))) == _shape(theirs)
+    assert _shape(without_manifest_step(list(srv.requests))) == _shape(theirs)
