@@ -175,12 +175,18 @@ class Report(BaseModel):
         return _validate(data, cls, cls.FILENAME)
 
     def save(self, folder: Path) -> Path:
-        folder.mkdir(parents=True, exist_ok=True)
+        make_folder(folder)
         self.provenance.finished_at = datetime.now(UTC).isoformat()
         path = folder / self.FILENAME
         tmp = path.with_suffix(".json.tmp")
-        tmp.write_text(self.to_json(), encoding="utf-8")
-        os.replace(tmp, path)
+        try:
+            tmp.write_text(self.to_json(), encoding="utf-8")
+            os.replace(tmp, path)
+        except OSError as err:
+            why = err.strerror or type(err).__name__
+            raise ConfigError(
+                f"cannot write {path}: {why}; pass --out to a writable folder"
+            ) from None
         return path
 
     @classmethod
@@ -306,7 +312,19 @@ def new_run_folder(out: str | Path | None, name: str | None, command: str) -> Pa
         while folder.exists():
             n += 1
             folder = root / f"{stamp}-{slug}-{n}"
-    folder.mkdir(parents=True, exist_ok=True)
+    return make_folder(folder)
+
+
+def make_folder(folder: Path, what: str = "run folder", flag: str = "--out") -> Path:
+    """``mkdir -p folder``; a folder that cannot be created (a regular file on its path,
+    no permission, a read-only disk) is a :class:`ConfigError`: exit 2 and one line."""
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError as err:
+        why = err.strerror or type(err).__name__
+        raise ConfigError(
+            f"cannot create {what} {folder}: {why}; pass {flag} to a writable folder"
+        ) from None
     return folder
 
 
