@@ -65,9 +65,10 @@ class _Parser(argparse.ArgumentParser):
         super().__init__(*args, **kwargs)
 
     def error(self, message: str) -> None:  # type: ignore[override]
-        # argparse's own usage errors: one line plus the usage, exit 2.
+        # argparse's own usage errors: the usage, then one line naming what to read, exit 2.
         self.print_usage(sys.stderr)
-        self.exit(2, f"harness: error: {message}\n")
+        hint = "" if " — " in message else f" — see {self.prog} --help"
+        self.exit(2, f"harness: error: {message}{hint}\n")
 
 
 def _invoked(argv: Sequence[str]) -> str | None:

@@ -73,6 +73,23 @@ class SweepProgress:
             yield self
 
 
+def no_success_line(rep: ThroughputReport) -> str | None:
+    """One line for a sweep whose level had no successful request (exit 3), naming the
+    first failure and what to check; None when every level had one."""
+    dead = [lv.concurrency for lv in rep.levels if lv.n_ok == 0]
+    if not dead:
+        return None
+    first = next((r for r in rep.requests if not r.ok and r.level in dead), None)
+    why = ""
+    if first is not None:
+        why = f" (first: {first.error or f'HTTP {first.status}'})"
+    levels = ", ".join(f"c={c}" for c in dead)
+    return (
+        f"no request succeeded at {levels}{why} — check --url, the model the server serves"
+        " (harness check) and its log"
+    )
+
+
 def render_report(console: Console, rep: ThroughputReport, folder: str) -> None:
     print_sections(console, sections(rep))
     if rep.chart:
