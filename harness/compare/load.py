@@ -34,7 +34,8 @@ def load_run(folder: Path, label: str = "A") -> RunData:
                 continue
             extra = kind.compare.load_extra(folder, report) if kind.compare.load_extra else None
         except HarnessError as err:
-            raise type(err)(f"RUN_{label} {folder}: {err.message}", hint=err.hint) from None
+            hint = err.hint or f"pass a run folder whose {kind.filename} harness {kind.name} wrote"
+            raise type(err)(f"RUN_{label} {folder}: {err.message}", hint=hint) from None
         run.sides[kind.name] = Side(report, extra)
     if not run.sides:
         files = ", ".join(k.filename for k in COMPARED)
