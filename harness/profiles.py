@@ -311,5 +311,8 @@ def load_profile(name_or_path: str | None = None) -> Profile:
     try:
         data = tomllib.loads(path.read_text(encoding="utf-8"))
     except tomllib.TOMLDecodeError as err:
-        raise ConfigError(f"{path.name}: invalid TOML: {err}") from None
+        raise ConfigError(
+            f"{path.name}: invalid TOML: {err}",
+            hint="fix that line, or pass --profile with a shipped profile's name",
+        ) from None
     return parse_profile(data, source=path.name)

@@ -42,7 +42,6 @@ def rich_table(t: Table) -> RichTable:
             # Too narrow a console folds a cell onto more lines, never cuts it: an ellipsis
             # ('20.…', 'INCOMPLE…') or no_wrap (cut without a mark) would lose figures.
             overflow="fold",
-            min_width=10 if c.wrap and t.dense else None,
         )
     for row in t.rows:
         cells = [RichText(c.text, style=STYLE[c.tone]) for c in row.cells]

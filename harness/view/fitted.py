@@ -27,7 +27,14 @@ class FittedConsole(Console):
         if kwargs.get("width") is None and len(objects) == 1 and isinstance(objects[0], Table):
             need = self.measure(objects[0], options=self.options.update_width(_UNBOUNDED))
             if need.maximum > self.width:
-                kwargs["width"] = need.maximum
+                # print(width=) only narrows (rich takes the smaller): widen the console itself
+                base = self.width
+                self.width = need.maximum
+                try:
+                    super().print(*objects, **kwargs)
+                finally:
+                    self.width = base
+                return
         super().print(*objects, **kwargs)
 
 
