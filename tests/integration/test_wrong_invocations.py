@@ -1,147 +1,21 @@
-"""Issue 27's table: wrong invocations across every command, each answered without a
-traceback, with the exit code the README documents (2 usage or config, 3 target or
-transport, 1 FAIL, 4 INCOMPLETE) and one last stderr line saying what to do.
-
-Every row runs ``python -m harness`` as a child (tests/fixtures/wrong_invocation.py).
-The placeholders: ``{W}`` a folder of bad inputs (corrupt, foreign and future reports, bad
-profiles), ``{F}`` a regular FILE (a run folder under it cannot be created, even by root,
-which chmod would not stop), ``{DOWN}`` a URL where nothing listens, ``{OTHER}`` a server
-that answers something else (200 on the ready paths, HTML to every request), ``{BUSY}``
-that server's port (taken). Rows of the other areas' commands that still fail are marked
-xfail(strict=True) naming the item, so they flip once that fix is merged.
+"""Issue 27's table: wrong invocations across check, gate, compare, simulate, data, vlm,
+demo, throughput and portal, each answered without a traceback, with the exit code the
+README documents (2 usage or config, 3 target or transport, 1 FAIL, 4 INCOMPLETE) and one
+last stderr line saying what is wrong and what to do. Every row runs ``python -m harness``
+as a child; the placeholders ``{W}`` (bad inputs), ``{F}`` (a regular file), ``{DOWN}``
+(nothing listens), ``{OTHER}`` (a server answering something else) and ``{BUSY}`` (a port
+in use) are tests/fixtures/wrong_world.py's. The --out rows of every command and the
+other areas' rows are in test_wrong_invocations_out.py.
 """
 
 from __future__ import annotations
 
-import socket
-import threading
-from collections.abc import Iterator
-from dataclasses import dataclass
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from pathlib import Path
-
 import pytest
 
-from harness.runs import Provenance
-from harness.throughput.report import ThroughputReport
-from tests.fixtures.wrong_invocation import assert_told, assert_verdict, run_harness
+from tests.fixtures.wrong_world import QUICK, World, judge_row, target, usage, verdict
+from tests.fixtures.wrong_world import world as world  # the module's fixture
 
 pytestmark = pytest.mark.timeout(180)
-
-
-class _SomethingElse(BaseHTTPRequestHandler):
-    """A web server that is not an inference server: ready paths say 200, the rest HTML."""
-
-    def _answer(self, status: int, body: bytes, kind: str) -> None:
-        self.send_response(status)
-        self.send_header("Content-Type", kind)
-        self.send_header("Content-Length", str(len(body)))
-        self.end_headers()
-        self.wfile.write(body)
-
-    def do_GET(self) -> None:
-        if self.path in ("/ping", "/health"):
-            self._answer(200, b"OK", "text/plain")
-        else:
-            self._answer(404, b"<html>not here</html>", "text/html")
-
-    def do_POST(self) -> None:
-        length = int(self.headers.get("Content-Length") or 0)
-        self.rfile.read(length)
-        self._answer(200, b"<html><body>Welcome</body></html>", "text/html")
-
-    def log_message(self, format: str, *args: object) -> None:
-        return
-
-
-@dataclass(frozen=True)
-class World:
-    folder: Path
-    file: Path
-    down: str
-    other: str
-    busy: int
-
-    def fill(self, args: tuple[str, ...]) -> list[str]:
-        values = {
-            "W": str(self.folder),
-            "F": str(self.file),
-            "DOWN": self.down,
-            "OTHER": self.other,
-            "BUSY": str(self.busy),
-        }
-        return [a.format(**values) for a in args]
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
-@pytest.fixture(scope="module")
-def world(tmp_path_factory: pytest.TempPathFactory) -> Iterator[World]:
-    w = tmp_path_factory.mktemp("wrong")
-    for name in (
-        "reports",
-        "empty",
-        "empty2",
-        "corrupt",
-        "corrupt_latency",
-        "foreign",
-        "future",
-        "paris",
-    ):
-        (w / name).mkdir()
-    (w / "corrupt" / "check.json").write_text("{not json")
-    (w / "corrupt_latency" / "latency.json").write_text('{"kind": "latency", "schema_')
-    (w / "foreign" / "latency.json").write_text('{"kind": "gate", "verdict": "PASS"}')
-    (w / "future" / "check.json").write_text('{"kind": "check", "schema_version": 99, "url": "u"}')
-    ThroughputReport(
-        url="u",
-        endpoint="/v1/chat/completions",
-        model="m",
-        mode="official",
-        official=True,
-        provenance=Provenance(profile="gpumode-paris"),
-    ).save(w / "paris")
-    (w / "bad.toml").write_text('name = "bad"\n[server\n')
-    (w / "foreign.toml").write_text(
-        'name = "x"\ntitle = "x"\nschema_version = 1\nbogus_key = 1\n[server]\nmodel = "m"\n'
-    )
-    (w / "records.jsonl").write_text('{"a": 1}\n')
-    (w / "a_file").write_text("a regular file, not a folder\n")
-    server = ThreadingHTTPServer(("127.0.0.1", 0), _SomethingElse)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    port = int(server.server_address[1])
-    try:
-        yield World(
-            folder=w,
-            file=w / "a_file",
-            down=f"http://127.0.0.1:{_free_port()}",
-            other=f"http://127.0.0.1:{port}",
-            busy=port,
-        )
-    finally:
-        server.shutdown()
-        server.server_close()
-
-
-def usage(*args: str, says: str | None = None, marks: object = ()) -> object:
-    return pytest.param(args, 2, says, "error", marks=marks, id=" ".join(args)[:80])
-
-
-def target(*args: str, says: str | None = None, marks: object = ()) -> object:
-    return pytest.param(args, 3, says, "error", marks=marks, id=" ".join(args)[:80])
-
-
-def verdict(rc: int, *args: str, says: str | None = None, marks: object = ()) -> object:
-    return pytest.param(args, rc, says, "verdict", marks=marks, id=" ".join(args)[:80])
-
-
-NO_FOLDER = "cannot create run folder {F}/x: Not a directory; pass --out to a writable folder"
-QUICK = ("--ready-timeout", "1")
 
 CHECK = [
     usage("check", says="--url is required"),
@@ -289,151 +163,19 @@ PORTAL = [
     usage("portal", "--port", "{BUSY}", says="pick another --port"),
 ]
 
-# Item 14: an --out (or --output, --html, --log-file) that cannot be created, every command.
-OUT = [
-    usage("check", "--url", "{DOWN}", "--out", "{F}/x", says=NO_FOLDER),
-    usage("check", "--url", "{DOWN}", "--out", "{F}", says="File exists; pass --out"),
-    usage("latency", "--url", "{DOWN}", "--out", "{F}/x", says=NO_FOLDER),
-    usage("latency", "--url", "{DOWN}", "--out", "{F}/x/y", says="Not a directory; pass --out"),
-    usage("quality", "--url", "{DOWN}", "--out", "{F}/x", says=NO_FOLDER),
-    usage("throughput", "--url", "{DOWN}", "--profile", "gpumode-paris", "--out", "{F}/x"),
-    usage("gate", "--url", "{DOWN}", "--out", "{F}/x", says=NO_FOLDER),
-    usage("package", "--image", "team/server:v1", "--out", "{F}/x", says=NO_FOLDER),
-    usage(
-        "package",
-        "--image",
-        "team/server:v1",
-        "--output",
-        "{F}/x/image.tar.gz",
-        says="pass --output to a writable folder",
-    ),
-    usage(
-        "submit",
-        "README.md",
-        "--team",
-        "t",
-        "--api-url",
-        "{DOWN}",
-        "--out",
-        "{F}/x",
-        says=NO_FOLDER,
-    ),
-    usage("demo", "--out", "{F}/x", says=NO_FOLDER),
-    usage("vlm", "import", "{W}/records.jsonl", "--out", "{F}/x", says=NO_FOLDER),
-    usage(
-        "vlm",
-        "latency",
-        "--url",
-        "{DOWN}",
-        "--dataset-path",
-        "/nonexistent",
-        "--out",
-        "{F}/x",
-        says=NO_FOLDER,
-    ),
-    usage(
-        "vlm",
-        "run",
-        "--wrapper-dir",
-        "/nonexistent",
-        "--model-path",
-        "/x",
-        "--dataset-path",
-        "/y",
-        "--out",
-        "{F}/x",
-        says=NO_FOLDER,
-    ),
-    usage("report", "{W}/paris", "--html", "{F}/x/report.html", says="Not a directory"),
-]
 
-
-def other_area(item: str) -> pytest.MarkDecorator:
-    """A row of another area's command that this table found wrong: fixed on that area's
-    branch; strict, so it fails here (XPASS) once the fix is merged and can be unmarked."""
-    return pytest.mark.xfail(strict=True, reason=f"issue 27, {item}")
-
-
-# The other areas' commands (their own tables live beside this one): what this table found.
-OTHERS = [
-    usage(
-        "report",
-        "/nonexistent/run",
-        says="no such run folder",
-        marks=other_area("report: 'no such run folder' names no next step"),
-    ),
-    usage(
-        "package",
-        "--archive",
-        "/nonexistent/image.tar.gz",
-        says="no such file",
-        marks=other_area("package: 'no such file: ARCHIVE' names no next step"),
-    ),
-    usage(
-        "quality",
-        "--url",
-        "{DOWN}",
-        "--only",
-        "nosuch",
-        says="unknown benchmark",
-        marks=other_area("quality: 'unknown benchmark … this profile has: …' names no next step"),
-    ),
-    usage("package", "--archive", "README.md", says="not a readable image archive"),
-    target("package", "--image", "t/s:1", "--docker-host", "unix:///nonexistent.sock"),
-    usage("latency", "--url", "{DOWN}", "--buckets", "nosuch", says="unknown bucket 'nosuch'"),
-    usage("latency", "--url", "{DOWN}", "--profile", "gpumode-paris", says="no [latency]"),
-    usage("latency", "--url", "{DOWN}", "--mode", "fast", says="invalid choice: 'fast'"),
-    target("latency", "--url", "{DOWN}", *QUICK, says="not ready after"),
-    usage("quality", "--url", "{DOWN}", "--limit", "2.5", says="is neither a fraction"),
-    usage("quality", "--url", "{DOWN}", "--profile", "aicas-vlm", says="no [quality] section"),
-    usage("submit", "README.md", "--team", "t", "--api-url", "ftp://host", says="http://host"),
-    usage("submit", "--team", "t", says="the following arguments are required"),
-]
-
-CASES = [
-    *CHECK,
-    *GATE,
-    *COMPARE,
-    *SIMULATE,
-    *DATA,
-    *VLM,
-    *DEMO,
-    *THROUGHPUT,
-    *PORTAL,
-    *OUT,
-    *OTHERS,
-]
+CASES = [*CHECK, *GATE, *COMPARE, *SIMULATE, *DATA, *VLM, *DEMO, *THROUGHPUT, *PORTAL]
 
 
 def test_the_table_is_large_enough() -> None:
     assert len(CASES) >= 50
     commands = {p.values[0][0] for p in CASES}  # type: ignore[attr-defined]
-    assert {"check", "gate", "compare", "simulate", "data", "vlm", "demo"} <= commands
-    assert {"throughput", "portal", "latency", "quality", "package", "submit"} <= commands
+    expected = {"check", "gate", "compare", "simulate", "data", "vlm", "demo"}
+    assert expected | {"throughput", "portal"} <= commands
 
 
 @pytest.mark.parametrize(("args", "rc", "says", "how"), CASES)
 def test_wrong_invocation(
     world: World, args: tuple[str, ...], rc: int, says: str | None, how: str
 ) -> None:
-    answer = run_harness(world.fill(args), reports=world.folder / "reports", timeout_s=120)
-    said = says.format(F=world.file) if says else None
-    if how == "verdict":
-        assert_verdict(answer, rc, said)
-    else:
-        assert_told(answer, rc, said)
-
-
-def test_no_failed_command_leaves_an_empty_run_folder(world: World, tmp_path: Path) -> None:
-    """A command that fails before it measures removes the run folder it created."""
-    reports = tmp_path / "reports"
-    reports.mkdir()
-    for args in (
-        ("check", "--url", "{DOWN}", *QUICK),
-        ("throughput", "--url", "{DOWN}", "--profile", "gpumode-paris"),
-        ("latency", "--url", "{DOWN}", *QUICK),
-        ("demo", "--profile", "nosuch"),
-    ):
-        answer = run_harness(world.fill(args), reports=reports, timeout_s=120)
-        assert answer.rc in (2, 3), answer.stderr
-    assert sorted(p.name for p in reports.iterdir()) == []
+    judge_row(world, args, rc, says, how)
