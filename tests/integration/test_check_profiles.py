@@ -152,3 +152,28 @@ async def test_efficient_qwen_served_model_passes_on_the_default_simulator(
 
 def _planned(plan):
     return plan.cfg, list(plan.planned)
+
+
+async def test_served_model_passes_a_profile_whose_grader_names_no_model(
+    simulator, tmp_path
+) -> None:
+    path = tmp_path / "no-model.toml"
+    path.write_text(
+        PARIS_LIKE.replace('model = "Qwen/Qwen3.5-35B-A3B"', 'model = ""')
+        .replace('"usage", "thinking_off", "concurrency"]', '"served_model"]')
+        .replace('checks = ["readiness", "chat_completions", ', 'checks = ["readiness", ')
+        .replace('required = ["readiness", "chat_completions", ', 'required = ["readiness", ')
+    )
+    sim = await simulator(ttft_ms=5.0)
+    plan = from_profile(
+        load_profile(str(path)),
+        Target(folder=tmp_path, url=sim.url),
+        CheckOverrides(ready_timeout_s=2.0),
+    )
+    report = await run_checks(plan.cfg, list(plan.planned), TOK, TOK)
+    assert [(c.name, c.result, c.required) for c in report.checks] == [
+        ("readiness", Result.PASS, True),
+        ("served_model", Result.PASS, True),
+    ]
+    assert report.checks[1].reason == "the grader names no model: any served model answers it"
+    assert "/v1/chat/completions" not in [e.path for e in sim.log]  # none was needed
