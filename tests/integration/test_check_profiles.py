@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from harness.cli import main
 from harness.conformance import Result, run_checks
 from harness.conformance.plan import CheckOverrides, from_profile
 from harness.flags import Target
@@ -177,3 +178,13 @@ async def test_served_model_passes_a_profile_whose_grader_names_no_model(
     ]
     assert report.checks[1].reason == "the grader names no model: any served model answers it"
     assert "/v1/chat/completions" not in [e.path for e in sim.log]  # none was needed
+
+
+def test_paris_check_cli_exits_1_on_a_4b_simulator(sim_process, tmp_path, capsys) -> None:
+    # issue 27, item 3, as reported: `harness simulate` (Qwen/Qwen3.5-4B) then a Paris check
+    sim = sim_process(models=("Qwen/Qwen3.5-4B",))
+    argv = ["check", "--url", sim.url, "--profile", "gpumode-paris", "--out", str(tmp_path)]
+    assert main([*argv, "--ready-timeout", "10"]) == 1
+    out = " ".join(capsys.readouterr().out.split())
+    assert "served_model" in out
+    assert "'Qwen/Qwen3.5-35B-A3B'" in out and "'Qwen/Qwen3.5-4B'" in out
