@@ -224,12 +224,18 @@ class Profile(Strict):
 
     def require_latency(self) -> LatencySpec:
         if self.latency is None:
-            raise ConfigError(f"profile {self.name!r} has no [latency] section")
+            raise ConfigError(
+                f"profile {self.name!r} has no [latency] section",
+                hint="use --profile efficient-qwen (or a profile with a [latency] section)",
+            )
         return self.latency
 
     def require_quality(self) -> QualitySpec:
         if self.quality is None:
-            raise ConfigError(f"profile {self.name!r} has no [quality] section")
+            raise ConfigError(
+                f"profile {self.name!r} has no [quality] section",
+                hint="use a --profile with a [quality] section (efficient-qwen, gpumode-paris)",
+            )
         return self.quality
 
     def require_vlm(self) -> VlmSpec:
@@ -241,7 +247,10 @@ class Profile(Strict):
 
     def require_throughput(self) -> ThroughputSpec:
         if self.throughput is None:
-            raise ConfigError(f"profile {self.name!r} has no [throughput] section")
+            raise ConfigError(
+                f"profile {self.name!r} has no [throughput] section",
+                hint="use --profile gpumode-paris (or a profile with a [throughput] section)",
+            )
         return self.throughput
 
 
@@ -305,10 +314,13 @@ def load_profile(name_or_path: str | None = None) -> Profile:
     if not path.exists():
         raise ConfigError(
             f"no profile {ref!r}",
-            hint=f"available: {', '.join(available_profiles())} (or a path to a .toml)",
+            hint=f"pass --profile {' | '.join(available_profiles())} or a path to a .toml",
         )
     try:
         data = tomllib.loads(path.read_text(encoding="utf-8"))
     except tomllib.TOMLDecodeError as err:
-        raise ConfigError(f"{path.name}: invalid TOML: {err}") from None
+        raise ConfigError(
+            f"{path.name}: invalid TOML: {err}",
+            hint="fix that line, or pass --profile with a shipped profile's name",
+        ) from None
     return parse_profile(data, source=path.name)

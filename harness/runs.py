@@ -27,7 +27,7 @@ from typing import Any, ClassVar, Literal, Self, TypeVar
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from harness import __version__
-from harness.errors import ConfigError, IncompleteError, UsageError
+from harness.errors import ConfigError, IncompleteError
 from harness.flags import NAME, NOTE
 from harness.paths import reports_dir
 
@@ -176,12 +176,18 @@ class Report(BaseModel):
         return _validate(data, cls, cls.FILENAME)
 
     def save(self, folder: Path) -> Path:
-        folder.mkdir(parents=True, exist_ok=True)
+        make_folder(folder)
         self.provenance.finished_at = datetime.now(UTC).isoformat()
         path = folder / self.FILENAME
         tmp = path.with_suffix(".json.tmp")
-        tmp.write_text(self.to_json(), encoding="utf-8")
-        os.replace(tmp, path)
+        try:
+            tmp.write_text(self.to_json(), encoding="utf-8")
+            os.replace(tmp, path)
+        except OSError as err:
+            why = err.strerror or type(err).__name__
+            raise ConfigError(
+                f"cannot write {path}: {why}; pass --out to a writable folder"
+            ) from None
         return path
 
     @classmethod
@@ -307,12 +313,18 @@ def new_run_folder(out: str | Path | None, name: str | None, command: str) -> Pa
         while folder.exists():
             n += 1
             folder = root / f"{stamp}-{slug}-{n}"
+    return make_folder(folder)
+
+
+def make_folder(folder: Path, what: str = "run folder", flag: str = "--out") -> Path:
+    """``mkdir -p folder``; a folder that cannot be created (a regular file on its path,
+    no permission, a read-only disk) is a :class:`ConfigError`: exit 2 and one line."""
     try:
         folder.mkdir(parents=True, exist_ok=True)
-    except OSError as err:  # a file in the way, or a folder nobody may write to
-        raise UsageError(
-            f"cannot make the run folder {folder}: {err.strerror or type(err).__name__}",
-            hint="pass --out a folder you can write to (a new one is made)",
+    except OSError as err:
+        why = err.strerror or type(err).__name__
+        raise ConfigError(
+            f"cannot create {what} {folder}: {why}; pass {flag} to a writable folder"
         ) from None
     return folder
 

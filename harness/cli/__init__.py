@@ -65,9 +65,10 @@ class _Parser(argparse.ArgumentParser):
         super().__init__(*args, **kwargs)
 
     def error(self, message: str) -> None:  # type: ignore[override]
-        # argparse's own usage errors: one line plus the usage, exit 2.
+        # argparse's own usage errors: the usage, then one line naming what to read, exit 2.
         self.print_usage(sys.stderr)
-        self.exit(2, f"harness: error: {message}\n")
+        hint = "" if " — " in message else f" — see {self.prog} --help"
+        self.exit(2, f"harness: error: {message}{hint}\n")
 
 
 def _invoked(argv: Sequence[str]) -> str | None:
@@ -98,7 +99,11 @@ def build_parser(argv: Sequence[str] = ()) -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     args_list = list(sys.argv[1:] if argv is None else argv)
     parser = build_parser(args_list)
-    args = parser.parse_args(args_list)
+    args, unknown = parser.parse_known_args(args_list)
+    if unknown:
+        # argparse hands a subcommand's unknown flags up to the root, which would print the
+        # root's usage: the command's own parser says it, with its own usage line
+        _deepest(parser, args).error(f"unrecognized arguments: {' '.join(unknown)}")
     level = logging.WARNING - 10 * min(args.verbose, 2)
     logging.basicConfig(level=level, format="%(levelname)s %(name)s: %(message)s")
     os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
@@ -119,6 +124,16 @@ def main(argv: Sequence[str] | None = None) -> int:
         _drop_empty_run_folder(args)
     # A command that caught the interruption itself returns 130: SIGTERM makes it 143.
     return signals.EXIT_TERMINATED if rc == EXIT_INTERRUPTED and signals.terminated() else rc
+
+
+def _deepest(parser: argparse.ArgumentParser, args: argparse.Namespace) -> argparse.ArgumentParser:
+    """The parser of the (sub)command the arguments chose: ``harness data fetch`` → fetch's."""
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction) and action.dest:
+            chosen = getattr(args, action.dest, None)
+            if isinstance(chosen, str) and chosen in action.choices:
+                return _deepest(action.choices[chosen], args)
+    return parser
 
 
 def _drop_empty_run_folder(args: argparse.Namespace) -> None:

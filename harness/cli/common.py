@@ -18,6 +18,7 @@ from harness.flags import positive_float as positive_float
 from harness.flags import positive_int as positive_int
 from harness.profiles import DEFAULT_PROFILE, Profile, load_profile
 from harness.runs import Provenance, new_run_folder, redact_argv
+from harness.view.fitted import console_for
 
 
 def add_common(
@@ -67,9 +68,8 @@ def make_console(args: argparse.Namespace) -> Console:
     json_mode = bool(getattr(args, "json", False))
     quiet = bool(getattr(args, "quiet", False))
     stream = sys.stderr if json_mode else sys.stdout
-    # Logs and CI are not terminals: give tables room instead of rich's 80-column default.
-    width = None if stream.isatty() else 120
-    return Console(file=stream, quiet=quiet, highlight=False, width=width)
+    # COLUMNS is honoured; a pipe or a log gets tables as wide as their cells (view/fitted.py).
+    return console_for(stream, quiet=quiet)
 
 
 @dataclass

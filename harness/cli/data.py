@@ -12,6 +12,7 @@ from harness.data.fetch import copy_samples, fetch
 from harness.data.layout import DATA_DIR_ENV, default_data_dir, nltk_dir
 from harness.data.punkt import write_punkt_tab
 from harness.errors import EXIT_OK
+from harness.runs import make_folder
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -60,7 +61,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 def run_fetch(args: argparse.Namespace) -> int:
     console = make_console(args)
-    out = (args.out or default_data_dir()).resolve()
+    out = make_folder((args.out or default_data_dir()).resolve(), "data folder")
     if args.samples:
         written = copy_samples(out)
     else:
@@ -79,6 +80,8 @@ def run_fetch(args: argparse.Namespace) -> int:
 def run_prepare(args: argparse.Namespace) -> int:
     console = make_console(args)
     target = args.nltk_data or nltk_dir(args.out or default_data_dir())
+    flag = "--nltk-data" if args.nltk_data else "--out"
+    make_folder(target.resolve(), "NLTK data folder", flag)
     folder = write_punkt_tab(target.resolve())
     console.print(f"wrote NLTK punkt_tab (English) to {folder}")
     if args.json:

@@ -50,10 +50,11 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    profile = load_profile(args.profile)  # a bad profile leaves no empty run folder behind
     folder = new_run_folder(args.out, args.name or "demo", "demo")
     cfg = DemoConfig(
         folder=folder,
-        profile=load_profile(args.profile),
+        profile=profile,
         runs=args.runs,
         warmup=args.warmup,
         latency_mode=args.latency_mode,

@@ -13,6 +13,7 @@ from harness.image.config import PackageOverrides, from_profile
 from harness.image.console import ConsoleHooks, render_with_path
 from harness.image.kind import KIND
 from harness.kinds.record import RunEnv
+from harness.runs import make_folder
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -43,6 +44,8 @@ def run(args: argparse.Namespace) -> int:
         )
     ctx = start_run(args, "package")
     cfg = from_profile(ctx.profile, Target(folder=ctx.folder, image=args.image or ""), overrides)
+    if overrides.output is not None:  # before the engine is asked anything
+        make_folder(overrides.output.parent, "the folder of --output", "--output")
     hooks = ConsoleHooks(ctx.console, f"save {args.image or cfg.archive.name}")
     try:
         report = KIND.run(cfg, RunEnv(provenance=ctx.provenance, folder=ctx.folder, hooks=hooks))

@@ -171,5 +171,8 @@ def run(args: argparse.Namespace) -> int:
         try:
             asyncio.run(main())
         except OSError as err:
-            raise UsageError(f"cannot listen on {args.host}:{args.port}: {err.strerror}") from None
+            raise UsageError(
+                f"cannot listen on {args.host}:{args.port}: {err.strerror}",
+                hint="pick another --port (0 picks a free one)",
+            ) from None
     return EXIT_OK

@@ -92,7 +92,9 @@ def register(subparsers: Any) -> None:
         # the knobs default to None here (only those given override SimConfig); the help
         # shows SimConfig's own default
         shown = "off" if default is False else "on" if default is True else default
-        text = f"{_HELP[name]} (default: {'none' if shown is None else shown})"
+        text = _HELP[name]
+        if "default" not in text:  # a help that says its default already is not told twice
+            text += f" (default: {'none' if shown is None else shown})"
         if isinstance(default, bool):
             p.add_argument(flag, action=argparse.BooleanOptionalAction, default=None, help=text)
             continue

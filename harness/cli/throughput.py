@@ -8,12 +8,11 @@ import json
 import sys
 
 from harness.cli.common import RunContext, add_common, http_url, start_run
-from harness.errors import EXIT_TARGET, UsageError
+from harness.errors import UsageError
 from harness.flags import URL, Target
 from harness.throughput.config import ThroughputConfig, ThroughputOverrides, from_profile
 from harness.throughput.core import exit_code, measure_throughput
-from harness.throughput.render import ConsoleHooks, render_report
-from harness.throughput.target_failure import target_failure
+from harness.throughput.render import ConsoleHooks, no_success_line, render_report
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -57,7 +56,7 @@ def run(args: argparse.Namespace) -> int:
     render_report(ctx.console, report, str(ctx.folder))
     if args.json:
         sys.stdout.write(json.dumps(report.model_dump(exclude={"requests"}), indent=2) + "\n")
-    rc = exit_code(report)
-    if rc == EXIT_TARGET and (line := target_failure(report)):
-        print(f"harness: error: {line}", file=sys.stderr)  # a failed target says why, once
-    return rc
+    line = no_success_line(report)
+    if line is not None:  # exit 3: the report is saved; stderr says why in one line
+        print(f"harness: error: {line}", file=sys.stderr)
+    return exit_code(report)

@@ -31,7 +31,7 @@ AICAS = "aicas-vlm"  # the contest these commands measure for
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = sub.add_parser("vlm", help="AICAS VLM benchmark: in-process (run) or over HTTP (latency)")
-    vsub = p.add_subparsers(dest="vlm_command", metavar="SUBCOMMAND")
+    vsub = p.add_subparsers(dest="vlm_command", metavar="SUBCOMMAND", required=True)
     r = vsub.add_parser("run", help="the organisers' procedure, call for call, on your wrapper")
     VlmOverrides.add_arguments(r, only=RUN_FLAGS, required=RUN_REQUIRED)
     add_common(r, profile=AICAS)

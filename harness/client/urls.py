@@ -17,10 +17,10 @@ def http_base_url(text: str) -> str:
     url = text.strip()
     parsed = urllib.parse.urlsplit(url)
     if parsed.scheme not in ("http", "https") or not parsed.netloc:
+        # ftp://host:21 → http://host:21: the example is always an http URL
         rest = url.split("://", 1)[1] if "://" in url else url
-        example = f"http://{rest or '127.0.0.1:8080'}"
-        what = "the host" if parsed.scheme in ("http", "https") else "the scheme"
-        raise UsageError(f"{text!r} is not an http(s) URL", hint=f"give {what}, e.g. {example}")
+        example = f"http://{rest.lstrip('/') or 'HOST:PORT'}"
+        raise UsageError(f"{text!r} is not an http(s) URL", hint=f"give the scheme, e.g. {example}")
     try:
         parsed.port  # noqa: B018 - raises on a port that is not a number or out of range
     except ValueError as err:

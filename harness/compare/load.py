@@ -35,7 +35,7 @@ def load_run(folder: Path, label: str = "A") -> RunData:
                 continue
             extra = kind.compare.load_extra(folder, report) if kind.compare.load_extra else None
         except HarnessError as err:
-            hint = err.hint or "re-run the command that wrote it, or pass another run folder"
+            hint = err.hint or f"pass a run folder whose {kind.filename} harness {kind.name} wrote"
             raise type(err)(f"RUN_{label} {folder}: {err.message}", hint=hint) from None
         run.sides[kind.name] = Side(report, extra)
     try:

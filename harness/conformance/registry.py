@@ -28,6 +28,7 @@ FamilyFunc = Callable[[CheckContext, int], Awaitable[Outcome]]
 
 MODULES = (
     "readiness",
+    "served",
     "shapes",
     "honesty",
     "sameness",

@@ -44,16 +44,19 @@ def read_inputs(
     return inputs, problems
 
 
-def _score(inputs: GateInputs) -> tuple[float | None, str]:
+def _score(inputs: GateInputs) -> tuple[float | None, str, float | None]:
     """The competition's score: the first kind (registry order) that has one, else the first
-    kind present that would carry one."""
-    candidates = [
-        (k.score.of(inputs.reports[k.name]), k.score.name)
-        for k in KINDS
-        if k.score is not None and k.name in inputs.reports
-    ]
+    kind present that would carry one; with the score the grader would give for it."""
+    candidates = []
+    for k in KINDS:
+        if k.score is None or k.name not in inputs.reports:
+            continue
+        report = inputs.reports[k.name]
+        value = k.score.of(report)
+        graded = k.score.graded(report, inputs) if k.score.graded is not None else value
+        candidates.append((value, k.score.name, graded))
     measured = [c for c in candidates if c[0] is not None]
-    return (measured or candidates or [(None, "")])[0]
+    return (measured or candidates or [(None, "", None)])[0]
 
 
 def judge_folder(
@@ -70,7 +73,7 @@ def judge_folder(
     if problems and verdict is Verdict.PASS:
         verdict = Verdict.INCOMPLETE
     lat, quality = inputs.get(LatencyReport), inputs.get(QualityReport)
-    score, score_name = _score(inputs)
+    score, score_name, grader_score = _score(inputs)
     return GateReport(
         verdict=verdict,
         strict=strict,
@@ -78,6 +81,7 @@ def judge_folder(
         flags=flags,
         score=score,
         score_name=score_name,
+        grader_score=grader_score,
         bucket_speedups={b.name: b.speedup for b in lat.buckets()} if lat else {},
         quality={b.name: b.score for b in quality.benchmarks} if quality else {},
         reports=[k.name for k in KINDS if (folder / k.filename).exists()],

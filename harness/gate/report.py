@@ -37,10 +37,22 @@ def _v3_to_v4(data: dict[str, Any]) -> dict[str, Any]:
     return data
 
 
+def _v4_to_v5(data: dict[str, Any]) -> dict[str, Any]:
+    """Schema 5: ``grader_score``, the score the grader would give (before: not told apart
+    from ``score``, the measured one)."""
+    data.setdefault("grader_score", data.get("score"))
+    return data
+
+
 class GateReport(Report):
     FILENAME: ClassVar[str] = "gate.json"
-    SCHEMA_VERSION: ClassVar[int] = 4
-    MIGRATIONS: ClassVar[dict[int, Migration]] = {1: _v1_to_v2, 2: _v2_to_v3, 3: _v3_to_v4}
+    SCHEMA_VERSION: ClassVar[int] = 5
+    MIGRATIONS: ClassVar[dict[int, Migration]] = {
+        1: _v1_to_v2,
+        2: _v2_to_v3,
+        3: _v3_to_v4,
+        4: _v4_to_v5,
+    }
 
     kind: str = "gate"
     verdict: Verdict
@@ -49,8 +61,10 @@ class GateReport(Report):
     flags: list[RiskFlag] = Field(
         default_factory=list
     )  # risk flags (fail the gate only with --strict)
-    score: float | None = None  # the competition's score (latency mean speedup / throughput)
+    score: float | None = None  # the competition's score as measured (mean speedup / tok/s)
     score_name: str = ""
+    # what the grader would give: ``score``, or 0 when a gate that zeroes it fails (Paris)
+    grader_score: float | None = None
     bucket_speedups: dict[str, float | None] = Field(default_factory=dict)
     quality: dict[str, float | None] = Field(default_factory=dict)
     reports: list[str] = Field(default_factory=list)  # which reports were read

@@ -9,8 +9,22 @@ TONE: dict[Verdict, Tone] = {Verdict.PASS: "good", Verdict.FAIL: "bad", Verdict.
 
 
 def headline(rep: GateReport) -> str:
-    score = "" if rep.score is None else f"  score {rep.score:.2f} ({rep.score_name})"
+    """The verdict and the score the grader would give; the measured figure beside it, named
+    as such, when the grader's differs (Paris: 0 once its GSM8K gate fails)."""
+    graded = rep.grader_score if rep.grader_score is not None else rep.score
+    if graded is None:
+        return rep.verdict.value
+    score = f"  score {_figure(graded)} ({rep.score_name})"
+    if rep.score is not None and graded != rep.score:
+        score = (
+            f"  score {_figure(graded)} ({rep.score_name}: the grader's, its correctness gate"
+            f" failed; measured {_figure(rep.score)})"
+        )
     return f"{rep.verdict.value}{score}"
+
+
+def _figure(value: float) -> str:
+    return "0" if value == 0 else f"{value:.2f}"
 
 
 def _mark(r: Reason) -> str:

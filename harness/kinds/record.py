@@ -77,6 +77,9 @@ class KindScore(Generic[R]):
 
     name: str  # e.g. "mean speedup"
     of: Callable[[R], float | None]
+    # the score the grader would give, given the folder's other reports (Paris: 0 when
+    # its correctness gate fails); None: the measured score is the grader's
+    graded: Callable[[R, GateInputs], float | None] | None = None
 
 
 @runtime_checkable

@@ -18,6 +18,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TextIO
 
+from harness.errors import UsageError
+
 
 @dataclass
 class LogEntry:
@@ -78,7 +80,15 @@ class RequestLog:
         self.entries: list[LogEntry] = []
         self.limit = limit
         self._next = 0
-        self._file: TextIO | None = open(path, "a", encoding="utf-8") if path else None  # noqa: SIM115
+        self._file: TextIO | None = None
+        if path:
+            try:
+                self._file = open(path, "a", encoding="utf-8")  # noqa: SIM115
+            except OSError as err:
+                why = err.strerror or type(err).__name__
+                raise UsageError(
+                    f"cannot open --log-file {path}: {why}; pass a file in a writable folder"
+                ) from None
 
     def new(self, **fields: Any) -> LogEntry:
         entry = LogEntry(index=self._next, **fields)

@@ -255,11 +255,13 @@ def parse_levels(text: str | None, spec: ThroughputSpec) -> tuple[int, ...]:
         try:
             level = int(part)
         except ValueError:
-            raise ConfigError(f"--levels: {part!r} is not a whole number") from None
+            raise ConfigError(
+                f"--levels: {part!r} is not a whole number", hint="e.g. --levels 1,8,64"
+            ) from None
         if level not in spec.levels:
             raise ConfigError(
                 f"--levels: {level} is not a level of this profile",
-                hint=f"levels with a weight: {', '.join(map(str, spec.levels))}",
+                hint=f"choose from the levels with a weight: {', '.join(map(str, spec.levels))}",
             )
         if level not in out:
             out.append(level)

@@ -24,7 +24,7 @@ from harness.runs import Provenance
 from harness.throughput.analysis import build_report, probe_enabled, unsettled_rows
 from harness.throughput.chart import write_chart
 from harness.throughput.config import ThroughputConfig, with_seed
-from harness.throughput.report import Phase, ThroughputReport
+from harness.throughput.report import Phase, RequestRow, ThroughputReport
 from harness.throughput.runner import run_probe, run_sweep
 from harness.throughput.state import ThroughputState
 from harness.tokenizer import Tokenizer, load_tokenizer
@@ -49,7 +49,10 @@ class ThroughputHooks:
         """A level's warm-up or timed phase starts with ``total`` requests."""
 
     def done(self, level: int, phase: Phase, record: RequestRecord) -> None:
-        """One request of that phase ended."""
+        """One request of that phase ended (strict mode)."""
+
+    def graded(self, level: int, phase: Phase, row: RequestRow) -> None:
+        """One request of the grader's loop ended (official mode)."""
 
     def partial(self, path: Path) -> None:
         """The sweep stopped early; what it measured is saved at ``path``."""
@@ -124,7 +127,13 @@ async def measure_throughput(
         hooks.measuring(True)
         try:
             await run_sweep(
-                cfg, tok, state, on_start=hooks.level, on_done=hooks.done, on_edge=recorder.edge
+                cfg,
+                tok,
+                state,
+                on_start=hooks.level,
+                on_done=hooks.done,
+                on_edge=recorder.edge,
+                on_row=hooks.graded,
             )
         finally:
             hooks.measuring(False)

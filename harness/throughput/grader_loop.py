@@ -27,6 +27,7 @@ from __future__ import annotations
 import asyncio
 import random
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -40,6 +41,8 @@ from harness.throughput.spotcheck import SpotCheck, grader_passes
 from harness.tokenizer import Tokenizer
 
 EXCERPT = 200
+# (level, phase, row): one request of the grader's loop ended (the progress bars)
+OnRow = Callable[[int, Phase, RequestRow], None]
 
 
 @dataclass(frozen=True)
@@ -204,9 +207,19 @@ async def run_level_like_grader(
     level: int,
     spots: list[SpotCheck],
     rng: random.Random,
+    on_row: OnRow | None = None,
 ) -> tuple[list[RequestRow], GraderLevel]:
-    """Warm-up then the timed list of one level; returns (rows, the grader's numbers)."""
+    """Warm-up then the timed list of one level; returns (rows, the grader's numbers).
+    ``on_row`` hears of each timed request as it ends (a counter's update, no I/O)."""
     sem = asyncio.Semaphore(level)
+
+    async def timed_one(i: int, text: str, spot: SpotCheck | None) -> RequestRow:
+        row = await send_like_grader(
+            session, cfg, tok, sem, model, text, spot, new_row("timed", i, spot), wall_start
+        )
+        if on_row is not None:
+            on_row(level, "timed", row)
+        return row
 
     def new_row(phase: Phase, i: int, spot: SpotCheck | None) -> RequestRow:
         row = RequestRow(
@@ -235,14 +248,7 @@ async def run_level_like_grader(
     )
     plan = timed_plan(prompts, cfg.requests_per_level, spots, rng)
     wall_start = time.perf_counter()
-    timed = await asyncio.gather(
-        *(
-            send_like_grader(
-                session, cfg, tok, sem, model, text, spot, new_row("timed", i, spot), wall_start
-            )
-            for i, (text, spot) in enumerate(plan)
-        )
-    )
+    timed = await asyncio.gather(*(timed_one(i, text, spot) for i, (text, spot) in enumerate(plan)))
     wall = time.perf_counter() - wall_start
     return [*warm, *timed], grader_numbers(level, list(timed), wall, cfg)
 

@@ -16,9 +16,12 @@ from harness.kinds.record import (
     console_only,
 )
 from harness.profiles import Profile
+from harness.quality.gate_rules import quality_metrics
+from harness.quality.report import QualityReport
 from harness.throughput import views as throughput_views
 from harness.throughput.config import ThroughputConfig, ThroughputOverrides, from_profile
 from harness.throughput.core import NO_HOOKS, ThroughputHooks, exit_code, measure_throughput
+from harness.throughput.correctness import evaluate, gated_score
 from harness.throughput.gate_rules import throughput_rules
 from harness.throughput.render import ConsoleHooks, render_report
 from harness.throughput.report import ThroughputReport
@@ -27,6 +30,15 @@ from harness.verdict import Judgement
 
 def rules(report: ThroughputReport, inputs: GateInputs) -> Judgement:
     return throughput_rules(report)
+
+
+def graded_score(report: ThroughputReport, inputs: GateInputs) -> float | None:
+    """The grader's final score: the measured one, or 0 when a score-zeroing reading of the
+    correctness gate fails on the folder's quality report (harness/throughput/correctness.py)."""
+    spec, quality = inputs.profile.throughput, inputs.get(QualityReport)
+    if spec is None or quality is None or not spec.correctness_rules:
+        return report.score
+    return gated_score(report.score, evaluate(spec.correctness_rules, quality_metrics(quality)))
 
 
 def required(profile: Profile, image: bool) -> bool:
@@ -60,7 +72,7 @@ KIND: MeasurementKind[ThroughputConfig, ThroughputOverrides, ThroughputReport, T
         required=required,
         rules=rules,
         gate_step="server",
-        score=KindScore("weighted tok/s", lambda r: r.score),
+        score=KindScore("weighted tok/s", lambda r: r.score, graded=graded_score),
         console=KindConsole(hooks=console_only(ConsoleHooks), render=render_report),
         compare=KindCompare(load_extra=None, differences=differences, compare=compare),
         views=throughput_views.sections,

@@ -13,7 +13,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from harness.client.records import RequestRecord
 from harness.console_hooks import SpinnerAndBars
 from harness.throughput.core import ThroughputHooks
-from harness.throughput.report import Phase, ThroughputReport
+from harness.throughput.report import Phase, RequestRow, ThroughputReport
 from harness.throughput.views import sections
 from harness.view.console import print_sections
 
@@ -33,10 +33,11 @@ class SweepProgress:
         self._task: object = None
         self._failed = 0
         self._chars = 0
+        self._tokens = 0  # verified prompt + completion tokens (official mode)
         self._start_ns = 0
 
     def on_start(self, level: int, phase: str, total: int) -> None:
-        self._failed = self._chars = 0
+        self._failed = self._chars = self._tokens = 0
         self._start_ns = 0
         self._task = self.progress.add_task(f"c={level:<3} {phase:6}", total=total, stats="")
 
@@ -54,10 +55,39 @@ class SweepProgress:
             stats += f"  [red]{self._failed} failed[/]"
         self.progress.update(self._task, advance=1, stats=stats)  # type: ignore[arg-type]
 
+    def on_row(self, level: int, phase: str, row: RequestRow) -> None:
+        """A request of the grader's loop ended: the bar advances; verified tokens so far."""
+        if row.ok:
+            self._tokens += (row.output_tokens or 0) + (row.prompt_tokens or 0)
+        else:
+            self._failed += 1
+        secs = max(1e-9, (row.end_ms or 0.0) / 1000)  # end_ms: from the level's wall start
+        stats = f"~{self._tokens / secs:,.0f} tok/s"
+        if self._failed:
+            stats += f"  [red]{self._failed} failed[/]"
+        self.progress.update(self._task, advance=1, stats=stats)  # type: ignore[arg-type]
+
     @contextmanager
     def live(self) -> Iterator[SweepProgress]:
         with self.progress:
             yield self
+
+
+def no_success_line(rep: ThroughputReport) -> str | None:
+    """One line for a sweep whose level had no successful request (exit 3), naming the
+    first failure and what to check; None when every level had one."""
+    dead = [lv.concurrency for lv in rep.levels if lv.n_ok == 0]
+    if not dead:
+        return None
+    first = next((r for r in rep.requests if not r.ok and r.level in dead), None)
+    why = ""
+    if first is not None:
+        why = f" (first: {first.error or f'HTTP {first.status}'})"
+    levels = ", ".join(f"c={c}" for c in dead)
+    return (
+        f"no request succeeded at {levels}{why} — check --url, the model the server serves"
+        " (harness check) and its log"
+    )
 
 
 def render_report(console: Console, rep: ThroughputReport, folder: str) -> None:
@@ -81,6 +111,9 @@ class ConsoleHooks(SpinnerAndBars, ThroughputHooks):
 
     def done(self, level: int, phase: Phase, record: RequestRecord) -> None:
         self.bars.on_done(level, phase, record)
+
+    def graded(self, level: int, phase: Phase, row: RequestRow) -> None:
+        self.bars.on_row(level, phase, row)
 
     def partial(self, path: Path) -> None:
         print(f"harness: partial throughput report saved: {path}", file=sys.stderr)

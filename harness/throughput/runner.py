@@ -30,7 +30,12 @@ from harness.client.token_probe import probe_usage
 from harness.risk import FlagKind, RiskFlag
 from harness.throughput.chat_count import chat_prompt_tokens
 from harness.throughput.config import ThroughputConfig
-from harness.throughput.grader_loop import grader_body, grader_session, run_level_like_grader
+from harness.throughput.grader_loop import (
+    OnRow,
+    grader_body,
+    grader_session,
+    run_level_like_grader,
+)
 from harness.throughput.prompts import grader_prompts, prompt_list
 from harness.throughput.report import Kind, Phase, RequestRow
 from harness.throughput.spotcheck import (
@@ -217,6 +222,7 @@ async def run_official_sweep(
     rng: random.Random | None = None,
     on_start: OnStart | None = None,
     on_edge: OnEdge | None = None,
+    on_row: OnRow | None = None,
 ) -> None:
     """The grader's sweep. ``prompts`` / ``rng`` replace the grader's unseeded draws
     (default: built from ``cfg.seed``), so a run can be repeated and compared."""
@@ -245,7 +251,7 @@ async def run_official_sweep(
                 await on_edge("start", "throughput", f"c={level}")
             cpu0 = time.process_time()
             rows, numbers = await run_level_like_grader(
-                session, cfg, tok, state.model, prompts, level, spots, rng
+                session, cfg, tok, state.model, prompts, level, spots, rng, on_row
             )
             state.cpu_s[level] = time.process_time() - cpu0
             if on_edge:
@@ -263,10 +269,12 @@ async def run_sweep(
     on_start: OnStart | None = None,
     on_done: OnDone | None = None,
     on_edge: OnEdge | None = None,
+    on_row: OnRow | None = None,
 ) -> None:
-    """Every level in order: warm-up (discarded), then the timed list."""
+    """Every level in order: warm-up (discarded), then the timed list. Strict mode reports
+    each request's record (``on_done``), official mode the grader's row (``on_row``)."""
     if cfg.mode == "official":
-        await run_official_sweep(cfg, tok, state, on_start=on_start, on_edge=on_edge)
+        await run_official_sweep(cfg, tok, state, on_start=on_start, on_edge=on_edge, on_row=on_row)
         return
     state.model = await choose_model(cfg, state)
     opts = HttpOptions(timeout_s=cfg.timeout_s, connect_timeout_s=cfg.connect_timeout_s)

@@ -39,10 +39,9 @@ def rich_table(t: Table) -> RichTable:
         rt.add_column(
             c.header,
             justify=c.align,
-            # headers and spaced figures wrap when narrow; a dense table's figures never do
-            no_wrap=t.dense and not c.wrap,
-            overflow="fold" if c.wrap else "ellipsis",
-            min_width=10 if c.wrap and t.dense else None,
+            # Too narrow a console folds a cell onto more lines, never cuts it: an ellipsis
+            # ('20.…', 'INCOMPLE…') or no_wrap (cut without a mark) would lose figures.
+            overflow="fold",
         )
     for row in t.rows:
         cells = [RichText(c.text, style=STYLE[c.tone]) for c in row.cells]

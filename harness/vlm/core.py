@@ -189,11 +189,17 @@ def import_vlm(
 
     The settings the runner ran with (its ``runner_args``) decide what was non-official."""
     if not records.is_file():
-        raise ConfigError(f"{records}: no such records file")
+        raise ConfigError(
+            f"{records}: no such records file",
+            hint="pass the records.jsonl that harness vlm run's runner wrote",
+        )
     lines = read_records(records)
     start = next((x for x in lines if x.get("type") == "start"), None)
     if start is None:
-        raise ConfigError(f"{records}: no start record (not a runner output?)")
+        raise ConfigError(
+            f"{records}: no start record (not a runner output?)",
+            hint="pass the records.jsonl that harness vlm run's runner wrote",
+        )
     ran = start.get("runner_args") or {}
     non_official = dict(cfg.non_official)
     for name in OVERRIDABLE:

@@ -57,7 +57,10 @@ def mime_of(raw: bytes) -> str:
 def load_samples(path: Path, n: int | None, max_samples: int) -> list[HttpSample]:
     """The first N rows with each image's ORIGINAL bytes (not re-encoded)."""
     if not (path / "dataset_info.json").is_file():
-        raise DataMissingError(f"{path} is not a datasets.save_to_disk folder")
+        raise DataMissingError(
+            f"{path} is not a datasets.save_to_disk folder (no dataset_info.json)",
+            hint="point --dataset-path at the TextVQA validation folder",
+        )
     from datasets import Image, load_from_disk
 
     ds = load_from_disk(str(path))

@@ -36,7 +36,7 @@ def validate(cfg: VlmRunConfig) -> None:
     if not (cfg.wrapper_dir / "evaluation_wrapper.py").is_file():
         raise ConfigError(
             f"no evaluation_wrapper.py in {cfg.wrapper_dir}",
-            hint="--wrapper-dir is the folder holding the VLMModel class",
+            hint="point --wrapper-dir at the folder holding it (the VLMModel class)",
         )
     if not cfg.model_path.exists():
         raise DataMissingError(f"model path {cfg.model_path} does not exist")

@@ -132,8 +132,8 @@ CASES = [
         "package --out that is a file",
         lambda w: ["package", "--image", GOOD, *_engine(w), "--out", str(w.file)],
         2,
-        "cannot make the run folder",
-        "pass --out a folder you can write to",
+        "cannot create run folder",
+        "pass --out to a writable folder",
     ),
     Case(
         "package --level 0",
@@ -242,8 +242,8 @@ CASES = [
         "gate --image --out that is a file",
         lambda w: ["gate", "--image", GOOD, *_engine(w), "--out", str(w.file)],
         2,
-        "cannot make the run folder",
-        "pass --out a folder you can write to",
+        "cannot create run folder",
+        "pass --out to a writable folder",
     ),
 ]
 

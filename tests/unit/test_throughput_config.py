@@ -66,6 +66,7 @@ def test_paris_profile_is_the_graders(paris):
     )
     assert paris.check.required == [
         "readiness",
+        "served_model",
         "chat_completions",
         "usage",
         "thinking_off",
