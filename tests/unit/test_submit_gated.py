@@ -149,7 +149,7 @@ def test_never_gated_is_refused_unless_overridden() -> None:
 def test_gate_report_schema_3_reads_without_an_image(tmp_path: Path) -> None:
     old = {"kind": "gate", "schema_version": 3, "verdict": "PASS", "skipped": []}
     data = migrate(old, GateReport)
-    assert data["image_id"] is None and data["schema_version"] == 4
+    assert data["image_id"] is None and data["schema_version"] == GateReport.SCHEMA_VERSION
     report = GateReport(verdict="PASS", image_id=ID)  # type: ignore[arg-type]
     report.save(tmp_path)
     assert GateReport.load(tmp_path).image_id == ID
