@@ -49,7 +49,7 @@ class ConsoleHooks(SpinnerAndBars, QualityHooks):
         self.console.print(f"{bench.title}: {asked}/{total} documents asked, {risk_words(risk)}")
 
     def note(self, text: str) -> None:
-        self.console.print(text)
+        self.console.print(text, soft_wrap=True)  # one line, however long: grep finds it
 
     def partial(self, path: Path) -> None:
         self.console.print(f"interrupted: partial report and answer cache in {path.parent}")
