@@ -175,7 +175,7 @@ def sections(rep: QualityReport) -> list[Section]:
     settings = {k: v for k, v in rep.non_official.items() if k != SAMPLE_KEY}
     non_official = f"NON-OFFICIAL settings: {settings}" if settings else ""
     sample = rep.non_official.get(SAMPLE_KEY)
-    on = f" on {SAMPLE_REASON}" if sample else ""
+    on = f", on {SAMPLE_REASON}" if sample else ""
     limit = "" if rep.limit is None else f"limit {rep.limit:g}"
     return [
         section(
@@ -187,7 +187,7 @@ def sections(rep: QualityReport) -> list[Section]:
             text(non_official, tone="warn"),
             text(f"NON-OFFICIAL data: {sample}" if sample else "", tone="warn"),
             text(
-                f"quality: {word}{on} in {rep.wall_s:.1f} s" + (f" ({limit})" if limit else ""),
+                f"quality: {word} in {rep.wall_s:.1f} s" + (f" ({limit})" if limit else "") + on,
                 tone="warn" if sample else tone,
             ),
             Figure(chart) if chart else None,
