@@ -36,6 +36,7 @@ class FlagKind(StrEnum):
     THINKING_DEFAULT = "thinking_default"  # thinks when no switch is sent (MMLU-Pro's bodies)
     ENDPOINT_ROUTING = "endpoint_routing"  # different answers through different endpoints
     NEAR_THRESHOLD = "near_threshold"  # a quality score within its sampling error of the gate
+    SAMPLE_DATA = "sample_data"  # quality scored on harness's sample data, not the grader's set
     THINKING_BUDGET = "thinking_budget"  # answers lost to the thinking budget
     PARTIAL_SWEEP = "partial_sweep"  # not every throughput level was measured
     SPOT_CHECK = "spot_check"  # a throughput spot check failed

@@ -11,6 +11,7 @@ from harness.cli.common import make_console
 from harness.data.fetch import copy_samples, fetch
 from harness.data.layout import DATA_DIR_ENV, default_data_dir, nltk_dir
 from harness.data.punkt import write_punkt_tab
+from harness.data.samples import SAMPLE_REASON
 from harness.errors import EXIT_OK
 from harness.runs import make_folder
 
@@ -69,6 +70,10 @@ def run_fetch(args: argparse.Namespace) -> int:
         written = fetch(out, only)
     for path in written:
         console.print(f"wrote {path}")
+    if args.samples:
+        console.print(
+            f"{SAMPLE_REASON}: a quality run on it is recorded non-official and passes no gate"
+        )
     console.print(f"data folder ready: {out} (next: harness data prepare --out {out})")
     if args.json:
         sys.stdout.write(

@@ -11,6 +11,7 @@ from harness.quality.config import QualityConfig, QualityOverrides, from_profile
 from harness.quality.console import ConsoleHooks
 from harness.quality.core import exit_code, measure_quality
 from harness.quality.render import render_report
+from harness.quality.resume import RESUME_ANSWERS
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -28,6 +29,12 @@ def register(sub: argparse._SubParsersAction) -> None:
         help="server base URL, e.g. http://127.0.0.1:8080",
     )
     QualityOverrides.add_arguments(p)
+    p.add_argument(  # one spelling for both commands: harness gate takes this one
+        "--quality-only",
+        dest="only",
+        metavar="NAMES",
+        help="the same as --only, as harness gate spells it (default: all in the profile)",
+    )
     add_common(p)
     p.set_defaults(func=run)
 
@@ -40,8 +47,10 @@ def config_from_args(args: argparse.Namespace, ctx: RunContext) -> QualityConfig
 def run(args: argparse.Namespace) -> int:
     ctx = start_run(args, "quality", url=args.url)
     cfg = config_from_args(args, ctx)
+    # a --fresh run's answers were stored without asking who the server is: reuse them all
+    again = "" if cfg.resume else f" {RESUME_ANSWERS}"
     hooks = ConsoleHooks(
-        ctx.console, resume_hint=f"harness quality --url {args.url} --out {ctx.folder}"
+        ctx.console, resume_hint=f"harness quality --url {args.url} --out {ctx.folder}{again}"
     )
     try:
         report = measure_quality(

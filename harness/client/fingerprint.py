@@ -60,6 +60,14 @@ def from_answers(
 
 
 async def take_fingerprint(base_url: str, *, timeout_s: float = 10.0) -> ServerFingerprint:
+    fp, _ = await take_fingerprint_and_metrics(base_url, timeout_s=timeout_s)
+    return fp
+
+
+async def take_fingerprint_and_metrics(
+    base_url: str, *, timeout_s: float = 10.0
+) -> tuple[ServerFingerprint, MetricsSnapshot | None]:
+    """The fingerprint and the ``/metrics`` snapshot it was read from (None: unreadable)."""
     base = base_url.rstrip("/")
     async with aiohttp.ClientSession() as session:
         version_doc, v_err = await _get_json(session, base + "/version", timeout_s)
@@ -72,7 +80,7 @@ async def take_fingerprint(base_url: str, *, timeout_s: float = 10.0) -> ServerF
         if err
     ]
     fp.note = "; ".join(notes) or None
-    return fp
+    return fp, got.snapshot
 
 
 def not_taken() -> ServerFingerprint:

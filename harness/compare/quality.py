@@ -11,8 +11,9 @@ from collections.abc import Sequence
 from typing import Any
 
 from harness.compare.model import FlippedItem, QualityDiff
-from harness.compare.stats import mcnemar_exact, pass_probability
+from harness.compare.stats import mcnemar_exact
 from harness.quality.report import BenchmarkResult, QualityReport
+from harness.quality.stats import pass_probability
 
 ANSWER_CHARS = 200
 Key = tuple[str, Any, int | None]
@@ -105,6 +106,7 @@ def compare_benchmark(
         threshold=b.threshold,
         passed_a=a.passed,
         passed_b=b.passed,
+        # the same score test as the gate's and the console's interval (quality/stats.py)
         pass_probability_b=pass_probability(b.score, b.n, b.threshold),
         n_b=b.n,
         flipped=flipped,

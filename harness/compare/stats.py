@@ -154,24 +154,6 @@ def normal_cdf(z: float) -> float:
     return 0.5 * (1 + math.erf(z / math.sqrt(2)))
 
 
-def pass_probability(score: float | None, n: int, threshold: float) -> float | None:
-    """P(full-set score ≥ threshold) given a score measured on ``n`` items.
-
-    Model (docs/compare.md): the ``n`` scored items are a random sample of the
-    full set, so the full-set score is approximately normal around the measured
-    score with standard error sqrt(p̃(1-p̃)/n), where p̃ = (k + 1/2) / (n + 1)
-    and k = score·n (the Jeffreys-style half count keeps the error above zero
-    at 0 % and 100 %). No finite-population correction: the full set is
-    assumed much larger than the sample. ``None`` without a score or items.
-    """
-    if score is None or n <= 0:
-        return None
-    k = score * n
-    p_tilde = (k + 0.5) / (n + 1)
-    se = math.sqrt(p_tilde * (1 - p_tilde) / n)
-    return normal_cdf((score - threshold) / se)
-
-
 def verdict(
     diff: float | None,
     ci: tuple[float, float] | None,

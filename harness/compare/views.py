@@ -16,7 +16,7 @@ from harness.compare.model import (
     Verdict,
     VlmDiff,
 )
-from harness.stats import binomial_stderr
+from harness.quality.stats import score_interval
 from harness.view import fmt
 from harness.view.chart import Color, Dot, DotRow, Dots
 from harness.view.model import (
@@ -228,8 +228,8 @@ def quality_chart(rep: CompareReport) -> Dots | None:
         if q.score_a is not None:
             dots.append(Dot(q.score_a, "neutral", "o", "A"))
         if q.score_b is not None:
-            se = binomial_stderr(q.score_b, q.n_b) or 0.0
-            interval = (q.score_b - 1.96 * se, q.score_b + 1.96 * se)
+            ci = score_interval(q.score_b, q.n_b)
+            interval = (ci.low, ci.high) if ci is not None else None
             dots.append(Dot(q.score_b, color, "D", "B"))
         rows.append(DotRow(q.title, tuple(dots), interval, color, tick=q.threshold))
     if not rows:

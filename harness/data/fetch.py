@@ -12,6 +12,7 @@ import shutil
 from pathlib import Path
 
 from harness.data.benchmarks import DATASETS, GATED_NOTE, DatasetSource
+from harness.data.hub import OFFLINE_HINT, library_logs_once, require_hub
 from harness.data.layout import SAMPLES_DIR
 from harness.errors import ConfigError, DataMissingError, TargetError
 
@@ -40,10 +41,11 @@ def fetch_source(src: DatasetSource, out: Path, token: str | None) -> list[Path]
     written = []
     for split, rel in src.files.items():
         try:
-            ds = datasets.load_dataset(src.hf_path, src.hf_config, split=split, token=token)
+            with library_logs_once():
+                ds = datasets.load_dataset(src.hf_path, src.hf_config, split=split, token=token)
         except (OSError, ValueError, ConnectionError) as err:
             # datasets raises DatasetNotFoundError (a FileNotFoundError) for gated repos
-            hint = GATED_NOTE if src.gated else "check the network and the Hugging Face hub"
+            hint = GATED_NOTE if src.gated else f"check the network and the hub; {OFFLINE_HINT}"
             raise TargetError(
                 f"cannot download {src.hf_path} [{split}]: {err}", hint=hint
             ) from None
@@ -55,9 +57,18 @@ def fetch_source(src: DatasetSource, out: Path, token: str | None) -> list[Path]
 
 
 def fetch(out: Path, only: list[str] | None = None) -> list[Path]:
+    """Every selected dataset into ``out``. What would stop it half-way is checked first:
+    a gated dataset without a token, then the hub's reachability (offline fails at once)."""
     token = os.environ.get("HF_TOKEN") or os.environ.get("HUGGING_FACE_HUB_TOKEN")
+    sources = select(only)
+    locked = [src.family for src in sources if src.gated and not token]
+    if locked:
+        free = [src.family for src in sources if src.family not in locked]
+        rest = f"; or fetch the others: --only {','.join(free)}" if free else ""
+        raise DataMissingError(f"{', '.join(locked)} needs a token", hint=f"{GATED_NOTE}{rest}")
+    require_hub()
     written: list[Path] = []
-    for src in select(only):
+    for src in sources:
         written += fetch_source(src, out, token)
     return written
 

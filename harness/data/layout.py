@@ -67,6 +67,10 @@ def require_data(data_dir: Path, tasks: list[str]) -> None:
     hint = f"run: harness data fetch --out {data_dir} --only {','.join(families)}"
     if any(src.gated for src, _ in missing):
         hint += f" ({GATED_NOTE})"
+    hint += (
+        f"; offline: harness data fetch --samples --out {data_dir} (the small sample sets,"
+        " not the grader's)"
+    )
     raise DataMissingError(f"benchmark data missing: {names}", hint=hint)
 
 

@@ -152,10 +152,19 @@ def _and(names: list[str]) -> str:
 def run_steps(plan: GatePlan, hooks: GateHooks) -> int:
     """Run each step; stop early on Ctrl-C or an unreachable server. Returns the worst stop code.
 
-    A step's error is shown (one line) and the next step runs, as each command would
-    have been run by hand; the gate then judges what is in the folder."""
+    Every step's ``preflight`` (quality: its data) runs first: a missing prerequisite stops
+    the gate before anything is measured (exit 2). A step's error is shown (one line) and
+    the next step runs, as each command would have been run by hand; the gate then judges
+    what is in the folder."""
     steps = plan.steps()
     target = Target(folder=plan.folder, url=plan.url)
+    for kind in steps:  # every step's prerequisites (its data, …) before the first measures
+        if kind.preflight is not None:
+            try:
+                kind.preflight(kind.from_profile(plan.profile, target, plan.overrides(kind)))
+            except HarnessError as err:
+                hooks.error(err)
+                return exit_code_for(err)
     for i, kind in enumerate(steps):
         hooks.step(kind.name)
         try:

@@ -87,7 +87,16 @@ class QualityOverrides(Overrides):
         "--model", help="NON-OFFICIAL: the body's model name (default: the profile's)"
     )
     resume: bool = option(
-        "--fresh", default=True, help="ignore answers cached in the run folder (--out)"
+        "--fresh",
+        default=True,
+        help="ignore answers cached in the run folder (--out); asks the server nothing but "
+        "the grader's GET /ping",
+    )
+    resume_answers: bool = option(
+        "--resume-answers",
+        default=False,
+        help="reuse the answers cached in the run folder even when another server (or a "
+        "restarted one) gave them",
     )
     decide: bool = option(
         "--decide",
@@ -124,7 +133,8 @@ class QualityConfig:
     idle_timeout_s: float  # streamed: max silence between reads
     endpoint: str | None  # None: the profile's [quality] endpoint
     model: str | None  # NON-OFFICIAL: the body's model name (None: the profile's)
-    resume: bool  # reuse answers cached in the run folder
+    resume: bool  # reuse answers cached in the run folder (by the same server: resume.py)
+    resume_answers: bool  # reuse them whichever server gave them
     # NON-OFFICIAL: ask each benchmark's documents in a random order seeded by `seed` and
     # stop once its gate decision is settled (harness/quality/decide.py); an estimate
     decide: bool
@@ -158,6 +168,11 @@ class QualityConfig:
             raise ConfigError(
                 "--seed orders the documents of --decide, and this run asks every one",
                 hint="add --decide, or drop --seed",
+            )
+        if self.resume_answers and not self.resume:
+            raise ConfigError(
+                "--fresh ignores the cached answers and --resume-answers reuses them",
+                hint="pass one of them",
             )
         if self.data_route not in DATA_ROUTES:
             raise ConfigError(
@@ -221,6 +236,7 @@ def from_profile(profile: Profile, target: Target, o: QualityOverrides) -> Quali
         endpoint=o.endpoint,
         model=o.model,
         resume=o.resume,
+        resume_answers=o.resume_answers,
         decide=o.decide,
         # recorded (decide_seed); --seed replays it
         seed=o.seed if o.seed is not None or not o.decide else fresh_seed(),

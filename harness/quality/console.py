@@ -8,9 +8,30 @@ from rich.console import Console
 
 from harness.console_hooks import SpinnerAndBars
 from harness.profiles import Benchmark
+from harness.quality.decide_stats import ALPHA
 from harness.quality.hooks import QualityHooks
 from harness.quality.render import RichProgress
 from harness.quality.transport import ProgressSink
+
+
+def _pct(p: float) -> str:
+    return f"{p * 100:.2g} %"
+
+
+def risk_words(risk: float | None, alpha: float = ALPHA) -> str:
+    """A ``--decide`` look's risk in words: the bound on the chance that the full set
+    lands on the other side of the threshold, were the gate decided now."""
+    if risk is None:
+        return "undecided"
+    if risk <= 0.0:
+        return "decided, certain: no answer still to come can change it"
+    if risk <= alpha:
+        return f"decided, error risk ≤ {_pct(risk)}"
+    if risk >= 1.0:
+        return f"undecided: more documents needed (an error risk ≤ {_pct(alpha)} decides)"
+    return (
+        f"undecided: deciding now would risk an error of up to {_pct(risk)} ({_pct(alpha)} allowed)"
+    )
 
 
 class ConsoleHooks(SpinnerAndBars, QualityHooks):
@@ -25,8 +46,10 @@ class ConsoleHooks(SpinnerAndBars, QualityHooks):
         return self.bars.sink(bench)
 
     def looked(self, bench: Benchmark, asked: int, total: int, risk: float | None) -> None:
-        shown = "-" if risk is None else f"{risk:.2g}"
-        self.console.print(f"{bench.title}: {asked}/{total} documents asked, risk {shown}")
+        self.console.print(f"{bench.title}: {asked}/{total} documents asked, {risk_words(risk)}")
+
+    def note(self, text: str) -> None:
+        self.console.print(text, soft_wrap=True)  # one line, however long: grep finds it
 
     def partial(self, path: Path) -> None:
         self.console.print(f"interrupted: partial report and answer cache in {path.parent}")

@@ -21,6 +21,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+from harness.data.samples import SAMPLE_KEY, SAMPLE_REASON, sample_files
 from harness.errors import EXIT_FAIL, EXIT_INCOMPLETE, EXIT_OK
 from harness.manifest.record import record_manifest
 from harness.quality.config import QualityConfig
@@ -37,10 +38,14 @@ def offline_env(nltk_data: Path, *, verbose: bool = False) -> Iterator[None]:
 
     lm-eval and datasets must never reach the network; IFEval's scorer finds punkt
     under ``nltk_data``; our bars replace tqdm's; lm-eval's log, unless ``verbose``,
-    drops its warning for every default it "overwrites" with the same value."""
+    drops its warning for every default it "overwrites" with the same value. ``PATH`` is
+    emptied: lm-eval runs ``git describe`` for its results' git hash and lets git's
+    "fatal: not a git repository" through to our stderr wherever the run is not in a
+    checkout; with no ``git`` found it takes its own quiet fallback (no hash). Nothing
+    else a benchmark does starts a program."""
     import nltk
 
-    names = (*OFFLINE_VARS, "TQDM_DISABLE", "NLTK_DATA")
+    names = (*OFFLINE_VARS, "TQDM_DISABLE", "NLTK_DATA", "PATH")
     saved = {name: os.environ.get(name) for name in names}
     saved_path = list(nltk.data.path)
     logger = logging.getLogger("lm_eval")
@@ -49,6 +54,7 @@ def offline_env(nltk_data: Path, *, verbose: bool = False) -> Iterator[None]:
         os.environ[name] = "1"
     os.environ["TQDM_DISABLE"] = "1"
     os.environ["NLTK_DATA"] = str(nltk_data)
+    os.environ["PATH"] = ""
     if str(nltk_data) not in nltk.data.path:
         nltk.data.path.insert(0, str(nltk_data))
     if not verbose:
@@ -96,6 +102,17 @@ def new_report(cfg: QualityConfig, provenance: Provenance) -> QualityReport:
     return report
 
 
+def mark_sample_data(report: QualityReport, cfg: QualityConfig, route: str) -> None:
+    """A run on harness's sample data is not official, whatever its settings: the reason
+    and the files go under ``non_official`` (the gate never passes on it)."""
+    if route != "jsonl":
+        return
+    files = sample_files(cfg.data_dir, [b.task for b in cfg.benchmarks()])
+    if files:
+        report.non_official[SAMPLE_KEY] = f"{SAMPLE_REASON}: {', '.join(files)}"
+        report.official = False
+
+
 def measure_quality(
     cfg: QualityConfig,
     *,
@@ -106,20 +123,29 @@ def measure_quality(
     """Run every benchmark of ``cfg`` and save ``cfg.folder/quality.json``.
 
     Data and punkt are checked once (exit 2 before any request), the server is waited
-    for once (the grader's one ``GET /ping``), lm-eval's offline environment is set for
-    the benchmarks only and restored after them."""
+    for once (the grader's one ``GET /ping``) and, unless ``--fresh``, asked who it is
+    (``identity.py``: the answer cache reuses only that server's answers), lm-eval's
+    offline environment is set for the benchmarks only and restored after them."""
+    from harness.quality.identity import not_asked, take_identity
     from harness.quality.preflight import preflight, wait_until_ready
     from harness.quality.suite import run_benchmarks
 
     report = new_report(cfg, provenance)
     route = preflight(cfg)
+    mark_sample_data(report, cfg, route)
     hooks.waiting(cfg.url.rstrip("/") + cfg.profile.server.ready_path)
     hooks.ready(asyncio.run(wait_until_ready(cfg, hooks.attempt)))
+    # whose answers the cache may reuse; --fresh reuses none and asks nothing more
+    identity = (
+        take_identity(cfg.url, cfg.endpoint_url, cfg.model_name)
+        if cfg.resume
+        else not_asked(cfg.endpoint_url, cfg.model_name)
+    )
     with offline_env(cfg.nltk_data, verbose=verbose):
         try:
             hooks.measuring(True)
             try:
-                run_benchmarks(cfg, route, report, hooks)
+                run_benchmarks(cfg, route, identity, report, hooks)
             finally:
                 hooks.measuring(False)
         except BaseException as err:

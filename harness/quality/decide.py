@@ -9,7 +9,9 @@ is the one the full run sends and the answer cache serves a later full run witho
 asking again. After each round lm-eval's per-document scores feed the tests of
 :mod:`harness.quality.decide_stats`; the benchmark stops at the first look that
 settles its decision. Each round's end is a look, and the only looks: the exact test
-of a right/wrong benchmark has its boundaries computed for that schedule. When every
+of a right/wrong benchmark has its boundaries computed for that schedule. A set that
+no answers could settle before its last document (``decide_reach.py``: a small one)
+is asked in one round, as the plain run asks it. When every
 document ends up asked, the score is lm-eval's own over the full set (answered from
 the cache), exactly as the full run scores it.
 """
@@ -30,6 +32,7 @@ from harness.data.benchmarks import task_data
 from harness.errors import ConfigError, HarnessError, ProtocolError
 from harness.profiles import Benchmark
 from harness.quality.config import QualityConfig
+from harness.quality.decide_reach import earliest_decision
 from harness.quality.decide_stats import ALPHA, Decider, Design, Stratum, look_every, schedule
 from harness.quality.hooks import QualityHooks
 from harness.quality.report import BenchmarkResult, DecideRecord, SettledBy
@@ -171,6 +174,13 @@ def run_decided(
         return result
     design, total = plan.design, plan.design.total
     every = look_every(total, cfg.spec.num_concurrent)
+    if earliest_decision(design, every) is None:
+        # no answers could settle it before the last document: one round, the plain run
+        hooks.note(
+            f"{bench.title}: undecided until all {total} documents are answered: "
+            "asking them in one round"
+        )
+        return _one_round(cfg, bench, task_manager, transport)
     lm = build_lm(cfg, bench, transport)
     dec = Decider(design, every=every)  # the exact test's looks: the ends of these rounds
     rows: dict[str, list[dict[str, Any]]] = defaultdict(list)
@@ -259,6 +269,32 @@ def _leaf_means(plan: Plan, dec: Decider) -> dict[str, float]:
     return {t: c / k for t, (c, k) in sums.items() if k}
 
 
+def _one_round(
+    cfg: QualityConfig, bench: Benchmark, task_manager: Any, transport: Transport
+) -> BenchmarkResult:
+    """Every document in one ``simple_evaluate`` (the official call), recorded as decided
+    on the complete set."""
+    result = run_benchmark(cfg, bench, task_manager, transport)
+    if result.score is not None:
+        result.decide = _complete_record(result, looks=1)
+    return result
+
+
+def _complete_record(result: BenchmarkResult, looks: int) -> DecideRecord:
+    assert result.score is not None
+    return DecideRecord(
+        asked=result.n,
+        total=result.n,
+        decision="pass" if result.passed else "fail",
+        settled_by="complete",
+        alpha=ALPHA,
+        projected=result.score,
+        ci_low=result.score,
+        ci_high=result.score,
+        looks=looks,
+    )
+
+
 def _complete(
     cfg: QualityConfig,
     bench: Benchmark,
@@ -274,15 +310,5 @@ def _complete(
     fill_counts(result, transport)
     result.wall_s = time.perf_counter() - started
     if result.score is not None:
-        result.decide = DecideRecord(
-            asked=result.n,
-            total=result.n,
-            decision="pass" if result.passed else "fail",
-            settled_by="complete",
-            alpha=ALPHA,
-            projected=result.score,
-            ci_low=result.score,
-            ci_high=result.score,
-            looks=looks,
-        )
+        result.decide = _complete_record(result, looks)
     return result

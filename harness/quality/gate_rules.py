@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+from harness.data.samples import SAMPLE_KEY, SAMPLE_REASON
 from harness.quality.report import BenchmarkResult, QualityReport
+from harness.quality.stats import score_interval
 from harness.risk import FlagKind, RiskFlag
-from harness.stats import binomial_stderr
 from harness.verdict import Judgement, Reason, partial, risk
 
 
@@ -19,6 +20,8 @@ def quality_rules(rep: QualityReport, expected: list[str] | None = None) -> Judg
                     source="quality", text=f"quality gate {name} was not measured", incomplete=True
                 )
             )
+    # harness's sample data says nothing of the grader's set: no gate passes on it
+    sample = SAMPLE_KEY in rep.non_official
     for b in rep.benchmarks:
         if b.score is None:
             why = b.error or "no score"
@@ -26,8 +29,8 @@ def quality_rules(rep: QualityReport, expected: list[str] | None = None) -> Judg
                 Reason(source="quality", text=f"{b.title}: no score ({why})", incomplete=True)
             )
             continue
-        se = binomial_stderr(b.score, b.n)
-        unc = f", ±{se:.3f} sampling error at n={b.n}" if se is not None else ""
+        ci = score_interval(b.score, b.n)
+        unc = f" ({ci.text()})" if ci is not None else ""
         judged = b.judged_score  # the grader's round(score, 4), as its script compares
         assert judged is not None
         shown = f"{judged:.3f}" if round(judged, 3) == judged else f"{judged:.4f}"
@@ -37,21 +40,20 @@ def quality_rules(rep: QualityReport, expected: list[str] | None = None) -> Judg
                 f"{b.title}: {b.grader_abort} ({b.grader_aborts} requests; "
                 f"harness's own score {b.score:.3f})"
             )
-            reasons.append(
-                Reason(source="quality", text=f"quality gate failed: {text}", blocking=True)
-            )
+            reason = Reason(source="quality", text=f"quality gate failed: {text}", blocking=True)
         elif b.decide is not None and b.decide.stopped_early:
             reason, flag = _decided(b)
-            reasons.append(reason)
             flags.append(flag)
         elif judged < b.threshold:
-            reasons.append(
-                Reason(source="quality", text=f"quality gate failed: {line}", blocking=True)
-            )
+            reason = Reason(source="quality", text=f"quality gate failed: {line}", blocking=True)
         else:
-            reasons.append(Reason(source="quality", text=f"quality gate passed: {line}"))
+            reason = Reason(source="quality", text=f"quality gate passed: {line}")
+        if sample:
+            reason = _on_samples(reason)
+        reasons.append(reason)
         estimated = b.decide is not None and b.decide.stopped_early  # its risk says it all
-        if se is not None and not estimated and abs(b.score - b.threshold) <= 2 * se:
+        near = ci is not None and ci.low <= b.threshold <= ci.high
+        if near and not estimated and not sample:
             text = f"quality: {b.title} is within its sampling error of the threshold ({line})"
             flags.append(risk(FlagKind.NEAR_THRESHOLD, "quality", text))
         if b.errors:
@@ -63,12 +65,32 @@ def quality_rules(rep: QualityReport, expected: list[str] | None = None) -> Judg
         if b.thinking_stats and b.thinking_stats.lost_to_budget and not own_cap:
             text = f"quality: {b.thinking_stats.lost_to_budget} {b.title} answers lost to the thinking budget"
             flags.append(risk(FlagKind.THINKING_BUDGET, "quality", text))
-    if not rep.official and rep.non_official:
-        text = f"quality measured with non-official settings: {rep.non_official}"
+    if sample:
+        text = (
+            f"quality measured on {rep.non_official[SAMPLE_KEY]}: no quality gate passes on "
+            f"it; the grader's data: harness data fetch"
+        )
+        flags.append(risk(FlagKind.SAMPLE_DATA, "quality", text))
+    settings = {k: v for k, v in rep.non_official.items() if k != SAMPLE_KEY}
+    if not rep.official and settings:
+        text = f"quality measured with non-official settings: {settings}"
         flags.append(risk(FlagKind.NON_OFFICIAL, "quality", text))
     if not rep.complete:
         reasons.append(partial("quality", QualityReport.FILENAME))
     return reasons, flags
+
+
+def _on_samples(reason: Reason) -> Reason:
+    """A benchmark scored on the sample data: a failure still fails (FAIL-safe), a pass is
+    no pass: the quality gate stays undecided (INCOMPLETE), as for a missing benchmark."""
+    if reason.blocking:
+        return reason.model_copy(update={"text": f"{reason.text}, on {SAMPLE_REASON}"})
+    text = reason.text.replace("quality gate passed: ", "", 1)
+    return Reason(
+        source="quality",
+        text=f"quality not judged on {SAMPLE_REASON}: {text}",
+        incomplete=True,
+    )
 
 
 def _decided(b: BenchmarkResult) -> tuple[Reason, RiskFlag]:
@@ -85,7 +107,11 @@ def _decided(b: BenchmarkResult) -> tuple[Reason, RiskFlag]:
     reason = Reason(
         source="quality", text=f"quality gate {verb}: {line}", blocking=d.decision != "pass"
     )
-    how = "its decision certain" if d.settled_by == "certain" else f"at risk {d.risk or 0:.2g}"
+    how = (
+        "its decision certain"
+        if d.settled_by == "certain"
+        else f"error risk ≤ {(d.risk or 0.0) * 100:.2g} %"
+    )
     text = (
         f"quality: {b.title} is an estimate (--decide stopped, {how}, after {d.asked} of "
         f"{d.total} documents); re-run without --decide into the same folder to "

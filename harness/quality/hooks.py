@@ -28,6 +28,9 @@ class QualityHooks:
         """The progress sink of one benchmark's requests."""
         return NoProgress()
 
+    def note(self, text: str) -> None:
+        """One line the run has to say (e.g. why cached answers are not reused)."""
+
     def partial(self, path: Path) -> None:
         """The run stopped early; what it measured is saved at ``path``."""
 

@@ -27,6 +27,7 @@ from harness.quality.console import ConsoleHooks
 from harness.quality.core import exit_code, measure_quality
 from harness.quality.gate_rules import quality_metrics, quality_rules
 from harness.quality.hooks import NO_HOOKS, QualityHooks
+from harness.quality.preflight import preflight
 from harness.quality.render import render_report
 from harness.quality.report import QualityReport
 from harness.quality.samples import read_samples
@@ -37,6 +38,12 @@ from harness.verdict import Judgement
 
 def run(cfg: QualityConfig, env: RunEnv[QualityHooks]) -> QualityReport:
     return measure_quality(cfg, provenance=env.provenance, hooks=env.hooks)
+
+
+def check_first(cfg: QualityConfig) -> None:
+    """What the quality step needs before anything is measured: its benchmarks, their data
+    and punkt_tab (quality/preflight.py), so ``gate --url`` stops before its latency run."""
+    preflight(cfg)
 
 
 def rules(report: QualityReport, inputs: GateInputs) -> Judgement:
@@ -95,6 +102,7 @@ KIND: MeasurementKind[QualityConfig, QualityOverrides, QualityReport, QualityHoo
         required=required,
         rules=rules,
         gate_step="server",
+        preflight=check_first,
         console=KindConsole(hooks=console_only(ConsoleHooks), render=render),
         compare=KindCompare(load_extra=samples_beside, differences=differences, compare=compare),
         views=quality_views.sections,

@@ -16,6 +16,7 @@ from harness.data.benchmarks import task_data
 from harness.data.hf_cache import DataRoute, choose_route, datasets_cache_dir, missing_from_cache
 from harness.data.layout import require_data
 from harness.data.punkt import ensure_punkt
+from harness.data.validate import require_readable
 from harness.errors import DataMissingError, UnreachableError
 from harness.quality.config import QualityConfig
 
@@ -38,6 +39,7 @@ def preflight(cfg: QualityConfig) -> DataRoute:
             )
     else:
         require_data(cfg.data_dir, tasks)
+        require_readable(cfg.data_dir, tasks)
     if any(task_data(t).needs_punkt for t in tasks):
         ensure_punkt(cfg.nltk_data)
     return route

@@ -19,15 +19,23 @@ from harness.quality.views import sections
 from harness.view.console import print_sections
 
 
+def rate_text(asked: int, cached: int, elapsed_s: float | None) -> str:
+    """Requests per second over the answers the server gave; answers from the cache take
+    no time and are no rate: ``cached`` while nothing was asked yet."""
+    if asked and elapsed_s:
+        return f"{asked / elapsed_s:.2f} req/s"
+    return "cached" if cached else "-"
+
+
 class RichProgress:
-    """One rich task per benchmark: done/total, requests/s, ETA."""
+    """One rich task per benchmark: done/total, requests/s of the answers asked, ETA."""
 
     def __init__(self, console: Console) -> None:
         self.progress = Progress(
             TextColumn("{task.description:<14}"),
             BarColumn(),
             MofNCompleteColumn(),
-            TextColumn("{task.fields[rate]:>6} req/s"),
+            TextColumn("{task.fields[rate]:>11}"),
             TextColumn("cached {task.fields[cached]} failed {task.fields[failed]}"),
             TimeElapsedColumn(),
             TextColumn("ETA"),
@@ -52,7 +60,7 @@ class _Sink:
         self.progress = progress
         self.title = title
         self.task: TaskID | None = None
-        self.cached = self.failed = 0
+        self.cached = self.failed = self.asked = 0
 
     def start(self, total: int) -> None:
         if self.task is None:
@@ -69,12 +77,12 @@ class _Sink:
         assert self.task is not None
         self.cached += cached
         self.failed += failed
+        self.asked += not cached
         task = self.progress.tasks[self.task]
-        speed = task.speed
         self.progress.update(
             self.task,
             advance=1,
-            rate=f"{speed:.2f}" if speed else "-",
+            rate=rate_text(self.asked, self.cached, task.elapsed),
             cached=self.cached,
             failed=self.failed,
         )

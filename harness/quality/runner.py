@@ -36,16 +36,6 @@ from harness.stats import achieved_concurrency
 log = logging.getLogger(__name__)
 
 
-def cache_identity(cfg: QualityConfig) -> str:
-    """The cache key's server identity, taken without asking the server anything.
-
-    The grader's quality script sends nothing but one ``GET /ping`` before its
-    benchmarks, so neither does harness: the URL, endpoint and the body's model
-    name from the profile stand in for the server's own model list.
-    """
-    return f"{cfg.endpoint_url}|{cfg.model_name}"
-
-
 def build_lm(cfg: QualityConfig, bench: Benchmark, transport: Transport) -> Any:
     spec, server = cfg.spec, cfg.profile.server
     if bench.client == "grader":
@@ -260,7 +250,8 @@ def new_transport(
     return Transport(
         TransportOptions(
             url=cfg.endpoint_url,
-            fingerprint=cache_identity(cfg),
+            # the identity whose answers this run reuses (resume.py: open_answers)
+            fingerprint=cache.scope if cache is not None and cache.scope else cfg.endpoint_url,
             attempts=spec.attempts,
             retry_sleeps_s=tuple(spec.retry_sleeps_s),
             timeout_s=None if stream else spec.request_timeout_s,

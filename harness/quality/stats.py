@@ -122,3 +122,54 @@ def thinking_stats(
         think_tokens_mean=(sum(tokens) / len(tokens)) if tokens else None,
         extracted=extracted,
     )
+
+
+# --- the sampling interval of a limited run's score (gate line, console, compare) ---
+
+Z95 = 1.959963984540054  # the normal quantile of a two-sided 95 % interval
+
+
+@dataclass(frozen=True)
+class ScoreInterval:
+    """The full set's score as a limited run's ``n`` documents bound it (Wilson, 95 %)."""
+
+    low: float
+    high: float
+    n: int
+
+    def text(self) -> str:
+        return f"95 % interval {self.low:.3f}–{self.high:.3f} at n={self.n}"
+
+
+def score_interval(score: float | None, n: int, z: float = Z95) -> ScoreInterval | None:
+    """The Wilson score interval of an accuracy ``score`` measured on ``n`` documents.
+
+    Honest where ``score ± z·se`` is not: at ``n = 1`` or a score of 0 or 1 it stays
+    wide (1 of 1 right: 0.207–1.000), never outside [0, 1]. It is the set of true rates
+    that a score test at level ``z`` does not reject, so :func:`pass_probability` (the
+    same test against the threshold) is ≥ 0.975 exactly when the whole interval passes.
+    None without a score or documents."""
+    if score is None or n <= 0:
+        return None
+    p = min(1.0, max(0.0, float(score)))
+    z2 = z * z
+    den = 1.0 + z2 / n
+    mid = (p + z2 / (2 * n)) / den
+    half = z * math.sqrt(p * (1.0 - p) / n + z2 / (4.0 * n * n)) / den
+    return ScoreInterval(max(0.0, mid - half), min(1.0, mid + half), n)
+
+
+def pass_probability(score: float | None, n: int, threshold: float) -> float | None:
+    """P(the full set's score ≥ ``threshold``), read off the same score test as
+    :func:`score_interval`: ``Φ((score − t) / √(t(1 − t)/n))``, the error taken at the
+    threshold (so 1 of 1 right against 0.814 is 0.68, not a certainty). A threshold at 0
+    or 1 leaves no doubt: 1 or 0. None without a score or documents."""
+    if score is None or n <= 0:
+        return None
+    t = float(threshold)
+    if t <= 0.0:
+        return 1.0
+    if t >= 1.0:
+        return 1.0 if score >= 1.0 else 0.0
+    zscore = (float(score) - t) / math.sqrt(t * (1.0 - t) / n)
+    return 0.5 * (1.0 + math.erf(zscore / math.sqrt(2.0)))

@@ -6,27 +6,38 @@ from __future__ import annotations
 import time
 
 from harness.data.hf_cache import DataRoute
-from harness.quality.cache import ResponseCache
 from harness.quality.config import QualityConfig
 from harness.quality.decide import run_decided
 from harness.quality.hooks import QualityHooks
+from harness.quality.identity import ServerIdentity
 from harness.quality.report import QualityReport
-from harness.quality.runner import cache_identity, new_transport, run_benchmark, task_manager_for
+from harness.quality.resume import open_answers
+from harness.quality.runner import new_transport, run_benchmark, task_manager_for
 
 
 def run_benchmarks(
-    cfg: QualityConfig, route: DataRoute, report: QualityReport, hooks: QualityHooks
+    cfg: QualityConfig,
+    route: DataRoute,
+    identity: ServerIdentity,
+    report: QualityReport,
+    hooks: QualityHooks,
 ) -> QualityReport:
     """Every benchmark in order; ``report`` is filled (and saved) as each one ends.
 
     The caller (the quality core) has checked the data, waited for the server and set
-    lm-eval's offline environment: this is only the benchmarks."""
-    report.server_fingerprint = cache_identity(cfg)  # harness's own label, not asked
+    lm-eval's offline environment: this is only the benchmarks. The answer cache reuses
+    only answers ``identity`` gave (resume.py)."""
+    report.server_fingerprint = identity.label()
     report.provenance.tokenizer = cfg.profile.server.tokenizer
     task_manager = task_manager_for(cfg, route, report)
-    cache = ResponseCache(cfg.folder / "cache" / "answers.sqlite")
-    if not cfg.resume:
-        cache.clear()
+    cache = open_answers(
+        cfg.folder,
+        cfg.url,
+        identity,
+        fresh=not cfg.resume,
+        reuse_any=cfg.resume_answers,
+        say=hooks.note,
+    )
     started = time.perf_counter()
     try:
         for bench in cfg.benchmarks():

@@ -9,8 +9,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Protocol
 
+from harness.data.samples import SAMPLE_KEY, SAMPLE_REASON
 from harness.quality.report import BenchmarkResult, DecideRecord, QualityReport
-from harness.stats import binomial_stderr
+from harness.quality.stats import score_interval
 from harness.view import fmt
 from harness.view.chart import Bars, BarSeries, Color
 from harness.view.model import Cell, Figure, Section, Table, Text, Tone, section, table, text
@@ -42,6 +43,7 @@ def benchmark_table(rep: QualityReport) -> Table:
         [
             b.title,
             fmt.num(b.judged_score, ".4f"),  # the grader's round(score, 4), the one judged
+            _interval_cell(b),
             f"{b.threshold:.3f}",
             _verdict(b),
             str(b.n),
@@ -53,10 +55,18 @@ def benchmark_table(rep: QualityReport) -> Table:
         ]
         for b in rep.benchmarks
     ]
-    cols = ["benchmark", "score", "gate", "verdict", "n", "think", "max_tok", "wall s", "conc"]
+    cols = ["benchmark", "score", "95 % interval", "gate", "verdict", "n", "think", "max_tok"]
+    cols += ["wall s", "conc"]
     cols.append("errors")
     title = f"quality — {rep.url}{rep.endpoint}"
     return table("quality", title, cols, rows, left=["benchmark", "verdict", "think"])
+
+
+def _interval_cell(b: BenchmarkResult) -> str:
+    """The full set's score as the documents scored bound it (Wilson, quality/stats.py);
+    an early-stopped ``--decide`` benchmark's own interval is in its note."""
+    ci = score_interval(b.score, b.n)
+    return "-" if ci is None else f"{ci.low:.3f}–{ci.high:.3f}"
 
 
 def decide_line(d: DecideRecord) -> str:
@@ -67,7 +77,10 @@ def decide_line(d: DecideRecord) -> str:
     if d.settled_by == "certain":
         why = "certain (no answer of the rest can change it)"
     elif d.settled_by == "risk":
-        why = f"risk {d.risk or 0:.2g} < {d.alpha:g} that the full set lands on the other side"
+        why = (
+            f"error risk ≤ {(d.risk or 0.0) * 100:.2g} % (≤ {d.alpha * 100:g} % allowed) that "
+            "the full set lands on the other side"
+        )
     else:
         why = "the grader's run would abort"
     return (
@@ -118,11 +131,11 @@ def subtask_table(b: BenchmarkResult) -> Table:
 
 
 def _interval(score: float | None, n: int) -> tuple[float, float]:
-    """The 95 % sampling interval's reach below and above the score, kept within 0..1."""
-    if score is None:
+    """The 95 % sampling interval's reach below and above the score (Wilson: within 0..1)."""
+    ci = score_interval(score, n)
+    if score is None or ci is None:
         return (0.0, 0.0)
-    half = 1.96 * (binomial_stderr(score, n) or 0.0)
-    return (min(half, score), min(half, 1.0 - score))
+    return (max(0.0, score - ci.low), max(0.0, ci.high - score))
 
 
 def score_chart(rows: Sequence[ScoreFigures], key: str = "quality") -> Bars | None:
@@ -159,7 +172,10 @@ def sections(rep: QualityReport) -> list[Section]:
         None: ("INCOMPLETE", "warn"),
     }
     word, tone = verdict[rep.passed]
-    non_official = f"NON-OFFICIAL settings: {rep.non_official}" if rep.non_official else ""
+    settings = {k: v for k, v in rep.non_official.items() if k != SAMPLE_KEY}
+    non_official = f"NON-OFFICIAL settings: {settings}" if settings else ""
+    sample = rep.non_official.get(SAMPLE_KEY)
+    on = f", on {SAMPLE_REASON}" if sample else ""
     limit = "" if rep.limit is None else f"limit {rep.limit:g}"
     return [
         section(
@@ -169,9 +185,10 @@ def sections(rep: QualityReport) -> list[Section]:
             *(n for b in rep.benchmarks for n in _notes(b)),
             *(subtask_table(b) for b in rep.benchmarks if b.subtasks),
             text(non_official, tone="warn"),
+            text(f"NON-OFFICIAL data: {sample}" if sample else "", tone="warn"),
             text(
-                f"quality: {word} in {rep.wall_s:.1f} s" + (f" ({limit})" if limit else ""),
-                tone=tone,
+                f"quality: {word} in {rep.wall_s:.1f} s" + (f" ({limit})" if limit else "") + on,
+                tone="warn" if sample else tone,
             ),
             Figure(chart) if chart else None,
         )

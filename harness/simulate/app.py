@@ -40,6 +40,7 @@ class Simulator:
         self._conns: dict[tuple[int, int | None], list[int]] = {}
         self.received = ReceiveStamps()  # filled by the listening site (receive.py)
         self.counters = SimCounters()  # served at /metrics (metrics.py)
+        self.started_at = time.time()  # process_start_time_seconds: a restart is a new server
 
     # ---- connection identity: (transport id, peer port) -> [conn id, requests so far]
     def _conn(self, request: web.Request) -> tuple[int, int | None, int]:
@@ -126,7 +127,7 @@ class Simulator:
         return json_response(dumps({"object": "list", "data": data}), 200, None)
 
     async def _metrics(self, request: web.Request) -> web.StreamResponse:
-        text = exposition(self.counters, self.cfg.models[0], self.cfg)
+        text = exposition(self.counters, self.cfg.models[0], self.cfg, self.started_at)
         return web.Response(text=text, content_type="text/plain", charset="utf-8")
 
     async def _version(self, request: web.Request) -> web.StreamResponse:

@@ -5,6 +5,9 @@ cache and the cached ones (``Plan.cached_tokens``, whole 16-token blocks), promp
 and generated tokens, finished requests. No speculative decoding and no
 preemptions are simulated, so those counters stay at zero; the KV-cache gauge
 is 0. Deterministic: the same requests in the same order give the same numbers.
+``process_start_time_seconds`` (as prometheus_client's process collector and vLLM
+expose it) is when this simulator started, in seconds since the epoch: a restarted
+simulator is a different server (the quality answer cache keys on it).
 """
 
 from __future__ import annotations
@@ -65,8 +68,12 @@ def config_info(cfg: SimConfig) -> list[str]:
     ]
 
 
-def exposition(c: SimCounters, model: str, cfg: SimConfig | None = None) -> str:
-    """Prometheus text format 0.0.4, the way vLLM labels its samples."""
+def exposition(
+    c: SimCounters, model: str, cfg: SimConfig | None = None, started_at: float | None = None
+) -> str:
+    """Prometheus text format 0.0.4, the way vLLM labels its samples; its knobs as
+    ``harness_sim:config_info``; ``started_at`` (epoch seconds) as
+    ``process_start_time_seconds``."""
     lab = f'{{engine="0",model_name="{model}"}}'
     rows = [
         ("vllm:prefix_cache_queries", "counter", "Prefix cache queries, in terms of number of queried tokens.", c.prefix_cache_queries),
@@ -96,4 +103,10 @@ def exposition(c: SimCounters, model: str, cfg: SimConfig | None = None) -> str:
     ]
     if cfg is not None:
         lines += config_info(cfg)
+    if started_at is not None:
+        lines += [
+            "# HELP process_start_time_seconds Start time of the process since unix epoch in seconds.",
+            "# TYPE process_start_time_seconds gauge",
+            f"process_start_time_seconds {started_at!r}",
+        ]
     return "\n".join(lines) + "\n"

@@ -160,7 +160,8 @@ def test_three_benchmarks_end_to_end_offline(harness_run):
     for b in report.benchmarks:
         assert b.error is None and b.score is not None and b.errors == 0
         assert b.max_tokens_sent == int(CAP)
-    assert report.non_official == {"max_gen_toks": int(CAP)} and not report.official
+    assert report.non_official["max_gen_toks"] == int(CAP) and not report.official
+    assert set(report.non_official) == {"max_gen_toks", "sample_data"}  # tasks/samples
     gpqa = report.benchmarks[2]
     assert gpqa.thinking_stats is not None and gpqa.thinking_stats.answers == gpqa.requests
     bodies = generation_bodies(harness_run["recorded"])

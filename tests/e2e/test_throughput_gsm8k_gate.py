@@ -47,7 +47,8 @@ def test_gsm8k_gate_through_the_paris_profile(
     )
     report = QualityReport.load(out)
     assert report.endpoint == "/v1/chat/completions"
-    assert report.non_official == {"max_gen_toks": 96} and not report.official
+    assert report.non_official["max_gen_toks"] == 96 and not report.official
+    assert set(report.non_official) == {"max_gen_toks", "sample_data"}  # tasks/samples
     (gsm,) = report.benchmarks
     assert (gsm.task, gsm.metric, gsm.threshold) == (
         "gsm8k_cot",

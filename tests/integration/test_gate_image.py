@@ -17,6 +17,7 @@ from pathlib import Path
 import docker
 import pytest
 
+from harness.data.layout import SAMPLES_DIR
 from tests.fixtures.podman import PROGRAM_STUB, PodmanService, build_image, model_files
 
 pytestmark = [pytest.mark.podman, pytest.mark.timeout(300)]
@@ -49,12 +50,14 @@ def test_gate_image_fails_on_missing_endpoints(podman: PodmanService, tmp_path: 
             str(run),
             "--ready-timeout",
             "60",
+            "--data-dir",  # the gate checks quality's data before its first step
+            str(SAMPLES_DIR),
             "--json",
         ],
         capture_output=True,
         text=True,
         timeout=280,
-        env=dict(os.environ),
+        env=dict(os.environ, HARNESS_CACHE_DIR=str(tmp_path / "cache")),
     )
     assert proc.returncode == 1, proc.stderr[-3000:]
     gate = json.loads(proc.stdout)

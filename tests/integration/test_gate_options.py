@@ -76,14 +76,17 @@ def test_judging_a_folder_imports_no_docker(paris_run) -> None:
     assert out.stdout.strip().splitlines()[-1] == "4 []"
 
 
-def test_ready_timeout_reaches_check(tmp_path: Path, capsys) -> None:
-    """A server still loading: the gate's --ready-timeout is what check waits (not its 30 s)."""
+def test_ready_timeout_reaches_check(tmp_path: Path, monkeypatch, capsys) -> None:
+    """A server still loading: the gate's --ready-timeout is what check waits (not its 30 s).
+    (Quality's data is there: the gate checks it before its first step.)"""
+    monkeypatch.setenv("HARNESS_CACHE_DIR", str(tmp_path / "cache"))  # punkt_tab is written here
     url = f"http://127.0.0.1:{free_port()}"
-    argv = ["gate", "--url", url, "--ready-timeout", "1", "--out", str(tmp_path), "--quiet"]
+    argv = ["gate", "--url", url, "--ready-timeout", "1", "--out", str(tmp_path / "r"), "--quiet"]
+    argv += ["--data-dir", str(SAMPLES_DIR)]
     assert main(argv) == 3  # unreachable: the later steps are not run
     err = capsys.readouterr().err
     assert f"{url} is unreachable: GET {url}/ping for " in err and "(1 attempts" in err
-    gate = GateReport.load(tmp_path)
+    gate = GateReport.load(tmp_path / "r")
     assert gate.verdict == "INCOMPLETE"
 
 

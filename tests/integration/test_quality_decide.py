@@ -16,6 +16,7 @@ from pathlib import Path
 import pytest
 
 from harness.cli import main
+from harness.data.layout import SAMPLES_DIR
 from harness.data.punkt import write_punkt_tab
 from harness.profiles import PROFILES_DIR
 from harness.quality.gate_rules import quality_rules
@@ -158,3 +159,20 @@ def test_decide_settles_a_pass_and_a_complete_set_is_scored_as_the_full_run(
     assert whole.decide.settled_by == "complete" and whole.decide.asked == 60
     assert whole.score == score and whole.n == 60 and whole.requests == 60
     assert len(_asked(sim)) == 60  # the closing full evaluation came from the cache
+
+
+def test_a_set_no_early_look_can_settle_is_asked_in_one_round(sim_process, tmp_path, capsys):
+    """5 GPQA questions fit in one round: asked once, scored once, as the plain run."""
+    sim = sim_process(ttft_ms=2, itl_ms=0)
+    argv = ["quality", "--url", sim.url, "--data-dir", str(SAMPLES_DIR)]
+    argv += ["--out", str(tmp_path / "run"), "--limit", "1.0", "--max-gen-toks", "8"]
+    assert main([*argv, "--only", "gpqa_diamond", "--decide", "--seed", "3"]) == 1
+    said = capsys.readouterr().out
+    assert (
+        "GPQA-Diamond: undecided until all 5 documents are answered: asking them in one round"
+        in said
+    )
+    (gpqa,) = QualityReport.load(tmp_path / "run").benchmarks
+    assert gpqa.decide is not None and gpqa.decide.settled_by == "complete"
+    assert gpqa.decide.looks == 1 and gpqa.decide.asked == gpqa.n == 5
+    assert gpqa.requests == 5 and gpqa.cached == 0 and len(_asked(sim)) == 5

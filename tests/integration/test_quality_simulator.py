@@ -114,7 +114,9 @@ def test_bodies_thinking_caps_and_concurrency_at_the_server(sim_process, tmp_pat
         assert e.body["max_tokens"] == 12288
     assert _peak(mmlu) == 8  # 14 requests, concurrency 8, measured at the server
     assert by["mmlu_pro"].concurrency_max == 8
-    assert report.official and report.non_official == {}
+    # the sample data: harness's own rows, recorded as such (never the grader's score)
+    assert not report.official and list(report.non_official) == ["sample_data"]
+    assert report.non_official["sample_data"].startswith("sample data, not the grader's set: ")
     assert (tmp_path / "run" / "samples_mmlu_pro.jsonl").exists()
     first = json.loads((tmp_path / "run" / "samples_ifeval.jsonl").read_text().splitlines()[0])
     assert {"prompt", "response", "extracted", "target", "correct"} <= set(first)
@@ -137,7 +139,8 @@ def test_failing_server_gives_empty_answers_and_a_complete_run(sim_process, tmp_
     assert rc == 1
     report = QualityReport.load(tmp_path / "run")
     assert report.complete and not report.official
-    assert report.non_official == {"max_gen_toks": 16}
+    assert report.non_official["max_gen_toks"] == 16
+    assert set(report.non_official) == {"max_gen_toks", "sample_data"}
     total_errors = sum(b.errors for b in report.benchmarks)
     total_retries = sum(b.retries for b in report.benchmarks)
     failed_at_server = sum(1 for e in sim.fetch_log() if e.status and e.status >= 500)

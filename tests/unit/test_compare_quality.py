@@ -6,8 +6,8 @@ import pytest
 
 from harness.compare.comparable import quality_differences
 from harness.compare.quality import compare_benchmark, items
-from harness.compare.stats import pass_probability
 from harness.quality.report import BenchmarkResult, QualityReport
+from harness.quality.stats import pass_probability
 
 METRIC = "exact_match,custom-extract"
 

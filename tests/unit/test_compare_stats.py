@@ -1,8 +1,6 @@
-"""Pure A/B statistics with literal numbers: McNemar, pass probability, bootstrap CIs, verdicts."""
+"""Pure A/B statistics with literal numbers: McNemar, bootstrap CIs (pass probability: test_quality_interval.py), verdicts."""
 
 from __future__ import annotations
-
-import math
 
 import pytest
 
@@ -11,7 +9,6 @@ from harness.compare.stats import (
     diff_of_medians_ci,
     mcnemar_exact,
     normal_cdf,
-    pass_probability,
     score_diff_ci,
     verdict,
     weighted_throughput_diff_ci,
@@ -37,22 +34,6 @@ def test_mcnemar_no_discordant_pairs_is_one():
 def test_normal_cdf():
     assert normal_cdf(0) == 0.5
     assert normal_cdf(1.959963984540054) == pytest.approx(0.975)
-
-
-def test_pass_probability_model():
-    # score 0.7 on 100 items, threshold 0.621: p̃ = 70.5/101
-    p_t = 70.5 / 101
-    se = math.sqrt(p_t * (1 - p_t) / 100)
-    assert pass_probability(0.7, 100, 0.621) == pytest.approx(normal_cdf((0.7 - 0.621) / se))
-    # on the threshold: a coin flip
-    assert pass_probability(0.621, 50, 0.621) == pytest.approx(0.5)
-    # a perfect score on one item still carries sampling error
-    assert 0.5 < pass_probability(1.0, 1, 0.8) < 1.0  # type: ignore[operator]
-
-
-def test_pass_probability_empty():
-    assert pass_probability(None, 10, 0.5) is None
-    assert pass_probability(0.5, 0, 0.5) is None
 
 
 def test_diff_of_medians_ci_empty_and_single():

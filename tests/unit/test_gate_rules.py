@@ -1,6 +1,7 @@
 """The gate's rules over literal reports."""
 
 from harness.conformance.model import Check, CheckReport, Result
+from harness.data.samples import SAMPLE_KEY, SAMPLE_REASON
 from harness.gate.report import Verdict
 from harness.gate.rules import GateInputs, judge, required_reports
 from harness.image.gate_rules import package_rules
@@ -151,8 +152,40 @@ def test_quality_below_threshold_fails_with_uncertainty():
     )
     assert verdict is Verdict.FAIL
     (blocking,) = [r for r in reasons if r.blocking]
-    assert blocking.text.startswith(
-        "quality gate failed: GPQA-Diamond 0.590 < 0.630, ±0.110 sampling error at n=20"
+    assert blocking.text == (
+        "quality gate failed: GPQA-Diamond 0.590 < 0.630 (95 % interval 0.378–0.773 at n=20)"
+    )
+
+
+def _on_samples(rep: QualityReport) -> QualityReport:
+    rep.official = False
+    rep.non_official = {SAMPLE_KEY: f"{SAMPLE_REASON}: ifeval/train.jsonl"}
+    return rep
+
+
+def test_sample_data_never_passes_the_quality_gate():
+    """All three above their thresholds on the sample data: undecided (INCOMPLETE), with a
+    typed flag, and one right answer of one is shown as the wide interval it is."""
+    rep = _on_samples(quality_report({"mmlu_pro": 0.7, "ifeval": 1.0, "gpqa_diamond": 1.0}, n=1))
+    verdict, reasons, flags = judge(inputs(quality=rep))
+    assert verdict is Verdict.INCOMPLETE
+    quality = [r for r in reasons if r.source == "quality"]
+    assert all(r.incomplete and not r.blocking for r in quality)
+    assert (
+        "quality not judged on sample data, not the grader's set: IFEval 1.000 ≥ 0.814 "
+        "(95 % interval 0.207–1.000 at n=1)"
+    ) in [r.text for r in quality]
+    assert [f.kind for f in flags if f.source == "quality"] == [FlagKind.SAMPLE_DATA]
+
+
+def test_sample_data_failure_still_fails():
+    rep = _on_samples(quality_report({**GOOD_Q, "gpqa_diamond": 0.0}, n=1))
+    verdict, reasons, _ = judge(inputs(quality=rep))
+    assert verdict is Verdict.FAIL
+    (blocking,) = [r for r in reasons if r.blocking]
+    assert blocking.text == (
+        "quality gate failed: GPQA-Diamond 0.000 < 0.630 (95 % interval 0.000–0.793 at n=1), "
+        "on sample data, not the grader's set"
     )
 
 
