@@ -125,6 +125,12 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError(
             f"{args.run_dir} is not a run folder", hint="pass a folder under reports/ or use --url"
         )
+    if args.run_dir and args.out is not None:
+        # a folder is judged where it lies: gate.json goes beside the reports it read
+        raise UsageError(
+            f"--out {args.out}: gate RUN_DIR writes gate.json into {args.run_dir}",
+            hint="remove --out (or copy the folder first and gate the copy)",
+        )
     profile = _profile(args)
     console = make_console(args)
     prov = Provenance(

@@ -16,7 +16,7 @@ from __future__ import annotations
 import asyncio
 from dataclasses import replace
 
-from harness.errors import EXIT_FAIL, EXIT_INTERRUPTED, EXIT_USAGE, HarnessError
+from harness.errors import EXIT_FAIL, EXIT_INTERRUPTED, EXIT_TARGET, EXIT_USAGE, HarnessError
 from harness.flags import READY_TIMEOUT, Target, gate_key
 from harness.gate.hooks import GateHooks
 from harness.gate.orchestrate import GatePlan, run_step, run_steps
@@ -52,8 +52,10 @@ def measure_image(image: str, plan: GatePlan, hooks: GateHooks) -> int:
     from harness.image.run import ImageDidNotStart, image_attrs, running_image
 
     stopped = image_steps(image, plan, hooks)
-    if stopped in (EXIT_INTERRUPTED, EXIT_USAGE):
-        return stopped  # Ctrl-C; or no such image, a bad option: nothing to start
+    if stopped in (EXIT_INTERRUPTED, EXIT_USAGE, EXIT_TARGET):
+        # Ctrl-C; no such image, a bad option; or no engine (said once, by the package step):
+        # nothing to start
+        return stopped
     if (wrong := platform_failure(plan.folder)) is not None:
         # package.json carries the FAIL reason; an image for another platform cannot start
         hooks.say(f"not run: the image is for {wrong.split(':')[0]}")

@@ -285,6 +285,7 @@ def test_wrong_invocation(case: Case, where: Where) -> None:
     assert proc.returncode == case.code, out[-3000:]
     errors = [line for line in proc.stderr.splitlines() if line.startswith("harness: error: ")]
     assert errors, proc.stderr[-3000:]
+    assert len(errors) == len(set(errors)), errors  # each error said once
     line = next((e for e in errors if case.says in e), None)
     assert line is not None, errors
     assert case.todo in line, line
