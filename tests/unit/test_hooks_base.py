@@ -14,7 +14,7 @@ SHARED = {name for base in BASES for name in vars(base) if not name.startswith("
 
 
 def test_the_shared_callbacks_are_the_ones_every_waiting_core_calls() -> None:
-    assert SHARED == {"partial", "attempt", "waiting", "ready", "measuring"}
+    assert {"partial", "attempt", "waiting", "ready", "measuring"} == SHARED
 
 
 def test_every_kinds_hooks_derive_from_the_base_and_repeat_none_of_it() -> None:
