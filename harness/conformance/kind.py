@@ -31,9 +31,9 @@ def run(plan: CheckPlan, env: RunEnv[CheckHooks]) -> CheckReport:
 
 
 def exit_code(report: CheckReport) -> int:
-    from harness.conformance.core import exit_code
+    from harness.conformance.core import exit_code as core_exit_code
 
-    return exit_code(report)
+    return core_exit_code(report)
 
 
 def silent_hooks() -> CheckHooks:

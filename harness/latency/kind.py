@@ -42,9 +42,9 @@ def run(cfg: LatencyConfig, env: RunEnv[LatencyHooks]) -> LatencyReport:
 
 
 def exit_code(report: LatencyReport) -> int:
-    from harness.latency.core import exit_code
+    from harness.latency.core import exit_code as core_exit_code
 
-    return exit_code(report)
+    return core_exit_code(report)
 
 
 def silent_hooks() -> LatencyHooks:

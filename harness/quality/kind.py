@@ -43,9 +43,9 @@ def run(cfg: QualityConfig, env: RunEnv[QualityHooks]) -> QualityReport:
 
 
 def exit_code(report: QualityReport) -> int:
-    from harness.quality.core import exit_code
+    from harness.quality.core import exit_code as core_exit_code
 
-    return exit_code(report)
+    return core_exit_code(report)
 
 
 def silent_hooks() -> QualityHooks:

@@ -43,9 +43,9 @@ def run(cfg: ThroughputConfig, env: RunEnv[ThroughputHooks]) -> ThroughputReport
 
 
 def exit_code(report: ThroughputReport) -> int:
-    from harness.throughput.core import exit_code
+    from harness.throughput.core import exit_code as core_exit_code
 
-    return exit_code(report)
+    return core_exit_code(report)
 
 
 def silent_hooks() -> ThroughputHooks:

@@ -41,9 +41,9 @@ def run(cfg: VlmRunConfig, env: RunEnv[VlmHooks]) -> VlmReport:
 
 
 def exit_code(report: VlmReport) -> int:
-    from harness.vlm.core import exit_code
+    from harness.vlm.core import exit_code as core_exit_code
 
-    return exit_code(report)
+    return core_exit_code(report)
 
 
 def silent_hooks() -> VlmHooks:
