@@ -8,7 +8,7 @@ its own progress callbacks (latency/render.py, throughput/render.py, quality/con
 
 from __future__ import annotations
 
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from rich.console import Console
 from rich.progress import (
@@ -21,7 +21,8 @@ from rich.progress import (
 )
 from rich.status import Status
 
-from harness.client.readiness import ReadyResult
+if TYPE_CHECKING:  # the readiness wait loads aiohttp; a report's console never needs it
+    from harness.client.readiness import ReadyResult
 
 SAY_EVERY_S = 5.0  # a waiting line at most this often
 

@@ -10,7 +10,6 @@ from pathlib import Path
 from harness.cli.common import add_common, http_url, make_console
 from harness.errors import EXIT_OK, ConfigError, UsageError
 from harness.gate.console import ConsoleGateHooks
-from harness.gate.image import measure_image
 from harness.gate.image_id import GateImageOverrides, judged_image_id, resolve_image_id
 from harness.gate.judge import folder_profile
 from harness.gate.options import add_gate_options, options_from_args
@@ -114,6 +113,14 @@ def _check_skips(profile: Profile, skip: frozenset[str], image: bool) -> None:
         )
 
 
+def _measure_image(image: str, plan: GatePlan, hooks: ConsoleGateHooks) -> int:
+    # the container's steps (docker, the manifest's GETs) are imported only to measure one:
+    # judging a folder stays light (tests/unit/test_light_judging.py)
+    from harness.gate.image import measure_image
+
+    return measure_image(image, plan, hooks)
+
+
 def run(args: argparse.Namespace) -> int:
     modes = [m for m in (args.run_dir, args.url, args.image) if m]
     if len(modes) != 1:
@@ -169,7 +176,7 @@ def run(args: argparse.Namespace) -> int:
         # with --json, stdout carries only the verdict: the steps' tables go to stderr
         out = contextlib.redirect_stdout(sys.stderr) if args.json else contextlib.nullcontext()
         with out:
-            rc = run_steps(plan, hooks) if args.url else measure_image(args.image, plan, hooks)
+            rc = run_steps(plan, hooks) if args.url else _measure_image(args.image, plan, hooks)
     report = conclude(
         folder,
         profile,

@@ -1,13 +1,5 @@
-"""The async HTTP client every measurement uses: one shared aiohttp session per run."""
+"""The async HTTP client every measurement uses: one shared aiohttp session per run
+(``http.py``), its per-request records (``records.py``) and the failure map (``failure.py``).
 
-from harness.client.http import HttpOptions, make_session, send_request
-from harness.client.records import ErrorKind, RequestError, RequestRecord
-
-__all__ = [
-    "ErrorKind",
-    "HttpOptions",
-    "RequestError",
-    "RequestRecord",
-    "make_session",
-    "send_request",
-]
+Import the module you need: this package imports none of them, so reading a report's
+records never loads aiohttp."""

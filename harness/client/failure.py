@@ -6,16 +6,62 @@ failure of a run through :func:`describe`, and the risk flag that counts
 failures carries its short form, so a bare "HTTP 404" never stands alone: a 404
 that names a model says which model was asked for and that ``--model`` picks
 another; a 404 that does not is a missing route.
+
+What kind of failure an exception is (:class:`ErrorKind`) is decided in one
+place, :data:`AIOHTTP_ERRORS`, read by :func:`error_kind`: the request client,
+the readiness wait and the grader's throughput loop all classify aiohttp's
+exceptions there, so one exception is one kind wherever it is raised. Like
+httpx at its boundary, the table lists the most specific class first; the first
+row an exception is an instance of names its kind.
 """
 
 from __future__ import annotations
 
 import json
 import re
+from enum import StrEnum
 from typing import Any
+
+import aiohttp
 
 EXCERPT = 300  # characters of a failed answer kept in the report
 _SPACE = re.compile(r"\s+")
+
+
+class ErrorKind(StrEnum):
+    CONNECT = "connect"  # refused, DNS, reset before a response
+    TIMEOUT = "timeout"  # total or idle-read timeout
+    HTTP_STATUS = "http_status"  # status >= 400
+    DISCONNECTED = "disconnected"  # the server closed the connection mid-response
+    MALFORMED_JSON = "malformed_json"
+    MALFORMED_SSE = "malformed_sse"  # bad event JSON, no [DONE], stray bytes
+    EMPTY_CHOICES = "empty_choices"
+    CANCELLED = "cancelled"  # Ctrl-C while in flight
+
+
+# (exception class, kind), most specific first. A CONNECT row names a connection that
+# failed; once the server has answered (its status line read), the same failure is
+# DISCONNECTED: the connection broke mid-response (error_kind).
+AIOHTTP_ERRORS: tuple[tuple[type[BaseException], ErrorKind], ...] = (
+    (aiohttp.ContentTypeError, ErrorKind.MALFORMED_JSON),  # resp.json() on an answer not JSON
+    (aiohttp.ClientConnectorError, ErrorKind.CONNECT),  # refused, DNS, TLS: no connection
+    (aiohttp.ServerTimeoutError, ErrorKind.TIMEOUT),  # the connect or between-reads limit
+    (TimeoutError, ErrorKind.TIMEOUT),  # the total limit
+    (aiohttp.ServerDisconnectedError, ErrorKind.DISCONNECTED),  # the server closed it
+    (aiohttp.ClientPayloadError, ErrorKind.DISCONNECTED),  # the body broke off
+    (aiohttp.ClientResponseError, ErrorKind.HTTP_STATUS),  # a status line aiohttp refused
+    (aiohttp.ClientConnectionError, ErrorKind.CONNECT),  # reset, broken pipe, other OS errors
+    (aiohttp.ClientError, ErrorKind.CONNECT),  # the request never went out (invalid URL, …)
+)
+
+
+def error_kind(err: aiohttp.ClientError | TimeoutError, *, answered: bool) -> ErrorKind:
+    """The kind of a failed request's exception: the first row of :data:`AIOHTTP_ERRORS` it
+    is an instance of; a CONNECT row once the server has ``answered`` is DISCONNECTED."""
+    for cls, kind in AIOHTTP_ERRORS:
+        if isinstance(err, cls):
+            return ErrorKind.DISCONNECTED if kind is ErrorKind.CONNECT and answered else kind
+    raise TypeError(f"{type(err).__name__} is neither an aiohttp error nor a timeout")
 
 
 def excerpt(raw: bytes | str) -> str:

@@ -23,7 +23,7 @@ from typing import Any
 
 import aiohttp
 
-from harness.client.failure import no_answer
+from harness.client.failure import error_kind, no_answer
 from harness.client.records import ErrorKind, RequestError, RequestRecord, StreamEvent
 from harness.client.sse import SSESplitter
 
@@ -125,25 +125,28 @@ async def send_request(
     except asyncio.CancelledError:
         rec.error = RequestError(ErrorKind.CANCELLED, "cancelled")
         raise
-    except aiohttp.ClientConnectorError as err:
-        rec.error = RequestError(
-            ErrorKind.CONNECT, f"cannot connect to {url}: {err.os_error or err}"
-        )
-    except (TimeoutError, aiohttp.ServerTimeoutError) as err:
-        rec.error = RequestError(ErrorKind.TIMEOUT, _timeout_message(session, url, err))
-    except (aiohttp.ServerDisconnectedError, aiohttp.ClientPayloadError) as err:
-        rec.error = RequestError(ErrorKind.DISCONNECTED, f"server closed the connection: {err}")
-    except aiohttp.ClientOSError as err:
-        kind = ErrorKind.DISCONNECTED if rec.status is not None else ErrorKind.CONNECT
-        rec.error = RequestError(kind, f"{type(err).__name__}: {err}")
-    except aiohttp.ClientResponseError as err:
-        rec.error = RequestError(ErrorKind.HTTP_STATUS, str(err), status=err.status)
-    except aiohttp.ClientError as err:
-        # any other client-side protocol failure (bad status line, invalid URL...)
-        rec.error = RequestError(ErrorKind.CONNECT, f"{type(err).__name__}: {err}")
+    except (aiohttp.ClientError, TimeoutError) as err:
+        kind = error_kind(err, answered=rec.status is not None)
+        rec.error = _request_error(kind, err, session, url)
     if rec.stream and parse and rec.error is None:
         parse_stream(rec)
     return rec
+
+
+def _request_error(
+    kind: ErrorKind, err: BaseException, session: aiohttp.ClientSession, url: str
+) -> RequestError:
+    """The failure of ``kind`` (failure.error_kind) in words: which limit fired, where the
+    connection failed, or the exception itself."""
+    if kind is ErrorKind.TIMEOUT:
+        return RequestError(kind, _timeout_message(session, url, err))
+    if isinstance(err, aiohttp.ClientResponseError):
+        return RequestError(kind, str(err), status=err.status)
+    if isinstance(err, aiohttp.ClientConnectorError):
+        return RequestError(kind, f"cannot connect to {url}: {err.os_error or err}")
+    if isinstance(err, aiohttp.ServerDisconnectedError | aiohttp.ClientPayloadError):
+        return RequestError(kind, f"server closed the connection: {err}")
+    return RequestError(kind, f"{type(err).__name__}: {err}")
 
 
 def _timeout_message(session: aiohttp.ClientSession, url: str, err: BaseException) -> str:

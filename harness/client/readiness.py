@@ -31,6 +31,7 @@ from urllib.parse import urlsplit
 
 import aiohttp
 
+from harness.client.failure import ErrorKind, error_kind
 from harness.client.urllib_client import GraderPoll, poll_once_like_grader
 from harness.errors import UnreachableError, UsageError
 
@@ -48,18 +49,24 @@ class ReadyResult:
     last: str  # what the last attempt saw: "200", "503", "connection refused", ...
 
 
-def _describe(err: BaseException) -> str:
+def describe_error(err: BaseException) -> str:
+    """What one poll saw, in words; aiohttp's exceptions are classified by failure.error_kind."""
     if isinstance(err, ConnectionRefusedError):
         return REFUSED
-    if isinstance(err, aiohttp.ClientConnectorDNSError):
+    kind = (
+        error_kind(err, answered=False)
+        if isinstance(err, aiohttp.ClientError | TimeoutError)
+        else None
+    )
+    if kind is ErrorKind.TIMEOUT:
+        return "no answer (timeout)"
+    if kind is ErrorKind.CONNECT and isinstance(err, aiohttp.ClientConnectorDNSError):
         return f"host not found ({err.os_error.strerror or err.os_error})"
-    if isinstance(err, aiohttp.ClientConnectorError):
+    if kind is ErrorKind.CONNECT and isinstance(err, aiohttp.ClientConnectorError):
         os_err = err.os_error
         if isinstance(os_err, ConnectionRefusedError) or os_err.errno == errno.ECONNREFUSED:
             return REFUSED
         return f"cannot connect ({os_err.strerror})" if os_err.strerror else "cannot connect"
-    if isinstance(err, TimeoutError | asyncio.TimeoutError):
-        return "no answer (timeout)"
     return f"{type(err).__name__}: {err}"
 
 
@@ -140,7 +147,7 @@ async def probe(session: aiohttp.ClientSession, url: str, timeout_s: float = 5.0
             await resp.read()
             return str(resp.status)
     except (aiohttp.ClientError, TimeoutError, OSError) as err:
-        return _describe(err)
+        return describe_error(err)
 
 
 async def wait_ready(
@@ -254,7 +261,7 @@ async def listening(
                 _not_listening(host, port, err, elapsed if wait_s > 0 else None)
             if on_attempt:
                 on_attempt(
-                    attempt, elapsed, f"{_describe(err)} ({elapsed:.0f} s of {wait_s:.0f} s)"
+                    attempt, elapsed, f"{describe_error(err)} ({elapsed:.0f} s of {wait_s:.0f} s)"
                 )
             await asyncio.sleep(interval_s)
     writer.close()
@@ -267,11 +274,11 @@ def _not_listening(host: str, port: int, err: BaseException, waited_s: float | N
     if waited_s is not None:  # --wait-for-start was given: the wait itself ran out
         raise UnreachableError(
             f"nothing accepts connections at {host}:{port} after {waited_s:.0f} s "
-            f"({_describe(err)})",
+            f"({describe_error(err)})",
             hint="check the URL and port, or raise --ready-timeout",
         ) from None
     raise UnreachableError(
-        f"nothing accepts connections at {host}:{port} ({_describe(err)})",
+        f"nothing accepts connections at {host}:{port} ({describe_error(err)})",
         hint="check the URL and port; start the server first (harness check waits for it), "
         "or pass --wait-for-start to wait up to --ready-timeout",
     ) from None

@@ -7,22 +7,11 @@ when bytes arrive, before any parsing (docs/timing.md).
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
-from enum import StrEnum
 from typing import Any
 
+from harness.client.failure import ErrorKind as ErrorKind  # re-exported: records name it
 from harness.client.failure import server_message
 from harness.client.trace import ConnTrace
-
-
-class ErrorKind(StrEnum):
-    CONNECT = "connect"  # refused, DNS, reset before a response
-    TIMEOUT = "timeout"  # total or idle-read timeout
-    HTTP_STATUS = "http_status"  # status >= 400
-    DISCONNECTED = "disconnected"  # the server closed the connection mid-response
-    MALFORMED_JSON = "malformed_json"
-    MALFORMED_SSE = "malformed_sse"  # bad event JSON, no [DONE], stray bytes
-    EMPTY_CHOICES = "empty_choices"
-    CANCELLED = "cancelled"  # Ctrl-C while in flight
 
 
 @dataclass

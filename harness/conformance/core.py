@@ -18,25 +18,21 @@ from harness.conformance.model import Check, CheckReport
 from harness.conformance.registry import PlannedCheck
 from harness.conformance.runner import run_checks
 from harness.errors import EXIT_FAIL, EXIT_OK
+from harness.hooks import ReadinessHooks
 from harness.manifest.record import record_manifest
 from harness.runs import Provenance
 from harness.tokenizer import load_tokenizer
 
 
-class CheckHooks:
-    """Console callbacks of a check run; every one is a no-op here."""
+class CheckHooks(ReadinessHooks):
+    """Console callbacks of a check run; every one is a no-op here (``attempt`` and
+    ``partial``: harness/hooks.py)."""
 
     def starting(self, cfg: CheckConfig, n_checks: int) -> None:
         """The checks are about to run."""
 
     def result(self, check: Check) -> None:
         """One check was judged."""
-
-    def attempt(self, attempt: int, elapsed_s: float, last: str) -> None:
-        """One readiness poll was not ready: ``last`` says what it saw, with the time."""
-
-    def partial(self, path: Path) -> None:
-        """The run stopped early; the checks judged so far are saved at ``path``."""
 
 
 NO_HOOKS = CheckHooks()

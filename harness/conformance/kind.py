@@ -3,24 +3,55 @@
 from __future__ import annotations
 
 import asyncio
+from typing import TYPE_CHECKING
+
+from rich.console import Console
 
 from harness.conformance import views as conformance_views
-from harness.conformance.core import NO_HOOKS, CheckHooks, exit_code, measure_check
 from harness.conformance.gate_rules import check_rules
 from harness.conformance.model import CheckReport
 from harness.conformance.plan import CheckOverrides, CheckPlan, from_profile
-from harness.conformance.render import ConsoleHooks, render_report
 from harness.kinds.record import GateInputs, KindConsole, MeasurementKind, RunEnv
 from harness.profiles import Profile
 from harness.verdict import Judgement
 
+if TYPE_CHECKING:
+    from harness.conformance.core import CheckHooks
 
+
+# The core, its hooks and the console are imported when called (harness/kinds/record.py).
 def run(plan: CheckPlan, env: RunEnv[CheckHooks]) -> CheckReport:
+    from harness.conformance.core import measure_check
+
     return asyncio.run(
         measure_check(
             plan.cfg, plan.planned, provenance=env.provenance, folder=env.folder, hooks=env.hooks
         )
     )
+
+
+def exit_code(report: CheckReport) -> int:
+    from harness.conformance.core import exit_code as core_exit_code
+
+    return core_exit_code(report)
+
+
+def silent_hooks() -> CheckHooks:
+    from harness.conformance.core import NO_HOOKS
+
+    return NO_HOOKS
+
+
+def console_hooks(console: Console, profile: str) -> CheckHooks:
+    from harness.conformance.render import ConsoleHooks
+
+    return ConsoleHooks(console, profile)
+
+
+def render(console: Console, report: CheckReport, folder: str) -> None:
+    from harness.conformance.render import render_report
+
+    render_report(console, report, folder)
 
 
 def rules(report: CheckReport, inputs: GateInputs) -> Judgement:
@@ -39,11 +70,11 @@ KIND: MeasurementKind[CheckPlan, CheckOverrides, CheckReport, CheckHooks] = Meas
     from_profile=from_profile,
     run=run,
     exit_code=exit_code,
-    no_hooks=NO_HOOKS,
+    silent_hooks=silent_hooks,
     required=required,
     rules=rules,
     gate_step="server",
     prerequisite=True,
-    console=KindConsole(hooks=ConsoleHooks, render=render_report),
+    console=KindConsole(hooks=console_hooks, render=render),
     views=conformance_views.sections,
 )

@@ -3,10 +3,9 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from harness.client.urls import http_base_url
-from harness.conformance.context import CheckConfig
-from harness.conformance.registry import PlannedCheck, required_names, select
 from harness.flags import (
     Overrides,
     Target,
@@ -17,6 +16,10 @@ from harness.flags import (
     wait_for_start,
 )
 from harness.profiles import Profile
+
+if TYPE_CHECKING:
+    from harness.conformance.context import CheckConfig
+    from harness.conformance.registry import PlannedCheck
 
 
 @dataclass(frozen=True)
@@ -52,7 +55,12 @@ class CheckPlan:
 
 
 def from_profile(profile: Profile, target: Target, o: CheckOverrides) -> CheckPlan:
-    """The checks to run and their config. ``target.url`` may be empty only to list them."""
+    """The checks to run and their config. ``target.url`` may be empty only to list them.
+    The checks and their context (the HTTP client) are imported here, when a check is
+    planned: reading or judging ``check.json`` needs only the overrides record above."""
+    from harness.conformance.context import CheckConfig
+    from harness.conformance.registry import required_names, select
+
     if target.url:
         http_base_url(target.url)
     spec = profile.check

@@ -7,6 +7,7 @@ from pathlib import Path
 
 from harness.errors import ConfigError
 from harness.flags import Overrides, Target, option, positive_int
+from harness.hooks import RunHooks
 from harness.image.compress import Compressor
 from harness.profiles import PackageSpec, Profile
 
@@ -91,7 +92,7 @@ def from_profile(profile: Profile, target: Target, o: PackageOverrides) -> Packa
     )
 
 
-class PackageHooks:
+class PackageHooks(RunHooks):
     """Progress of the package core; a no-op here (the console's is in image/console.py)."""
 
     def bytes(self, done: int, total: int) -> None:

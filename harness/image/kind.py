@@ -6,6 +6,8 @@ imported only when it runs, so judging a folder never imports docker.
 
 from __future__ import annotations
 
+from rich.console import Console
+
 from harness.errors import EXIT_FAIL, EXIT_OK
 from harness.image import views as image_views
 from harness.image.config import (
@@ -18,7 +20,7 @@ from harness.image.config import (
 from harness.image.console import ConsoleHooks, render_with_path
 from harness.image.gate_rules import package_rules
 from harness.image.report import PackageReport
-from harness.kinds.record import GateInputs, KindConsole, MeasurementKind, RunEnv, console_only
+from harness.kinds.record import GateInputs, KindConsole, MeasurementKind, RunEnv
 from harness.profiles import Profile
 from harness.verdict import Judgement
 
@@ -37,6 +39,14 @@ def run(cfg: PackageConfig, env: RunEnv[PackageHooks]) -> PackageReport:
     report.provenance = env.provenance
     report.save(env.folder)
     return report
+
+
+def silent_hooks() -> PackageHooks:
+    return NO_HOOKS
+
+
+def console_hooks(console: Console, profile: str) -> PackageHooks:
+    return ConsoleHooks(console)
 
 
 def exit_code(report: PackageReport) -> int:
@@ -60,11 +70,11 @@ KIND: MeasurementKind[PackageConfig, PackageOverrides, PackageReport, PackageHoo
         from_profile=from_profile,
         run=run,
         exit_code=exit_code,
-        no_hooks=NO_HOOKS,
+        silent_hooks=silent_hooks,
         required=required,
         rules=rules,
         gate_step="image",
-        console=KindConsole(hooks=console_only(ConsoleHooks), render=render_with_path),
+        console=KindConsole(hooks=console_hooks, render=render_with_path),
         views=image_views.sections,
     )
 )

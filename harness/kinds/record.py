@@ -9,6 +9,12 @@ record: its report class, its typed overrides (the flags), the one function
 that builds its config from a profile, its core, exit code, gate rules,
 console hooks and comparison.
 
+Heavy facets are bound lazily: a record's ``run``, ``exit_code``, silent hooks, console
+and preflight are small functions in its ``kind.py`` that import the core, the console
+and the HTTP client only when called, so judging a run folder (``gate RUN_DIR``,
+``harness report``) imports no aiohttp, matplotlib, prometheus_client or docker
+(tests/unit/test_light_judging.py).
+
 Layering: records sit above the measurement packages (they bind each
 package's core, rules and comparison) and below the gate, ``compare``'s engine
 and the report reader, which iterate them (tests/unit/test_layering.py).
@@ -16,8 +22,7 @@ and the report reader, which iterate them (tests/unit/test_layering.py).
 
 from __future__ import annotations
 
-import asyncio
-from collections.abc import Callable, Coroutine, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Generic, Literal, Protocol, TypeVar, runtime_checkable
@@ -108,22 +113,6 @@ class KindCompare(Generic[R]):
     compare: Callable[[Side[R], Side[R], CompareSettings, CompareReport], None]
 
 
-def async_core(
-    core: Callable[..., Coroutine[Any, Any, R]],
-) -> Callable[[Any, RunEnv[Any]], R]:
-    """A record's ``run`` from an async core taking ``(cfg, *, provenance, folder, hooks)``."""
-
-    def run(cfg: Any, env: RunEnv[Any]) -> R:
-        return asyncio.run(core(cfg, provenance=env.provenance, folder=env.folder, hooks=env.hooks))
-
-    return run
-
-
-def console_only(hooks: Callable[[Console], H]) -> Callable[[Console, str], H]:
-    """Console hooks that need no profile name."""
-    return lambda console, _profile: hooks(console)
-
-
 @dataclass(frozen=True)
 class MeasurementKind(Generic[C, Ov, R, H]):
     name: str  # = the report's ``kind`` and file stem
@@ -134,7 +123,7 @@ class MeasurementKind(Generic[C, Ov, R, H]):
     from_profile: Callable[[Profile, Target, Ov], C]
     run: Callable[[C, RunEnv[H]], R]  # the core; saves the report (partial on Ctrl-C)
     exit_code: Callable[[R], int]  # the command's exit policy, reused by the gate
-    no_hooks: H  # the core's silent hooks
+    silent_hooks: Callable[[], H]  # the core's silent hooks (``no_hooks``)
     # whether a verdict under ``profile`` needs this report (``image``: gate --image)
     required: Callable[[Profile, bool], bool]
     # the gate's rules over its report (when the folder holds it) and the other inputs
@@ -152,6 +141,11 @@ class MeasurementKind(Generic[C, Ov, R, H]):
     # its sections in ``harness report`` (console and report.html): ``<pkg>/views.py``'s
     # ``sections``; None: the run's summary line only
     views: Callable[[R], list[Section]] | None = None
+
+    @property
+    def no_hooks(self) -> H:
+        """The hooks the core is run with when nobody watches (tests, the gate's silent steps)."""
+        return self.silent_hooks()
 
     @property
     def filename(self) -> str:

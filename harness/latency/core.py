@@ -20,9 +20,10 @@ from pathlib import Path
 from harness.attribution import cache_flags, metrics_enabled, section_for
 from harness.client.fingerprint import not_taken, take_fingerprint
 from harness.client.metrics import MetricsRecorder
-from harness.client.readiness import ReadyResult, wait_ready
+from harness.client.readiness import wait_ready
 from harness.client.urllib_client import GraderPoll
 from harness.errors import EXIT_OK, EXIT_TARGET
+from harness.hooks import ServerHooks
 from harness.latency.analysis import build_report, selftest_flags
 from harness.latency.config import LatencyConfig, with_seed
 from harness.latency.network_probe import NetworkProber
@@ -40,20 +41,9 @@ from harness.runs import Provenance
 from harness.tokenizer import Tokenizer, load_tokenizer
 
 
-class LatencyHooks:
-    """Progress and console callbacks of a latency run; every one is a no-op here."""
-
-    def waiting(self, url: str) -> None:
-        """Readiness polling starts on ``url``."""
-
-    def attempt(self, attempt: int, elapsed_s: float, last: str) -> None:
-        """One readiness poll answered ``last``."""
-
-    def ready(self, result: ReadyResult) -> None:
-        """The server answered 200 on its ready path."""
-
-    def measuring(self, started: bool) -> None:
-        """The buckets start (True) or have stopped, done or not (False)."""
+class LatencyHooks(ServerHooks):
+    """Progress and console callbacks of a latency run; every one is a no-op here (the
+    wait, ``measuring`` and ``partial``: harness/hooks.py)."""
 
     def bucket(self, mode: str, bucket: Bucket) -> None:
         """A (mode, bucket) starts."""
@@ -63,9 +53,6 @@ class LatencyHooks:
 
     def look(self, row: RequestRow, look: Look, pct: float) -> None:
         """``--until-ci PCT``: the interval of the median after the timed request ``row``."""
-
-    def partial(self, path: Path) -> None:
-        """The run stopped early; what it measured is saved at ``path``."""
 
     def repeat(self, index: int, total: int) -> None:
         """Repetition ``index`` of ``total`` starts (``--repeats``)."""

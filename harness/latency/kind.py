@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+import asyncio
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+from rich.console import Console
 
 from harness.compare.comparable import latency_differences
 from harness.compare.latency import compare_latency
@@ -14,18 +18,51 @@ from harness.kinds.record import (
     KindConsole,
     KindScore,
     MeasurementKind,
-    async_core,
-    console_only,
+    RunEnv,
 )
 from harness.latency import views as latency_views
 from harness.latency.config import LatencyConfig, LatencyOverrides, from_profile
-from harness.latency.core import NO_HOOKS, LatencyHooks, exit_code, measure_latency
 from harness.latency.gate_rules import latency_rules
-from harness.latency.render import ConsoleHooks, render_report
 from harness.latency.repeats import RepeatsReport
 from harness.latency.report import LatencyReport
 from harness.profiles import Profile
 from harness.verdict import Judgement
+
+if TYPE_CHECKING:
+    from harness.latency.core import LatencyHooks
+
+
+# The core, its hooks and the console are imported when called (harness/kinds/record.py).
+def run(cfg: LatencyConfig, env: RunEnv[LatencyHooks]) -> LatencyReport:
+    from harness.latency.core import measure_latency
+
+    return asyncio.run(
+        measure_latency(cfg, provenance=env.provenance, folder=env.folder, hooks=env.hooks)
+    )
+
+
+def exit_code(report: LatencyReport) -> int:
+    from harness.latency.core import exit_code as core_exit_code
+
+    return core_exit_code(report)
+
+
+def silent_hooks() -> LatencyHooks:
+    from harness.latency.core import NO_HOOKS
+
+    return NO_HOOKS
+
+
+def console_hooks(console: Console, profile: str) -> LatencyHooks:
+    from harness.latency.render import ConsoleHooks
+
+    return ConsoleHooks(console)
+
+
+def render(console: Console, report: LatencyReport, folder: str) -> None:
+    from harness.latency.render import render_report
+
+    render_report(console, report, folder)
 
 
 def rules(report: LatencyReport, inputs: GateInputs) -> Judgement:
@@ -65,14 +102,14 @@ KIND: MeasurementKind[LatencyConfig, LatencyOverrides, LatencyReport, LatencyHoo
         report=LatencyReport,
         overrides=LatencyOverrides,
         from_profile=from_profile,
-        run=async_core(measure_latency),
+        run=run,
         exit_code=exit_code,
-        no_hooks=NO_HOOKS,
+        silent_hooks=silent_hooks,
         required=required,
         rules=rules,
         gate_step="server",
         score=KindScore("mean speedup", lambda r: r.score),
-        console=KindConsole(hooks=console_only(ConsoleHooks), render=render_report),
+        console=KindConsole(hooks=console_hooks, render=render),
         compare=KindCompare(load_extra=repeats_beside, differences=differences, compare=compare),
         views=latency_views.sections,
     )

@@ -4,7 +4,7 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rich.console import Console
 
@@ -18,16 +18,11 @@ from harness.kinds.record import (
     KindConsole,
     MeasurementKind,
     RunEnv,
-    console_only,
 )
 from harness.profiles import Profile
 from harness.quality import views as quality_views
 from harness.quality.config import QualityConfig, QualityOverrides, from_profile
-from harness.quality.console import ConsoleHooks
-from harness.quality.core import exit_code, measure_quality
 from harness.quality.gate_rules import quality_metrics, quality_rules
-from harness.quality.hooks import NO_HOOKS, QualityHooks
-from harness.quality.preflight import preflight
 from harness.quality.render import render_report
 from harness.quality.report import QualityReport
 from harness.quality.samples import read_samples
@@ -35,14 +30,41 @@ from harness.throughput.gate_rules import correctness_rules
 from harness.throughput.report import ThroughputReport
 from harness.verdict import Judgement
 
+if TYPE_CHECKING:
+    from harness.quality.hooks import QualityHooks
 
+
+# The core, its hooks, the console and the preflight are imported when called
+# (harness/kinds/record.py).
 def run(cfg: QualityConfig, env: RunEnv[QualityHooks]) -> QualityReport:
+    from harness.quality.core import measure_quality
+
     return measure_quality(cfg, provenance=env.provenance, hooks=env.hooks)
+
+
+def exit_code(report: QualityReport) -> int:
+    from harness.quality.core import exit_code as core_exit_code
+
+    return core_exit_code(report)
+
+
+def silent_hooks() -> QualityHooks:
+    from harness.quality.hooks import NO_HOOKS
+
+    return NO_HOOKS
+
+
+def console_hooks(console: Console, profile: str) -> QualityHooks:
+    from harness.quality.console import ConsoleHooks
+
+    return ConsoleHooks(console)
 
 
 def check_first(cfg: QualityConfig) -> None:
     """What the quality step needs before anything is measured: its benchmarks, their data
     and punkt_tab (quality/preflight.py), so ``gate --url`` stops before its latency run."""
+    from harness.quality.preflight import preflight
+
     preflight(cfg)
 
 
@@ -98,12 +120,12 @@ KIND: MeasurementKind[QualityConfig, QualityOverrides, QualityReport, QualityHoo
         from_profile=from_profile,
         run=run,
         exit_code=exit_code,
-        no_hooks=NO_HOOKS,
+        silent_hooks=silent_hooks,
         required=required,
         rules=rules,
         gate_step="server",
         preflight=check_first,
-        console=KindConsole(hooks=console_only(ConsoleHooks), render=render),
+        console=KindConsole(hooks=console_hooks, render=render),
         compare=KindCompare(load_extra=samples_beside, differences=differences, compare=compare),
         views=quality_views.sections,
     )

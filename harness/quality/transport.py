@@ -7,7 +7,7 @@ lm-eval's aiohttp ``json=`` and the grader's own LM produce these bytes, and the
 grader's MMLU-Pro proxy forwards them unchanged), ``Accept-Encoding: identity``
 and ``Connection: close`` (a new connection per request, never compressed).
 
-One attempt is one :func:`harness.client.send_request`, its reply read by the
+One attempt is one :func:`harness.client.http.send_request`, its reply read by the
 grader client's own rules (``grader_reply``). Retries follow the client being
 reproduced: the grader's LM sleeps 5 s then 10 s INSIDE its worker thread, so
 the concurrency slot stays taken; lm-eval's tenacity wrapper sleeps 1 s, 1 s
@@ -29,7 +29,7 @@ from typing import Any, Protocol
 
 import aiohttp
 
-from harness.client import HttpOptions, make_session, send_request
+from harness.client.http import HttpOptions, make_session, send_request
 from harness.client.records import ErrorKind, RequestRecord
 from harness.quality.cache import ResponseCache, body_key
 from harness.quality.grader_reply import GRADER_DIES, ClientStyle, Reading, read_reply
@@ -145,11 +145,12 @@ class Transport:
         items: list[tuple[str, dict[str, Any]]],
         *,
         concurrency: int | None = None,
-        timeout_s: float | None = -1.0,
+        timeout_s: float | None = None,
         attempts: int | None = None,
         retry_sleeps_s: tuple[float, ...] | None = None,
     ) -> list[Answer]:
-        """Ask every (tag, body) and return the answers in order (blocking; own event loop)."""
+        """Ask every (tag, body) and return the answers in order (blocking; own event loop).
+        ``None`` for an option: the transport's own (:class:`TransportOptions`)."""
         return asyncio.run(
             self.ask_all(
                 items,
@@ -165,12 +166,14 @@ class Transport:
         items: list[tuple[str, dict[str, Any]]],
         *,
         concurrency: int | None = None,
-        timeout_s: float | None = -1.0,
+        timeout_s: float | None = None,
         attempts: int | None = None,
         retry_sleeps_s: tuple[float, ...] | None = None,
     ) -> list[Answer]:
+        """Ask every (tag, body) on one session; ``None`` for an option: the transport's own
+        (``timeout_s``: ``opts.timeout_s``, which may itself be None, no total limit)."""
         conc = concurrency or self.opts.concurrency
-        total = self.opts.timeout_s if timeout_s is not None and timeout_s < 0 else timeout_s
+        total = self.opts.timeout_s if timeout_s is None else timeout_s
         n_attempts = attempts or self.opts.attempts
         sleeps = self.opts.retry_sleeps_s if retry_sleeps_s is None else retry_sleeps_s
         sem = asyncio.Semaphore(conc)

@@ -13,7 +13,6 @@ from html import escape
 from pathlib import Path
 
 from harness.errors import UsageError
-from harness.view.draw import draw
 from harness.view.model import Figure, Section, Table, Text
 
 CSS = """
@@ -82,6 +81,8 @@ def text(t: Text) -> str:
 
 
 def figure(f: Figure) -> str:
+    from harness.view.draw import draw  # matplotlib, only when a page draws a plot
+
     plot = draw(f.chart)
     return (
         f'<figure><img id="plot-{esc(plot.key)}" class="plot" alt="{esc(plot.alt)}" '

@@ -16,9 +16,10 @@ from pathlib import Path
 
 from harness.attribution import cache_flags, metrics_enabled, section_for
 from harness.client.metrics import MetricsRecorder
-from harness.client.readiness import ReadyResult, listening, wait_ready
+from harness.client.readiness import listening, wait_ready
 from harness.client.records import RequestRecord
 from harness.errors import EXIT_FAIL, EXIT_OK, EXIT_TARGET
+from harness.hooks import ServerHooks
 from harness.manifest.record import record_manifest
 from harness.runs import Provenance
 from harness.throughput.analysis import build_report, probe_enabled, unsettled_rows
@@ -30,20 +31,9 @@ from harness.throughput.state import ThroughputState
 from harness.tokenizer import Tokenizer, load_tokenizer
 
 
-class ThroughputHooks:
-    """Progress and console callbacks of a sweep; every one is a no-op here."""
-
-    def waiting(self, url: str) -> None:
-        """Readiness polling starts on ``url``."""
-
-    def attempt(self, attempt: int, elapsed_s: float, last: str) -> None:
-        """One readiness poll was not ready: ``last`` says what it saw, with the time."""
-
-    def ready(self, result: ReadyResult) -> None:
-        """The server answered 200 on its ready path."""
-
-    def measuring(self, started: bool) -> None:
-        """The sweep starts (True) or has stopped, done or not (False)."""
+class ThroughputHooks(ServerHooks):
+    """Progress and console callbacks of a sweep; every one is a no-op here (the wait,
+    ``measuring`` and ``partial``: harness/hooks.py)."""
 
     def level(self, level: int, phase: Phase, total: int) -> None:
         """A level's warm-up or timed phase starts with ``total`` requests."""
@@ -53,9 +43,6 @@ class ThroughputHooks:
 
     def graded(self, level: int, phase: Phase, row: RequestRow) -> None:
         """One request of the grader's loop ended (official mode)."""
-
-    def partial(self, path: Path) -> None:
-        """The sweep stopped early; what it measured is saved at ``path``."""
 
 
 NO_HOOKS = ThroughputHooks()

@@ -33,7 +33,7 @@ from typing import Any
 
 import aiohttp
 
-from harness.client.failure import excerpt
+from harness.client.failure import ErrorKind, error_kind, excerpt
 from harness.throughput.chat_count import Message, chat_prompt_tokens
 from harness.throughput.config import ThroughputConfig
 from harness.throughput.report import Phase, RequestRow
@@ -161,22 +161,19 @@ async def send_like_grader(
             row.ok = False
             row.output_tokens = None
             row.error = f"{type(err).__name__}: {err}"[:EXCERPT]
-            row.error_kind = _kind(err)
+            row.error_kind = row_error_kind(err, answered=row.status is not None)
         row.end_ms = (t_end - t0) * 1000
         row.e2e_ms = (t_end - t_start) * 1000
     return row
 
 
-def _kind(err: BaseException) -> str:
-    if isinstance(err, aiohttp.ContentTypeError | ValueError):
-        return "malformed_json"
-    if isinstance(err, TimeoutError):
-        return "timeout"
-    if isinstance(err, aiohttp.ClientConnectorError):
-        return "connect"
-    if isinstance(err, aiohttp.ClientError):
-        return "disconnected"
-    return "empty_choices" if isinstance(err, IndexError) else "malformed_json"
+def row_error_kind(err: BaseException, *, answered: bool) -> str:
+    """aiohttp's exceptions and timeouts by the one map (failure.error_kind); what the
+    answer's parsing raised is a malformed answer or empty choices."""
+    if isinstance(err, aiohttp.ClientError | TimeoutError):
+        return str(error_kind(err, answered=answered))
+    kind = ErrorKind.EMPTY_CHOICES if isinstance(err, IndexError) else ErrorKind.MALFORMED_JSON
+    return str(kind)
 
 
 def timed_plan(

@@ -2,6 +2,11 @@
 
 from __future__ import annotations
 
+import asyncio
+from typing import TYPE_CHECKING
+
+from rich.console import Console
+
 from harness.compare.comparable import throughput_differences
 from harness.compare.model import CompareReport
 from harness.compare.side import CompareSettings, Side
@@ -12,20 +17,53 @@ from harness.kinds.record import (
     KindConsole,
     KindScore,
     MeasurementKind,
-    async_core,
-    console_only,
+    RunEnv,
 )
 from harness.profiles import Profile
 from harness.quality.gate_rules import quality_metrics
 from harness.quality.report import QualityReport
 from harness.throughput import views as throughput_views
 from harness.throughput.config import ThroughputConfig, ThroughputOverrides, from_profile
-from harness.throughput.core import NO_HOOKS, ThroughputHooks, exit_code, measure_throughput
 from harness.throughput.correctness import evaluate, gated_score
 from harness.throughput.gate_rules import throughput_rules
-from harness.throughput.render import ConsoleHooks, render_report
 from harness.throughput.report import ThroughputReport
 from harness.verdict import Judgement
+
+if TYPE_CHECKING:
+    from harness.throughput.core import ThroughputHooks
+
+
+# The core, its hooks and the console are imported when called (harness/kinds/record.py).
+def run(cfg: ThroughputConfig, env: RunEnv[ThroughputHooks]) -> ThroughputReport:
+    from harness.throughput.core import measure_throughput
+
+    return asyncio.run(
+        measure_throughput(cfg, provenance=env.provenance, folder=env.folder, hooks=env.hooks)
+    )
+
+
+def exit_code(report: ThroughputReport) -> int:
+    from harness.throughput.core import exit_code as core_exit_code
+
+    return core_exit_code(report)
+
+
+def silent_hooks() -> ThroughputHooks:
+    from harness.throughput.core import NO_HOOKS
+
+    return NO_HOOKS
+
+
+def console_hooks(console: Console, profile: str) -> ThroughputHooks:
+    from harness.throughput.render import ConsoleHooks
+
+    return ConsoleHooks(console)
+
+
+def render(console: Console, report: ThroughputReport, folder: str) -> None:
+    from harness.throughput.render import render_report
+
+    render_report(console, report, folder)
 
 
 def rules(report: ThroughputReport, inputs: GateInputs) -> Judgement:
@@ -66,14 +104,14 @@ KIND: MeasurementKind[ThroughputConfig, ThroughputOverrides, ThroughputReport, T
         report=ThroughputReport,
         overrides=ThroughputOverrides,
         from_profile=from_profile,
-        run=async_core(measure_throughput),
+        run=run,
         exit_code=exit_code,
-        no_hooks=NO_HOOKS,
+        silent_hooks=silent_hooks,
         required=required,
         rules=rules,
         gate_step="server",
         score=KindScore("weighted tok/s", lambda r: r.score, graded=graded_score),
-        console=KindConsole(hooks=console_only(ConsoleHooks), render=render_report),
+        console=KindConsole(hooks=console_hooks, render=render),
         compare=KindCompare(load_extra=None, differences=differences, compare=compare),
         views=throughput_views.sections,
     )

@@ -27,6 +27,7 @@ from harness.errors import (
     ConfigError,
     TargetError,
 )
+from harness.hooks import RunHooks
 from harness.runs import Provenance, load_report, write_json
 from harness.vlm import flags as flag_rules
 from harness.vlm.analysis import analyze, official_result
@@ -38,8 +39,9 @@ from harness.vlm.run import LOG, RECORDS, Record, RunnerOutcome, log_tail, read_
 RESULT = "result.json"
 
 
-class VlmHooks:
-    """Progress and console callbacks of a VLM run; every one is a no-op here."""
+class VlmHooks(RunHooks):
+    """Progress and console callbacks of a VLM run; every one is a no-op here (``partial``:
+    harness/hooks.py)."""
 
     def loading(self) -> None:
         """The runner starts: the wrapper loads its model."""
@@ -49,9 +51,6 @@ class VlmHooks:
 
     def sample(self, sample: VlmSample) -> None:
         """One sample is measured (its three calls done)."""
-
-    def partial(self, path: Path) -> None:
-        """The run stopped early; what it measured is saved at ``path``."""
 
 
 NO_HOOKS = VlmHooks()

@@ -6,6 +6,10 @@ but does not run it (the benchmark needs the participant's Python and a GPU).
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
+from rich.console import Console
+
 from harness.compare.comparable import vlm_differences
 from harness.compare.model import CompareReport
 from harness.compare.side import CompareSettings, Side
@@ -17,20 +21,47 @@ from harness.kinds.record import (
     KindScore,
     MeasurementKind,
     RunEnv,
-    console_only,
 )
 from harness.profiles import Profile
 from harness.verdict import Judgement
 from harness.vlm import views as vlm_views
 from harness.vlm.config import VlmOverrides, VlmRunConfig, from_profile
-from harness.vlm.core import NO_HOOKS, VlmHooks, exit_code, measure_vlm
 from harness.vlm.gate_rules import vlm_rules, vlm_score
-from harness.vlm.render import ConsoleHooks, render_vlm
 from harness.vlm.report import VlmReport
 
+if TYPE_CHECKING:
+    from harness.vlm.core import VlmHooks
 
+
+# The core, its hooks and the console are imported when called (harness/kinds/record.py).
 def run(cfg: VlmRunConfig, env: RunEnv[VlmHooks]) -> VlmReport:
+    from harness.vlm.core import measure_vlm
+
     return measure_vlm(cfg, provenance=env.provenance, folder=env.folder, hooks=env.hooks)
+
+
+def exit_code(report: VlmReport) -> int:
+    from harness.vlm.core import exit_code as core_exit_code
+
+    return core_exit_code(report)
+
+
+def silent_hooks() -> VlmHooks:
+    from harness.vlm.core import NO_HOOKS
+
+    return NO_HOOKS
+
+
+def console_hooks(console: Console, profile: str) -> VlmHooks:
+    from harness.vlm.render import ConsoleHooks
+
+    return ConsoleHooks(console)
+
+
+def render(console: Console, report: VlmReport, folder: str) -> None:
+    from harness.vlm.render import render_vlm
+
+    render_vlm(console, report, folder)
 
 
 def rules(report: VlmReport, inputs: GateInputs) -> Judgement:
@@ -59,11 +90,11 @@ KIND: MeasurementKind[VlmRunConfig, VlmOverrides, VlmReport, VlmHooks] = Measure
     from_profile=from_profile,
     run=run,
     exit_code=exit_code,
-    no_hooks=NO_HOOKS,
+    silent_hooks=silent_hooks,
     required=required,
     rules=rules,
     score=KindScore("AICAS final score (official baselines)", vlm_score),
-    console=KindConsole(hooks=console_only(ConsoleHooks), render=render_vlm),
+    console=KindConsole(hooks=console_hooks, render=render),
     compare=KindCompare(load_extra=None, differences=differences, compare=compare),
     views=vlm_views.sections,
 )

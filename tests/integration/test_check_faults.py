@@ -8,8 +8,9 @@ from typing import Any
 
 import pytest
 
-from harness.conformance import CheckReport, Result, run_checks
+from harness.conformance.model import CheckReport, Result
 from harness.conformance.plan import CheckOverrides, from_profile
+from harness.conformance.runner import run_checks
 from harness.flags import Target
 from harness.profiles import load_profile
 from harness.tokenizer import load_tokenizer

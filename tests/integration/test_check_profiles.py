@@ -8,8 +8,9 @@ from pathlib import Path
 import pytest
 
 from harness.cli import main
-from harness.conformance import Result, run_checks
+from harness.conformance.model import Result
 from harness.conformance.plan import CheckOverrides, from_profile
+from harness.conformance.runner import run_checks
 from harness.flags import Target
 from harness.profiles import load_profile
 from harness.tokenizer import load_tokenizer

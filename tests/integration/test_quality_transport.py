@@ -60,3 +60,22 @@ def test_a_compressing_server_is_read_because_identity_is_asked() -> None:
     assert answer.content == "fine" and answer.error is None
     assert rec.header("Accept-Encoding") == "identity" and rec.header("Connection") == "close"
     assert rec.body == json.dumps(body).encode()
+
+
+def _slow(rec: Recorded) -> Reply | None:
+    return Reply(200, {"choices": [{"message": {"content": "late"}}]}, delay_s=0.6)
+
+
+def test_the_transports_own_time_limit_unless_the_caller_gives_one() -> None:
+    # None (the default): the transport's own limit, here 0.2 s per attempt; a given one wins
+    with RecordingServer(_slow) as srv:
+        transport = Transport(
+            TransportOptions(
+                url=srv.url + "/invocations", fingerprint="t", timeout_s=0.2, attempts=1
+            )
+        )
+        body = {"messages": [{"role": "user", "content": "hi"}], "max_tokens": 1}
+        (own,) = transport.run_all([("t", body)])
+        (given,) = transport.run_all([("t", body)], timeout_s=5.0)
+    assert own.error is not None and own.error_kinds == ["timeout"]
+    assert given.error is None and given.content == "late"

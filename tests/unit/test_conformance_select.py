@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from harness.conformance import CheckReport, required_names, select
-from harness.conformance.model import Check, Result
+from harness.conformance.model import Check, CheckReport, Result
+from harness.conformance.registry import required_names, select
 from harness.errors import ConfigError
 from harness.profiles import load_profile
 

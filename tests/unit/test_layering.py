@@ -16,7 +16,8 @@ Layers, top to bottom (a module may import its own unit and any lower layer):
 1. measurement and other packages: latency, throughput, quality, conformance,
    image, submit, portal, simulate, data, compare (its per-kind comparisons), vlm.
 0. foundations: client, stats, profiles, errors, runs, risk, verdict, flags,
-   attribution, console_hooks, view (view models and their console/PNG renderers),
+   attribution, console_hooks, hooks (the cores' no-op hooks base), view (view models and
+   their console/PNG renderers),
    tokenizer, usage, prompts, paths, manifest (and the package root, ``harness/__init__.py``,
    which holds the version).
 
@@ -74,6 +75,7 @@ LAYERS: dict[str, int] = {
             "flags",
             "attribution",
             "console_hooks",
+            "hooks",
             "view",
             "tokenizer",
             "usage",
