@@ -1,11 +1,10 @@
 """The search: an Optuna study in ``DIR/study.db`` asks for candidates, each is measured by
 :func:`harness.tune.trial.run_trial`, and the study is told its score.
 
-Samplers: ``grid`` (every combination of an all-choice space; the baseline is grid point
-0, its values put first), ``tpe`` (with ``constraints_func``: a trial that failed a gate
+Samplers: ``grid`` (every combination of an all-choice space; a grid point equal to a
+measured trial, the enqueued baseline, is pruned, not measured again), ``tpe`` (with ``constraints_func``: a trial that failed a gate
 or a check, or did not start, is infeasible), ``random``; ``auto`` picks grid when the
-whole grid fits the trial budget, else tpe. The baseline is measured first (enqueued
-for tpe and random). An infeasible trial is told a score of 0 and its constraint 1.
+whole grid fits the trial budget, else tpe. The baseline is measured first (enqueued). An infeasible trial is told a score of 0 and its constraint 1.
 
 ``--resume``: a trial a killed harness left RUNNING is marked FAIL, the server group it
 recorded is stopped if still alive, and its parameters are queued again; finished
@@ -14,6 +13,7 @@ trials are never measured again.
 
 from __future__ import annotations
 
+import itertools
 import logging
 import time
 from collections.abc import Sequence
@@ -88,6 +88,17 @@ def distributions(space: Space) -> dict[str, BaseDistribution]:
     return out
 
 
+def suggest(trial: optuna.Trial, name: str, dist: BaseDistribution) -> Choice:
+    """The trial's value for one parameter, through Optuna's public suggest API."""
+    if isinstance(dist, CategoricalDistribution):
+        value: Any = trial.suggest_categorical(name, list(dist.choices))
+        return value  # type: ignore[no-any-return]
+    if isinstance(dist, IntDistribution):
+        return trial.suggest_int(name, dist.low, dist.high, step=dist.step, log=dist.log)
+    assert isinstance(dist, FloatDistribution)
+    return trial.suggest_float(name, dist.low, dist.high, step=dist.step, log=dist.log)
+
+
 def grid_space(space: Space) -> dict[str, list[Choice]]:
     """The grid with each parameter's baseline value first: grid point 0 is the baseline."""
     grid: dict[str, list[Choice]] = {}
@@ -137,7 +148,7 @@ def open_study(cfg: TuneConfig, sampler: BaseSampler, sampler_name: str) -> optu
         study_name=name, storage=_storage(cfg.folder), direction="maximize", sampler=sampler
     )
     study.set_user_attr("sampler", sampler_name)
-    if sampler_name != "grid" and cfg.space.baseline:
+    if cfg.space.baseline:
         study.enqueue_trial(dict(cfg.space.baseline))
     return study
 
@@ -186,6 +197,11 @@ def _record(t: FrozenTrial) -> TrialRecord:
     )
 
 
+def _shown(t: FrozenTrial) -> bool:
+    """Trials measured or interrupted (not a pruned duplicate, not one still waiting)."""
+    return t.state in (TrialState.COMPLETE, TrialState.FAIL, TrialState.RUNNING)
+
+
 def _ranked(records: list[TrialRecord]) -> list[TrialRecord]:
     scored = [r for r in records if r.feasible and r.score is not None]
     return sorted(scored, key=lambda r: (-(r.score or 0.0), r.number))
@@ -194,7 +210,7 @@ def _ranked(records: list[TrialRecord]) -> list[TrialRecord]:
 def build_report(
     study: optuna.Study, cfg: TuneConfig, sampler: str, stopped_by: str, score_name: str
 ) -> TuneReport:
-    records = [_record(t) for t in study.get_trials(deepcopy=False)]
+    records = [_record(t) for t in study.get_trials(deepcopy=False) if _shown(t)]
     best_ok = [r for r in _ranked(records) if r.status == "ok"]
     best = best_ok[0] if best_ok else None
     report = TuneReport(
@@ -220,13 +236,23 @@ def _waiting(study: optuna.Study) -> bool:
     return bool(study.get_trials(deepcopy=False, states=(TrialState.WAITING,)))
 
 
+def _grid_covered(space: Space, study: optuna.Study) -> bool:
+    """Every grid point measured (a COMPLETE trial): the grid is done."""
+    grid = grid_space(space)
+    seen = {
+        tuple(t.params.get(k) for k in grid)
+        for t in study.get_trials(deepcopy=False, states=(TrialState.COMPLETE,))
+    }
+    return all(tuple(p) in seen for p in itertools.product(*grid.values()))
+
+
 def _stop_reason(cfg: TuneConfig, study: optuna.Study, sampler: BaseSampler, t0: float) -> str:
     budget = cfg.space.budget
     if budget.trials is not None and _done(study) >= budget.trials:
         return "trials budget"
     if budget.minutes is not None and (time.monotonic() - t0) / 60 >= budget.minutes:
         return "minutes budget"
-    if isinstance(sampler, GridSampler) and sampler.is_exhausted(study) and not _waiting(study):
+    if isinstance(sampler, GridSampler) and _grid_covered(cfg.space, study) and not _waiting(study):
         return "grid exhausted"
     return ""
 
@@ -275,26 +301,46 @@ def run_tune(cfg: TuneConfig, hooks: TuneHooks | None = None) -> TuneReport:
 def _one(
     cfg: TuneConfig, study: optuna.Study, dists: dict[str, BaseDistribution], hooks: TuneHooks
 ) -> None:
-    trial = study.ask(dists)
-    values: dict[str, Choice] = {k: trial.params[k] for k in cfg.space.params}
+    box: list[tuple[int, float]] = []
+
+    def objective(trial: optuna.Trial) -> float:
+        return _measure_trial(cfg, study, dists, trial, hooks, box)
+
+    # optimize (one trial at a time) rather than ask/tell: a sampler may stop the study from
+    # inside it (GridSampler, once the grid is done); Ctrl-C leaves the trial FAIL
+    study.optimize(objective, n_trials=1, catch=())
+    for number, _ in box:
+        _announce(study, number, hooks)
+
+
+def _measure_trial(
+    cfg: TuneConfig,
+    study: optuna.Study,
+    dists: dict[str, BaseDistribution],
+    trial: optuna.Trial,
+    hooks: TuneHooks,
+    box: list[tuple[int, float]],
+) -> float:
+    values: dict[str, Choice] = {k: suggest(trial, k, d) for k, d in dists.items()}
+    measured = [
+        t.params for t in study.get_trials(deepcopy=False, states=(TrialState.COMPLETE,))
+    ]
+    if values in measured:  # the grid's own copy of the enqueued baseline: never twice
+        raise optuna.TrialPruned("measured already")
     folder = trial_folder(cfg.folder / TRIALS_DIR, trial.number)
     rel = folder.relative_to(cfg.folder)
     trial.set_user_attr("folder", str(rel))
     note = diff_text(values, cfg.space.baseline)
     trial.set_user_attr("note", note)
     t0 = time.monotonic()
-    try:
-        res = run_trial(
-            cfg.space,
-            cfg.profile,
-            values,
-            folder,
-            _incumbent(study),
-            name=f"{cfg.space.name}-t{trial.number:03d}",
-        )
-    except KeyboardInterrupt:
-        study.tell(trial, state=TrialState.FAIL)
-        raise
+    res = run_trial(
+        cfg.space,
+        cfg.profile,
+        values,
+        folder,
+        _incumbent(study),
+        name=f"{cfg.space.name}-t{trial.number:03d}",
+    )
     feasible = res.status in FEASIBLE
     attrs: dict[str, Any] = {
         "status": res.status,
@@ -309,9 +355,14 @@ def _one(
     }
     for k, v in attrs.items():
         trial.set_user_attr(k, v)
-    study.tell(trial, float(res.score or 0.0) if feasible else 0.0)
+    value = float(res.score or 0.0) if feasible else 0.0
+    box.append((trial.number, value))
+    return value
+
+
+def _announce(study: optuna.Study, number: int, hooks: TuneHooks) -> None:
     records = [_record(t) for t in study.get_trials(deepcopy=False)]
     ranked = _ranked(records)
-    mine = next(r for r in records if r.number == trial.number)
-    rank = next((i + 1 for i, r in enumerate(ranked) if r.number == trial.number), None)
+    mine = next(r for r in records if r.number == number)
+    rank = next((i + 1 for i, r in enumerate(ranked) if r.number == number), None)
     hooks.trial_done(mine, rank, len(records))

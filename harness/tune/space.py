@@ -93,6 +93,8 @@ class TuneOptions(Strict):
         """The gate option mapping (harness/gate/options.py) these settings make."""
         out: dict[str, object] = {k: v for k, v in self.model_dump().items() if v is not None}
         out["decide"] = self.decide
+        if self.data_dir is not None:
+            out["data_dir"] = Path(self.data_dir)
         return out
 
 
