@@ -153,10 +153,10 @@ def parse_space(text: str, source: str = "SPACE.toml") -> Space:
         return Space.model_validate(data)
     except ValidationError as err:
         first = err.errors()[0]
-        where = _where(first["loc"]) or "file"
+        where = _where(first["loc"])
         msg = first["msg"].removeprefix("Value error, ")
         raise ConfigError(
-            f"{source}: {where}: {msg}", hint="see docs/tune.md for the keys SPACE.toml takes"
+            f"{source}: {where}: {msg}" if where else f"{source}: {msg}", hint="see docs/tune.md for the keys SPACE.toml takes"
         ) from None
 
 
