@@ -16,6 +16,7 @@ from __future__ import annotations
 import itertools
 import logging
 import time
+import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -127,7 +128,10 @@ def choose_sampler(space: Space, name: SamplerName, seed: int) -> tuple[str, Bas
         search: Any = grid_space(space)
         return "grid", GridSampler(search, seed=seed)
     if name == "tpe":
-        return "tpe", TPESampler(seed=seed, constraints_func=_constraints)
+        with warnings.catch_warnings():  # constraints_func is marked experimental in Optuna
+            warnings.simplefilter("ignore", optuna.exceptions.ExperimentalWarning)
+            warnings.simplefilter("ignore", FutureWarning)
+            return "tpe", TPESampler(seed=seed, constraints_func=_constraints)
     return "random", RandomSampler(seed=seed)
 
 
