@@ -106,7 +106,10 @@ def register(subparsers: Any) -> None:
         if name in ("tokenizer", "log_file", "accuracy_data"):
             kind = str
         elif (
-            name == "accuracy" or isinstance(default, float) or name.endswith(("_ms", "_rate", "_us")) or "ms_per" in name
+            name == "accuracy"
+            or isinstance(default, float)
+            or name.endswith(("_ms", "_rate", "_us"))
+            or "ms_per" in name
         ):
             kind = float
         else:

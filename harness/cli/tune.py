@@ -34,7 +34,9 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         help="auto: grid when the whole grid fits the trial budget, else tpe",
     )
     p.add_argument("--seed", type=int, default=0, help="the sampler's seed")
-    p.add_argument("--out", metavar="DIR", help="tune folder (default: reports/<time>-tune-<name>/)")
+    p.add_argument(
+        "--out", metavar="DIR", help="tune folder (default: reports/<time>-tune-<name>/)"
+    )
     p.add_argument("--json", action="store_true", help="tune.json on stdout")
     p.add_argument("--quiet", action="store_true", help="no progress output")
     p.set_defaults(func=run)

@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import math
 import random
-from pathlib import Path
 from dataclasses import dataclass
+from pathlib import Path
 
 from harness.simulate.answers import AnswerKey
 from harness.simulate.config import SimConfig

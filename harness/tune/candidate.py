@@ -123,7 +123,7 @@ def start(
             stderr=subprocess.STDOUT,
             env={**os.environ, **env},
             start_new_session=True,
-            preexec_fn=_die_with_parent,  # noqa: PLW1509 (the point: dies with harness)
+            preexec_fn=_die_with_parent,  # the point: it dies with harness
         )
     except OSError as err:
         out.close()

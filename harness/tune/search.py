@@ -93,7 +93,7 @@ def suggest(trial: optuna.Trial, name: str, dist: BaseDistribution) -> Choice:
     """The trial's value for one parameter, through Optuna's public suggest API."""
     if isinstance(dist, CategoricalDistribution):
         value: Any = trial.suggest_categorical(name, list(dist.choices))
-        return value  # type: ignore[no-any-return]
+        return value
     if isinstance(dist, IntDistribution):
         return trial.suggest_int(name, dist.low, dist.high, step=dist.step, log=dist.log)
     assert isinstance(dist, FloatDistribution)
@@ -326,9 +326,7 @@ def _measure_trial(
     box: list[tuple[int, float]],
 ) -> float:
     values: dict[str, Choice] = {k: suggest(trial, k, d) for k, d in dists.items()}
-    measured = [
-        t.params for t in study.get_trials(deepcopy=False, states=(TrialState.COMPLETE,))
-    ]
+    measured = [t.params for t in study.get_trials(deepcopy=False, states=(TrialState.COMPLETE,))]
     if values in measured:  # the grid's own copy of the enqueued baseline: never twice
         raise optuna.TrialPruned("measured already")
     folder = trial_folder(cfg.folder / TRIALS_DIR, trial.number)

@@ -111,7 +111,9 @@ class Space(Strict):
     def _consistent(self) -> Space:
         for name in self.params:
             if not NAME_RE.match(name) or name == "port":
-                raise ValueError(f"params.{name}: a parameter is named like an identifier, not port")
+                raise ValueError(
+                    f"params.{name}: a parameter is named like an identifier, not port"
+                )
         for name, value in self.baseline.items():
             if name not in self.params:
                 raise ValueError(f"baseline.{name}: not a parameter ({', '.join(self.params)})")
@@ -156,7 +158,8 @@ def parse_space(text: str, source: str = "SPACE.toml") -> Space:
         where = _where(first["loc"])
         msg = first["msg"].removeprefix("Value error, ")
         raise ConfigError(
-            f"{source}: {where}: {msg}" if where else f"{source}: {msg}", hint="see docs/tune.md for the keys SPACE.toml takes"
+            f"{source}: {where}: {msg}" if where else f"{source}: {msg}",
+            hint="see docs/tune.md for the keys SPACE.toml takes",
         ) from None
 
 

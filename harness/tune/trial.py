@@ -90,7 +90,9 @@ def run_trial(
     cand = candidate.start(argv, env, url, folder, space.serve.stop_grace_s)
     try:
         try:
-            cold = candidate.wait_ready(cand, profile.server.ready_path, space.serve.ready_timeout_s)
+            cold = candidate.wait_ready(
+                cand, profile.server.ready_path, space.serve.ready_timeout_s
+            )
         except candidate.StartFailed as err:
             return TrialResult("failed-to-start", err.message, launch=launch, log_tail=err.log_tail)
         result = _measure(space, profile, folder, url, incumbent, name=name, note=note, cand=cand)
@@ -145,9 +147,7 @@ def _measure(
             return TrialResult("error", f"{kind.name}: {why or 'target unreachable'}", steps=done)
         if rc == EXIT_FAIL and kind.name == "check":
             report = judge_folder(folder, profile, plan.provenance(plan.command_line()), skipped=[])
-            return TrialResult(
-                "disqualified", _first_blocking(report), verdict="FAIL", steps=done
-            )
+            return TrialResult("disqualified", _first_blocking(report), verdict="FAIL", steps=done)
     skipped = [k.name for k in quality]
     interim = judge_folder(folder, profile, plan.provenance(plan.command_line()), skipped=skipped)
     score = interim.grader_score
@@ -174,7 +174,9 @@ def _measure(
 
 
 def _conclude(plan: GatePlan, skipped: list[str]) -> GateReport:
-    report = conclude(plan.folder, plan.profile, plan.provenance(plan.command_line()), skipped=skipped)
+    report = conclude(
+        plan.folder, plan.profile, plan.provenance(plan.command_line()), skipped=skipped
+    )
     record_run(plan.folder, plan.name, plan.note)
     return report
 
