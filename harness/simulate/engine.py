@@ -11,6 +11,7 @@ import random
 from dataclasses import dataclass
 from pathlib import Path
 
+from harness.paths import REPO_ROOT
 from harness.simulate.answers import AnswerKey
 from harness.simulate.config import SimConfig
 from harness.simulate.requests import BadRequest, ParsedRequest
@@ -70,9 +71,8 @@ class Engine:
         self._jitter = random.Random(f"jitter/{cfg.seed}")
         self.answers: AnswerKey | None = None
         if cfg.accuracy is not None:
-            from harness.data.layout import SAMPLES_DIR
-
-            self.answers = AnswerKey(Path(cfg.accuracy_data) if cfg.accuracy_data else SAMPLES_DIR)
+            samples = REPO_ROOT / "tasks" / "samples"  # harness's sample data (data/layout.py)
+            self.answers = AnswerKey(Path(cfg.accuracy_data) if cfg.accuracy_data else samples)
 
     def jitter(self) -> float:
         """This request's timing factor: exp(N(0, jitter_pct/100)), median 1 (one draw each)."""
