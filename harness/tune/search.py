@@ -38,7 +38,7 @@ from harness.tune import candidate
 from harness.tune.report import TrialRecord, TuneReport
 from harness.tune.space import Choice, Space, load_space
 from harness.tune.template import diff_text
-from harness.tune.trial import FEASIBLE, run_trial, trial_folder
+from harness.tune.trial import FEASIBLE, preflight, run_trial, trial_folder
 
 SamplerName = Literal["auto", "grid", "tpe", "random"]
 SPACE_COPY = "space.toml"
@@ -283,6 +283,7 @@ def run_tune(cfg: TuneConfig, hooks: TuneHooks | None = None) -> TuneReport:
     """The search to its budget; ``tune.json`` saved after every trial and at the end."""
     hooks = hooks or TuneHooks()
     sampler_name, sampler = choose_sampler(cfg.space, cfg.sampler, cfg.seed)
+    preflight(cfg.space, cfg.profile, cfg.folder)
     prepare_folder(cfg)
     study = open_study(cfg, sampler, sampler_name)
     if cfg.resume:

@@ -63,6 +63,18 @@ def trial_folder(root: Path, number: int) -> Path:
     raise HarnessError(f"no free trial folder name for {base} under {root}")
 
 
+def preflight(space: Space, profile: Profile, folder: Path) -> None:
+    """Every step's prerequisites (quality: its data), as the gate checks them, before the
+    first candidate is started: a missing one is the step's own error (exit 2)."""
+    url = "http://127.0.0.1:1"  # no request is sent: only the configs are built
+    plan = GatePlan(url=url, folder=folder, profile=profile, options=space.options.gate())
+    for kind in plan.steps():
+        if kind.preflight is not None:
+            kind.preflight(
+                kind.from_profile(profile, Target(folder=folder, url=url), plan.overrides(kind))
+            )
+
+
 def _first_blocking(report: GateReport) -> str:
     blocking = report.blocking
     return blocking[0].text if blocking else report.verdict.value
