@@ -172,6 +172,18 @@ def _cmdline(pid: int) -> list[str] | None:
     return [a.decode(errors="replace") for a in raw.split(b"\0") if a]
 
 
+def same_program(seen: list[str], argv: list[str]) -> bool:
+    """``/proc/PID/cmdline`` is the recorded argv (a script started through its shebang
+    shows its interpreter first: ``python /path/harness …`` for ``harness …``)."""
+    if seen == argv:
+        return True
+    k = len(seen) - len(argv) + 1
+    if k < 1 or seen[k:] != argv[1:]:
+        return False
+    name = os.path.basename(argv[0])
+    return any(os.path.basename(a) == name for a in seen[:k])
+
+
 def stop_recorded(folder: Path, grace_s: float = 5.0) -> int | None:
     """Stop the process group a killed harness recorded in ``folder`` if it still runs;
     returns the pgid it stopped, else None. A leader pid now running another program
@@ -185,7 +197,7 @@ def stop_recorded(folder: Path, grace_s: float = 5.0) -> int | None:
     if not group_alive(pgid):
         return None
     seen = _cmdline(pgid)
-    if seen is not None and seen != argv:
+    if seen is not None and not same_program(seen, argv):
         return None
     kill_group(pgid, grace_s)
     return pgid
