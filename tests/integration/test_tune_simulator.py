@@ -123,3 +123,27 @@ def test_kill_9_then_resume_never_picks_the_trap(tmp_path: Path) -> None:
     assert main(["tune", "--resume", str(out), "--quiet"]) == 0
     tune = _check_done(out)
     assert [t["number"] for t in tune["trials"] if t["status"] == "interrupted"] == [1]
+
+
+def test_sigterm_stops_the_candidate_and_saves_tune_json(tmp_path: Path) -> None:
+    out = tmp_path / "tune"
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[2])}
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "harness", "tune", str(_space(tmp_path)), "--out", str(out),
+         "--quiet"],
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+    )  # fmt: skip
+    record = out / "trials" / "t000" / "candidate.json"
+    deadline = time.monotonic() + 120
+    while not record.exists() and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert record.exists()
+    proc.send_signal(signal.SIGTERM)
+    _, err = proc.communicate(timeout=60)
+    assert proc.returncode == 143, err
+    assert not group_alive(int(json.loads(record.read_text())["pgid"]))
+    tune = json.loads((out / "tune.json").read_text())
+    assert tune["stopped_by"] == "interrupted" and not tune["complete"]
+    assert [t["status"] for t in tune["trials"]] == ["interrupted"]
