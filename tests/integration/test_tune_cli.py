@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import sys
 from pathlib import Path
 
@@ -59,3 +60,28 @@ def test_resume_of_a_folder_that_is_no_tune(tmp_path: Path) -> None:
 
 def test_space_and_resume_together_is_a_usage_error(tmp_path: Path) -> None:
     assert main(["tune"]) == 2
+
+
+def test_candidates_that_never_start_are_classified_and_the_search_goes_on(
+    tmp_path: Path,
+) -> None:
+    from harness.data.layout import SAMPLES_DIR
+
+    space = _space(
+        tmp_path,
+        f"""
+[serve]
+command = "{sys.executable} -c \\"import sys; print('no GPU for {{size}}'); sys.exit(3)\\""
+[params]
+size = ["small", "big"]
+[options]
+data_dir = "{SAMPLES_DIR}"
+""",
+    )
+    out = tmp_path / "t"
+    assert main(["tune", str(space), "--out", str(out), "--quiet"]) == 1  # nothing feasible
+    tune = json.loads((out / "tune.json").read_text())
+    assert tune["stopped_by"] == "grid exhausted" and tune["best"] is None
+    assert [t["status"] for t in tune["trials"]] == ["failed-to-start"] * 2
+    assert {t["log_tail"] for t in tune["trials"]} == {"no GPU for small", "no GPU for big"}
+    assert all("exited with code 3" in t["why"] for t in tune["trials"])
