@@ -19,7 +19,7 @@ import sys
 import time
 import urllib.error
 import urllib.request
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import IO
@@ -71,9 +71,10 @@ def group_alive(pgid: int) -> bool:
     return True
 
 
-def kill_group(pgid: int, grace_s: float) -> None:
+def kill_group(pgid: int, grace_s: float, reap: Callable[[], object] | None = None) -> None:
     """SIGTERM the group, then SIGKILL what is left after ``grace_s``; returns once it is gone
-    (or 5 s after the SIGKILL)."""
+    (or 5 s after the SIGKILL). ``reap``: collect the leader when it is our child (an
+    exited, unreaped leader still counts as a member of its group)."""
     for sig, wait_s in ((signal.SIGTERM, grace_s), (signal.SIGKILL, 5.0)):
         try:
             os.killpg(pgid, sig)
@@ -81,6 +82,8 @@ def kill_group(pgid: int, grace_s: float) -> None:
             return
         end = time.monotonic() + wait_s
         while time.monotonic() < end:
+            if reap is not None:
+                reap()
             if not group_alive(pgid):
                 return
             time.sleep(0.05)
@@ -99,7 +102,7 @@ class Candidate:
         return self.proc.pid  # start_new_session: the leader's pid is the group's id
 
     def stop(self) -> None:
-        kill_group(self.pgid, self.grace_s)
+        kill_group(self.pgid, self.grace_s, reap=self.proc.poll)
         try:
             self.proc.wait(timeout=5)
         except subprocess.TimeoutExpired:

@@ -4,7 +4,9 @@ only when the recorded program still runs there."""
 from __future__ import annotations
 
 import json
+import signal
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -57,3 +59,14 @@ def test_same_program_through_a_shebang() -> None:
     seen = ["/venv/bin/python", "/venv/bin/harness", "simulate", "--port", "9"]
     assert candidate.same_program(seen, argv)
     assert not candidate.same_program(["/bin/sleep", "9"], argv)
+
+
+def test_stop_returns_once_the_leader_exits_not_after_the_grace(tmp_path: Path) -> None:
+    """An exited leader we have not reaped still counts in its group: stop reaps it, so a
+    server that obeys SIGTERM is not waited for the whole grace period (30 s here)."""
+    cand = candidate.start(SLEEPER, {}, "http://127.0.0.1:1", tmp_path, grace_s=30.0)
+    t0 = time.monotonic()
+    cand.stop()
+    assert time.monotonic() - t0 < 10.0
+    assert cand.proc.returncode == -signal.SIGTERM
+    assert not candidate.group_alive(cand.pgid)
