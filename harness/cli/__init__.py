@@ -36,6 +36,7 @@ COMMANDS: dict[str, str] = {
     "data": "benchmark data and NLTK punkt_tab into a local folder for offline runs",
     "compare": "paired A/B verdict per bucket / benchmark / level, with CIs",
     "vlm": "AICAS VLM benchmark: in-process call for call (run) or over HTTP (latency)",
+    "tune": "search serve settings for the best score under the quality gates (Optuna)",
     "demo": "the CPU reference server judged end to end (check → latency → quality → gate)",
 }
 

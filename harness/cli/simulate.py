@@ -33,6 +33,10 @@ _HELP: dict[str, str] = {
     "does (default: off)",
     "special_tokens": "the last N generated tokens are special tokens absent from the text "
     "(vLLM's detokeniser skips them) but timed and counted in usage (default: 0)",
+    "accuracy": "answer the local benchmark data's multiple-choice questions (MMLU-Pro, GPQA) "
+    "right with probability P, seeded per question (default: none, generated text)",
+    "accuracy_data": "the benchmark data folder --accuracy reads its answers from "
+    "(default: harness's sample data)",
     "seed": "seed of text generation and of fault draws",
     "tokenizer": "tokenizer spec for token accounting",
     "error_rate": "share of requests (0 to 1) answered with --error-status",
@@ -99,10 +103,13 @@ def register(subparsers: Any) -> None:
             p.add_argument(flag, action=argparse.BooleanOptionalAction, default=None, help=text)
             continue
         kind: type = str
-        if name in ("tokenizer", "log_file"):
+        if name in ("tokenizer", "log_file", "accuracy_data"):
             kind = str
         elif (
-            isinstance(default, float) or name.endswith(("_ms", "_rate", "_us")) or "ms_per" in name
+            name == "accuracy"
+            or isinstance(default, float)
+            or name.endswith(("_ms", "_rate", "_us"))
+            or "ms_per" in name
         ):
             kind = float
         else:
@@ -120,6 +127,10 @@ def _metavar(name: str, kind: type) -> str:
         return "US"
     if name == "log_file":
         return "FILE"
+    if name == "accuracy":
+        return "P"
+    if name == "accuracy_data":
+        return "DIR"
     return "N" if kind is not str else "TEXT"
 
 

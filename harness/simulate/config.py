@@ -58,6 +58,10 @@ class SimConfig(BaseModel):
     models: tuple[str, ...] = DEFAULT_MODELS
     seed: int = 0
     tokenizer: str = DEFAULT_TOKENIZER
+    # quality: answer the local benchmark data's multiple-choice questions right with this
+    # probability (seeded per question); None: generated text as for any prompt
+    accuracy: float | None = Field(None, ge=0, le=1)
+    accuracy_data: str | None = None  # the data folder with the answers (default: samples)
     # faults
     error_rate: float = Field(0.0, ge=0, le=1)
     error_status: int = Field(500, ge=400, le=599)

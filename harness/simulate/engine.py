@@ -9,10 +9,13 @@ from __future__ import annotations
 import math
 import random
 from dataclasses import dataclass
+from pathlib import Path
 
+from harness.paths import REPO_ROOT
+from harness.simulate.answers import AnswerKey
 from harness.simulate.config import SimConfig
 from harness.simulate.requests import BadRequest, ParsedRequest
-from harness.simulate.textgen import Piece, Vocabulary
+from harness.simulate.textgen import Piece, Vocabulary, piece
 from harness.tokenizer import Tokenizer
 
 _BLOCK = 16  # vLLM's default KV block size: prefix caching works in whole blocks
@@ -66,6 +69,10 @@ class Engine:
         self.cache = PrefixCache()
         self._calls = 0
         self._jitter = random.Random(f"jitter/{cfg.seed}")
+        self.answers: AnswerKey | None = None
+        if cfg.accuracy is not None:
+            samples = REPO_ROOT / "tasks" / "samples"  # harness's sample data (data/layout.py)
+            self.answers = AnswerKey(Path(cfg.accuracy_data) if cfg.accuracy_data else samples)
 
     def jitter(self) -> float:
         """This request's timing factor: exp(N(0, jitter_pct/100)), median 1 (one draw each)."""
@@ -111,6 +118,14 @@ class Engine:
             n, finish = max_tokens + max(1, max_tokens // 4), "length"
         return n, finish
 
+    def _reply(self, req: ParsedRequest) -> list[Piece] | None:
+        if self.answers is None or self.cfg.accuracy is None or req.prompt_ids is not None:
+            return None
+        text = self.answers.reply(req.prompt_text, self.cfg.accuracy, self.cfg.seed)
+        if text is None:
+            return None
+        return [piece(self.tokenizer.decode([i]), i) for i in self.tokenizer.encode(text)]
+
     def plan(self, req: ParsedRequest, ids: list[int], route: str, arrival_ns: int) -> Plan:
         cfg = self.cfg
         self._calls += 1
@@ -125,6 +140,11 @@ class Engine:
         key = req.prompt_text if req.prompt_ids is None else ",".join(map(str, ids))
         think = cfg.think_tokens if (req.thinking or cfg.think_leak) else 0
         pieces = self.vocab.generate(key, n, think=think, salt=salt)
+        reply = self._reply(req)
+        if reply is not None:  # --accuracy: a known question's answer, then EOS
+            pieces = (self.vocab.think_head + self.vocab.think_tail if think else []) + reply
+            n, finish = (n, "length") if len(pieces) > n else (len(pieces), "stop")
+            pieces = pieces[:n]
         if cfg.special_tokens:  # the answer's last tokens: generated, not in the text
             k = min(cfg.special_tokens, n)
             pieces[n - k :] = [self.vocab.special] * k

@@ -97,3 +97,8 @@ class Vocabulary:
 
 def join(pieces: list[Piece]) -> str:
     return "".join(p.text for p in pieces)
+
+
+def piece(text: str, token_id: int = 0) -> Piece:
+    """One generated token with its text (public: the engine's --accuracy answers)."""
+    return _piece(text, token_id)

@@ -43,6 +43,7 @@ LAYERS: dict[str, int] = {
     "__main__": 7,
     "cli": 6,
     "demo": 5,
+    "tune": 5,  # drives the gate's steps per trial and records each in the ledger
     "report": 4,
     "gate": 3,
     "compare_engine": 3,

@@ -1,0 +1,77 @@
+"""``harness tune SPACE.toml``: search a candidate space for the profile's best score under
+its gates (docs/tune.md); ``--resume DIR`` continues a tune."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from pathlib import Path
+
+from harness.cli.common import make_console
+from harness.errors import EXIT_INTERRUPTED, EXIT_OK, UsageError
+from harness.paths import reports_dir
+from harness.profiles import load_profile
+from harness.tune.render import ConsoleTuneHooks, render_tune
+from harness.tune.search import TuneConfig, resume_space, run_tune
+from harness.tune.space import load_space
+
+EXIT_NO_FEASIBLE = 1
+
+
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    p = sub.add_parser("tune", help="search serve settings for the best score under the gates")
+    p.add_argument("space", nargs="?", metavar="SPACE.toml", help="the space to search")
+    p.add_argument(
+        "--resume",
+        metavar="DIR",
+        help="continue the tune in DIR (finished trials are not measured again; default: none)",
+    )
+    p.add_argument(
+        "--sampler",
+        choices=("auto", "grid", "tpe", "random"),
+        default="auto",
+        help="auto: grid when the whole grid fits the trial budget, else tpe",
+    )
+    p.add_argument("--seed", type=int, default=0, help="the sampler's seed")
+    p.add_argument(
+        "--out", metavar="DIR", help="tune folder (default: reports/<time>-tune-<name>/)"
+    )
+    p.add_argument("--json", action="store_true", help="tune.json on stdout")
+    p.add_argument("--quiet", action="store_true", help="no progress output")
+    p.set_defaults(func=run)
+
+
+def _config(args: argparse.Namespace) -> TuneConfig:
+    if bool(args.space) == bool(args.resume):
+        raise UsageError("give SPACE.toml or --resume DIR", hint="e.g. harness tune space.toml")
+    if args.resume:
+        folder = Path(args.resume)
+        space, text = resume_space(folder)
+    else:
+        path = Path(args.space)
+        space = load_space(path)
+        text = path.read_text(encoding="utf-8")
+        stamp = time.strftime("%Y%m%d-%H%M%S")
+        folder = Path(args.out) if args.out else reports_dir() / f"{stamp}-tune-{space.name}"
+    return TuneConfig(
+        space=space,
+        space_text=text,
+        profile=load_profile(space.profile),
+        folder=folder,
+        sampler=args.sampler,
+        seed=args.seed,
+        resume=bool(args.resume),
+    )
+
+
+def run(args: argparse.Namespace) -> int:
+    cfg = _config(args)
+    console = make_console(args)
+    report = run_tune(cfg, ConsoleTuneHooks(console))
+    render_tune(console, report, str(cfg.folder))
+    if args.json:
+        sys.stdout.write(report.to_json() + "\n")
+    if report.stopped_by == "interrupted":
+        return EXIT_INTERRUPTED
+    return EXIT_OK if report.best is not None else EXIT_NO_FEASIBLE

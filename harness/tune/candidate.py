@@ -1,0 +1,206 @@
+"""One candidate server: started in its own process group on a free port, waited for,
+stopped with nothing left running.
+
+The child gets ``PR_SET_PDEATHSIG`` (SIGKILL) on Linux, so a ``kill -9`` of harness
+takes it down; its process group id is recorded in the trial's folder
+(``candidate.json``) before anything is measured, so ``harness tune --resume`` can stop
+whatever a killed harness left behind (:func:`stop_recorded`).
+"""
+
+from __future__ import annotations
+
+import ctypes
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.request
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import IO
+
+from harness.errors import HarnessError
+
+RECORD = "candidate.json"
+LOG = "server.log"
+_PR_SET_PDEATHSIG = 1
+
+
+class StartFailed(HarnessError):
+    """The candidate exited, or never answered, before it was ready."""
+
+    def __init__(self, message: str, *, why: str, log_tail: str) -> None:
+        super().__init__(message)
+        self.why = why  # "exited" | "not ready"
+        self.log_tail = log_tail
+
+
+def free_port() -> int:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def _die_with_parent() -> None:
+    """preexec_fn: SIGKILL this child when the harness that started it dies (Linux)."""
+    if sys.platform.startswith("linux"):
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+
+
+def log_tail(path: Path, lines: int = 20) -> str:
+    try:
+        text = path.read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return ""
+    return "\n".join(text.splitlines()[-lines:])
+
+
+def group_alive(pgid: int) -> bool:
+    try:
+        os.killpg(pgid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def kill_group(pgid: int, grace_s: float, reap: Callable[[], object] | None = None) -> None:
+    """SIGTERM the group, then SIGKILL what is left after ``grace_s``; returns once it is gone
+    (or 5 s after the SIGKILL). ``reap``: collect the leader when it is our child (an
+    exited, unreaped leader still counts as a member of its group)."""
+    for sig, wait_s in ((signal.SIGTERM, grace_s), (signal.SIGKILL, 5.0)):
+        try:
+            os.killpg(pgid, sig)
+        except ProcessLookupError:
+            return
+        end = time.monotonic() + wait_s
+        while time.monotonic() < end:
+            if reap is not None:
+                reap()
+            if not group_alive(pgid):
+                return
+            time.sleep(0.05)
+
+
+@dataclass
+class Candidate:
+    proc: subprocess.Popen[bytes]
+    url: str
+    log: Path
+    grace_s: float
+    _log_file: IO[bytes]
+
+    @property
+    def pgid(self) -> int:
+        return self.proc.pid  # start_new_session: the leader's pid is the group's id
+
+    def stop(self) -> None:
+        kill_group(self.pgid, self.grace_s, reap=self.proc.poll)
+        try:
+            self.proc.wait(timeout=5)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.proc.wait()
+        self._log_file.close()
+
+
+def start(
+    argv: list[str], env: Mapping[str, str], url: str, folder: Path, grace_s: float
+) -> Candidate:
+    """Start the candidate (own process group, output to ``folder/server.log``) and record
+    its pid and process group in ``folder/candidate.json``."""
+    log = folder / LOG
+    out = log.open("ab")
+    try:
+        proc = subprocess.Popen(
+            argv,
+            stdin=subprocess.DEVNULL,
+            stdout=out,
+            stderr=subprocess.STDOUT,
+            env={**os.environ, **env},
+            start_new_session=True,
+            preexec_fn=_die_with_parent,  # the point: it dies with harness
+        )
+    except OSError as err:
+        out.close()
+        raise StartFailed(
+            f"cannot start {argv[0]}: {err.strerror or type(err).__name__}",
+            why="exited",
+            log_tail="",
+        ) from None
+    record = {"pid": proc.pid, "pgid": proc.pid, "argv": argv, "url": url}
+    (folder / RECORD).write_text(json.dumps(record, indent=2), encoding="utf-8")
+    return Candidate(proc, url, log, grace_s, out)
+
+
+def wait_ready(cand: Candidate, path: str, timeout_s: float) -> float:
+    """Seconds until ``url + path`` answers 200; StartFailed if it exits or times out."""
+    t0 = time.monotonic()
+    url = cand.url.rstrip("/") + path
+    while True:
+        rc = cand.proc.poll()
+        if rc is not None:
+            raise StartFailed(
+                f"failed to start: exited with code {rc} before it was ready",
+                why="exited",
+                log_tail=log_tail(cand.log),
+            )
+        try:
+            with urllib.request.urlopen(url, timeout=2.0) as resp:
+                if resp.status == 200:
+                    return time.monotonic() - t0
+        except (urllib.error.URLError, OSError, ValueError):
+            pass
+        if time.monotonic() - t0 > timeout_s:
+            raise StartFailed(
+                f"failed to start: {url} not ready after {timeout_s:.0f} s",
+                why="not ready",
+                log_tail=log_tail(cand.log),
+            )
+        time.sleep(0.2)
+
+
+def _cmdline(pid: int) -> list[str] | None:
+    try:
+        raw = Path(f"/proc/{pid}/cmdline").read_bytes()
+    except OSError:
+        return None
+    return [a.decode(errors="replace") for a in raw.split(b"\0") if a]
+
+
+def same_program(seen: list[str], argv: list[str]) -> bool:
+    """``/proc/PID/cmdline`` is the recorded argv (a script started through its shebang
+    shows its interpreter first: ``python /path/harness …`` for ``harness …``)."""
+    if seen == argv:
+        return True
+    k = len(seen) - len(argv) + 1
+    if k < 1 or seen[k:] != argv[1:]:
+        return False
+    name = os.path.basename(argv[0])
+    return any(os.path.basename(a) == name for a in seen[:k])
+
+
+def stop_recorded(folder: Path, grace_s: float = 5.0) -> int | None:
+    """Stop the process group a killed harness recorded in ``folder`` if it still runs;
+    returns the pgid it stopped, else None. A leader pid now running another program
+    (reused) is left alone."""
+    try:
+        record = json.loads((folder / RECORD).read_text(encoding="utf-8"))
+        pgid = int(record["pgid"])
+        argv = [str(a) for a in record["argv"]]
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+    if not group_alive(pgid):
+        return None
+    seen = _cmdline(pgid)
+    if seen is not None and not same_program(seen, argv):
+        return None
+    kill_group(pgid, grace_s)
+    return pgid

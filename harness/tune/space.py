@@ -1,0 +1,177 @@
+"""SPACE.toml: how to start a candidate, what may vary, the baseline, the budget.
+
+One typed model (``extra="forbid"`` everywhere): a misspelt key is an error naming it,
+exit 2, before anything is started (docs/tune.md, "SPACE.toml").
+"""
+
+from __future__ import annotations
+
+import math
+import re
+import tomllib
+from pathlib import Path
+from typing import Annotated, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+
+from harness.errors import ConfigError
+
+Choice = str | int | float | bool
+NAME_RE = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+
+
+class Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class Serve(Strict):
+    """How a candidate is started: ``command`` (``{port}`` by harness, ``{NAME}`` by each
+    parameter), its ``env`` (values may use parameters), and the ``url`` it answers on."""
+
+    command: str = Field(min_length=1)
+    env: dict[str, str] = Field(default_factory=dict)
+    url: str = "http://127.0.0.1:{port}"
+    ready_timeout_s: float = Field(600.0, gt=0)
+    stop_grace_s: float = Field(10.0, ge=0)
+
+
+class Range(Strict):
+    """An int range (``low``/``high`` ints, ``step`` an int or absent) or a float range."""
+
+    low: int | float
+    high: int | float
+    step: int | float | None = None
+    log: bool = False
+
+    @model_validator(mode="after")
+    def _sane(self) -> Range:
+        if self.high < self.low:
+            raise ValueError(f"high {self.high} < low {self.low}")
+        if self.step is not None and self.step <= 0:
+            raise ValueError("step must be > 0")
+        if self.log and self.low <= 0:
+            raise ValueError("log needs low > 0")
+        if self.log and self.step is not None and not self.is_int:
+            raise ValueError("a float range takes step or log, not both")
+        return self
+
+    @property
+    def is_int(self) -> bool:
+        ints = all(isinstance(v, int) for v in (self.low, self.high))
+        return ints and (self.step is None or isinstance(self.step, int))
+
+
+Param = Annotated[list[Choice], Field(min_length=1)] | Range
+
+
+class Budget(Strict):
+    trials: int | None = Field(None, ge=1)
+    minutes: float | None = Field(None, gt=0)
+
+    @model_validator(mode="after")
+    def _some(self) -> Budget:
+        if self.trials is None and self.minutes is None:
+            raise ValueError("give trials and/or minutes")
+        return self
+
+
+class TuneOptions(Strict):
+    """The gate's quick settings, passed to every trial (as ``harness gate`` takes them)."""
+
+    runs: int | None = Field(None, ge=1)
+    warmup: int | None = Field(None, ge=0)
+    buckets: str | None = None  # a comma list: short,long
+    limit: float | None = Field(None, gt=0)
+    max_gen_toks: int | None = Field(None, ge=1)
+    until_ci: float | None = Field(None, gt=0)
+    decide: bool = True  # quality with --decide (tune's default: on)
+    data_dir: str | None = None
+    tokenizer: str | None = None
+    latency_mode: Literal["official", "strict", "both"] | None = None
+
+    def gate(self) -> dict[str, object]:
+        """The gate option mapping (harness/gate/options.py) these settings make."""
+        out: dict[str, object] = {k: v for k, v in self.model_dump().items() if v is not None}
+        out["decide"] = self.decide
+        if self.data_dir is not None:
+            out["data_dir"] = Path(self.data_dir)
+        return out
+
+
+class Space(Strict):
+    name: str | None = None  # the tune's name and ledger experiment (default: the file's stem)
+    profile: str = "efficient-qwen"
+    serve: Serve
+    params: dict[str, Param] = Field(min_length=1)
+    baseline: dict[str, Choice] = Field(default_factory=dict)
+    budget: Budget = Field(default_factory=lambda: Budget(trials=20))
+    options: TuneOptions = Field(default_factory=TuneOptions)
+
+    @model_validator(mode="after")
+    def _consistent(self) -> Space:
+        for name in self.params:
+            if not NAME_RE.match(name) or name == "port":
+                raise ValueError(
+                    f"params.{name}: a parameter is named like an identifier, not port"
+                )
+        for name, value in self.baseline.items():
+            if name not in self.params:
+                raise ValueError(f"baseline.{name}: not a parameter ({', '.join(self.params)})")
+            if not allowed(self.params[name], value):
+                raise ValueError(f"baseline.{name}: {value!r} is not in its parameter's values")
+        return self
+
+    def all_choices(self) -> bool:
+        return all(isinstance(p, list) for p in self.params.values())
+
+    def grid_size(self) -> int | None:
+        if not self.all_choices():
+            return None
+        return math.prod(len(p) for p in self.params.values() if isinstance(p, list))
+
+
+def allowed(param: Param, value: Choice) -> bool:
+    if isinstance(param, list):
+        return any(type(v) is type(value) and v == value for v in param)
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return False
+    if param.is_int and not isinstance(value, int):
+        return False
+    return param.low <= value <= param.high
+
+
+def _where(loc: tuple[int | str, ...]) -> str:
+    # pydantic's union branches add type names ("list[...]", "Range"): keep the keys
+    return ".".join(str(p) for p in loc if not (isinstance(p, str) and ("[" in p or p == "Range")))
+
+
+def parse_space(text: str, source: str = "SPACE.toml") -> Space:
+    """The file's text as a :class:`Space`; a ConfigError naming the first bad key."""
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as err:
+        raise ConfigError(f"{source}: not valid TOML ({err})") from None
+    try:
+        return Space.model_validate(data)
+    except ValidationError as err:
+        first = err.errors()[0]
+        where = _where(first["loc"])
+        msg = first["msg"].removeprefix("Value error, ")
+        raise ConfigError(
+            f"{source}: {where}: {msg}" if where else f"{source}: {msg}",
+            hint="see docs/tune.md for the keys SPACE.toml takes",
+        ) from None
+
+
+def load_space(path: Path) -> Space:
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as err:
+        raise ConfigError(
+            f"cannot read {path}: {err.strerror or type(err).__name__}",
+            hint="pass the path of a SPACE.toml",
+        ) from None
+    space = parse_space(text, path.name)
+    if space.name is None:
+        space = space.model_copy(update={"name": path.stem})
+    return space

@@ -1,0 +1,81 @@
+"""A candidate's launch: the command and env templates filled with its parameter values,
+and the parameter diff from the baseline (the trial's "what changed")."""
+
+from __future__ import annotations
+
+import shlex
+import string
+from collections.abc import Mapping
+
+from harness.errors import ConfigError
+from harness.tune.space import Choice, Serve
+
+_FORMATTER = string.Formatter()
+
+
+def render(value: Choice) -> str:
+    """A parameter value as the command line gets it (``true``/``false`` for booleans)."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return str(value)
+
+
+def fill(template: str, values: Mapping[str, Choice], port: int, where: str) -> str:
+    """``template`` with ``{port}`` and each ``{NAME}`` filled; an unknown field is a
+    ConfigError naming it (``where``: the key of SPACE.toml it comes from)."""
+    fields = {"port": str(port), **{k: render(v) for k, v in values.items()}}
+    out: list[str] = []
+    try:
+        parsed = list(_FORMATTER.parse(template))
+    except ValueError as err:
+        raise ConfigError(f"SPACE.toml: {where}: bad template ({err})") from None
+    for literal, field, spec, conv in parsed:
+        out.append(literal)
+        if field is None:
+            continue
+        if field not in fields or spec or conv:
+            known = ", ".join("{" + k + "}" for k in fields)
+            raise ConfigError(
+                f"SPACE.toml: {where}: unknown placeholder {{{field}}}",
+                hint=f"a template may use {known}",
+            )
+        out.append(fields[field])
+    return "".join(out)
+
+
+def launch_argv(serve: Serve, values: Mapping[str, Choice], port: int) -> list[str]:
+    """The candidate's argv: the filled command split like a shell would (an empty value
+    leaves no argument)."""
+    text = fill(serve.command, values, port, "serve.command")
+    try:
+        argv = shlex.split(text)
+    except ValueError as err:
+        raise ConfigError(f"SPACE.toml: serve.command: {err} in {text!r}") from None
+    if not argv:
+        raise ConfigError("SPACE.toml: serve.command: empty once filled")
+    return argv
+
+
+def launch_env(serve: Serve, values: Mapping[str, Choice], port: int) -> dict[str, str]:
+    return {k: fill(v, values, port, f"serve.env.{k}") for k, v in serve.env.items()}
+
+
+def launch_url(serve: Serve, values: Mapping[str, Choice], port: int) -> str:
+    return fill(serve.url, values, port, "serve.url")
+
+
+def shell_line(argv: list[str], env: Mapping[str, str]) -> str:
+    """The exact launch as one shell line: ``K=V … cmd args``."""
+    pre = [f"{k}={shlex.quote(v)}" for k, v in env.items()]
+    return " ".join([*pre, *(shlex.quote(a) for a in argv)])
+
+
+def diff_text(values: Mapping[str, Choice], baseline: Mapping[str, Choice]) -> str:
+    """What changed from the baseline: ``max_num_seqs 8→16, prefix_caching off→on``;
+    ``baseline`` when nothing did."""
+    parts = [
+        f"{k} {render(baseline[k])}→{render(v)}" if k in baseline else f"{k}={render(v)}"
+        for k, v in values.items()
+        if k not in baseline or baseline[k] != v or type(baseline[k]) is not type(v)
+    ]
+    return ", ".join(parts) if parts else "baseline"

@@ -1,0 +1,201 @@
+"""One trial: start the candidate → ready (cold start) → the profile's steps through the
+gate's own step runner (check: a failure disqualifies; latency: the score; quality with
+``--decide`` only when the candidate could become the incumbent) → judge the folder →
+stop the server. Every measurement is a core the gate already runs; nothing is re-done.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Literal
+
+from harness.errors import EXIT_FAIL, EXIT_TARGET, HarnessError
+from harness.flags import Target
+from harness.gate.hooks import NO_HOOKS
+from harness.gate.judge import judge_folder
+from harness.gate.orchestrate import GatePlan, conclude, run_step
+from harness.gate.report import GateReport, Verdict
+from harness.profiles import Profile
+from harness.report.ledger import record_run
+from harness.tune import candidate
+from harness.tune.space import Choice, Space
+from harness.tune.template import diff_text, launch_argv, launch_env, launch_url, shell_line
+
+Status = Literal[
+    "ok",  # measured in full, no gate failed: may be the incumbent
+    "slower",  # cannot beat the incumbent: quality not measured (feasible as far as known)
+    "disqualified",  # a required check failed
+    "gate-failed",  # a quality gate (or another blocking rule) failed
+    "failed-to-start",  # exited or never ready
+    "crashed",  # the server died while measured
+    "error",  # a measurement stopped with an error
+]
+FEASIBLE: frozenset[str] = frozenset({"ok", "slower"})
+
+
+@dataclass
+class TrialResult:
+    status: Status
+    why: str
+    score: float | None = None
+    cold_start_s: float | None = None
+    launch: str = ""
+    log_tail: str = ""
+    verdict: str | None = None
+    steps: list[str] = field(default_factory=list)
+
+
+def trial_folder(root: Path, number: int) -> Path:
+    """``root/tNNN``, created race-free: an existing folder (another worker's) gets a suffix."""
+    root.mkdir(parents=True, exist_ok=True)
+    base = f"t{number:03d}"
+    for n in range(1, 1000):
+        folder = root / (base if n == 1 else f"{base}-{n}")
+        try:
+            folder.mkdir()
+        except FileExistsError:
+            continue
+        return folder
+    raise HarnessError(f"no free trial folder name for {base} under {root}")
+
+
+def preflight(space: Space, profile: Profile, folder: Path) -> None:
+    """Every step's prerequisites (quality: its data), as the gate checks them, before the
+    first candidate is started: a missing one is the step's own error (exit 2)."""
+    url = "http://127.0.0.1:1"  # no request is sent: only the configs are built
+    plan = GatePlan(url=url, folder=folder, profile=profile, options=space.options.gate())
+    for kind in plan.steps():
+        if kind.preflight is not None:
+            kind.preflight(
+                kind.from_profile(profile, Target(folder=folder, url=url), plan.overrides(kind))
+            )
+
+
+def _first_blocking(report: GateReport) -> str:
+    blocking = report.blocking
+    return blocking[0].text if blocking else report.verdict.value
+
+
+def run_trial(
+    space: Space,
+    profile: Profile,
+    values: Mapping[str, Choice],
+    folder: Path,
+    incumbent: float | None,
+    *,
+    name: str,
+) -> TrialResult:
+    """Measure one candidate into ``folder`` (already made); the server is stopped on every
+    way out, Ctrl-C included."""
+    port = candidate.free_port()
+    argv = launch_argv(space.serve, values, port)
+    env = launch_env(space.serve, values, port)
+    url = launch_url(space.serve, values, port)
+    launch = shell_line(argv, env)
+    note = diff_text(values, space.baseline)
+    meta = {"params": dict(values), "note": note, "launch": launch, "url": url}
+    (folder / "params.json").write_text(json.dumps(meta, indent=2), encoding="utf-8")
+    cand = candidate.start(argv, env, url, folder, space.serve.stop_grace_s)
+    try:
+        try:
+            cold = candidate.wait_ready(
+                cand, profile.server.ready_path, space.serve.ready_timeout_s
+            )
+        except candidate.StartFailed as err:
+            return TrialResult("failed-to-start", err.message, launch=launch, log_tail=err.log_tail)
+        result = _measure(space, profile, folder, url, incumbent, name=name, note=note, cand=cand)
+        result.cold_start_s = round(cold, 3)
+        result.launch = launch
+        return result
+    finally:
+        cand.stop()
+
+
+def _measure(
+    space: Space,
+    profile: Profile,
+    folder: Path,
+    url: str,
+    incumbent: float | None,
+    *,
+    name: str,
+    note: str,
+    cand: candidate.Candidate,
+) -> TrialResult:
+    plan = GatePlan(
+        url=url,
+        folder=folder,
+        profile=profile,
+        options=space.options.gate(),
+        name=name,
+        note=note,
+        experiment=space.name,
+    )
+    steps = plan.steps()
+    target_steps = [k for k in steps if k.name != "quality"]
+    quality = [k for k in steps if k.name == "quality"]
+    done: list[str] = []
+    target = Target(folder=folder, url=url)
+    for kind in target_steps:
+        try:
+            rc = run_step(kind, plan, NO_HOOKS, target)
+        except HarnessError as err:
+            rc, why = -1, err.one_line()
+        else:
+            why = ""
+        done.append(kind.name)
+        if cand.proc.poll() is not None:
+            return TrialResult(
+                "crashed",
+                f"the server exited (code {cand.proc.returncode}) during {kind.name}",
+                log_tail=candidate.log_tail(cand.log),
+                steps=done,
+            )
+        if rc == -1 or rc == EXIT_TARGET:
+            return TrialResult("error", f"{kind.name}: {why or 'target unreachable'}", steps=done)
+        if rc == EXIT_FAIL and kind.name == "check":
+            report = judge_folder(folder, profile, plan.provenance(plan.command_line()), skipped=[])
+            return TrialResult("disqualified", _first_blocking(report), verdict="FAIL", steps=done)
+    skipped = [k.name for k in quality]
+    interim = judge_folder(folder, profile, plan.provenance(plan.command_line()), skipped=skipped)
+    score = interim.grader_score
+    if interim.verdict is Verdict.FAIL:
+        final = _conclude(plan, skipped)
+        return TrialResult("gate-failed", _first_blocking(final), score, verdict="FAIL", steps=done)
+    if quality and incumbent is not None and (score is None or score <= incumbent):
+        _conclude(plan, skipped)
+        why = f"score {_num(score)} ≤ incumbent {_num(incumbent)}: quality not measured"
+        return TrialResult("slower", why, score, verdict=None, steps=done)
+    for kind in quality:
+        try:
+            run_step(kind, plan, NO_HOOKS, target)
+        except HarnessError as err:
+            return TrialResult("error", f"quality: {err.one_line()}", score, steps=done)
+        done.append(kind.name)
+    final = _conclude(plan, [])
+    if final.verdict is Verdict.FAIL:
+        return TrialResult(
+            "gate-failed", _first_blocking(final), final.grader_score, verdict="FAIL", steps=done
+        )
+    why = "new incumbent" if incumbent is None or (final.grader_score or 0) > incumbent else "ok"
+    return TrialResult("ok", why, final.grader_score, verdict=final.verdict.value, steps=done)
+
+
+def _conclude(plan: GatePlan, skipped: list[str]) -> GateReport:
+    report = conclude(
+        plan.folder, plan.profile, plan.provenance(plan.command_line()), skipped=skipped
+    )
+    record_run(plan.folder, plan.name, plan.note)
+    return report
+
+
+def _num(x: float | None) -> str:
+    return "—" if x is None else f"{x:.3f}"
+
+
+def elapsed_min(t0: float) -> float:
+    return round((time.monotonic() - t0) / 60, 3)

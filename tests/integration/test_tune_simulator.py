@@ -1,0 +1,149 @@
+"""harness tune over two simulator knobs (speed and a "quantisation" that is faster but
+answers wrong): the trap is never chosen; a kill -9 mid-run, then --resume, finishes with
+no trial measured twice and no candidate left running."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from harness.cli import main
+from harness.data.layout import SAMPLES_DIR
+from harness.profiles import PROFILES_DIR
+from harness.tune.candidate import group_alive
+
+pytestmark = pytest.mark.timeout(400)
+
+GOOD = "--accuracy 1.0 --ttft-ms 30"
+TRAP = "--accuracy 0.0"  # no TTFT: the fastest, and fails MMLU-Pro
+
+
+def _profile(tmp_path: Path) -> Path:
+    """efficient-qwen with short retry pauses and without IFEval (the simulator's --accuracy
+    answers the multiple-choice benchmarks only)."""
+    text = (PROFILES_DIR / "efficient-qwen.toml").read_text()
+    text = text.replace("retry_sleeps_s = [5.0, 10.0]", "retry_sleeps_s = [0.05, 0.05]")
+    start = text.index('[[quality.benchmarks]]\nname = "ifeval"')
+    end = text.index('[[quality.benchmarks]]\nname = "gpqa_diamond"')
+    path = tmp_path / "profile.toml"
+    path.write_text(text[:start] + text[end:])
+    return path
+
+
+def _space(tmp_path: Path) -> Path:
+    path = tmp_path / "space.toml"
+    path.write_text(
+        f"""
+name = "simtrap"
+profile = "{_profile(tmp_path)}"
+[serve]
+command = "{sys.executable} -m harness simulate --port {{port}} --quiet --itl-ms {{itl_ms}} {{quant}}"
+stop_grace_s = 3
+[params]
+itl_ms = [4, 1]
+quant = ["{GOOD}", "{TRAP}"]
+[baseline]
+itl_ms = 4
+quant = "{GOOD}"
+[budget]
+trials = 10
+[options]
+runs = 3
+warmup = 1
+buckets = "short"
+limit = 0.1
+max_gen_toks = 64
+data_dir = "{SAMPLES_DIR}"
+"""
+    )
+    return path
+
+
+def _pgids(out: Path) -> list[int]:
+    return [
+        int(json.loads(p.read_text())["pgid"]) for p in sorted(out.glob("trials/*/candidate.json"))
+    ]
+
+
+def _check_done(out: Path) -> dict:
+    tune = json.loads((out / "tune.json").read_text())
+    measured = [t for t in tune["trials"] if t["status"] != "interrupted"]
+    keys = [(t["params"]["itl_ms"], t["params"]["quant"]) for t in measured]
+    assert sorted(keys) == sorted({(4, GOOD), (4, TRAP), (1, GOOD), (1, TRAP)})  # once each
+    assert tune["stopped_by"] == "grid exhausted"
+    best = tune["best"]
+    assert best["params"] == {"itl_ms": 1, "quant": GOOD}
+    assert tune["best_command"] == best["launch"] and "--itl-ms 1" in best["launch"]
+    for t in measured:
+        if t["params"]["quant"] == TRAP:
+            assert t["status"] in ("gate-failed", "slower"), t
+        assert t["folder"] and (out / t["folder"] / "params.json").is_file()
+    trap_fast = next(t for t in measured if t["params"] == {"itl_ms": 1, "quant": TRAP})
+    assert trap_fast["status"] == "gate-failed" and not trap_fast["feasible"]
+    baseline = next(t for t in measured if t["note"] == "baseline")
+    assert baseline["number"] == 0
+    for pgid in _pgids(out):
+        assert not group_alive(pgid)
+    return tune
+
+
+def test_kill_9_then_resume_never_picks_the_trap(tmp_path: Path) -> None:
+    """One tune, killed with SIGKILL while trial 1 is measured, then resumed in-process:
+    each grid point measured once, the fast candidate that fails MMLU-Pro never chosen,
+    no candidate left running."""
+    out = tmp_path / "tune"
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[2])}
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "harness", "tune", str(_space(tmp_path)), "--out", str(out),
+         "--quiet"],
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )  # fmt: skip
+    record = out / "trials" / "t001" / "candidate.json"
+    deadline = time.monotonic() + 180
+    while not record.exists() and time.monotonic() < deadline:
+        time.sleep(0.2)
+    assert record.exists()
+    time.sleep(1.0)  # trial 1 is being measured
+    proc.send_signal(signal.SIGKILL)
+    proc.wait()
+    pgid = int(json.loads(record.read_text())["pgid"])
+    end = time.monotonic() + 10
+    while group_alive(pgid) and time.monotonic() < end:  # PR_SET_PDEATHSIG
+        time.sleep(0.1)
+    assert not group_alive(pgid)
+    assert main(["tune", "--resume", str(out), "--quiet"]) == 0
+    tune = _check_done(out)
+    assert [t["number"] for t in tune["trials"] if t["status"] == "interrupted"] == [1]
+
+
+def test_sigterm_stops_the_candidate_and_saves_tune_json(tmp_path: Path) -> None:
+    out = tmp_path / "tune"
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[2])}
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "harness", "tune", str(_space(tmp_path)), "--out", str(out),
+         "--quiet"],
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+    )  # fmt: skip
+    record = out / "trials" / "t000" / "candidate.json"
+    deadline = time.monotonic() + 120
+    while not record.exists() and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert record.exists()
+    proc.send_signal(signal.SIGTERM)
+    _, err = proc.communicate(timeout=60)
+    assert proc.returncode == 143, err
+    assert not group_alive(int(json.loads(record.read_text())["pgid"]))
+    tune = json.loads((out / "tune.json").read_text())
+    assert tune["stopped_by"] == "interrupted" and not tune["complete"]
+    assert [t["status"] for t in tune["trials"]] == ["interrupted"]
