@@ -189,7 +189,7 @@ class QualityConfig:
         if unknown:
             raise ConfigError(
                 f"unknown benchmark {', '.join(unknown)}",
-                hint=f"this profile has: {', '.join(sorted(names))}",
+                hint=f"pass --only with the names this profile has: {', '.join(sorted(names))}",
             )
         return [b for b in all_ if b.name in self.only]
 

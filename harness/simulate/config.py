@@ -127,7 +127,9 @@ def make_config(**knobs: object) -> SimConfig:
     except ValidationError as err:
         first = err.errors()[0]
         where = ".".join(str(p) for p in first["loc"]) or "config"
-        raise ConfigError(
-            f"bad simulator knob {where}: {first['msg']}",
-            hint=f"valid knobs: {', '.join(SimConfig.model_fields)}",
-        ) from None
+        hint = (
+            f"valid knobs: {', '.join(SimConfig.model_fields)}"
+            if first["type"] == "extra_forbidden"
+            else f"give {where} a value in its range (harness simulate --help)"
+        )
+        raise ConfigError(f"bad simulator knob {where}: {first['msg']}", hint=hint) from None

@@ -10,6 +10,7 @@ from pathlib import Path
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
+from harness.client.failure import describe
 from harness.client.records import RequestRecord
 from harness.console_hooks import SpinnerAndBars
 from harness.throughput.core import ThroughputHooks
@@ -74,18 +75,18 @@ class SweepProgress:
 
 
 def no_success_line(rep: ThroughputReport) -> str | None:
-    """One line for a sweep whose level had no successful request (exit 3), naming the
-    first failure and what to check; None when every level had one."""
+    """One line for a sweep whose level had no successful request (exit 3): the levels, the
+    first failure in the server's words with what to do; None when every level had one."""
     dead = [lv.concurrency for lv in rep.levels if lv.n_ok == 0]
     if not dead:
         return None
-    first = next((r for r in rep.requests if not r.ok and r.level in dead), None)
-    why = ""
-    if first is not None:
-        why = f" (first: {first.error or f'HTTP {first.status}'})"
     levels = ", ".join(f"c={c}" for c in dead)
+    first = next((r for r in rep.requests if not r.ok and r.level in dead), None)
+    if first is None:
+        return f"no request succeeded at {levels} — check --url and the server's log"
+    said = describe(first.status, first.error, first.error_body, endpoint=rep.endpoint)
     return (
-        f"no request succeeded at {levels}{why} — check --url, the model the server serves"
+        f"no request succeeded at {levels}: {said} — check --url, the model the server serves"
         " (harness check) and its log"
     )
 

@@ -18,7 +18,7 @@ from harness.image.report import PackageReport
 from harness.submit.core import SubmitReport
 from tests.fixtures.archives import write_image_archive
 from tests.fixtures.gated import image_id, measured_run
-from tests.fixtures.podman import PodmanService, build_image, model_files
+from tests.fixtures.podman import PROGRAM_STUB, PodmanService, build_image, model_files
 from tests.fixtures.s3 import TEST_API_KEY, PortalFactory
 
 pytestmark = pytest.mark.timeout(300)
@@ -49,7 +49,7 @@ def test_submit_refuses_an_ungated_image_until_the_gate_passes(
     reports = tmp_path / "reports"
     monkeypatch.setenv("HARNESS_REPORTS_DIR", str(reports))
     monkeypatch.setenv("HARNESS_API_KEY", TEST_API_KEY)
-    build_image(podman, IMAGE, {**model_files([100, 8]), "/bin/serve": b"#!"})
+    build_image(podman, IMAGE, {**model_files([100, 8]), "/bin/serve": PROGRAM_STUB})
     pkg = tmp_path / "pkg"
     argv = ["package", "--image", IMAGE, "--docker-host", podman.socket_url, "--out", str(pkg)]
     assert main([*argv, "--quiet"]) == 0

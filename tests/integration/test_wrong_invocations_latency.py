@@ -67,7 +67,7 @@ CASES = [
     Case("nothing-listens", ("latency", "--url", DEAD), 3, "start the server, or pass --wait-for-start", within_s=25.0),
     Case("html-server", ("latency", "--url", HTML, *FAST), 3, "the server has no /invocations route: check --url"),
     Case("tokenizer-nonsense", ("latency", "--url", SIM, "--tokenizer", "nonsense", *FAST), 2, "unknown tokenizer 'nonsense' — use qwen:"),
-    Case("profile-unknown", ("latency", "--url", SIM, "--profile", "nope"), 2, "no profile 'nope' — available:"),
+    Case("profile-unknown", ("latency", "--url", SIM, "--profile", "nope"), 2, "no profile 'nope' — pass --profile"),
     Case("resume-nothing", ("latency", "--url", SIM, "--resume"), 2, "nothing to resume — drop --resume"),
     Case("resume-and-force", ("latency", "--url", SIM, "--resume", "--force"), 2, "pass one of them"),
     Case("resume-repeats", ("latency", "--url", SIM, "--resume", "--repeats", "2"), 2, "drop --repeats"),

@@ -1,8 +1,7 @@
 """Issue 27's table, second part: an --out (or --output, --html, --log-file) that cannot be
-created, for every command (item 14: one line, exit 2, no traceback), and the rows of the
-other areas' commands (submit, package, report, latency, quality) this table looked at.
-Rows it found wrong there are xfail(strict=True) naming the item, so they flip once that
-area's fix is merged. The world is tests/fixtures/wrong_world.py's.
+created, for every command (item 14: one line, exit 2, no traceback), and rows of the
+other areas' commands (submit, package, report, latency, quality) beside their own tables.
+The world is tests/fixtures/wrong_world.py's.
 """
 
 from __future__ import annotations
@@ -84,26 +83,18 @@ OUT = [
 ]
 
 
-def other_area(item: str) -> pytest.MarkDecorator:
-    """A row of another area's command that this table found wrong: fixed on that area's
-    branch; strict, so it fails here (XPASS) once the fix is merged and can be unmarked."""
-    return pytest.mark.xfail(strict=True, reason=f"issue 27, {item}")
-
-
 # The other areas' commands (their own tables live beside this one): what this table found.
 OTHERS = [
     usage(
         "report",
         "/nonexistent/run",
         says="no such run folder",
-        marks=other_area("report: 'no such run folder' names no next step"),
     ),
     usage(
         "package",
         "--archive",
         "/nonexistent/image.tar.gz",
         says="no such file",
-        marks=other_area("package: 'no such file: ARCHIVE' names no next step"),
     ),
     usage(
         "quality",
@@ -112,7 +103,6 @@ OTHERS = [
         "--only",
         "nosuch",
         says="unknown benchmark",
-        marks=other_area("quality: 'unknown benchmark … this profile has: …' names no next step"),
     ),
     usage("package", "--archive", "README.md", says="not a readable image archive"),
     target("package", "--image", "t/s:1", "--docker-host", "unix:///nonexistent.sock"),

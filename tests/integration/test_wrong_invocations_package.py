@@ -101,8 +101,8 @@ CASES = [
             ]
         ),
         2,
-        "is a file, not a folder",
-        OUTPUT_TODO,
+        "cannot create the folder of --output",
+        "pass --output to a writable folder",
     ),
     Case(
         "package --output that is a folder",
