@@ -94,24 +94,32 @@ def _check_done(out: Path) -> dict:
     return tune
 
 
+def _start_tune(tmp_path: Path, out: Path, *, stderr: int) -> subprocess.Popen[str]:
+    """``harness tune`` over the test space as a child process, quiet."""
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[2])}
+    argv = [sys.executable, "-m", "harness", "tune", str(_space(tmp_path)), "--out", str(out)]
+    return subprocess.Popen(
+        [*argv, "--quiet"], env=env, stdout=subprocess.DEVNULL, stderr=stderr, text=True
+    )
+
+
+def _wait_for_candidate(out: Path, trial: str, *, timeout_s: float) -> Path:
+    """The trial's candidate record, once written (its server started and recorded)."""
+    record = out / "trials" / trial / "candidate.json"
+    deadline = time.monotonic() + timeout_s
+    while not record.exists() and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert record.exists()
+    return record
+
+
 def test_kill_9_then_resume_never_picks_the_trap(tmp_path: Path) -> None:
     """One tune, killed with SIGKILL while trial 1 is measured, then resumed in-process:
     each grid point measured once, the fast candidate that fails MMLU-Pro never chosen,
     no candidate left running."""
     out = tmp_path / "tune"
-    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[2])}
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "harness", "tune", str(_space(tmp_path)), "--out", str(out),
-         "--quiet"],
-        env=env,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )  # fmt: skip
-    record = out / "trials" / "t001" / "candidate.json"
-    deadline = time.monotonic() + 180
-    while not record.exists() and time.monotonic() < deadline:
-        time.sleep(0.2)
-    assert record.exists()
+    proc = _start_tune(tmp_path, out, stderr=subprocess.DEVNULL)
+    record = _wait_for_candidate(out, "t001", timeout_s=180)
     time.sleep(1.0)  # trial 1 is being measured
     proc.send_signal(signal.SIGKILL)
     proc.wait()
@@ -127,19 +135,8 @@ def test_kill_9_then_resume_never_picks_the_trap(tmp_path: Path) -> None:
 
 def test_sigterm_stops_the_candidate_and_saves_tune_json(tmp_path: Path) -> None:
     out = tmp_path / "tune"
-    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[2])}
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "harness", "tune", str(_space(tmp_path)), "--out", str(out),
-         "--quiet"],
-        env=env,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
-    )  # fmt: skip
-    record = out / "trials" / "t000" / "candidate.json"
-    deadline = time.monotonic() + 120
-    while not record.exists() and time.monotonic() < deadline:
-        time.sleep(0.1)
-    assert record.exists()
+    proc = _start_tune(tmp_path, out, stderr=subprocess.PIPE)
+    record = _wait_for_candidate(out, "t000", timeout_s=120)
     proc.send_signal(signal.SIGTERM)
     _, err = proc.communicate(timeout=60)
     assert proc.returncode == 143, err
