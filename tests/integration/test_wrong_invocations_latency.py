@@ -11,8 +11,6 @@ from __future__ import annotations
 
 import asyncio
 import socket
-import subprocess
-import sys
 import threading
 import time
 from collections.abc import Iterator
@@ -21,6 +19,8 @@ from pathlib import Path
 
 import pytest
 from aiohttp import web
+
+from tests.fixtures.wrong_invocation import run_harness
 
 pytestmark = pytest.mark.timeout(600)
 
@@ -133,15 +133,14 @@ def test_a_wrong_invocation_ends_in_one_line(case: Case, sim_url, html_server, t
     argv = [a.format(**urls) for a in case.argv]
     says = case.says.format(**urls)
     started = time.monotonic()
-    proc = subprocess.run(
-        [sys.executable, "-m", "harness", *argv, "--out", str(tmp_path / "run")],
-        capture_output=True,
-        text=True,
-        timeout=case.within_s + 60,
+    proc = run_harness(
+        [*argv, "--out", str(tmp_path / "run")],
+        reports=tmp_path / "reports",
+        timeout_s=case.within_s + 60,
     )
     took = time.monotonic() - started
     assert "Traceback" not in proc.stderr + proc.stdout
-    assert proc.returncode == case.code, proc.stderr
+    assert proc.rc == case.code, proc.stderr
     last = proc.stderr.strip().splitlines()[-1]
     assert last.startswith("harness: error: "), proc.stderr
     assert says in last, last
@@ -156,12 +155,12 @@ def test_the_table_is_as_long_as_promised():
 @pytest.mark.parametrize("buckets", ["", "short,short", "huge"])
 def test_the_gates_buckets_are_refused_before_its_folder(buckets: str, tmp_path: Path):
     out = tmp_path / "gate"
-    proc = subprocess.run(
-        [sys.executable, "-m", "harness", "gate", "--url", "http://127.0.0.1:9",
-         "--buckets", buckets, "--out", str(out)],
-        capture_output=True, text=True, timeout=60,
-    )  # fmt: skip
-    assert proc.returncode == 2 and "Traceback" not in proc.stderr
+    proc = run_harness(
+        ["gate", "--url", "http://127.0.0.1:9", "--buckets", buckets, "--out", str(out)],
+        reports=tmp_path / "reports",
+        timeout_s=60,
+    )
+    assert proc.rc == 2 and "Traceback" not in proc.stderr
     assert (
         proc.stderr.strip()
         .splitlines()[-1]

@@ -10,8 +10,6 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
-import sys
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -19,6 +17,7 @@ from pathlib import Path
 import pytest
 
 from tests.fixtures.podman import PodmanService, build_image, model_files
+from tests.fixtures.wrong_invocation import run_harness
 
 pytestmark = [pytest.mark.podman, pytest.mark.timeout(600)]
 
@@ -271,18 +270,17 @@ def test_there_are_at_least_twelve() -> None:
 
 @pytest.mark.parametrize("case", CASES, ids=[c.name for c in CASES])
 def test_wrong_invocation(case: Case, where: Where) -> None:
-    env = {k: v for k, v in os.environ.items() if k != "DOCKER_HOST"}
-    proc = subprocess.run(
-        [sys.executable, "-m", "harness", *case.argv(where)],
-        capture_output=True,
-        text=True,
-        timeout=240,
-        env={**env, **case.env},
+    proc = run_harness(
+        case.argv(where),
+        reports=where.tmp / "reports",
+        timeout_s=240,
+        env=case.env,
+        unset=() if "DOCKER_HOST" in case.env else ("DOCKER_HOST",),
         cwd=where.tmp,  # a run folder without --out would land here, not in the repository
     )
     out = proc.stdout + proc.stderr
     assert "Traceback" not in out, out[-3000:]
-    assert proc.returncode == case.code, out[-3000:]
+    assert proc.rc == case.code, out[-3000:]
     errors = [line for line in proc.stderr.splitlines() if line.startswith("harness: error: ")]
     assert errors, proc.stderr[-3000:]
     assert len(errors) == len(set(errors)), errors  # each error said once

@@ -6,22 +6,20 @@ is wrong and what to do. Bad ``--out`` paths are tested for every command elsewh
 
 from __future__ import annotations
 
-import os
 import shutil
 import socket
-import subprocess
-import sys
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
 
-from harness.data.layout import REPO_ROOT, SAMPLES_DIR
+from harness.data.layout import SAMPLES_DIR
 from harness.data.punkt import write_punkt_tab
 from harness.profiles import PROFILES_DIR
 from harness.simulate import make_config
 from harness.simulate.process import SimProcess
+from tests.fixtures.wrong_invocation import run_harness
 
 pytestmark = pytest.mark.timeout(600)
 
@@ -136,19 +134,16 @@ def places(tmp_path_factory: pytest.TempPathFactory, closed_port: int) -> dict[s
 
 
 def _run(argv: list[str], cwd: Path, env: dict[str, str]) -> tuple[int, str, float]:
-    full = dict(os.environ, PYTHONPATH=str(REPO_ROOT), **env)
-    full.pop("HF_TOKEN", None)
-    full.pop("HUGGING_FACE_HUB_TOKEN", None)
     started = time.monotonic()
-    done = subprocess.run(
-        [sys.executable, "-m", "harness", *argv],
+    done = run_harness(
+        argv,
+        reports=cwd / "reports",
+        timeout_s=300,
         cwd=cwd,
-        env=full,
-        capture_output=True,
-        text=True,
-        timeout=300,
+        env=env,
+        unset=("HF_TOKEN", "HUGGING_FACE_HUB_TOKEN"),
     )
-    return done.returncode, done.stdout + done.stderr, time.monotonic() - started
+    return done.rc, done.stdout + done.stderr, time.monotonic() - started
 
 
 def _fill(items: list[str], places: dict[str, str]) -> list[str]:

@@ -9,18 +9,15 @@ tests/fixtures/report_kinds.py).
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 from tests.fixtures.report_kinds import write_check, write_throughput
+from tests.fixtures.wrong_invocation import Answer, run_harness
 from tests.unit.test_report_data import make_history, write_latency
 
 pytestmark = pytest.mark.timeout(120)
-REPO = Path(__file__).resolve().parents[2]
 T0 = "2026-01-05T10:00:00+00:00"
 
 
@@ -84,17 +81,8 @@ CASES: list[tuple[str, list[str], int, str]] = [
 ]  # fmt: skip
 
 
-def _harness(args: list[str], cwd: Path) -> subprocess.CompletedProcess[str]:
-    env = {**os.environ, "PYTHONPATH": str(REPO), "HARNESS_REPORTS_DIR": str(cwd / "reports")}
-    return subprocess.run(
-        [sys.executable, "-m", "harness", *args],
-        cwd=cwd,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=90,
-        check=False,
-    )
+def _harness(args: list[str], cwd: Path) -> Answer:
+    return run_harness(args, reports=cwd / "reports", cwd=cwd)
 
 
 @pytest.mark.parametrize(
@@ -105,7 +93,7 @@ def test_wrong_invocation_is_one_line_and_the_readmes_exit_code(
 ) -> None:
     done = _harness([a.replace("{base}", str(where)) for a in args], where)
     assert "Traceback" not in done.stdout + done.stderr
-    assert done.returncode == code, done.stderr
+    assert done.rc == code, done.stderr
     errors = [ln for ln in done.stderr.splitlines() if ln.startswith("harness: error:")]
     assert len(errors) == 1, done.stderr
     assert says in errors[0]
@@ -123,7 +111,7 @@ def test_wrong_invocation_is_one_line_and_the_readmes_exit_code(
 def test_report_shows_an_unreadable_report_and_what_to_do(where: Path, folder: str) -> None:
     """``report`` works on what a run left behind (README: exit 0): the file is named, with advice."""
     done = _harness(["report", str(where / folder), "--no-html"], where)
-    assert "Traceback" not in done.stdout + done.stderr and done.returncode == 0
+    assert "Traceback" not in done.stdout + done.stderr and done.rc == 0
     flat = " ".join(done.stdout.split())  # the console wraps long lines
     assert "unreadable: latency.json:" in flat
     assert "— re-run the command that wrote it" in flat or "— read it with harness" in flat

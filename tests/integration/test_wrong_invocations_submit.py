@@ -12,8 +12,6 @@ from __future__ import annotations
 
 import os
 import socket
-import subprocess
-import sys
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -26,10 +24,9 @@ from harness.simulate.process import SimProcess
 from tests.fixtures.archives import write_image_archive
 from tests.fixtures.gated import gate_archive
 from tests.fixtures.s3 import TEST_API_KEY
+from tests.fixtures.wrong_invocation import run_harness
 
 pytestmark = pytest.mark.timeout(300)
-
-REPO = Path(__file__).resolve().parents[2]
 
 
 @dataclass
@@ -180,23 +177,23 @@ def _argv(w: World, args: list[str]) -> list[str]:
 @pytest.mark.parametrize("name", list(CASES))
 def test_wrong_submit_invocation(world: World, name: str) -> None:
     args, env_changes, code, says = CASES[name]
-    env = {**os.environ, "HARNESS_API_KEY": TEST_API_KEY}
-    env["HARNESS_REPORTS_DIR"] = str(world.root / "gates")
-    env["PYTHONPATH"] = str(REPO) + os.pathsep + env.get("PYTHONPATH", "")
-    for k, v in env_changes.items():
-        if v is None:
-            env.pop(k, None)
-        else:
-            env[k] = v
+    env = {"HARNESS_API_KEY": TEST_API_KEY, "HARNESS_REPORTS_DIR": str(world.root / "gates")}
+    env.update({k: v for k, v in env_changes.items() if v is not None})
+    gone = [k for k, v in env_changes.items() if v is None]
+    for k in gone:
+        env.pop(k, None)
     out = world.root / "runs" / name.replace(" ", "-").replace("/", "-")
     calls = len(world.portal_obj.state.calls)
-    proc = subprocess.run(
-        [sys.executable, "-m", "harness", "submit", *_argv(world, args), "--out", str(out)],
-        env=env, cwd=REPO, capture_output=True, text=True, timeout=120,
-    )  # fmt: skip
+    proc = run_harness(
+        ["submit", *_argv(world, args), "--out", str(out)],
+        reports=world.root / "gates",
+        timeout_s=120,
+        env=env,
+        unset=gone,
+    )
     both = proc.stdout + proc.stderr
     assert "Traceback" not in both, both
-    assert proc.returncode == code, both
+    assert proc.rc == code, both
     errors = [line for line in proc.stderr.splitlines() if line.startswith("harness: error:")]
     assert len(errors) == 1, proc.stderr
     for text in says:
