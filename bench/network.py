@@ -114,12 +114,32 @@ def measure(target: str, url: str, a: argparse.Namespace) -> Result:
     return res
 
 
+def ms(v: float | None) -> str:
+    return "—" if v is None else f"{v:,.1f}"
+
+
+def _cells(r: BucketRow) -> list[str]:
+    """One row's cells, as the console and the Markdown table both show them."""
+    return [
+        f"{r.rtt_ms:g}",
+        r.bucket,
+        ms(r.direct_median_ms),
+        ms(r.proxied_median_ms),
+        "—" if r.share is None else f"{100 * r.share:.1f} %",
+        ms(r.estimate_ms),
+        "—" if r.error_pct is None else f"{r.error_pct:+.2f} %",
+        r.label,
+        "yes" if r.flagged else "no",
+        ms(r.rtt_measured_ms),
+        ms(r.server_mean_ms),
+        "—" if r.residual_ms is None else f"{r.residual_ms:+.1f}",
+        f"{r.load_1m:.1f}",
+    ]
+
+
 def render(results: list[Result], markdown: bool = False) -> None:
     from rich.console import Console
     from rich.table import Table
-
-    def ms(v: float | None) -> str:
-        return "—" if v is None else f"{v:,.1f}"
 
     console = Console(stderr=True, width=170)
     for res in results:
@@ -129,40 +149,13 @@ def render(results: list[Result], markdown: bool = False) -> None:
         for c in cols:
             t.add_column(c, justify="left" if c in ("bucket", "label", "flag") else "right")
         for r in res.rows:
-            t.add_row(
-                f"{r.rtt_ms:g}",
-                r.bucket,
-                ms(r.direct_median_ms),
-                ms(r.proxied_median_ms),
-                "—" if r.share is None else f"{100 * r.share:.1f} %",
-                ms(r.estimate_ms),
-                "—" if r.error_pct is None else f"{r.error_pct:+.2f} %",
-                r.label,
-                "yes" if r.flagged else "no",
-                ms(r.rtt_measured_ms),
-                ms(r.server_mean_ms),
-                "—" if r.residual_ms is None else f"{r.residual_ms:+.1f}",
-                f"{r.load_1m:.1f}",
-            )
+            t.add_row(*_cells(r))
         console.print(t)
         if markdown:
             print("| " + " | ".join(cols[:-1]) + " |", file=sys.stderr)
             print("|" + "---|" * (len(cols) - 1), file=sys.stderr)
             for r in res.rows:
-                cells = [
-                    f"{r.rtt_ms:g}",
-                    r.bucket,
-                    ms(r.direct_median_ms),
-                    ms(r.proxied_median_ms),
-                    "—" if r.share is None else f"{100 * r.share:.1f} %",
-                    ms(r.estimate_ms),
-                    "—" if r.error_pct is None else f"{r.error_pct:+.2f} %",
-                    r.label,
-                    "yes" if r.flagged else "no",
-                    ms(r.rtt_measured_ms),
-                    ms(r.server_mean_ms),
-                    "—" if r.residual_ms is None else f"{r.residual_ms:+.1f}",
-                ]
+                cells = _cells(r)[:-1]  # the load column is the console's only
                 print("| " + " | ".join(cells) + " |", file=sys.stderr)
         console.print(
             f"direct runs: labels {sorted(set(res.direct_labels))}, "
