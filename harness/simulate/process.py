@@ -19,6 +19,7 @@ from collections.abc import Mapping
 from types import TracebackType
 from typing import Any
 
+from harness.children import die_with_parent
 from harness.errors import UnreachableError
 from harness.simulate.config import SimConfig
 from harness.simulate.log import LogEntry
@@ -71,18 +72,24 @@ class SimProcess:
 
     def start(self) -> SimProcess:
         env = dict(os.environ, PYTHONUNBUFFERED="1")
+        kwargs: dict[str, Any] = {"preexec_fn": die_with_parent, **self.popen_kwargs}
         self.proc = subprocess.Popen(
             self.argv(),
             stdout=subprocess.PIPE,
             stderr=subprocess.STDOUT,
             env=env,
-            **self.popen_kwargs,
+            **kwargs,
         )
         # A thread keeps draining the pipe for the process's whole life: a full pipe
         # would block the simulator on its next log line.
         self._drainer = threading.Thread(target=self._drain, args=(self.proc,), daemon=True)
         self._drainer.start()
-        if self._ready.wait(self.ready_timeout_s) and self.url:
+        try:
+            ready = self._ready.wait(self.ready_timeout_s)
+        except BaseException:  # Ctrl-C or SIGTERM while it starts: no simulator left behind
+            self.stop()
+            raise
+        if ready and self.url:
             return self
         self.stop()
         raise UnreachableError(

@@ -9,13 +9,11 @@ whatever a killed harness left behind (:func:`stop_recorded`).
 
 from __future__ import annotations
 
-import ctypes
 import json
 import os
 import signal
 import socket
 import subprocess
-import sys
 import time
 import urllib.error
 import urllib.request
@@ -24,11 +22,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO
 
+from harness.children import die_with_parent
 from harness.errors import HarnessError
 
 RECORD = "candidate.json"
 LOG = "server.log"
-_PR_SET_PDEATHSIG = 1
 
 
 class StartFailed(HarnessError):
@@ -44,13 +42,6 @@ def free_port() -> int:
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
         s.bind(("127.0.0.1", 0))
         return int(s.getsockname()[1])
-
-
-def _die_with_parent() -> None:
-    """preexec_fn: SIGKILL this child when the harness that started it dies (Linux)."""
-    if sys.platform.startswith("linux"):
-        libc = ctypes.CDLL(None, use_errno=True)
-        libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
 
 
 def log_tail(path: Path, lines: int = 20) -> str:
@@ -126,7 +117,7 @@ def start(
             stderr=subprocess.STDOUT,
             env={**os.environ, **env},
             start_new_session=True,
-            preexec_fn=_die_with_parent,  # the point: it dies with harness
+            preexec_fn=die_with_parent,  # the point: it dies with harness
         )
     except OSError as err:
         out.close()

@@ -98,3 +98,47 @@ def test_sim_process_that_cannot_start_says_why() -> None:
         with pytest.raises(UnreachableError, match="cannot listen"):
             sp.start()
     assert sp.proc is not None and sp.proc.returncode == 2
+
+
+def _children(pid: int) -> list[int]:
+    """The live processes whose parent is ``pid`` (read from /proc)."""
+    found = []
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        if int(fields[1]) == pid and fields[0] != "Z":
+            found.append(int(stat.parent.name))
+    return found
+
+
+def _alive(pid: int) -> bool:
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except OSError:
+        return False
+    return state != "Z"
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="PR_SET_PDEATHSIG is Linux's")
+def test_a_simulator_harness_started_dies_with_a_killed_harness(tmp_path: Path) -> None:
+    """SimProcess's child (e.g. latency's self-test simulator) gets SIGKILL when the
+    harness that started it is killed with SIGKILL, which runs no cleanup."""
+    script = (
+        "import time\n"
+        "from harness.simulate.process import SimProcess\n"
+        "sp = SimProcess().start()\n"
+        "print(sp.pid, flush=True)\n"
+        "time.sleep(60)\n"
+    )
+    parent = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE, text=True)
+    assert parent.stdout is not None
+    child = int(parent.stdout.readline())
+    assert child in _children(parent.pid)
+    parent.kill()
+    parent.wait()
+    end = time.monotonic() + 10
+    while _alive(child) and time.monotonic() < end:
+        time.sleep(0.1)
+    assert not _alive(child)

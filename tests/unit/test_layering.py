@@ -77,6 +77,7 @@ LAYERS: dict[str, int] = {
             "attribution",
             "console_hooks",
             "hooks",
+            "children",
             "view",
             "tokenizer",
             "usage",
