@@ -16,6 +16,8 @@ from typing import Any
 import aiohttp
 from prometheus_client.parser import text_string_to_metric_families
 
+from harness.client.body import BodyTooLarge, read_body
+
 _BODY_MAX = 16 * 1024 * 1024
 
 
@@ -53,7 +55,9 @@ async def scrape(
         async with session.get(url, timeout=aiohttp.ClientTimeout(total=timeout_s)) as resp:
             if resp.status != 200:
                 return Scrape(None, f"GET {path} answered HTTP {resp.status}")
-            raw = await resp.content.read(_BODY_MAX)
+            raw = await read_body(resp, _BODY_MAX)
+    except BodyTooLarge as err:
+        return Scrape(None, f"GET {path}: {err}")
     except (aiohttp.ClientError, TimeoutError) as err:
         return Scrape(None, f"GET {path} failed: {type(err).__name__}")
     try:

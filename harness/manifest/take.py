@@ -12,6 +12,7 @@ from typing import Any
 
 import aiohttp
 
+from harness.client.body import BodyTooLarge, read_body
 from harness.manifest import sources
 from harness.manifest.canonical import config_id
 from harness.manifest.model import Launched, Manifest, Scalar, Taken
@@ -34,7 +35,9 @@ async def _get(
         async with session.get(url, timeout=aiohttp.ClientTimeout(total=timeout_s)) as resp:
             if resp.status != 200:
                 return None, f"HTTP {resp.status}"
-            raw = await resp.content.read(_BODY_MAX)
+            raw = await read_body(resp, _BODY_MAX)
+    except BodyTooLarge as err:
+        return None, str(err)
     except (aiohttp.ClientError, TimeoutError) as err:
         return None, f"failed: {type(err).__name__}"
     return raw.decode("utf-8", "replace"), "answered"
