@@ -23,7 +23,7 @@ from harness.conformance.model import Check, CheckReport, Outcome, failed, skipp
 from harness.conformance.readiness import ReadyObservation, observe_ready
 from harness.conformance.registry import PlannedCheck
 from harness.errors import HarnessError, UnreachableError
-from harness.runs import Provenance
+from harness.provenance import Provenance
 from harness.tokenizer import Tokenizer
 
 OnResult = Callable[[Check], None]

@@ -17,8 +17,8 @@ from harness.latency.report import BucketResult, Gap, GapCause, LatencyReport, R
 from harness.latency.state import LatencyState
 from harness.latency.until_ci import until_ci_flag, until_ci_record
 from harness.latency.usage_check import usage_findings
+from harness.provenance import Provenance
 from harness.risk import FlagKind, RiskFlag
-from harness.runs import Provenance
 from harness.stats import bootstrap_score_ci, mean_speedup
 
 GAP_TOLERANCE = 0.10  # below a 10 % difference the two modes agree

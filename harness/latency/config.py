@@ -10,16 +10,12 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from typing import Literal
 
+from harness.argtypes import non_negative_int, positive_float, positive_int
 from harness.errors import ConfigError
 from harness.flags import (
     GateFlag,
-    Overrides,
-    Target,
     metrics_scrape,
-    non_negative_int,
     option,
-    positive_float,
-    positive_int,
     prompt_seed,
     ready_interval,
     ready_timeout,
@@ -29,8 +25,10 @@ from harness.flags import (
     wait_for_start,
 )
 from harness.latency.buckets import choose_buckets
+from harness.overrides import Overrides
 from harness.profiles import Bucket, LatencySpec, Profile
 from harness.prompts import fresh_seed
+from harness.target import Target
 
 Mode = Literal["official", "strict", "both"]
 MetricsChoice = Literal["auto", "on", "off"]

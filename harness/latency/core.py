@@ -36,8 +36,8 @@ from harness.latency.usage_check import probe_enabled
 from harness.manifest.record import adopt_manifest, record_manifest
 from harness.profiles import Bucket
 from harness.prompts import repeat_seed
+from harness.provenance import Provenance
 from harness.risk import FlagKind
-from harness.runs import Provenance
 from harness.tokenizer import Tokenizer, load_tokenizer
 
 

@@ -23,11 +23,12 @@ from pathlib import Path
 from pydantic import BaseModel, Field
 
 from harness.errors import UsageError
-from harness.flags import OUT, Target
 from harness.latency.config import LatencyConfig, LatencyOverrides
 from harness.latency.report import LatencyReport
 from harness.latency.state import LatencyState
-from harness.runs import Provenance, load_report
+from harness.provenance import Provenance
+from harness.report_base import load_report
+from harness.target import OUT, Target
 
 RESUME = "--resume"
 FORCE = "--force"

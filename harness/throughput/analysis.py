@@ -6,8 +6,8 @@ from collections import Counter
 
 from harness.attribution import metrics_enabled
 from harness.client.failure import describe
+from harness.provenance import Provenance
 from harness.risk import FlagKind, RiskFlag
-from harness.runs import Provenance
 from harness.throughput.config import ThroughputConfig
 from harness.throughput.report import LevelResult, RequestRow, ThroughputReport
 from harness.throughput.scoring import score_from_levels, summarize_level

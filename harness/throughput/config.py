@@ -10,14 +10,11 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
+from harness.argtypes import non_negative_int, positive_int
 from harness.errors import ConfigError
 from harness.flags import (
-    Overrides,
-    Target,
     metrics_scrape,
-    non_negative_int,
     option,
-    positive_int,
     prompt_seed,
     ready_interval,
     ready_timeout,
@@ -26,8 +23,10 @@ from harness.flags import (
     usage_probe,
     wait_for_start,
 )
+from harness.overrides import Overrides
 from harness.profiles import Profile, ThroughputSpec
 from harness.prompts import fresh_seed
+from harness.target import Target
 
 Mode = Literal["official", "strict"]
 

@@ -21,7 +21,7 @@ from harness.client.records import RequestRecord
 from harness.errors import EXIT_FAIL, EXIT_OK, EXIT_TARGET
 from harness.hooks import ServerHooks
 from harness.manifest.record import record_manifest
-from harness.runs import Provenance
+from harness.provenance import Provenance
 from harness.throughput.analysis import build_report, probe_enabled, unsettled_rows
 from harness.throughput.chart import write_chart
 from harness.throughput.config import ThroughputConfig, with_seed

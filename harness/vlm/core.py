@@ -28,7 +28,9 @@ from harness.errors import (
     TargetError,
 )
 from harness.hooks import RunHooks
-from harness.runs import Provenance, load_report, write_json
+from harness.provenance import Provenance
+from harness.report_base import load_report
+from harness.run_folder import write_json
 from harness.vlm import flags as flag_rules
 from harness.vlm.analysis import analyze, official_result
 from harness.vlm.config import OVERRIDABLE, VlmHttpConfig, VlmRunConfig

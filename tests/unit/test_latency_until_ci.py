@@ -15,8 +15,9 @@ from harness.latency.report import LatencyReport, RequestRow
 from harness.latency.state import LatencyState
 from harness.latency.until_ci import Stopper, until_ci_flag, until_ci_record
 from harness.profiles import load_profile
+from harness.provenance import Provenance
+from harness.report_base import load_report
 from harness.risk import FlagKind
-from harness.runs import Provenance, load_report
 from tests.fixtures.configs import latency_config
 from tests.unit.test_gate_rules import inputs
 
@@ -190,11 +191,11 @@ def test_a_report_with_records_reads_back_unchanged(tmp_path: Path):
 
 def test_the_recorded_command_lines_carry_until_ci(tmp_path: Path):
     from harness.cli.latency import config_from_args
-    from harness.flags import Target
     from harness.gate.options import options_from_args
     from harness.gate.orchestrate import GatePlan
     from harness.latency.config import LatencyOverrides, from_profile
     from harness.latency.kind import KIND
+    from harness.target import Target
     from tests.unit.test_cores import ctx, reparse
 
     profile = load_profile()
