@@ -137,8 +137,9 @@ def wait_for_start() -> Any:
 
 
 def prompt_seed(what: str, repeats: str = "") -> Any:
-    """``--seed``: None (the default) lets the core draw a fresh seed per run and record it
-    (docs/timing.md, "Seeds"); a given seed replays a run's prompts exactly."""
+    """``--seed``: None (the default) lets the kind's config builder (``from_profile``) draw a
+    fresh seed per run, recorded (docs/timing.md, "Seeds"); a given seed replays a run's
+    prompts exactly."""
     return option(
         "--seed",
         type=int,

@@ -174,7 +174,7 @@ def build_report(
                 mode=mode,
                 endpoint=endpoint,
                 itls=state.itls.get((mode, bucket.name), []),
-                seed=cfg.prompt_seed,
+                seed=cfg.seed,
                 usage_tolerance=cfg.usage_tolerance,
             )
             kept_itl = state.itl_summaries.get((mode, bucket.name))
@@ -206,7 +206,7 @@ def build_report(
         ci = bootstrap_score_ci(
             [timed_e2e(scored_mode, b.name) for b in scored],
             [b.baseline_ms for b in scored],
-            seed=cfg.prompt_seed,
+            seed=cfg.seed,
         )
     gaps = [explain_gap(o, s) for o in official for s in strict if o.name == s.name]
     stopped_early = until_ci_flag([*official, *strict])

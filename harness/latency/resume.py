@@ -122,7 +122,7 @@ def resume_from(cfg: LatencyConfig, partial: LatencyReport, folder: Path) -> Res
         if key in old and old[key] != new[key]:
             _differs(folder, key, old[key], new[key])
     seed = old.get("seed")
-    if cfg.seed is not None and isinstance(seed, int) and cfg.seed != seed:
+    if not cfg.seed_drawn and isinstance(seed, int) and cfg.seed != seed:
         _differs(folder, "--seed", seed, cfg.seed)
     if isinstance(seed, int):
         cfg = replace(cfg, seed=seed, seed_drawn=old.get("seed_source") == "drawn")
