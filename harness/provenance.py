@@ -79,6 +79,23 @@ class Provenance(BaseModel):
     server: ServerFingerprint | None = None
 
 
+def with_facts(
+    provenance: Provenance,
+    *,
+    url: str | None = None,
+    tokenizer: str | None = None,
+    seed: int | None = None,
+    server_models: list[str] | None = None,
+) -> Provenance:
+    """A copy of ``provenance`` holding what a run learnt (the facts given, None: not learnt),
+    for the run's report: an analysis returns them in its report, and the caller's record
+    stays as the caller made it (a core may build several reports from one)."""
+    facts = {"url": url, "tokenizer": tokenizer, "seed": seed, "server_models": server_models}
+    return provenance.model_copy(
+        deep=True, update={k: v for k, v in facts.items() if v is not None}
+    )
+
+
 def redact_argv(argv: list[str]) -> list[str]:
     """Drop values of secret-bearing flags from a command line before it is recorded."""
     out: list[str] = []

@@ -224,7 +224,7 @@ async def measure_latency_repeats(
     summary = summarize_repeats(reports, folders)
     summary.seed = base
     summary.seeds = seeds
-    summary.provenance = provenance
+    summary.provenance = pooled.provenance  # with what the pooled analysis learnt
     summary.save(folder)
     return pooled, summary
 
