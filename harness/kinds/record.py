@@ -31,9 +31,11 @@ from rich.console import Console
 
 from harness.compare.model import CompareReport
 from harness.compare.side import CompareSettings, Side
-from harness.flags import Overrides, Target
+from harness.overrides import Overrides
 from harness.profiles import Profile
-from harness.runs import Provenance, Report
+from harness.provenance import Provenance
+from harness.report_base import Report
+from harness.target import Target
 from harness.verdict import Judgement
 from harness.view.model import Section
 
