@@ -12,8 +12,9 @@ decides which runs it is compared with.
 from __future__ import annotations
 
 from harness.latency.procedure import official_procedure
+from harness.latency.summary import BucketMedian, LatencyLedger
 from harness.profiles import LatencySpec
-from harness.report.entry import BucketMedian, LedgerEntry
+from harness.report.entry import LedgerEntry
 
 HIDDEN = "hidden"
 NO_SCORE = "no latency score"
@@ -21,7 +22,8 @@ NO_SCORE = "no latency score"
 
 def _partial(e: LedgerEntry, scored: list[BucketMedian]) -> str:
     """``partial: medium 8/50`` (the buckets cut short), else ``partial (interrupted)``."""
-    runs = e.procedure.runs if e.procedure else None
+    procedure = e.part(LatencyLedger).procedure
+    runs = procedure.runs if procedure else None
     if runs is not None:
         short = [
             f"{b.name} {b.n_ok + b.n_failed}/{runs}" for b in scored if b.n_ok + b.n_failed < runs
@@ -42,7 +44,7 @@ def _buckets(e: LedgerEntry, scored: list[BucketMedian], spec: LatencySpec) -> s
 
 
 def _procedure(e: LedgerEntry, spec: LatencySpec | None) -> str | None:
-    p = e.procedure
+    p = e.part(LatencyLedger).procedure
     if p is None:
         return None  # an older report without settings: not judged (as the gate does)
     judged = spec is not None and p.runs is not None
@@ -64,7 +66,7 @@ def why_not(e: LedgerEntry, spec: LatencySpec | None, *, hidden: bool = False) -
     if e.score is None:
         return [*out, NO_SCORE]
     mode = e.score_mode or "official"
-    scored = list(e.medians(mode).values())
+    scored = list(e.part(LatencyLedger).medians(mode).values())
     if not e.complete:
         out.append(_partial(e, scored))
     if mode == "strict":
