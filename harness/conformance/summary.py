@@ -29,5 +29,5 @@ def facts(part: CheckLedger) -> list[tuple[str, str]]:
 
 
 SUMMARY: KindSummary[CheckReport, CheckLedger] = KindSummary(
-    part=CheckLedger, of=ledger_fields, facts=facts
+    part=CheckLedger, of=ledger_fields, facts=facts, ledger_row=False
 )

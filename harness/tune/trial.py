@@ -136,8 +136,10 @@ def _measure(
         experiment=space.name,
     )
     steps = plan.steps()
-    target_steps = [k for k in steps if k.name != "quality"]
-    quality = [k for k in steps if k.name == "quality"]
+    # the steps that neither gate the rest nor carry the score (quality) are measured only
+    # when the trial could beat the incumbent
+    target_steps = [k for k in steps if k.prerequisite or k.score is not None]
+    deferred = [k for k in steps if not (k.prerequisite or k.score is not None)]
     done: list[str] = []
     target = Target(folder=folder, url=url)
     for kind in target_steps:
@@ -157,24 +159,24 @@ def _measure(
             )
         if rc == -1 or rc == EXIT_TARGET:
             return TrialResult("error", f"{kind.name}: {why or 'target unreachable'}", steps=done)
-        if rc == EXIT_FAIL and kind.name == "check":
+        if rc == EXIT_FAIL and kind.prerequisite:
             report = judge_folder(folder, profile, plan.provenance(plan.command_line()), skipped=[])
             return TrialResult("disqualified", _first_blocking(report), verdict="FAIL", steps=done)
-    skipped = [k.name for k in quality]
+    skipped = [k.name for k in deferred]
     interim = judge_folder(folder, profile, plan.provenance(plan.command_line()), skipped=skipped)
     score = interim.grader_score
     if interim.verdict is Verdict.FAIL:
         final = _conclude(plan, skipped)
         return TrialResult("gate-failed", _first_blocking(final), score, verdict="FAIL", steps=done)
-    if quality and incumbent is not None and (score is None or score <= incumbent):
+    if deferred and incumbent is not None and (score is None or score <= incumbent):
         _conclude(plan, skipped)
         why = f"score {_num(score)} ≤ incumbent {_num(incumbent)}: quality not measured"
         return TrialResult("slower", why, score, verdict=None, steps=done)
-    for kind in quality:
+    for kind in deferred:
         try:
             run_step(kind, plan, NO_HOOKS, target)
         except HarnessError as err:
-            return TrialResult("error", f"quality: {err.one_line()}", score, steps=done)
+            return TrialResult("error", f"{kind.name}: {err.one_line()}", score, steps=done)
         done.append(kind.name)
     final = _conclude(plan, [])
     if final.verdict is Verdict.FAIL:

@@ -84,6 +84,8 @@ class KindSummary(Generic[R, P]):
     model: Callable[[R], str | None] | None = None
     # its figures of the newest run on the ledger page
     latest: Callable[[LatestRun[R, P]], list[Block | None]] | None = None
+    # whether a folder holding only its report is a ledger row (check's is folded)
+    ledger_row: bool = True
 
     def empty(self) -> P:
         """The part of a run that does not hold this kind's report."""
