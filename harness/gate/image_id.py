@@ -60,7 +60,8 @@ def judged_image_id(folder: Path, given: str | None) -> str | None:
         return given
     # the reports that record the image they are about (package.json), then the verdict's
     reads: list[type[Report]] = [k.report for k in KINDS if "image_id" in k.report.model_fields]
-    for read in (*reads, GateReport):
+    reads.append(GateReport)
+    for read in reads:
         if (folder / read.FILENAME).exists():
             try:
                 found = getattr(read.load(folder), "image_id", None)

@@ -5,60 +5,15 @@ its summary lines, ``gate.json``'s bucket speedups and the latest run's plots.""
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any, Literal
+from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field
-
+from harness.latency.ledger import BucketMedian, LatencyLedger, Procedure
+from harness.latency.ranking import not_ranked
 from harness.latency.report import LatencyReport
 from harness.latency.views import bucket_chart, distribution_chart, samples
 from harness.view import fmt
 from harness.view.model import Block, Figure
 from harness.view.summary import KindSummary, LatestRun, LedgerColumn, RankedScore, ScoreMode
-
-
-class BucketMedian(BaseModel):
-    model_config = ConfigDict(extra="ignore")
-
-    name: str
-    mode: Literal["official", "strict"]
-    median_ms: float | None = None
-    baseline_ms: float | None = None
-    speedup: float | None = None
-    n_ok: int = 0
-    n_failed: int = 0
-
-
-class Procedure(BaseModel):
-    """How latency was measured (its ``settings``): what decides whether it is the grader's."""
-
-    model_config = ConfigDict(extra="ignore")
-
-    runs: int | None = None  # timed requests per bucket
-    warmup: int | None = None
-    buckets: list[str] = Field(default_factory=list)
-    official: bool | None = None  # the report's own ``official_procedure`` (None: not recorded)
-    until_ci: float | None = None  # --until-ci PCT (buckets may stop early: an estimate)
-
-
-class LatencyLedger(BaseModel):
-    """Latency's keys of a ledger line."""
-
-    model_config = ConfigDict(extra="ignore")
-
-    buckets: list[BucketMedian] = Field(default_factory=list)
-    score: float | None = None
-    score_ci95: tuple[float, float] | None = None
-    score_mode: ScoreMode | None = None
-    procedure: Procedure | None = None  # its settings (None: no latency or none recorded)
-    strict_score: float | None = None
-
-    def medians(self, mode: str) -> dict[str, BucketMedian]:
-        return {b.name: b for b in self.buckets if b.mode == mode}
-
-    @property
-    def scored_mode(self) -> ScoreMode:
-        """The mode its bucket columns and ★ read: the score's, official when unscored."""
-        return self.score_mode or "official"
 
 
 def _int(value: object) -> int | None:
@@ -164,5 +119,6 @@ SUMMARY: KindSummary[LatencyReport, LatencyLedger] = KindSummary(
     columns=columns,
     headline=headline,
     ranked=ranked,
+    not_ranked=not_ranked,
     latest=latest,
 )

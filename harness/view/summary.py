@@ -14,7 +14,8 @@ none of them names a kind:
   as bucket medians, come after the ranked score; the kinds' own scores after
   every kind's details);
 - ``headline``: its figures in ``gate.json``;
-- ``ranked``: the score the ledger ranks runs by (one kind has it);
+- ``ranked``: the score the ledger ranks runs by (one kind has it), and ``not_ranked``:
+  why a run's may not compete;
 - ``latest``: its figures of the newest run on the ledger page.
 
 Plain data over plain data: no I/O, nothing heavy imported.
@@ -28,6 +29,7 @@ from typing import Any, Generic, Literal, TypeVar
 
 from pydantic import BaseModel
 
+from harness.profiles import Profile
 from harness.view.model import Block
 
 R = TypeVar("R")  # the kind's report class
@@ -80,6 +82,8 @@ class KindSummary(Generic[R, P]):
     headline: Callable[[R | None], dict[str, Any]] | None = None
     # the score the ledger ranks runs by (★ best, frontier): one kind of the registry
     ranked: Callable[[P], RankedScore] | None = None
+    # why a run's ranked score may not compete: (its part, complete, its profile or None)
+    not_ranked: Callable[[P, bool, Profile | None], list[str]] | None = None
     # the model the report names, for the server column when provenance names none
     model: Callable[[R], str | None] | None = None
     # its figures of the newest run on the ledger page

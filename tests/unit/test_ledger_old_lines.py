@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from harness.gate.report import GateReport
-from harness.latency.summary import LatencyLedger
+from harness.latency.ledger import LatencyLedger
 from harness.quality.summary import QualityLedger
 from harness.report.entry import LedgerEntry
 from harness.report.sections import summary

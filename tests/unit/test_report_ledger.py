@@ -10,8 +10,8 @@ import pytest
 
 from harness.conformance.summary import CheckLedger
 from harness.errors import IncompleteError, UsageError
+from harness.latency.ledger import LatencyLedger
 from harness.latency.report import LatencyReport
-from harness.latency.summary import LatencyLedger
 from harness.quality.summary import QualityLedger
 from harness.report.entry import LedgerEntry, entry_for_folder
 from harness.report.ledger import (

@@ -9,7 +9,7 @@ from pathlib import Path
 
 from PIL import Image
 
-from harness.latency.summary import LatencyLedger
+from harness.latency.ledger import LatencyLedger
 from harness.latency.views import bucket_chart, distribution_chart
 from harness.quality.summary import QualityLedger, QualityScore
 from harness.quality.views import score_chart
