@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
@@ -19,6 +19,7 @@ from harness.gate.hooks import NO_HOOKS
 from harness.gate.judge import judge_folder
 from harness.gate.orchestrate import GatePlan, conclude, run_step
 from harness.gate.report import GateReport, Verdict
+from harness.kinds.registry import AnyKind
 from harness.profiles import Profile
 from harness.report.ledger import record_run
 from harness.tune import candidate
@@ -115,6 +116,12 @@ def run_trial(
         cand.stop()
 
 
+def deferred_steps(steps: Sequence[AnyKind]) -> list[AnyKind]:
+    """The steps measured only when the trial could beat the incumbent: those that neither
+    gate the rest (check) nor carry the score (latency, throughput): quality."""
+    return [k for k in steps if not (k.prerequisite or k.score is not None)]
+
+
 def _measure(
     space: Space,
     profile: Profile,
@@ -136,10 +143,8 @@ def _measure(
         experiment=space.name,
     )
     steps = plan.steps()
-    # the steps that neither gate the rest nor carry the score (quality) are measured only
-    # when the trial could beat the incumbent
-    target_steps = [k for k in steps if k.prerequisite or k.score is not None]
-    deferred = [k for k in steps if not (k.prerequisite or k.score is not None)]
+    deferred = deferred_steps(steps)
+    target_steps = [k for k in steps if all(k is not d for d in deferred)]
     done: list[str] = []
     target = Target(folder=folder, url=url)
     for kind in target_steps:

@@ -84,6 +84,32 @@ def test_the_gate_takes_its_steps_and_required_reports_from_the_registry() -> No
     assert [k.name for k in plan.steps()] == ["check", "throughput", "quality"]
 
 
+def test_tune_defers_the_steps_that_neither_gate_the_rest_nor_carry_the_score() -> None:
+    from harness.tune.trial import deferred_steps
+
+    for profile in (QWEN, PARIS):
+        steps = GatePlan(url="http://h:1", folder=Path("."), profile=profile).steps()
+        assert [k.name for k in deferred_steps(steps)] == ["quality"], profile.name
+
+
+def test_the_kinds_summary_facets_share_no_key() -> None:
+    """Each kind's ledger keys and gate.json figures are its own: no two kinds, and no common
+    field of the ledger line or of gate.json, share one; one kind's score is ranked."""
+    from harness.report.entry import LedgerEntry
+    from harness.report.parts import summaries
+
+    facets = summaries()
+    assert [k.name for k, _ in facets] == ["check", "latency", "throughput", "quality", "vlm"]
+    keys = [key for _, s in facets for key in s.part.model_fields]
+    assert len(keys) == len(set(keys)) and not set(keys) & set(LedgerEntry.model_fields)
+    figures = [key for _, s in facets if s.headline for key in s.headline(None)]
+    assert figures == ["bucket_speedups", "quality"]
+    assert not set(figures) & set(GateReport.model_fields)
+    assert [k.name for k, s in facets if s.ranked is not None] == ["latency"]
+    for _, s in facets:  # a run without the kind's report: every key has its default
+        assert s.empty() == s.part.model_validate({})
+
+
 def test_the_report_reader_reads_every_kind_then_the_verdict() -> None:
     assert (*(k.report for k in KINDS), GateReport) == REPORT_KINDS
 
