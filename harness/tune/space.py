@@ -98,6 +98,18 @@ class TuneOptions(Strict):
         return out
 
 
+class Confirm(Strict):
+    """The winner re-measured against the runner-up and the baseline (``rounds = 0``: off)."""
+
+    rounds: int = Field(3, ge=0)
+
+    @model_validator(mode="after")
+    def _spread(self) -> Confirm:
+        if self.rounds == 1:
+            raise ValueError("rounds = 1 gives no spread to judge a lead by: 0 (off) or 2 and more")
+        return self
+
+
 class Space(Strict):
     name: str | None = None  # the tune's name and ledger experiment (default: the file's stem)
     profile: str = "efficient-qwen"
@@ -106,6 +118,7 @@ class Space(Strict):
     baseline: dict[str, Choice] = Field(default_factory=dict)
     budget: Budget = Field(default_factory=lambda: Budget(trials=20))
     options: TuneOptions = Field(default_factory=TuneOptions)
+    confirm: Confirm = Field(default_factory=Confirm)
 
     @model_validator(mode="after")
     def _consistent(self) -> Space:
