@@ -44,7 +44,7 @@ def _contestant(c: Contestant, unit: str) -> str:
         conf += f" (95 % CI {ci[0]:.3f}…{ci[1]:.3f})"
     cold = "" if c.cold_start_s is None else f", cold start {c.cold_start_s:.2f} s"
     return (
-        f"  trial {c.trial:>3} {c.role:<18} search {_num(c.search_score, unit)}, "
+        f"  trial {c.trial:>3} {c.role:<20} search {_num(c.search_score, unit)}, "
         f"confirmed {conf}{cold} — {escape(c.note)}"
     )
 
@@ -55,26 +55,34 @@ def _under_min(c: Comparison, min_effect: float) -> str:
     return f", under the {min_effect:g} % minimum effect" if excludes_zero else ""
 
 
+def _who(c: Comparison) -> tuple[str, str]:
+    """(``runner-up``, ``trial 0, the baseline``): the opponent's role and name."""
+    role = c.role.split(",")[0]
+    also = ", the baseline" if "baseline" in c.role and role != "baseline" else ""
+    return role, f"trial {c.opponent}{also}"
+
+
 def _headline(rec: ConfirmRecord, c: Comparison) -> str:
     lead = "—" if c.lead_pct is None else f"{signed(c.lead_pct)} %"
     ci = ci_text(c.ci95_pct)
+    role, who = _who(c)
     if c.call == "confirmed":
         return (
-            f"[bold green]best: trial {rec.winner} {lead} over the {c.role} "
-            f"(trial {c.opponent}; {ci}), confirmed[/]"
+            f"[bold green]best: trial {rec.winner} {lead} over the {role} ({who}; {ci}), "
+            "confirmed[/]"
         )
     if c.call == "tie":
         return (
-            f"[yellow]a tie within noise with the {c.role} (trial {c.opponent}; {lead}, "
+            f"[yellow]a tie within noise with the {role} ({who}; {lead}, "
             f"{ci}{_under_min(c, rec.min_effect_pct)})[/]"
         )
     if c.call == "overturned":
         return (
-            f"[red]overturned: the {c.role} (trial {c.opponent}) measured faster: "
+            f"[red]overturned: the {role} ({who}) measured faster: "
             f"trial {rec.winner} {lead} ({ci})[/]"
         )
     return (
-        f"[yellow]inconclusive against the {c.role} (trial {c.opponent}): "
+        f"[yellow]inconclusive against the {role} ({who}): "
         f"{c.pairs} of {rec.rounds} round(s) measured both[/]"
     )
 
@@ -121,5 +129,5 @@ def confirm_lines(rec: ConfirmRecord, unit: str = "") -> list[str]:
     if sel is not None:
         out.append(sel)
     if rec.pick is not None:
-        out.append(f"[bold]pick: trial {rec.pick}[/] — by {escape(rec.pick_by)}")
+        out.append(f"[bold]pick: trial {rec.pick}[/] — {escape(rec.pick_by)}")
     return out

@@ -12,7 +12,14 @@ import tomllib
 from pathlib import Path
 from typing import Annotated, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    ValidationError,
+    field_validator,
+    model_validator,
+)
 
 from harness.errors import ConfigError
 
@@ -103,11 +110,12 @@ class Confirm(Strict):
 
     rounds: int = Field(3, ge=0)
 
-    @model_validator(mode="after")
-    def _spread(self) -> Confirm:
-        if self.rounds == 1:
-            raise ValueError("rounds = 1 gives no spread to judge a lead by: 0 (off) or 2 and more")
-        return self
+    @field_validator("rounds")
+    @classmethod
+    def _spread(cls, rounds: int) -> int:
+        if rounds == 1:
+            raise ValueError("1 round gives no spread to judge a lead by: 0 (off) or 2 and more")
+        return rounds
 
 
 class Space(Strict):
