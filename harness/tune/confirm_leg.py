@@ -101,8 +101,8 @@ def _measure(
     except HarnessError as err:
         return leg.model_copy(update={"status": "error", "why": err.one_line()})
     assert kind.score is not None  # speed_kind picks a kind with a score
-    score = kind.score.of(report) if report is not None else None
+    score = kind.score.of(report) if report is not None and report.complete else None
     if score is None:
-        why = "target unreachable" if rc == EXIT_TARGET else "no score measured"
+        why = "target unreachable" if rc == EXIT_TARGET else "no complete score measured"
         return leg.model_copy(update={"status": "error", "why": f"{kind.name}: {why}"})
     return leg.model_copy(update={"score": float(score)})

@@ -38,7 +38,7 @@ def _space(tmp_path: Path, *, same: bool, rounds: int = 3) -> Path:
     servers told apart by an environment variable only."""
     if same:
         params, base = 'tag = ["a", "b"]', 'tag = "a"'
-        serve = '--itl-ms 2"\nenv = { TUNE_TAG = "{tag}" }'
+        serve = '--itl-ms 5"\nenv = { TUNE_TAG = "{tag}" }'  # ~0.35 s a request
     else:
         params, base = "itl_ms = [4, 1]", "itl_ms = 4"
         serve = '--itl-ms {itl_ms}"'
@@ -81,41 +81,63 @@ def _no_server_left(out: Path) -> None:
         assert not group_alive(int(json.loads(record.read_text())["pgid"])), record
 
 
-def test_a_clear_winner_is_confirmed_across_a_kill_9_and_resume(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
-) -> None:
-    out = tmp_path / "tune"
+def _harness(argv: list[str], stderr: int = subprocess.DEVNULL) -> subprocess.Popen[str]:
+    """``harness`` as a child process, quiet."""
     env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[2])}
-    argv = [sys.executable, "-m", "harness", "tune", str(_space(tmp_path, same=False))]
-    proc = subprocess.Popen(
-        [*argv, "--out", str(out), "--quiet"],
+    return subprocess.Popen(
+        [sys.executable, "-m", "harness", *argv, "--quiet"],
         env=env,
         stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
+        stderr=stderr,
+        text=True,
     )
+
+
+def _running_leg(out: Path, proc: subprocess.Popen[str], seen: set[Path]) -> Path:
+    """A leg whose server is started (its candidate.json written, no leg.json yet) once
+    another leg has finished, not one of ``seen``."""
     deadline = time.monotonic() + 240
-    running: Path | None = None
-    while running is None and time.monotonic() < deadline and proc.poll() is None:
-        if _legs(out):  # one leg finished: wait for the next one's server
-            running = next(
-                (
-                    p.parent
-                    for p in out.glob("confirm/*/candidate.json")
-                    if not (p.parent / "leg.json").exists()
-                ),
-                None,
-            )
+    while time.monotonic() < deadline and proc.poll() is None:
+        if _legs(out):
+            for p in out.glob("confirm/*/candidate.json"):
+                if p.parent not in seen and not (p.parent / "leg.json").exists():
+                    return p.parent
         time.sleep(0.1)
-    assert running is not None and proc.poll() is None
-    proc.send_signal(signal.SIGKILL)
-    proc.wait()
-    before = {k: p.stat().st_mtime_ns for k, p in _legs(out).items()}
-    assert before
-    pgid = int(json.loads((running / "candidate.json").read_text())["pgid"])
+    raise AssertionError(f"no confirmation leg running (harness exit {proc.poll()})")
+
+
+def _gone(leg: Path) -> None:
+    pgid = int(json.loads((leg / "candidate.json").read_text())["pgid"])
     end = time.monotonic() + 10
     while group_alive(pgid) and time.monotonic() < end:  # PR_SET_PDEATHSIG
         time.sleep(0.1)
     assert not group_alive(pgid)
+
+
+def test_a_clear_winner_is_confirmed_across_sigterm_kill_9_and_resume(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """SIGTERM during a leg: exit 143, the leg's server stopped, the confirmation saved as
+    incomplete; a --resume killed with SIGKILL during its next leg; a last --resume
+    finishes with every leg measured once and no server left."""
+    out = tmp_path / "tune"
+    proc = _harness(["tune", str(_space(tmp_path, same=False)), "--out", str(out)], subprocess.PIPE)
+    termed = _running_leg(out, proc, set())
+    proc.send_signal(signal.SIGTERM)
+    _, err = proc.communicate(timeout=60)
+    assert proc.returncode == 143, err
+    assert not group_alive(int(json.loads((termed / "candidate.json").read_text())["pgid"]))
+    saved = json.loads((out / "tune.json").read_text())
+    assert not saved["complete"] and not saved["confirm"]["complete"]
+    assert saved["stopped_by"] == "grid exhausted"
+
+    proc = _harness(["tune", "--resume", str(out)])
+    running = _running_leg(out, proc, {termed})
+    proc.send_signal(signal.SIGKILL)
+    proc.wait()
+    before = {k: p.stat().st_mtime_ns for k, p in _legs(out).items()}
+    assert before
+    _gone(running)
 
     capsys.readouterr()
     assert main(["tune", "--resume", str(out)]) == 0
@@ -126,7 +148,8 @@ def test_a_clear_winner_is_confirmed_across_a_kill_9_and_resume(
     legs = _legs(out)
     assert set(legs) == {(r, t) for r in (1, 2, 3) for t in (0, win)}
     assert {k: legs[k].stat().st_mtime_ns for k in before} == before  # not measured again
-    assert not (running / "leg.json").exists()  # the killed leg was measured afresh elsewhere
+    for killed in (termed, running):  # measured afresh in another folder
+        assert not (killed / "leg.json").exists()
     _no_server_left(out)
 
     assert tune["schema_version"] == 2 and tune["complete"]
