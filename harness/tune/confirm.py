@@ -73,8 +73,8 @@ def contestants(report: TuneReport) -> list[tuple[TrialRecord, str]]:
     runner = next((t for t in ranked if t.number != best.number), None)
     if runner is not None:
         out.append((runner, "runner-up"))
-    base = next((t for t in report.trials if t.note == "baseline"), None)
-    if base is not None and base.status in FEASIBLE and base.score is not None:
+    base = next((t for t in ranked if t.note == "baseline"), None)  # not an interrupted one
+    if base is not None:
         for i, (t, role) in enumerate(out):
             if t.number == base.number:
                 out[i] = (t, f"{role}, baseline")

@@ -34,13 +34,14 @@ def _trial(
 
 def _report() -> TuneReport:
     trials = [
+        _trial(5, BASE, "interrupted", None, "baseline"),  # killed, measured again as 0
         _trial(0, BASE, "ok", 10.0, "baseline"),
         _trial(1, {"seqs": 16, "cache": "on"}, "ok", 12.5, "seqs 8→16, cache off→on"),
         _trial(2, {"seqs": 16, "cache": "off"}, "slower", 12.0, "seqs 8→16"),
         _trial(3, {"seqs": 4, "cache": "on"}, "gate-failed", 20.0, "seqs 8→4, cache off→on"),
         _trial(4, {"seqs": 8, "cache": "on"}, "ok", 11.0, "cache off→on"),
     ]
-    return TuneReport(name="t", sampler="grid", trials=trials, best=trials[1])
+    return TuneReport(name="t", sampler="grid", trials=trials, best=trials[2])
 
 
 def _legs(scores: dict[int, list[float]], colds: dict[int, float] | None = None) -> dict:
