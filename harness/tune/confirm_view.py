@@ -12,8 +12,10 @@ from harness.tune.report import TrialRecord
 
 
 def signed(pct: float) -> str:
-    """``+4.1``, ``−1.2`` (a real minus sign)."""
-    return f"+{pct:.1f}" if pct >= 0 else f"−{-pct:.1f}"
+    """``+4.1``, ``−1.2`` (a real minus sign), ``0.0``."""
+    if round(pct, 1) == 0:
+        return "0.0"
+    return f"+{pct:.1f}" if pct > 0 else f"−{-pct:.1f}"
 
 
 def ci_text(ci: tuple[float, float] | None) -> str:
