@@ -169,6 +169,11 @@ def test_a_clear_winner_is_confirmed_across_sigterm_kill_9_and_resume(
     )
     assert ", confirmed" in console and "selection error: the search's score" in console
 
+    done = {k: p.stat().st_mtime_ns for k, p in legs.items()}
+    assert main(["tune", "--resume", str(out), "--quiet"]) == 0  # a finished tune
+    assert {k: p.stat().st_mtime_ns for k, p in _legs(out).items()} == done
+    assert json.loads((out / "tune.json").read_text())["confirm"]["call"] == "confirmed"
+
 
 def test_two_identical_candidates_are_a_tie_picked_by_the_simpler_diff(tmp_path: Path) -> None:
     out = tmp_path / "tune"
