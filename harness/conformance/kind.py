@@ -16,7 +16,7 @@ from harness.profiles import Profile
 from harness.verdict import Judgement
 
 if TYPE_CHECKING:
-    from harness.conformance.core import CheckHooks
+    from harness.conformance.hooks import CheckHooks
 
 
 # The core, its hooks and the console are imported when called (harness/kinds/record.py).
@@ -37,7 +37,7 @@ def exit_code(report: CheckReport) -> int:
 
 
 def silent_hooks() -> CheckHooks:
-    from harness.conformance.core import NO_HOOKS
+    from harness.conformance.hooks import NO_HOOKS
 
     return NO_HOOKS
 

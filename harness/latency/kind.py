@@ -29,7 +29,7 @@ from harness.profiles import Profile
 from harness.verdict import Judgement
 
 if TYPE_CHECKING:
-    from harness.latency.core import LatencyHooks
+    from harness.latency.hooks import LatencyHooks
 
 
 # The core, its hooks and the console are imported when called (harness/kinds/record.py).
@@ -48,7 +48,7 @@ def exit_code(report: LatencyReport) -> int:
 
 
 def silent_hooks() -> LatencyHooks:
-    from harness.latency.core import NO_HOOKS
+    from harness.latency.hooks import NO_HOOKS
 
     return NO_HOOKS
 

@@ -30,7 +30,7 @@ from harness.throughput.report import ThroughputReport
 from harness.verdict import Judgement
 
 if TYPE_CHECKING:
-    from harness.throughput.core import ThroughputHooks
+    from harness.throughput.hooks import ThroughputHooks
 
 
 # The core, its hooks and the console are imported when called (harness/kinds/record.py).
@@ -49,7 +49,7 @@ def exit_code(report: ThroughputReport) -> int:
 
 
 def silent_hooks() -> ThroughputHooks:
-    from harness.throughput.core import NO_HOOKS
+    from harness.throughput.hooks import NO_HOOKS
 
     return NO_HOOKS
 

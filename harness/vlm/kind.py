@@ -30,7 +30,7 @@ from harness.vlm.gate_rules import vlm_rules, vlm_score
 from harness.vlm.report import VlmReport
 
 if TYPE_CHECKING:
-    from harness.vlm.core import VlmHooks
+    from harness.vlm.hooks import VlmHooks
 
 
 # The core, its hooks and the console are imported when called (harness/kinds/record.py).
@@ -47,7 +47,7 @@ def exit_code(report: VlmReport) -> int:
 
 
 def silent_hooks() -> VlmHooks:
-    from harness.vlm.core import NO_HOOKS
+    from harness.vlm.hooks import NO_HOOKS
 
     return NO_HOOKS
 
