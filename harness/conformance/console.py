@@ -10,7 +10,7 @@ from rich.text import Text
 
 from harness.conformance.context import CheckConfig
 from harness.conformance.hooks import CheckHooks
-from harness.conformance.model import Check, CheckReport
+from harness.conformance.report import Check, CheckReport
 from harness.conformance.views import result_cell, sections
 from harness.console_hooks import WaitingLines
 from harness.view.console import STYLE, print_sections

@@ -15,8 +15,8 @@ from pathlib import Path
 from harness.client.fingerprint import take_fingerprint
 from harness.conformance.context import CheckConfig
 from harness.conformance.hooks import NO_HOOKS, CheckHooks
-from harness.conformance.model import Check, CheckReport
 from harness.conformance.registry import PlannedCheck
+from harness.conformance.report import Check, CheckReport
 from harness.conformance.runner import run_checks
 from harness.errors import EXIT_FAIL, EXIT_OK
 from harness.manifest.record import record_manifest

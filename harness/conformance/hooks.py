@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from harness.conformance.model import Check
+from harness.conformance.report import Check
 from harness.hooks import ReadinessHooks
 
 if TYPE_CHECKING:  # the config's module holds the HTTP context: imported when checks run

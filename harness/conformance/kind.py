@@ -8,9 +8,9 @@ from typing import TYPE_CHECKING
 from rich.console import Console
 
 from harness.conformance import views as conformance_views
+from harness.conformance.config import CheckOverrides, CheckPlan, from_profile
 from harness.conformance.gate_rules import check_rules
-from harness.conformance.model import CheckReport
-from harness.conformance.plan import CheckOverrides, CheckPlan, from_profile
+from harness.conformance.report import CheckReport
 from harness.kinds.record import GateInputs, KindConsole, MeasurementKind, RunEnv
 from harness.profiles import Profile
 from harness.verdict import Judgement
@@ -43,13 +43,13 @@ def silent_hooks() -> CheckHooks:
 
 
 def console_hooks(console: Console, profile: str) -> CheckHooks:
-    from harness.conformance.render import ConsoleHooks
+    from harness.conformance.console import ConsoleHooks
 
     return ConsoleHooks(console, profile)
 
 
 def render(console: Console, report: CheckReport, folder: str) -> None:
-    from harness.conformance.render import render_report
+    from harness.conformance.console import render_report
 
     render_report(console, report, folder)
 

@@ -22,8 +22,8 @@ from harness.verdict import Judgement
 
 def run(cfg: PackageConfig, env: RunEnv[PackageHooks]) -> PackageReport:
     """Save (when ``cfg.image``), inspect and judge; ``package.json`` saved in the folder."""
+    from harness.image.core import package
     from harness.image.engine import connect
-    from harness.image.package import package
 
     client = connect(cfg.docker_host) if cfg.image else None
     try:

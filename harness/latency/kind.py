@@ -54,13 +54,13 @@ def silent_hooks() -> LatencyHooks:
 
 
 def console_hooks(console: Console, profile: str) -> LatencyHooks:
-    from harness.latency.render import ConsoleHooks
+    from harness.latency.console import ConsoleHooks
 
     return ConsoleHooks(console)
 
 
 def render(console: Console, report: LatencyReport, folder: str) -> None:
-    from harness.latency.render import render_report
+    from harness.latency.console import render_report
 
     render_report(console, report, folder)
 

@@ -15,7 +15,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-from harness.conformance.model import CheckReport, Result
+from harness.conformance.report import CheckReport, Result
 from harness.gate.report import GateReport
 from harness.latency.report import LatencyReport
 from harness.quality.report import QualityReport

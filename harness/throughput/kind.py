@@ -55,13 +55,13 @@ def silent_hooks() -> ThroughputHooks:
 
 
 def console_hooks(console: Console, profile: str) -> ThroughputHooks:
-    from harness.throughput.render import ConsoleHooks
+    from harness.throughput.console import ConsoleHooks
 
     return ConsoleHooks(console)
 
 
 def render(console: Console, report: ThroughputReport, folder: str) -> None:
-    from harness.throughput.render import render_report
+    from harness.throughput.console import render_report
 
     render_report(console, report, folder)
 

@@ -53,13 +53,13 @@ def silent_hooks() -> VlmHooks:
 
 
 def console_hooks(console: Console, profile: str) -> VlmHooks:
-    from harness.vlm.render import ConsoleHooks
+    from harness.vlm.console import ConsoleHooks
 
     return ConsoleHooks(console)
 
 
 def render(console: Console, report: VlmReport, folder: str) -> None:
-    from harness.vlm.render import render_vlm
+    from harness.vlm.console import render_vlm
 
     render_vlm(console, report, folder)
 
