@@ -10,10 +10,10 @@ from pathlib import Path
 from rich.console import Console
 
 from harness.cli.common import add_common, http_url, make_console, start_run
+from harness.conformance.config import CheckOverrides, from_profile
+from harness.conformance.console import ConsoleHooks, render_report
 from harness.conformance.core import exit_code, measure_check
-from harness.conformance.plan import CheckOverrides, from_profile
 from harness.conformance.registry import PlannedCheck
-from harness.conformance.render import ConsoleHooks, render_report
 from harness.errors import EXIT_OK, UsageError
 from harness.profiles import load_profile
 from harness.target import URL, Target

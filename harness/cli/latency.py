@@ -17,8 +17,8 @@ from harness.cli.common import (
 )
 from harness.errors import EXIT_TARGET, UsageError
 from harness.latency.config import LatencyConfig, LatencyOverrides, from_profile
+from harness.latency.console import ConsoleHooks, render_report, target_failure
 from harness.latency.core import exit_code, measure_latency, measure_latency_repeats
-from harness.latency.render import ConsoleHooks, render_report, target_failure
 from harness.latency.repeats import render_repeats
 from harness.latency.report import LatencyReport
 from harness.latency.resume import (

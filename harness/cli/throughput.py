@@ -11,8 +11,8 @@ from harness.cli.common import RunContext, add_common, http_url, start_run
 from harness.errors import UsageError
 from harness.target import URL, Target
 from harness.throughput.config import ThroughputConfig, ThroughputOverrides, from_profile
+from harness.throughput.console import ConsoleHooks, no_success_line, render_report
 from harness.throughput.core import exit_code, measure_throughput
-from harness.throughput.render import ConsoleHooks, no_success_line, render_report
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:

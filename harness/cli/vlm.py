@@ -22,8 +22,8 @@ from harness.vlm.config import (
     http_from_profile,
     import_from_profile,
 )
+from harness.vlm.console import ConsoleHooks, render_vlm
 from harness.vlm.core import exit_code, import_vlm, measure_vlm, measure_vlm_http
-from harness.vlm.render import ConsoleHooks, render_vlm
 from harness.vlm.report import VlmReport
 
 AICAS = "aicas-vlm"  # the contest these commands measure for

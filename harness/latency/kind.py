@@ -30,7 +30,7 @@ from harness.verdict import Judgement
 from harness.view.summary import KindSummary
 
 if TYPE_CHECKING:
-    from harness.latency.core import LatencyHooks
+    from harness.latency.hooks import LatencyHooks
 
 
 # The core, its hooks and the console are imported when called (harness/kinds/record.py).
@@ -49,19 +49,19 @@ def exit_code(report: LatencyReport) -> int:
 
 
 def silent_hooks() -> LatencyHooks:
-    from harness.latency.core import NO_HOOKS
+    from harness.latency.hooks import NO_HOOKS
 
     return NO_HOOKS
 
 
 def console_hooks(console: Console, profile: str) -> LatencyHooks:
-    from harness.latency.render import ConsoleHooks
+    from harness.latency.console import ConsoleHooks
 
     return ConsoleHooks(console)
 
 
 def render(console: Console, report: LatencyReport, folder: str) -> None:
-    from harness.latency.render import render_report
+    from harness.latency.console import render_report
 
     render_report(console, report, folder)
 

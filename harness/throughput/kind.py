@@ -31,7 +31,7 @@ from harness.verdict import Judgement
 from harness.view.summary import KindSummary
 
 if TYPE_CHECKING:
-    from harness.throughput.core import ThroughputHooks
+    from harness.throughput.hooks import ThroughputHooks
 
 
 # The core, its hooks and the console are imported when called (harness/kinds/record.py).
@@ -50,19 +50,19 @@ def exit_code(report: ThroughputReport) -> int:
 
 
 def silent_hooks() -> ThroughputHooks:
-    from harness.throughput.core import NO_HOOKS
+    from harness.throughput.hooks import NO_HOOKS
 
     return NO_HOOKS
 
 
 def console_hooks(console: Console, profile: str) -> ThroughputHooks:
-    from harness.throughput.render import ConsoleHooks
+    from harness.throughput.console import ConsoleHooks
 
     return ConsoleHooks(console)
 
 
 def render(console: Console, report: ThroughputReport, folder: str) -> None:
-    from harness.throughput.render import render_report
+    from harness.throughput.console import render_report
 
     render_report(console, report, folder)
 

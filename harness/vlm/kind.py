@@ -31,7 +31,7 @@ from harness.vlm.gate_rules import vlm_rules, vlm_score
 from harness.vlm.report import VlmReport
 
 if TYPE_CHECKING:
-    from harness.vlm.core import VlmHooks
+    from harness.vlm.hooks import VlmHooks
 
 
 # The core, its hooks and the console are imported when called (harness/kinds/record.py).
@@ -48,19 +48,19 @@ def exit_code(report: VlmReport) -> int:
 
 
 def silent_hooks() -> VlmHooks:
-    from harness.vlm.core import NO_HOOKS
+    from harness.vlm.hooks import NO_HOOKS
 
     return NO_HOOKS
 
 
 def console_hooks(console: Console, profile: str) -> VlmHooks:
-    from harness.vlm.render import ConsoleHooks
+    from harness.vlm.console import ConsoleHooks
 
     return ConsoleHooks(console)
 
 
 def render(console: Console, report: VlmReport, folder: str) -> None:
-    from harness.vlm.render import render_vlm
+    from harness.vlm.console import render_vlm
 
     render_vlm(console, report, folder)
 
