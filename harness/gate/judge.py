@@ -14,7 +14,7 @@ from pathlib import Path
 from harness.errors import HarnessError, UsageError
 from harness.gate.report import GateReport, Verdict
 from harness.gate.rules import GateInputs, judge, required_reports
-from harness.kinds.registry import KINDS
+from harness.registry import KINDS
 from harness.latency.report import LatencyReport
 from harness.profiles import Profile
 from harness.quality.report import QualityReport

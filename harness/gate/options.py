@@ -16,7 +16,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, replace
 
 from harness.flags import Flag, add_valued, gate_key, render_value
-from harness.kinds.registry import KINDS
+from harness.registry import KINDS
 
 _DEFAULT_TEXT = re.compile(r"\s*\(default:[^)]*\)\s*$")
 

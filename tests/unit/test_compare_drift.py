@@ -6,7 +6,7 @@ import math
 
 import pytest
 
-from harness.compare.drift import (
+from harness.paired.drift import (
     Drift,
     block_indexes,
     drift_band,

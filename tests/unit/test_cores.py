@@ -18,13 +18,13 @@ from harness.flags import Target, non_negative_int, positive_float, positive_int
 from harness.gate.options import gate_options, options_from_args
 from harness.gate.orchestrate import GatePlan, exit_code
 from harness.gate.report import GateReport, Verdict
-from harness.kinds.registry import KINDS
 from harness.paths import cache_dir, reports_dir
 from harness.profiles import load_profile
 from harness.quality import core as quality_core
 from harness.quality.config import QualityOverrides
 from harness.quality.config import from_profile as quality_config
 from harness.quality.kind import KIND as QUALITY
+from harness.registry import KINDS
 from harness.runs import Provenance, new_run_folder
 from harness.throughput.config import ThroughputOverrides
 from harness.throughput.config import from_profile as throughput_config

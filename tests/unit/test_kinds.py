@@ -16,8 +16,8 @@ from harness.gate.orchestrate import GatePlan, step_names
 from harness.gate.report import GateReport
 from harness.gate.rules import GateInputs, required_reports
 from harness.kinds.record import KindConsole, MeasurementKind
-from harness.kinds.registry import KINDS, kind_named
 from harness.profiles import load_profile
+from harness.registry import KINDS, kind_named
 from harness.report.folder import REPORT_KINDS
 
 PACKAGE = Path(__file__).resolve().parents[2] / "harness"
