@@ -1,4 +1,4 @@
-"""A run's own drift (harness/compare/drift.py) with literal numbers, empty and single samples."""
+"""A run's own drift (harness/paired/drift.py) with literal numbers, empty and single samples."""
 
 from __future__ import annotations
 
