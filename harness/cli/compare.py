@@ -9,9 +9,9 @@ from pathlib import Path
 from harness.cli.common import make_console
 from harness.compare.core import CompareConfig, compare_runs
 from harness.compare.render import render
-from harness.paired.stats import MIN_EFFECT_PCT
 from harness.errors import EXIT_OK, UsageError
 from harness.flags import non_negative_float
+from harness.paired.stats import MIN_EFFECT_PCT
 from harness.runs import Provenance, redact_argv
 
 

@@ -14,10 +14,10 @@ from pathlib import Path
 from harness.errors import HarnessError, UsageError
 from harness.gate.report import GateReport, Verdict
 from harness.gate.rules import GateInputs, judge, required_reports
-from harness.registry import KINDS
 from harness.latency.report import LatencyReport
 from harness.profiles import Profile
 from harness.quality.report import QualityReport
+from harness.registry import KINDS
 from harness.runs import Provenance, Report, load_report
 from harness.verdict import Reason
 

@@ -36,8 +36,8 @@ from harness.gate.judge import judge_folder
 from harness.gate.options import gate_options, options_argv
 from harness.gate.report import GateReport, Verdict
 from harness.kinds.record import GateStep, MeasurementKind, RunEnv
-from harness.registry import KINDS
 from harness.profiles import Profile
+from harness.registry import KINDS
 from harness.runs import Provenance
 
 AnyKind = MeasurementKind[Any, Any, Any, Any]
