@@ -15,8 +15,8 @@ from harness.conformance.plan import CheckOverrides, from_profile
 from harness.conformance.registry import PlannedCheck
 from harness.conformance.render import ConsoleHooks, render_report
 from harness.errors import EXIT_OK, UsageError
-from harness.flags import URL, Target
 from harness.profiles import load_profile
+from harness.target import URL, Target
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:

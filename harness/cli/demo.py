@@ -13,7 +13,7 @@ from harness.cli.common import (
 )
 from harness.demo import DemoConfig, run_demo
 from harness.profiles import load_profile
-from harness.runs import new_run_folder
+from harness.run_folder import new_run_folder
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:

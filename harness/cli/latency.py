@@ -16,7 +16,6 @@ from harness.cli.common import (
     start_run,
 )
 from harness.errors import EXIT_TARGET, UsageError
-from harness.flags import URL, Target
 from harness.latency.config import LatencyConfig, LatencyOverrides, from_profile
 from harness.latency.core import exit_code, measure_latency, measure_latency_repeats
 from harness.latency.render import ConsoleHooks, render_report, target_failure
@@ -30,6 +29,7 @@ from harness.latency.resume import (
     resume_command,
     resume_from,
 )
+from harness.target import URL, Target
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:

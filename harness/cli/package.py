@@ -8,12 +8,12 @@ import sys
 
 from harness.cli.common import add_common, start_run
 from harness.errors import UsageError
-from harness.flags import IMAGE, Target
 from harness.image.config import PackageOverrides, from_profile
 from harness.image.console import ConsoleHooks, render_with_path
 from harness.image.kind import KIND
 from harness.kinds.record import RunEnv
-from harness.runs import make_folder
+from harness.run_folder import make_folder
+from harness.target import IMAGE, Target
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:

@@ -6,12 +6,12 @@ import argparse
 import sys
 
 from harness.cli.common import RunContext, add_common, http_url, start_run
-from harness.flags import URL, Target
 from harness.quality.config import QualityConfig, QualityOverrides, from_profile
 from harness.quality.console import ConsoleHooks
 from harness.quality.core import exit_code, measure_quality
 from harness.quality.render import render_report
 from harness.quality.resume import RESUME_ANSWERS
+from harness.target import URL, Target
 
 
 def register(sub: argparse._SubParsersAction) -> None:

@@ -9,7 +9,7 @@ import sys
 
 from harness.cli.common import RunContext, add_common, http_url, start_run
 from harness.errors import UsageError
-from harness.flags import URL, Target
+from harness.target import URL, Target
 from harness.throughput.config import ThroughputConfig, ThroughputOverrides, from_profile
 from harness.throughput.core import exit_code, measure_throughput
 from harness.throughput.render import ConsoleHooks, no_success_line, render_report

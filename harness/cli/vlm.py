@@ -10,7 +10,7 @@ from pathlib import Path
 from rich.console import Console
 
 from harness.cli.common import RunContext, add_common, http_url, start_run
-from harness.flags import URL, Target
+from harness.target import URL, Target
 from harness.vlm.config import (
     HTTP_FLAGS,
     IMPORT_FLAGS,

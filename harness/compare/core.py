@@ -17,7 +17,7 @@ from harness.manifest.diff import diff_settings
 from harness.paired.comparable import Comparability
 from harness.paired.side import CompareSettings, RunData
 from harness.paired.stats import MIN_EFFECT_PCT
-from harness.runs import Provenance
+from harness.provenance import Provenance
 
 
 @dataclass(frozen=True)

@@ -14,7 +14,7 @@ from harness.compare.model import COMPARED, CompareReport
 from harness.errors import HarnessError, UsageError
 from harness.manifest.model import load_manifest
 from harness.paired.side import RunData, Side
-from harness.runs import load_report
+from harness.report_base import load_report
 
 
 def load_run(folder: Path, label: str = "A") -> RunData:

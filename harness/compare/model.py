@@ -17,7 +17,7 @@ from harness.manifest.model import Change
 from harness.paired.model import CompareSection
 from harness.paired.stats import MIN_EFFECT_PCT
 from harness.registry import KINDS
-from harness.runs import Migration, Report
+from harness.report_base import Migration, Report
 
 # the kinds compare reads: those whose record has a comparison, in the registry's order
 COMPARED = tuple(k for k in KINDS if k.compare is not None)

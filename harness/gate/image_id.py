@@ -13,9 +13,10 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from harness.errors import HarnessError, UsageError
-from harness.flags import Overrides, option
+from harness.flags import option
 from harness.gate.report import GateReport
 from harness.image.report import PackageReport
+from harness.overrides import Overrides
 from harness.submit.gated import bare_id, is_image_id
 
 

@@ -16,9 +16,10 @@ from harness.gate.report import GateReport, Verdict
 from harness.gate.rules import GateInputs, judge, required_reports
 from harness.latency.report import LatencyReport
 from harness.profiles import Profile
+from harness.provenance import Provenance
 from harness.quality.report import QualityReport
 from harness.registry import KINDS
-from harness.runs import Provenance, Report, load_report
+from harness.report_base import Report, load_report
 from harness.verdict import Reason
 
 

@@ -30,15 +30,15 @@ from harness.errors import (
     UsageError,
     exit_code_for,
 )
-from harness.flags import EXPERIMENT, IMAGE, NAME, NOTE, URL, Target
 from harness.gate.hooks import GateHooks
 from harness.gate.judge import judge_folder
 from harness.gate.options import gate_options, options_argv
 from harness.gate.report import GateReport, Verdict
 from harness.kinds.record import GateStep, MeasurementKind, RunEnv
 from harness.profiles import Profile
+from harness.provenance import Provenance
 from harness.registry import KINDS
-from harness.runs import Provenance
+from harness.target import EXPERIMENT, IMAGE, NAME, NOTE, URL, Target
 
 AnyKind = MeasurementKind[Any, Any, Any, Any]
 

@@ -6,8 +6,8 @@ from typing import Any, ClassVar
 
 from pydantic import Field
 
+from harness.report_base import Migration, Report
 from harness.risk import RiskFlag, migrate_flags
-from harness.runs import Migration, Report
 from harness.verdict import Reason, Verdict
 
 __all__ = ["GateReport", "Reason", "Verdict"]

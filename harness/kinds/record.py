@@ -30,11 +30,13 @@ from typing import Any, Generic, Literal, Protocol, TypeVar, runtime_checkable
 
 from rich.console import Console
 
-from harness.flags import Overrides, Target
+from harness.overrides import Overrides
 from harness.paired.model import CompareSection
 from harness.paired.side import CompareSettings, Side
 from harness.profiles import Profile
-from harness.runs import Provenance, Report
+from harness.provenance import Provenance
+from harness.report_base import Report
+from harness.target import Target
 from harness.verdict import Judgement
 from harness.view.model import Block, Section
 

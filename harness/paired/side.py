@@ -13,7 +13,7 @@ from typing import Any, Generic, TypeVar
 
 from harness.manifest.model import Manifest
 from harness.paired.stats import MIN_EFFECT_PCT
-from harness.runs import Report
+from harness.report_base import Report
 
 R = TypeVar("R", bound=Report)
 

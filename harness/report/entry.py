@@ -28,7 +28,7 @@ Verdict = Literal["PASS", "FAIL", "INCOMPLETE"]
 # 2: flags are typed RiskFlag records (1: their texts); 3: experiment, the server's engine and
 # version, the latency procedure (older lines are re-read from their folders)
 LEDGER_SCHEMA_VERSION = 3
-_STAMP = re.compile(r"^\d{8}-\d{6}-")  # harness.runs.new_run_folder's prefix
+_STAMP = re.compile(r"^\d{8}-\d{6}-")  # harness.run_folder.new_run_folder's prefix
 
 
 class ServerFingerprint(BaseModel):

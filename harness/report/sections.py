@@ -18,7 +18,7 @@ from harness.registry import KINDS
 from harness.report.entry import LedgerEntry
 from harness.report.folder import RunFiles
 from harness.report.table import fmt_time, status
-from harness.runs import Report
+from harness.report_base import Report
 from harness.view import fmt
 from harness.view.model import Section, Table, facts, section, table, text
 

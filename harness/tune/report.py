@@ -6,7 +6,7 @@ from typing import ClassVar
 
 from pydantic import BaseModel, Field
 
-from harness.runs import Report
+from harness.report_base import Report
 from harness.tune.space import Choice
 
 

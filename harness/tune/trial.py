@@ -14,13 +14,13 @@ from pathlib import Path
 from typing import Literal
 
 from harness.errors import EXIT_FAIL, EXIT_TARGET, HarnessError
-from harness.flags import Target
 from harness.gate.hooks import NO_HOOKS
 from harness.gate.judge import judge_folder
 from harness.gate.orchestrate import GatePlan, conclude, run_step
 from harness.gate.report import GateReport, Verdict
 from harness.profiles import Profile
 from harness.report.ledger import record_run
+from harness.target import Target
 from harness.tune import candidate
 from harness.tune.space import Choice, Space
 from harness.tune.template import diff_text, launch_argv, launch_env, launch_url, shell_line

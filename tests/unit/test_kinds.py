@@ -10,15 +10,17 @@ from pathlib import Path
 import pytest
 
 from harness.cli import build_parser
-from harness.flags import Overrides, Target, flag_of
+from harness.flags import flag_of
 from harness.gate.options import gate_options
 from harness.gate.orchestrate import GatePlan, step_names
 from harness.gate.report import GateReport
 from harness.gate.rules import GateInputs, required_reports
 from harness.kinds.record import KindConsole, MeasurementKind
+from harness.overrides import Overrides
 from harness.profiles import load_profile
 from harness.registry import KINDS, kind_named
 from harness.report.folder import REPORT_KINDS
+from harness.target import Target
 
 PACKAGE = Path(__file__).resolve().parents[2] / "harness"
 QWEN, PARIS, AICAS = (load_profile(n) for n in ("efficient-qwen", "gpumode-paris", "aicas-vlm"))

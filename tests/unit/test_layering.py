@@ -23,10 +23,11 @@ unit may import its own modules and any lower layer):
    is built from; it imports no package above it.
 1. ``paired``: the paired A/B statistics every kind's comparison shares (bootstrap,
    drift, sides, comparability, the generic section records and their cells).
-0. foundations: client, stats, profiles, errors, runs, risk, verdict, flags, attribution,
-   console_hooks, hooks (the cores' no-op hooks base), view (view models and their
-   console/PNG renderers), tokenizer, usage, prompts, paths, manifest, children (and the
-   package root, ``harness/__init__.py``, which holds the version).
+0. foundations: client, stats, profiles, errors, provenance, run_folder, report_base,
+   risk, verdict, target, argtypes, flags, overrides, attribution, console_hooks, hooks
+   (the cores' no-op hooks base), view (view models and their console/PNG renderers),
+   tokenizer, usage, prompts, paths, manifest, children (and the package root,
+   ``harness/__init__.py``, which holds the version).
 
 Within a layer above 0, units are side by side: one may import another only along an
 edge listed in ``SIDEWAYS`` (each a deliberate use of a tool, with its reason). In every
@@ -80,10 +81,15 @@ LAYERS: dict[str, int] = {
             "stats",
             "profiles",
             "errors",
-            "runs",
+            "provenance",
+            "run_folder",
+            "report_base",
             "risk",
             "verdict",
+            "target",
+            "argtypes",
             "flags",
+            "overrides",
             "attribution",
             "console_hooks",
             "hooks",
@@ -289,7 +295,17 @@ def test_the_checker_sees_circles_of_folders() -> None:
 
 
 def test_the_folders_stack_as_the_docs_say() -> None:
-    order = ["cli", "demo", "report", "gate", "registry", "latency", "kinds", "paired", "runs"]
+    order = [
+        "cli",
+        "demo",
+        "report",
+        "gate",
+        "registry",
+        "latency",
+        "kinds",
+        "paired",
+        "report_base",
+    ]
     assert [LAYERS[u] for u in order] == sorted((LAYERS[u] for u in order), reverse=True)
     assert LAYERS["compare"] == LAYERS["gate"] and LAYERS["tune"] == LAYERS["demo"]
     assert unit("harness.latency.kind") == unit("harness.latency.compare") == "latency"
