@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from rich.console import Console
 
@@ -26,6 +26,7 @@ from harness.latency.repeats import RepeatsReport
 from harness.latency.report import LatencyReport
 from harness.profiles import Profile
 from harness.verdict import Judgement
+from harness.view.summary import KindSummary
 
 if TYPE_CHECKING:
     from harness.latency.core import LatencyHooks
@@ -77,6 +78,13 @@ def repeats_beside(folder: Path, report: LatencyReport) -> RepeatsReport | None:
     return RepeatsReport.load(folder) if (folder / RepeatsReport.FILENAME).is_file() else None
 
 
+def summary() -> KindSummary[LatencyReport, Any]:
+    """Its ledger fields, cells, summary lines and gate.json figures (latency/summary.py)."""
+    from harness.latency.summary import SUMMARY
+
+    return SUMMARY
+
+
 KIND: MeasurementKind[LatencyConfig, LatencyOverrides, LatencyReport, LatencyHooks] = (
     MeasurementKind(
         name="latency",
@@ -101,5 +109,6 @@ KIND: MeasurementKind[LatencyConfig, LatencyOverrides, LatencyReport, LatencyHoo
             legacy=latency_compare.legacy,
         ),
         views=latency_views.sections,
+        summary=summary,
     )
 )

@@ -26,6 +26,7 @@ from harness.quality.render import render_report
 from harness.quality.report import QualityReport
 from harness.quality.samples import read_samples
 from harness.verdict import Judgement
+from harness.view.summary import KindSummary
 
 if TYPE_CHECKING:
     from harness.quality.hooks import QualityHooks
@@ -94,6 +95,13 @@ def render(console: Console, report: QualityReport, folder: str) -> None:
     console.print(f"run folder: {folder}")
 
 
+def summary() -> KindSummary[QualityReport, Any]:
+    """Its ledger fields, cells, summary lines and gate.json figures (quality/summary.py)."""
+    from harness.quality.summary import SUMMARY
+
+    return SUMMARY
+
+
 KIND: MeasurementKind[QualityConfig, QualityOverrides, QualityReport, QualityHooks] = (
     MeasurementKind(
         name="quality",
@@ -118,5 +126,6 @@ KIND: MeasurementKind[QualityConfig, QualityOverrides, QualityReport, QualityHoo
             legacy=quality_compare.legacy,
         ),
         views=quality_views.sections,
+        summary=summary,
     )
 )

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import asyncio
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from rich.console import Console
 
@@ -27,6 +27,7 @@ from harness.throughput.config import ThroughputConfig, ThroughputOverrides, fro
 from harness.throughput.gate_rules import score_zeroed, throughput_rules
 from harness.throughput.report import ThroughputReport
 from harness.verdict import Judgement
+from harness.view.summary import KindSummary
 
 if TYPE_CHECKING:
     from harness.throughput.core import ThroughputHooks
@@ -88,6 +89,13 @@ def required(profile: Profile, image: bool) -> bool:
     return profile.throughput is not None
 
 
+def summary() -> KindSummary[ThroughputReport, Any]:
+    """Its ledger fields, cells, summary lines and gate.json figures (throughput/summary.py)."""
+    from harness.throughput.summary import SUMMARY
+
+    return SUMMARY
+
+
 KIND: MeasurementKind[ThroughputConfig, ThroughputOverrides, ThroughputReport, ThroughputHooks] = (
     MeasurementKind(
         name="throughput",
@@ -112,5 +120,6 @@ KIND: MeasurementKind[ThroughputConfig, ThroughputOverrides, ThroughputReport, T
             legacy=throughput_compare.legacy,
         ),
         views=throughput_views.sections,
+        summary=summary,
     )
 )

@@ -6,7 +6,7 @@ but does not run it (the benchmark needs the participant's Python and a GPU).
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from rich.console import Console
 
@@ -20,6 +20,7 @@ from harness.kinds.record import (
 )
 from harness.profiles import Profile
 from harness.verdict import Judgement
+from harness.view.summary import KindSummary
 from harness.vlm import compare as vlm_compare
 from harness.vlm import compare_views as vlm_compare_views
 from harness.vlm import views as vlm_views
@@ -71,6 +72,13 @@ def required(profile: Profile, image: bool) -> bool:
     return profile.vlm is not None
 
 
+def summary() -> KindSummary[VlmReport, Any]:
+    """Its ledger fields, cells, summary lines and gate.json figures (vlm/summary.py)."""
+    from harness.vlm.summary import SUMMARY
+
+    return SUMMARY
+
+
 KIND: MeasurementKind[VlmRunConfig, VlmOverrides, VlmReport, VlmHooks] = MeasurementKind(
     name="vlm",
     command=("vlm", "run"),
@@ -93,4 +101,5 @@ KIND: MeasurementKind[VlmRunConfig, VlmOverrides, VlmReport, VlmHooks] = Measure
         legacy=vlm_compare.legacy,
     ),
     views=vlm_views.sections,
+    summary=summary,
 )
