@@ -8,10 +8,6 @@ from typing import TYPE_CHECKING, Any
 
 from rich.console import Console
 
-from harness.compare.comparable import latency_differences
-from harness.compare.latency import compare_latency
-from harness.compare.model import CompareReport
-from harness.compare.side import CompareSettings, Side
 from harness.kinds.record import (
     GateInputs,
     KindCompare,
@@ -20,7 +16,10 @@ from harness.kinds.record import (
     MeasurementKind,
     RunEnv,
 )
+from harness.latency import compare as latency_compare
+from harness.latency import compare_views as latency_compare_views
 from harness.latency import views as latency_views
+from harness.latency.compare import LatencySection
 from harness.latency.config import LatencyConfig, LatencyOverrides, from_profile
 from harness.latency.gate_rules import latency_rules
 from harness.latency.repeats import RepeatsReport
@@ -79,23 +78,6 @@ def repeats_beside(folder: Path, report: LatencyReport) -> RepeatsReport | None:
     return RepeatsReport.load(folder) if (folder / RepeatsReport.FILENAME).is_file() else None
 
 
-def differences(a: Side[LatencyReport], b: Side[LatencyReport]) -> tuple[list[str], list[str]]:
-    return latency_differences(a.report, b.report)
-
-
-def compare(
-    a: Side[LatencyReport], b: Side[LatencyReport], s: CompareSettings, out: CompareReport
-) -> None:
-    out.latency, out.latency_scores = compare_latency(
-        a.report,
-        b.report,
-        repeats_a=a.extra,
-        repeats_b=b.extra,
-        min_effect_pct=s.min_effect_pct,
-        seed=s.seed,
-    )
-
-
 def summary() -> KindSummary[LatencyReport, Any]:
     """Its ledger fields, cells, summary lines and gate.json figures (latency/summary.py)."""
     from harness.latency.summary import SUMMARY
@@ -118,7 +100,14 @@ KIND: MeasurementKind[LatencyConfig, LatencyOverrides, LatencyReport, LatencyHoo
         gate_step="server",
         score=KindScore("mean speedup", lambda r: r.score),
         console=KindConsole(hooks=console_hooks, render=render),
-        compare=KindCompare(load_extra=repeats_beside, differences=differences, compare=compare),
+        compare=KindCompare(
+            section=LatencySection,
+            load_extra=repeats_beside,
+            differences=latency_compare.differences,
+            compare=latency_compare.section,
+            views=latency_compare_views.blocks,
+            legacy=latency_compare.legacy,
+        ),
         views=latency_views.sections,
         summary=summary,
     )

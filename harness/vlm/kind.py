@@ -10,10 +10,6 @@ from typing import TYPE_CHECKING, Any
 
 from rich.console import Console
 
-from harness.compare.comparable import vlm_differences
-from harness.compare.model import CompareReport
-from harness.compare.side import CompareSettings, Side
-from harness.compare.vlm import compare_vlm
 from harness.kinds.record import (
     GateInputs,
     KindCompare,
@@ -25,7 +21,10 @@ from harness.kinds.record import (
 from harness.profiles import Profile
 from harness.verdict import Judgement
 from harness.view.summary import KindSummary
+from harness.vlm import compare as vlm_compare
+from harness.vlm import compare_views as vlm_compare_views
 from harness.vlm import views as vlm_views
+from harness.vlm.compare import VlmDiff
 from harness.vlm.config import VlmOverrides, VlmRunConfig, from_profile
 from harness.vlm.gate_rules import vlm_rules, vlm_score
 from harness.vlm.report import VlmReport
@@ -73,16 +72,6 @@ def required(profile: Profile, image: bool) -> bool:
     return profile.vlm is not None
 
 
-def differences(a: Side[VlmReport], b: Side[VlmReport]) -> tuple[list[str], list[str]]:
-    return vlm_differences(a.report, b.report), []
-
-
-def compare(a: Side[VlmReport], b: Side[VlmReport], s: CompareSettings, out: CompareReport) -> None:
-    out.vlm = compare_vlm(
-        a.report.samples, b.report.samples, min_effect_pct=s.min_effect_pct, seed=s.seed
-    )
-
-
 def summary() -> KindSummary[VlmReport, Any]:
     """Its ledger fields, cells, summary lines and gate.json figures (vlm/summary.py)."""
     from harness.vlm.summary import SUMMARY
@@ -103,7 +92,14 @@ KIND: MeasurementKind[VlmRunConfig, VlmOverrides, VlmReport, VlmHooks] = Measure
     rules=rules,
     score=KindScore("AICAS final score (official baselines)", vlm_score),
     console=KindConsole(hooks=console_hooks, render=render),
-    compare=KindCompare(load_extra=None, differences=differences, compare=compare),
+    compare=KindCompare(
+        section=VlmDiff,
+        load_extra=None,
+        differences=vlm_compare.differences,
+        compare=vlm_compare.section,
+        views=vlm_compare_views.blocks,
+        legacy=vlm_compare.legacy,
+    ),
     views=vlm_views.sections,
     summary=summary,
 )
