@@ -153,7 +153,7 @@ def test_a_sqlite_url_is_kept_as_given_and_a_local_study_takes_no_storage(tmp_pa
     own = tmp_path / "own"
     own.mkdir()
     assert resume_url(own, None) is None
-    with pytest.raises(UsageError, match="own study.db"):
+    with pytest.raises(UsageError, match=r"own study\.db"):
         resume_url(own, url)
 
 
