@@ -25,7 +25,6 @@ from harness.view.console import print_sections
 from harness.view.model import Section
 
 
-
 def _space(folder: Path) -> Space | None:
     try:
         return load_space(folder / SPACE_COPY)
