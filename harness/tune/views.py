@@ -171,9 +171,10 @@ def score_chart(report: TuneReport) -> Lines | None:
         if pts:
             xs, ys = zip(*pts, strict=True)
             series.append(XY(label, xs, ys, color))
+    last_number = max(t.number for t in report.trials)
     steps = frontier(report)
     if steps:
-        last = float(max(t.number for t in report.trials))
+        last = float(last_number)
         xs = (*tuple(float(s.record.number) for s in steps), last)
         ys = (
             *tuple(float(s.record.score or 0.0) for s in steps),
@@ -189,6 +190,7 @@ def score_chart(report: TuneReport) -> Lines | None:
         series=tuple(series),
         xlabel="trial",
         ylabel=name,
+        xticks=tuple(str(i) for i in range(last_number + 1)) if last_number < 40 else (),
     )
 
 
@@ -253,6 +255,10 @@ def _frontier(report: TuneReport, views: list[TrialView]) -> Section:
                     tuple((s.record.score or 0.0) if s.delta is None else s.delta for s in steps),
                     colors=tuple(
                         "s0" if s.delta is None else "warn" if s.noise == "within noise" else "good"
+                        for s in steps
+                    ),
+                    notes=tuple(
+                        fmt.times(s.record.score) if s.delta is None else f"{s.delta:+.2f}"
                         for s in steps
                     ),
                     bottoms=tuple(
