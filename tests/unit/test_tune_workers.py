@@ -14,7 +14,10 @@ import pytest
 from optuna.trial import TrialState
 
 from harness.errors import UsageError
+from harness.profiles import load_profile
 from harness.tune import claim
+from harness.tune.search import TuneConfig, choose_sampler, open_study, prepare_folder
+from harness.tune.space import parse_space
 from harness.tune.storage import open_storage, record, resume_url, shown
 
 WORKERS = 6
@@ -160,3 +163,72 @@ def test_a_sqlite_url_is_kept_as_given_and_a_local_study_takes_no_storage(tmp_pa
 def test_a_malformed_storage_url_is_a_usage_error() -> None:
     with pytest.raises(UsageError, match="not a database URL"):
         shown("not a url")
+
+
+SPACE = """
+name = "w"
+[serve]
+command = "srv --port {port} --a {a}"
+[params]
+a = [1, 2, 3]
+[baseline]
+a = 1
+"""
+
+
+def _cfg(folder: Path, url: str | None, text: str = SPACE, *, resume: bool = False) -> TuneConfig:
+    return TuneConfig(
+        space=parse_space(text),
+        space_text=text,
+        profile=load_profile("efficient-qwen"),
+        folder=folder,
+        storage=url,
+        resume=resume,
+    )
+
+
+def _open(cfg: TuneConfig) -> optuna.Study:
+    name, sampler = choose_sampler(cfg.space, "auto", 0)
+    prepare_folder(cfg)
+    return open_study(cfg, sampler, name)
+
+
+def test_the_second_worker_joins_without_a_second_baseline(tmp_path: Path) -> None:
+    url = f"sqlite:///{tmp_path / 'x.db'}"
+    first = _open(_cfg(tmp_path / "w1", url))
+    second = _open(_cfg(tmp_path / "w2", url))
+    assert first.study_name == second.study_name == "w"
+    assert len(second.get_trials(deepcopy=False, states=(TrialState.WAITING,))) == 1
+    assert (tmp_path / "w2" / "storage.txt").read_text().strip() == url
+
+
+def test_a_worker_with_another_space_is_refused(tmp_path: Path) -> None:
+    url = f"sqlite:///{tmp_path / 'x.db'}"
+    _open(_cfg(tmp_path / "w1", url))
+    with pytest.raises(UsageError, match=r"another SPACE\.toml"):
+        _open(_cfg(tmp_path / "w2", url, SPACE.replace("[1, 2, 3]", "[1, 2]")))
+
+
+def test_two_workers_never_share_a_folder(tmp_path: Path) -> None:
+    url = f"sqlite:///{tmp_path / 'x.db'}"
+    _open(_cfg(tmp_path / "w", url))
+    with pytest.raises(UsageError, match="another tune's folder"):
+        _open(_cfg(tmp_path / "w", url))
+
+
+@pytest.mark.filterwarnings("ignore:Heartbeat of storage is supposed to be used")  # ask() here
+def test_a_resumed_worker_recovers_only_its_own_trials(tmp_path: Path) -> None:
+    url = f"sqlite:///{tmp_path / 'x.db'}"
+    mine, theirs = tmp_path / "w1", tmp_path / "w2"
+    study = _open(_cfg(mine, url))
+    _open(_cfg(theirs, url))
+    study.enqueue_trial({"a": 3})
+    for root in (mine, theirs):  # each worker left a trial RUNNING: the baseline, then a = 3
+        t = study.ask()
+        t.set_user_attr("root", str(root.resolve()))
+        t.suggest_categorical("a", [1, 2, 3])
+    resumed = _open(_cfg(mine, url, resume=True))
+    trials = resumed.get_trials(deepcopy=False)
+    assert [t.state for t in trials[:2]] == [TrialState.FAIL, TrialState.RUNNING]
+    queued = [t for t in trials if t.state == TrialState.WAITING]
+    assert [claim.values_of(t) for t in queued] == [{"a": 1}]  # its own point, once more
