@@ -144,7 +144,8 @@ def open_study(cfg: TuneConfig, sampler: BaseSampler, sampler_name: str) -> optu
     """The tune's study: created (baseline enqueued) or, under ``--storage``, joined when
     another worker created it first; on ``--resume``, loaded and this worker's trials
     recovered."""
-    optuna.logging.set_verbosity(logging.WARNING)
+    # ERROR: Optuna logs a trial stopped by Ctrl-C / SIGTERM as a WARNING with a traceback
+    optuna.logging.set_verbosity(logging.ERROR)
     name = cfg.space.name or "tune"
     shared = cfg.storage is not None
     if cfg.resume and not shared and not (cfg.folder / STUDY_DB).is_file():

@@ -20,7 +20,7 @@ from harness.runs import load_report
 from harness.tune.candidate import group_alive
 from harness.tune.report import TuneReport
 
-pytestmark = [pytest.mark.e2e, pytest.mark.timeout(1800)]
+pytestmark = [pytest.mark.e2e, pytest.mark.timeout(3600)]
 
 STATUSES = {"ok", "slower", "gate-failed", "disqualified", "failed-to-start", "crashed", "error"}
 ON, OFF = "--enable-prefix-caching", "--no-enable-prefix-caching"
@@ -95,7 +95,7 @@ def test_tune_two_vllm_flags_on_the_reference_server(
         [sys.executable, "-m", "harness", "tune", str(space), "--out", str(out), "--quiet"],
         capture_output=True,
         text=True,
-        timeout=1700,
+        timeout=3500,
     )
     assert proc.returncode in (0, 1), proc.stdout[-3000:] + proc.stderr[-3000:]
     tune = load_report(out, TuneReport)
