@@ -20,19 +20,29 @@ _SLUG = re.compile(r"[^A-Za-z0-9._-]+")
 
 
 def new_run_folder(out: str | Path | None, name: str | None, command: str) -> Path:
-    """Create (or reuse, for ``--out``) a run folder and return it."""
+    """Create (or reuse, for ``--out``) a run folder and return it.
+
+    Without ``--out`` the folder is new, made with ``mkdir`` without ``exist_ok``: a name
+    already taken, even by a run started in the same second by another process, gets
+    ``-2``, ``-3``, … (the kernel decides who gets a name, so two runs never share one)."""
     if out is not None:
-        folder = Path(out)
-    else:
-        stamp = time.strftime("%Y%m%d-%H%M%S")
-        slug = _SLUG.sub("-", name or command).strip("-") or command
-        root = reports_dir()
-        folder = root / f"{stamp}-{slug}"
-        n = 1
-        while folder.exists():
-            n += 1
-            folder = root / f"{stamp}-{slug}-{n}"
-    return make_folder(folder)
+        return make_folder(Path(out))
+    stamp = time.strftime("%Y%m%d-%H%M%S")
+    slug = _SLUG.sub("-", name or command).strip("-") or command
+    root = make_folder(reports_dir())
+    for n in range(1, 10_000):
+        folder = root / (f"{stamp}-{slug}" if n == 1 else f"{stamp}-{slug}-{n}")
+        try:
+            folder.mkdir()
+        except FileExistsError:
+            continue
+        except OSError as err:
+            why = err.strerror or type(err).__name__
+            raise ConfigError(
+                f"cannot create run folder {folder}: {why}; pass --out to a writable folder"
+            ) from None
+        return folder
+    raise ConfigError(f"no free run folder name for {stamp}-{slug} in {root}")
 
 
 def make_folder(folder: Path, what: str = "run folder", flag: str = "--out") -> Path:

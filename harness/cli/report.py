@@ -27,6 +27,8 @@ from harness.report.ledger import (
 from harness.report.pages import ledger_page, run_page
 from harness.report.render import fold_text, render_ledger, render_run
 
+TUNE_FILE = "tune.json"  # harness/tune/report.py: TuneReport.FILENAME
+
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = sub.add_parser(
@@ -230,6 +232,19 @@ def run_detail(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def run_tune(args: argparse.Namespace, folder: Path) -> int:
+    """A tune folder: its trials, score against trial, frontier and parameter importance."""
+    from harness.tune.page import show_tune  # optuna: only for a tune folder
+
+    console = make_console(args)
+    html_path = None if args.no_html else Path(args.html) if args.html else folder / "report.html"
+    report = show_tune(console, folder, html_path)
+    if args.json:
+        out = {"tune": json.loads(report.to_json()), "html": str(html_path) if html_path else None}
+        sys.stdout.write(json.dumps(out, indent=2) + "\n")
+    return EXIT_OK
+
+
 def _is_reports_folder(folder: Path) -> bool:
     if is_run_folder(folder) or not folder.is_dir():
         return False
@@ -239,6 +254,8 @@ def _is_reports_folder(folder: Path) -> bool:
 def run(args: argparse.Namespace) -> int:
     if args.hide or args.unhide:
         return run_hide(args)
+    if len(args.run_dirs) == 1 and (Path(args.run_dirs[0]) / TUNE_FILE).is_file():
+        return run_tune(args, Path(args.run_dirs[0]))
     if len(args.run_dirs) == 1 and _is_reports_folder(Path(args.run_dirs[0])):
         # `harness report reports/` means the ledger of that folder, not one run.
         args.reports_dir, args.run_dirs = args.run_dirs[0], []

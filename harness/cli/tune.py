@@ -5,16 +5,16 @@ from __future__ import annotations
 
 import argparse
 import sys
-import time
 from pathlib import Path
 
-from harness.cli.common import make_console
+from harness.cli.common import NEW_FOLDER, make_console
 from harness.errors import EXIT_INTERRUPTED, EXIT_OK, UsageError
-from harness.paths import reports_dir
 from harness.profiles import load_profile
+from harness.run_folder import new_run_folder
 from harness.tune.render import ConsoleTuneHooks, render_tune
 from harness.tune.search import TuneConfig, resume_space, run_tune
 from harness.tune.space import load_space
+from harness.tune.storage import resume_url, shown
 
 EXIT_NO_FEASIBLE = 1
 
@@ -41,6 +41,13 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         "(default: [confirm] rounds of SPACE.toml, 3)",
     )
     p.add_argument(
+        "--storage",
+        metavar="URL",
+        help="a study shared by several workers, each with its own --out and server "
+        "(sqlite:///FILE or an RDB URL; the study is named after the space; "
+        "default: DIR/study.db, this tune's own)",
+    )
+    p.add_argument(
         "--out", metavar="DIR", help="tune folder (default: reports/<time>-tune-<name>/)"
     )
     p.add_argument("--json", action="store_true", help="tune.json on stdout")
@@ -54,12 +61,19 @@ def _config(args: argparse.Namespace) -> TuneConfig:
     if args.resume:
         folder = Path(args.resume)
         space, text = resume_space(folder)
+        storage = resume_url(folder, args.storage)
     else:
         path = Path(args.space)
         space = load_space(path)
         text = path.read_text(encoding="utf-8")
-        stamp = time.strftime("%Y%m%d-%H%M%S")
-        folder = Path(args.out) if args.out else reports_dir() / f"{stamp}-tune-{space.name}"
+        if args.out:
+            folder = Path(args.out)
+        else:  # a new folder (race-free: two workers started in one second get two)
+            folder = new_run_folder(None, f"tune-{space.name}", "tune")
+            setattr(args, NEW_FOLDER, folder)  # removed again if the tune fails before a trial
+        storage = args.storage
+        if storage is not None:
+            shown(storage)  # a malformed URL is exit 2 before anything starts
     return TuneConfig(
         space=space,
         space_text=text,
@@ -69,6 +83,7 @@ def _config(args: argparse.Namespace) -> TuneConfig:
         seed=args.seed,
         resume=bool(args.resume),
         confirm=not args.no_confirm,
+        storage=storage,
     )
 
 

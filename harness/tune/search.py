@@ -9,6 +9,10 @@ whole grid fits the trial budget, else tpe. The baseline is measured first (enqu
 ``--resume``: a trial a killed harness left RUNNING is marked FAIL, the server group it
 recorded is stopped if still alive, and its parameters are queued again; finished
 trials are never measured again.
+
+``--storage URL``: several workers share one study (harness/tune/storage.py); a point is
+measured by the lowest-numbered trial that holds it (harness/tune/claim.py), and a
+resumed worker recovers only its own trials.
 """
 
 from __future__ import annotations
@@ -34,7 +38,7 @@ from optuna.trial import FrozenTrial, TrialState
 
 from harness.errors import ConfigError, UsageError
 from harness.profiles import Profile
-from harness.tune import candidate
+from harness.tune import candidate, claim, storage
 from harness.tune.confirm import confirm_winner
 from harness.tune.report import TrialRecord, TuneReport
 from harness.tune.space import Choice, Space, load_space
@@ -43,7 +47,7 @@ from harness.tune.trial import FEASIBLE, preflight, run_trial, trial_folder
 
 SamplerName = Literal["auto", "grid", "tpe", "random"]
 SPACE_COPY = "space.toml"
-STUDY_DB = "study.db"
+STUDY_DB = storage.STUDY_DB
 TRIALS_DIR = "trials"
 
 
@@ -57,6 +61,7 @@ class TuneConfig:
     seed: int = 0
     resume: bool = False
     confirm: bool = True  # confirm the winner at the end (--no-confirm: off)
+    storage: str | None = None  # a study shared by several workers (None: DIR/study.db)
 
 
 class TuneHooks:
@@ -137,39 +142,75 @@ def choose_sampler(space: Space, name: SamplerName, seed: int) -> tuple[str, Bas
     return "random", RandomSampler(seed=seed)
 
 
-def _storage(folder: Path) -> str:
-    return f"sqlite:///{(folder / STUDY_DB).resolve()}"
-
-
 def open_study(cfg: TuneConfig, sampler: BaseSampler, sampler_name: str) -> optuna.Study:
-    optuna.logging.set_verbosity(logging.WARNING)
+    """The tune's study: created (baseline enqueued) or, under ``--storage``, joined when
+    another worker created it first; on ``--resume``, loaded and this worker's trials
+    recovered."""
+    # ERROR: Optuna logs a trial stopped by Ctrl-C / SIGTERM as a WARNING with a traceback
+    optuna.logging.set_verbosity(logging.ERROR)
     name = cfg.space.name or "tune"
+    shared = cfg.storage is not None
+    if cfg.resume and not shared and not (cfg.folder / STUDY_DB).is_file():
+        raise UsageError(
+            f"{cfg.folder} holds no {STUDY_DB}", hint="start it again without --resume"
+        )
+    store = storage.open_storage(cfg.storage or storage.local_url(cfg.folder), shared=shared)
     if cfg.resume:
-        if not (cfg.folder / STUDY_DB).is_file():
-            raise UsageError(f"{cfg.folder} holds no {STUDY_DB}", hint="start it without --resume")
-        study = optuna.load_study(study_name=name, storage=_storage(cfg.folder), sampler=sampler)
-        _recover(study, cfg.folder)
+        try:
+            study = optuna.load_study(study_name=name, storage=store, sampler=sampler)
+        except KeyError:
+            raise UsageError(
+                f"no study {name!r} in {storage.shown(cfg.storage or '')}",
+                hint="pass the --storage this tune was started with",
+            ) from None
+        _recover(study, cfg.folder, only_mine=shared)
         return study
-    study = optuna.create_study(
-        study_name=name, storage=_storage(cfg.folder), direction="maximize", sampler=sampler
-    )
+    try:
+        study = optuna.create_study(
+            study_name=name, storage=store, direction="maximize", sampler=sampler
+        )
+    except optuna.exceptions.DuplicatedStudyError:
+        # another worker created it: join (only the creator enqueues the baseline)
+        study = optuna.load_study(study_name=name, storage=store, sampler=sampler)
+        _same_space(study, cfg)
+        return study
     study.set_user_attr("sampler", sampler_name)
+    study.set_user_attr("space", cfg.space.model_dump_json())
     if cfg.space.baseline:
         study.enqueue_trial(dict(cfg.space.baseline))
     return study
 
 
-def _recover(study: optuna.Study, folder: Path) -> None:
+def _same_space(study: optuna.Study, cfg: TuneConfig) -> None:
+    kept = study.user_attrs.get("space")
+    if kept is not None and kept != cfg.space.model_dump_json():
+        raise UsageError(
+            f"study {study.study_name!r} in {storage.shown(cfg.storage or '')} was started "
+            "with another SPACE.toml",
+            hint="join it with the same file, or name this tune otherwise (name = …)",
+        )
+
+
+def _mine(t: FrozenTrial, folder: Path) -> bool:
+    return t.user_attrs.get("root") == str(folder.resolve())
+
+
+def _recover(study: optuna.Study, folder: Path, *, only_mine: bool = False) -> None:
     """Trials a killed harness left RUNNING: their server group stopped, the trial FAIL, its
-    parameters queued again (once: not if finished or already waiting)."""
+    parameters queued again (once: not if finished, waiting or measured by another worker).
+    ``only_mine``: a shared study; other workers' trials are theirs (or the heartbeat's)."""
     for t in study.get_trials(deepcopy=False, states=(TrialState.RUNNING,)):
+        if only_mine and not _mine(t, folder):
+            continue
         where = t.user_attrs.get("folder")
         if where:
             candidate.stop_recorded(folder / str(where))
         study._storage.set_trial_state_values(t._trial_id, TrialState.FAIL)
     trials = study.get_trials(deepcopy=False)
-    held = [t.params for t in trials if t.state in (TrialState.COMPLETE, TrialState.WAITING)]
+    held = [dict(claim.values_of(t)) for t in trials if t.state in claim.HOLDING]
     for t in trials:
+        if only_mine and not _mine(t, folder):
+            continue
         if t.state == TrialState.FAIL and t.params and t.params not in held:
             study.enqueue_trial(dict(t.params))
             held.append(t.params)
@@ -184,8 +225,12 @@ def _incumbent(study: optuna.Study) -> float | None:
     return max(scores) if scores else None
 
 
-def _record(t: FrozenTrial) -> TrialRecord:
+def _record(t: FrozenTrial, here: Path | None = None) -> TrialRecord:
     a = t.user_attrs
+    folder = a.get("folder")
+    root = a.get("root")
+    if folder and root and here is not None and root != str(here.resolve()):
+        folder = str(Path(str(root)) / str(folder))  # another worker's tune folder
     status = str(a.get("status", "interrupted" if t.state == TrialState.FAIL else "running"))
     return TrialRecord(
         number=t.number,
@@ -197,7 +242,7 @@ def _record(t: FrozenTrial) -> TrialRecord:
         feasible=bool(a.get("feasible", False)),
         cold_start_s=a.get("cold_start_s"),
         minutes=a.get("minutes"),
-        folder=a.get("folder"),
+        folder=folder,
         launch=str(a.get("launch", "")),
         log_tail=str(a.get("log_tail", "")),
     )
@@ -216,7 +261,7 @@ def _ranked(records: list[TrialRecord]) -> list[TrialRecord]:
 def build_report(
     study: optuna.Study, cfg: TuneConfig, sampler: str, stopped_by: str, score_name: str
 ) -> TuneReport:
-    records = [_record(t) for t in study.get_trials(deepcopy=False) if _shown(t)]
+    records = [_record(t, cfg.folder) for t in study.get_trials(deepcopy=False) if _shown(t)]
     best_ok = [r for r in _ranked(records) if r.status == "ok"]
     best = best_ok[0] if best_ok else None
     report = TuneReport(
@@ -235,7 +280,9 @@ def build_report(
 
 
 def _done(study: optuna.Study) -> int:
-    return len(study.get_trials(deepcopy=False, states=(TrialState.COMPLETE,)))
+    """Trials measured, and those other workers are measuring now (this worker runs none
+    while it checks its budget): a shared trial budget is not overrun."""
+    return len(study.get_trials(deepcopy=False, states=(TrialState.COMPLETE, TrialState.RUNNING)))
 
 
 def _waiting(study: optuna.Study) -> bool:
@@ -243,11 +290,12 @@ def _waiting(study: optuna.Study) -> bool:
 
 
 def _grid_covered(space: Space, study: optuna.Study) -> bool:
-    """Every grid point measured (a COMPLETE trial): the grid is done."""
+    """Every grid point measured (a COMPLETE trial) or being measured by another worker (a
+    RUNNING one): the grid is done for this worker."""
     grid = grid_space(space)
     seen = {
-        tuple(t.params.get(k) for k in grid)
-        for t in study.get_trials(deepcopy=False, states=(TrialState.COMPLETE,))
+        tuple(claim.values_of(t).get(k) for k in grid)
+        for t in study.get_trials(deepcopy=False, states=(TrialState.COMPLETE, TrialState.RUNNING))
     }
     return all(tuple(p) in seen for p in itertools.product(*grid.values()))
 
@@ -264,6 +312,8 @@ def _stop_reason(cfg: TuneConfig, study: optuna.Study, sampler: BaseSampler, t0:
 
 
 def prepare_folder(cfg: TuneConfig) -> None:
+    """The tune folder, this worker's alone: ``space.toml`` is created exclusively, so a second
+    worker pointed at the same folder stops with exit 2 instead of sharing it."""
     if cfg.resume:
         return
     try:
@@ -278,7 +328,16 @@ def prepare_folder(cfg: TuneConfig) -> None:
             f"{cfg.folder} holds a tune already",
             hint=f"continue it with harness tune --resume {cfg.folder}",
         )
-    (cfg.folder / SPACE_COPY).write_text(cfg.space_text, encoding="utf-8")
+    try:
+        with (cfg.folder / SPACE_COPY).open("x", encoding="utf-8") as f:
+            f.write(cfg.space_text)
+    except FileExistsError:
+        raise UsageError(
+            f"{cfg.folder} is another tune's folder (it holds {SPACE_COPY})",
+            hint="give each worker its own --out, or continue that tune with --resume",
+        ) from None
+    if cfg.storage is not None:
+        storage.record(cfg.folder, cfg.storage)
 
 
 def run_tune(cfg: TuneConfig, hooks: TuneHooks | None = None) -> TuneReport:
@@ -328,10 +387,13 @@ def _measure_trial(
     hooks: TuneHooks,
     box: list[tuple[int, float]],
 ) -> float:
+    trial.set_user_attr("root", str(cfg.folder.resolve()))  # this worker's tune folder
     values: dict[str, Choice] = {k: suggest(trial, k, d) for k, d in dists.items()}
-    measured = [t.params for t in study.get_trials(deepcopy=False, states=(TrialState.COMPLETE,))]
-    if values in measured:  # the grid's own copy of the enqueued baseline: never twice
-        raise optuna.TrialPruned("measured already")
+    held = claim.holder(study, trial.number, values)
+    if held is not None:  # e.g. the grid's own copy of the enqueued baseline: never twice
+        if held.state == TrialState.RUNNING:
+            time.sleep(1.0)  # another worker measures it: no busy loop of pruned trials
+        raise optuna.TrialPruned(f"trial {held.number} holds these values")
     folder = trial_folder(cfg.folder / TRIALS_DIR, trial.number)
     rel = folder.relative_to(cfg.folder)
     trial.set_user_attr("folder", str(rel))

@@ -1,0 +1,81 @@
+"""Which parameters moved the score: Optuna's parameter importance (fANOVA, seeded) over the
+trials measured in full that are feasible, read from ``tune.json`` and the space.
+
+An importance needs something to explain: at least two feasible trials with a score whose
+parameters differ. Otherwise the page says why there is none instead of a number.
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass, field
+
+import optuna
+from optuna.distributions import BaseDistribution, CategoricalDistribution
+
+from harness.tune.report import TrialRecord, TuneReport
+from harness.tune.space import Space
+
+SEED = 0
+
+
+@dataclass(frozen=True)
+class Importance:
+    shares: dict[str, float] = field(default_factory=dict)  # parameter → share of the variance
+    basis: str = ""  # what it was computed over, or why there is none
+
+    @property
+    def known(self) -> bool:
+        return bool(self.shares)
+
+
+def _usable(report: TuneReport) -> list[TrialRecord]:
+    return [t for t in report.trials if t.feasible and t.score is not None]
+
+
+def _fits(t: TrialRecord, dists: dict[str, BaseDistribution]) -> bool:
+    if set(t.params) != set(dists):
+        return False
+    for name, dist in dists.items():
+        value = t.params[name]
+        if isinstance(dist, CategoricalDistribution) and value not in dist.choices:
+            return False
+    return True
+
+
+def param_importance(report: TuneReport, space: Space | None) -> Importance:
+    """The shares, or an empty result whose ``basis`` says why not."""
+    if space is None:
+        return Importance(basis="not computed: the tune folder holds no readable space.toml")
+    from harness.tune.search import distributions  # the study's own distributions
+
+    dists = distributions(space)
+    trials = [t for t in _usable(report) if _fits(t, dists)]
+    varying = [k for k in dists if len({repr(t.params[k]) for t in trials}) > 1]
+    if len(trials) < 2 or not varying:
+        return Importance(
+            basis=(
+                "not computed: it needs at least 2 feasible trials with a score whose "
+                f"parameters differ; this tune has {len(trials)}"
+                + (" and they share every value" if len(trials) >= 2 else "")
+            )
+        )
+    optuna.logging.set_verbosity(logging.WARNING)
+    study = optuna.create_study(direction="maximize")
+    study.add_trials(
+        [
+            optuna.trial.create_trial(
+                params=dict(t.params), distributions=dists, value=float(t.score or 0.0)
+            )
+            for t in trials
+        ]
+    )
+    evaluator = optuna.importance.FanovaImportanceEvaluator(seed=SEED)
+    shares = optuna.importance.get_param_importances(study, evaluator=evaluator, params=varying)
+    return Importance(
+        shares={k: float(v) for k, v in shares.items()},
+        basis=(
+            f"fANOVA (optuna.importance.get_param_importances, seed {SEED}) over the "
+            f"{len(trials)} feasible trials' scores; parameters that never varied are left out"
+        ),
+    )

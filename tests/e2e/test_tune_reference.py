@@ -1,0 +1,130 @@
+"""harness tune on the CPU reference server (vLLM): two real vLLM flags, prefix caching on or
+off × two max_num_seqs, with the quickest settings. Only deterministic facts are asserted:
+every trial has a status, every launch line carries its flags, no vLLM process is left,
+tune.json reads back and ``harness report`` shows the tune.
+
+A 135M model fails the Efficient Qwen quality gates, so every trial is ``gate-failed`` (or
+``slower``) and the tune exits 1 (no feasible trial): that is the correct outcome here.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from harness.report_base import load_report
+from harness.tune.candidate import group_alive
+from harness.tune.report import TuneReport
+
+pytestmark = [pytest.mark.e2e, pytest.mark.timeout(3600)]
+
+STATUSES = {"ok", "slower", "gate-failed", "disqualified", "failed-to-start", "crashed", "error"}
+ON, OFF = "--enable-prefix-caching", "--no-enable-prefix-caching"
+
+
+def _data(tmp_path: Path) -> Path:
+    data = tmp_path / "data"
+    for step in (["fetch", "--samples"], ["prepare"]):
+        done = subprocess.run(
+            [sys.executable, "-m", "harness", "data", *step, "--out", str(data)],
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
+        assert done.returncode == 0, done.stderr
+    return data
+
+
+def _space(tmp_path: Path, model: Path, data: Path) -> Path:
+    path = tmp_path / "space.toml"
+    path.write_text(
+        f"""
+name = "vllm-flags"
+[serve]
+command = "{sys.executable} -m reference_server --recipe cpu --model {model} --port {{port}} --max-num-seqs {{max_num_seqs}} {{prefix_caching}}"
+ready_timeout_s = 400
+stop_grace_s = 15
+[params]
+max_num_seqs = [2, 4]
+prefix_caching = ["{OFF}", "{ON}"]
+[baseline]
+max_num_seqs = 4
+prefix_caching = "{OFF}"
+[budget]
+trials = 4
+[options]
+runs = 2
+warmup = 1
+buckets = "short"
+limit = 0.02
+max_gen_toks = 16
+latency_mode = "official"
+data_dir = "{data}"
+tokenizer = "{model}"
+"""
+    )
+    return path
+
+
+def _alive_with(port_flag: str) -> list[int]:
+    """Processes whose command line holds ``--port N`` of a trial's launch."""
+    out: list[int] = []
+    for proc in Path("/proc").iterdir():
+        if not proc.name.isdigit():
+            continue
+        try:
+            argv = (proc / "cmdline").read_bytes().split(b"\0")
+        except OSError:
+            continue
+        words = [a.decode(errors="replace") for a in argv]
+        if any(words[i : i + 2] == port_flag.split() for i in range(len(words) - 1)):
+            out.append(int(proc.name))
+    return out
+
+
+def test_tune_two_vllm_flags_on_the_reference_server(
+    reference_model_dir: Path, tmp_path: Path
+) -> None:
+    out = tmp_path / "tune"
+    space = _space(tmp_path, reference_model_dir, _data(tmp_path))
+    proc = subprocess.run(
+        [sys.executable, "-m", "harness", "tune", str(space), "--out", str(out), "--quiet"],
+        capture_output=True,
+        text=True,
+        timeout=3500,
+    )
+    assert proc.returncode in (0, 1), proc.stdout[-3000:] + proc.stderr[-3000:]
+    tune = load_report(out, TuneReport)
+    assert tune is not None and tune.complete
+    assert len(tune.trials) == 4
+    assert {(t.params["max_num_seqs"], t.params["prefix_caching"]) for t in tune.trials} == {
+        (2, OFF),
+        (2, ON),
+        (4, OFF),
+        (4, ON),
+    }
+    for t in tune.trials:
+        assert t.status in STATUSES, t
+        words = t.launch.split()
+        assert f"--max-num-seqs {t.params['max_num_seqs']}" in t.launch, t.launch
+        assert t.params["prefix_caching"] in words, t.launch
+        assert ({ON, OFF} - {t.params["prefix_caching"]}).isdisjoint(words), t.launch
+        folder = out / str(t.folder)
+        record = json.loads((folder / "candidate.json").read_text())
+        assert not group_alive(int(record["pgid"]))
+        port = record["argv"][record["argv"].index("--port") + 1]
+        assert not _alive_with(f"--port {port}"), f"a process of trial {t.number} still runs"
+    assert [t.note for t in tune.trials].count("baseline") == 1
+    shown = subprocess.run(
+        [sys.executable, "-m", "harness", "report", str(out), "--quiet"],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert shown.returncode == 0, shown.stderr
+    page = (out / "report.html").read_text()
+    assert 'id="table-tune-trials"' in page and 'id="section-tune-importance"' in page

@@ -1,0 +1,69 @@
+"""Two ``harness tune`` workers on this machine, one shared study (``--storage
+sqlite:///…``), each starting its own simulators: one study, every grid point measured
+once (the baseline once), no two trials in one run folder, no candidate left running."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import optuna
+import pytest
+from optuna.trial import TrialState
+
+from harness.tune.candidate import group_alive
+from tests.integration.test_tune_simulator import GOOD, TRAP, _space
+
+pytestmark = pytest.mark.timeout(500)
+
+
+def _worker(space: Path, out: Path, url: str) -> subprocess.Popen[str]:
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[2])}
+    argv = [sys.executable, "-m", "harness", "tune", str(space), "--out", str(out)]
+    return subprocess.Popen(
+        [*argv, "--storage", url, "--quiet"],
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+
+
+def test_two_workers_share_one_study_and_measure_each_point_once(tmp_path: Path) -> None:
+    space = _space(tmp_path)
+    url = f"sqlite:///{tmp_path / 'shared.db'}"
+    outs = [tmp_path / "w1", tmp_path / "w2"]
+    procs = [_worker(space, out, url) for out in outs]
+    for p in procs:
+        _, err = p.communicate(timeout=450)
+        assert p.returncode == 0, err
+
+    optuna.logging.set_verbosity(optuna.logging.WARNING)
+    study = optuna.load_study(study_name="simtrap", storage=url)  # the space's name
+    done = study.get_trials(deepcopy=False, states=(TrialState.COMPLETE,))
+    points = [(t.params["itl_ms"], t.params["quant"]) for t in done]
+    assert sorted(points) == sorted({(4, GOOD), (4, TRAP), (1, GOOD), (1, TRAP)})  # once each
+    assert [t.user_attrs["note"] for t in done].count("baseline") == 1
+    assert not study.get_trials(deepcopy=False, states=(TrialState.RUNNING, TrialState.WAITING))
+    folders = [Path(t.user_attrs["root"]) / t.user_attrs["folder"] for t in done]
+    assert len(set(folders)) == len(folders)
+    assert all((f / "params.json").is_file() for f in folders)
+    assert {f.parent.parent for f in folders} <= {o.resolve() for o in outs}
+    for f in folders:
+        assert not group_alive(int(json.loads((f / "candidate.json").read_text())["pgid"]))
+    finished_last = []
+    for out in outs:  # each worker's tune.json shows the whole study, its folders findable
+        tune = json.loads((out / "tune.json").read_text())
+        shown = tune["trials"]
+        assert sorted(t["number"] for t in shown) == sorted(t.number for t in done)
+        assert all((out / t["folder"] / "params.json").is_file() for t in shown)
+        assert (out / "storage.txt").read_text().strip() == url
+        # a worker that stopped while the other measured its last trial shows it running
+        if all(t["status"] != "running" for t in shown):
+            finished_last.append(tune)
+    assert finished_last
+    for tune in finished_last:
+        assert tune["best"]["params"] == {"itl_ms": 1, "quant": GOOD}

@@ -1,0 +1,128 @@
+"""The tune page (harness/tune/views.py, page.py, importance.py): trials, score against
+trial, the frontier with "within noise" steps, parameter importance or why there is none,
+and ``harness report TUNE_DIR`` showing it."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from harness.cli import main
+from harness.report.entry import LedgerEntry
+from harness.tune.importance import param_importance
+from harness.tune.page import tune_page
+from harness.tune.report import TrialRecord, TuneReport
+from harness.tune.space import parse_space
+from harness.tune.views import TrialView, frontier, sections
+
+SPACE = """
+name = "pg"
+[serve]
+command = "srv --port {port} --a {a} {b}"
+[params]
+a = [4, 1]
+b = ["x", "y"]
+[baseline]
+a = 4
+b = "x"
+"""
+
+
+def _t(n: int, a: int, b: str, status: str, score: float | None, note: str = "") -> TrialRecord:
+    return TrialRecord(
+        number=n,
+        params={"a": a, "b": b},
+        note=note or f"a 4→{a}, b x→{b}",
+        status=status,
+        score=score,
+        feasible=status in ("ok", "slower"),
+        minutes=0.3,
+        launch=f"srv --port 1 --a {a} {b}",
+    )
+
+
+def _report() -> TuneReport:
+    trials = [
+        _t(0, 4, "x", "ok", 4.60, "baseline"),
+        _t(1, 1, "y", "gate-failed", 18.0),
+        _t(2, 4, "y", "ok", 4.65),
+        _t(3, 1, "x", "ok", 15.0),
+    ]
+    return TuneReport(
+        name="pg",
+        sampler="grid",
+        score_name="mean speedup",
+        stopped_by="grid exhausted",
+        trials=trials,
+        best=trials[3],
+        best_command=trials[3].launch,
+    )
+
+
+def _entry(ci: tuple[float, float]) -> LedgerEntry:
+    return LedgerEntry(id="x", time="2026-01-01T00:00:00+00:00", score_ci95=ci)
+
+
+def test_the_frontier_marks_a_step_inside_the_previous_ci_as_within_noise() -> None:
+    report = _report()
+    cis = {0: (4.5, 4.7), 2: (4.6, 4.7), 3: (14.8, 15.2)}
+    views = [
+        TrialView(t, _entry(cis[t.number]) if t.number in cis else None) for t in report.trials
+    ]
+    steps = frontier(report, views)
+    assert [s.record.number for s in steps] == [0, 2, 3]  # the gate-failed trial 1 never is
+    assert [s.noise for s in steps] == ["", "within noise", "beyond noise"]
+    assert steps[0].change == "baseline" and steps[2].change == "a 4→1, b y→x"
+    assert steps[2].delta == pytest.approx(15.0 - 4.65)
+    assert [s.noise for s in frontier(report)] == ["", "no CI", "no CI"]
+
+
+def test_importance_needs_two_feasible_trials_that_differ() -> None:
+    space = parse_space(SPACE)
+    one = _report().model_copy(update={"trials": _report().trials[:2]})
+    imp = param_importance(one, space)
+    assert not imp.known and "at least 2 feasible trials" in imp.basis and "has 1" in imp.basis
+    assert not param_importance(_report(), None).known
+
+
+def test_importance_is_optunas_and_seeded() -> None:
+    space = parse_space(SPACE)
+    first = param_importance(_report(), space)
+    assert first.known and set(first.shares) == {"a", "b"}
+    assert sum(first.shares.values()) == pytest.approx(1.0)
+    assert param_importance(_report(), space).shares == first.shares
+    assert "3 feasible trials" in first.basis
+
+
+def test_the_page_holds_every_part(tmp_path: Path) -> None:
+    report = _report()
+    page = tune_page(
+        report, sections(report, tmp_path, param_importance(report, parse_space(SPACE)))
+    )
+    for key in (
+        "table-tune-summary",
+        "table-tune-trials",
+        "plot-tune-score",
+        "table-tune-frontier",
+        "plot-tune-frontier",
+        "table-tune-importance",
+    ):
+        assert f'id="{key}"' in page, key
+    assert "gate-failed" in page and "srv --port 1 --a 1 x" in page
+
+
+def test_harness_report_shows_a_tune_folder(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    folder = tmp_path / "tune"
+    folder.mkdir()
+    (folder / "space.toml").write_text(SPACE)
+    (folder / "tune.json").write_text(_report().to_json())
+    assert main(["report", str(folder), "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["tune"]["name"] == "pg" and out["html"] == str(folder / "report.html")
+    page = (folder / "report.html").read_text()
+    assert 'id="section-tune-importance"' in page and "fANOVA" in page
+    assert not (folder / "ledger.jsonl").exists()  # a tune folder is not recorded as a run
