@@ -98,6 +98,15 @@ class TuneOptions(Strict):
         return out
 
 
+class Race(Strict):
+    """``[race]``: stop a candidate's speed measurement once it cannot beat the incumbent
+    (harness/tune/race.py). ``max_speedup``: the most any candidate's speedup in one bucket
+    can be; with it the race may stop before the last bucket (an assumption: docs/tune.md)."""
+
+    enabled: bool = True
+    max_speedup: float | None = Field(None, gt=0)
+
+
 class Space(Strict):
     name: str | None = None  # the tune's name and ledger experiment (default: the file's stem)
     profile: str = "efficient-qwen"
@@ -106,6 +115,7 @@ class Space(Strict):
     baseline: dict[str, Choice] = Field(default_factory=dict)
     budget: Budget = Field(default_factory=lambda: Budget(trials=20))
     options: TuneOptions = Field(default_factory=TuneOptions)
+    race: Race = Field(default_factory=Race)
 
     @model_validator(mode="after")
     def _consistent(self) -> Space:
