@@ -10,7 +10,8 @@ accuracy per quality gate. Built in:
 - a near-tie: the best passing candidate's runner-up is within 1 % of it;
 - a crash: one candidate fails to start or dies under load;
 - drift: every request's latency is scaled by 1 + r·(hours since the search began),
-  r drawn in ±3 %/hour per landscape; plus lognormal noise (σ 0.5–3 %) and 2 % stragglers.
+  r drawn in ±D %/hour per landscape (``--drift D``, default 1: a 12-hour grid ends up to
+  12 % off); plus lognormal noise (σ 0.5–3 %) and 2 % stragglers.
 
 A measurement draws what a server would give: each timed request a latency, each quality
 document right with its gate's true accuracy, at the profile's sizes (``limit`` 0.1:
@@ -38,7 +39,8 @@ checks, latency requests, quality at 8 concurrent) against the grid's (goal <= 1
 Racing's own error: among lost races, how often the stopped candidate's true score was
 at least the incumbent's measured score (the rule's promise: <= 5 %, without drift).
 
-Usage: .venv/bin/python bench/tune_landscape.py [--landscapes 200] [--seed 0] [--budget 12] [--json]
+Usage: .venv/bin/python bench/tune_landscape.py [--landscapes 100] [--seed 0] [--budget 12]
+       [--drift 1] [--answers fixed|redrawn] [--json]
 """
 
 from __future__ import annotations
@@ -144,7 +146,7 @@ def grader_fail_chance(profile: Profile, t: Truth) -> float:
     return 1.0 - ok
 
 
-def make_landscape(profile: Profile, seed: int, fixed: bool) -> Landscape:
+def make_landscape(profile: Profile, seed: int, fixed: bool, drift_pct: float) -> Landscape:
     rng = np.random.default_rng(seed)
     spec = profile.require_latency()
     assert profile.quality is not None
@@ -195,7 +197,7 @@ def make_landscape(profile: Profile, seed: int, fixed: bool) -> Landscape:
         seed=seed,
         cands=cands,
         sigma=rng.uniform(0.005, 0.03),
-        drift_per_h=rng.uniform(-0.03, 0.03),
+        drift_per_h=rng.uniform(-drift_pct, drift_pct) / 100,
         cold_s=rng.uniform(60, 180),
         trap=trap,
         tie=(best, runner),
@@ -358,9 +360,9 @@ class Pick:
 
 
 def run_landscape(
-    profile: Profile, seed: int, budget: int, tmp: Path, fixed: bool
+    profile: Profile, seed: int, budget: int, tmp: Path, fixed: bool, drift_pct: float
 ) -> tuple[Landscape, list[Pick], Machine]:
-    land = make_landscape(profile, seed, fixed)
+    land = make_landscape(profile, seed, fixed, drift_pct)
     cfg = latency_config(profile)
     picks: list[Pick] = []
     for method, keys in (
@@ -415,7 +417,7 @@ def wilson(k: int, n: int, z: float = 1.96) -> tuple[float, float]:
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--landscapes", type=int, default=200)
+    ap.add_argument("--landscapes", type=int, default=100)
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--budget", type=int, default=12, help="tune's and random's trials")
     ap.add_argument(
@@ -424,6 +426,9 @@ def main() -> int:
         default="fixed",
         help="fixed: each candidate's answers drawn once (temperature 0: the grader sees the "
         "same); redrawn: every measurement, the grader's too, draws anew",
+    )
+    ap.add_argument(
+        "--drift", type=float, default=1.0, help="the largest drift, in %% per hour (either way)"
     )
     ap.add_argument("--json", action="store_true")
     args = ap.parse_args()
@@ -436,7 +441,9 @@ def main() -> int:
     with tempfile.TemporaryDirectory(dir=shm if shm.is_dir() else None) as tmp:
         for i in range(args.landscapes):
             fixed = args.answers == "fixed"
-            land, picks, tm = run_landscape(profile, args.seed + i, args.budget, Path(tmp), fixed)
+            land, picks, tm = run_landscape(
+                profile, args.seed + i, args.budget, Path(tmp), fixed, args.drift
+            )
             statuses += tm.statuses
             races += tm.races
             false_stops += tm.false_stops
@@ -464,6 +471,7 @@ def main() -> int:
         "seed": args.seed,
         "budget": args.budget,
         "answers": args.answers,
+        "drift_pct_per_hour": args.drift,
         "seconds": round(elapsed, 1),
         "rows": [],
         "tune_statuses": dict(statuses),
@@ -472,6 +480,7 @@ def main() -> int:
     }
     print(
         f"{n} landscapes (seed {args.seed}), 48 candidates each, answers {args.answers}, "
+        f"drift up to ±{args.drift:g} %/h, "
         f"budget {args.budget} trials for tune and random; {elapsed:.0f} s",
         file=sys.stderr,
     )
