@@ -1,5 +1,6 @@
 """The search: an Optuna study in ``DIR/study.db`` asks for candidates, each is measured by
-:func:`harness.tune.trial.run_trial`, and the study is told its score.
+:func:`harness.tune.trial.run_trial` (``run_tune``'s ``measure``: the bench plugs a simulated
+trial in there), and the study is told its score (a ``lost-race`` trial: its bound).
 
 Samplers: ``grid`` (every combination of an all-choice space; a grid point equal to a
 measured trial, the enqueued baseline, is pruned, not measured again), ``tpe`` (with ``constraints_func``: a trial that failed a gate

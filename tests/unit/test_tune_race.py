@@ -9,10 +9,12 @@ import pytest
 
 from harness.errors import ConfigError
 from harness.latency.report import RequestRow
+from harness.profiles import load_profile
 from harness.tune.outcome import TrialResult, after_quality, after_speed
 from harness.tune.race import RaceSpec, race_look, speedup_bound
-from harness.tune.racing import Racer
-from harness.tune.space import parse_space
+from harness.tune.racing import Racer, RaceSeat
+from harness.tune.space import Race, parse_space
+from tests.fixtures.configs import latency_config
 
 ONE = RaceSpec(buckets=(("short", 1000.0),), cap=20)
 TWO = RaceSpec(buckets=(("short", 1000.0), ("long", 2000.0)), cap=20)
@@ -118,3 +120,23 @@ def test_race_section_of_space_toml() -> None:
         parse_space(SPACE + "[race]\nmax_speedup = 0\n")
     with pytest.raises(ConfigError, match=r"race\.alpha: Extra inputs are not permitted"):
         parse_space(SPACE + "[race]\nalpha = 0.1\n")
+
+
+def test_the_seat_races_a_latency_config_only_with_an_incumbent() -> None:
+    spec = load_profile().require_latency()
+    cfg = latency_config("http://127.0.0.1:1", spec.buckets[:2], runs=30, mode="strict")
+    seat = RaceSeat(Race(max_speedup=9.0), incumbent=4.0)
+    raced = seat.configure(cfg)
+    assert seat.racer is not None and raced.stop_rule is seat.racer
+    assert seat.racer.mode == "strict" and seat.racer.incumbent == 4.0
+    assert seat.racer.spec == RaceSpec(
+        buckets=(
+            (spec.buckets[0].name, spec.buckets[0].baseline_ms),
+            (spec.buckets[1].name, spec.buckets[1].baseline_ms),
+        ),
+        cap=30,
+        max_speedup=9.0,
+    )
+    assert RaceSeat(Race(), incumbent=None).configure(cfg) is cfg  # the first trial: no race
+    assert RaceSeat(Race(enabled=False), incumbent=4.0).configure(cfg) is cfg
+    assert RaceSeat(Race(), incumbent=4.0).configure("a throughput config") == "a throughput config"
