@@ -15,7 +15,7 @@ steps on a copy that names the container's URL.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -132,10 +132,19 @@ class GatePlan:
         )
 
 
-def run_step(kind: AnyKind, plan: GatePlan, hooks: GateHooks, target: Target) -> int:
-    """One kind's core with the config the profile and the gate's options give it."""
+def run_step(
+    kind: AnyKind,
+    plan: GatePlan,
+    hooks: GateHooks,
+    target: Target,
+    configure: Callable[[Any], Any] | None = None,
+) -> int:
+    """One kind's core with the config the profile and the gate's options give it
+    (``configure``: a caller's change to that config no flag makes, e.g. tune's race)."""
     overrides = plan.overrides(kind)
     cfg = kind.from_profile(plan.profile, target, overrides)
+    if configure is not None:
+        cfg = configure(cfg)
     argv = kind.command_line(target, overrides, plan.profile_ref)
     env = RunEnv(provenance=plan.provenance(argv), folder=plan.folder, hooks=hooks.hooks(kind))
     report = kind.run(cfg, env)

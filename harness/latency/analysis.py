@@ -15,6 +15,7 @@ from harness.latency.metrics import bucket_result
 from harness.latency.procedure import departures, official_procedure, procedure_flag
 from harness.latency.report import BucketResult, Gap, GapCause, LatencyReport, RequestRow
 from harness.latency.state import LatencyState
+from harness.latency.stop_rule import stopped_flag
 from harness.latency.until_ci import until_ci_flag, until_ci_record
 from harness.latency.usage_check import usage_findings
 from harness.provenance import Provenance, with_facts
@@ -210,13 +211,15 @@ def build_report(
         )
     gaps = [explain_gap(o, s) for o in official for s in strict if o.name == s.name]
     stopped_early = until_ci_flag([*official, *strict])
+    if state.stopped_by:  # a caller's stop rule ended the run (harness/latency/stop_rule.py)
+        stopped_early.append(stopped_flag(state.stopped_by))
     usage_flags, notes = usage_findings(cfg, state.rows, state.usage_checks)
     names = [b.name for b in cfg.buckets]
     settings: dict[str, object] = {"runs": cfg.runs, "warmup": cfg.warmup, "buckets": names}
     procedure = procedure_flag(settings, cfg.spec) if cfg.spec is not None else None
     return LatencyReport(
         mode=cfg.mode,
-        complete=complete,
+        complete=complete and not state.stopped_by,
         provenance=with_facts(
             provenance, tokenizer=cfg.tokenizer, seed=cfg.seed, server_models=state.server_models
         ),
@@ -246,6 +249,8 @@ def build_report(
             else None,
             # (mode, bucket) pairs measured to their end: --resume keeps them
             "finished_buckets": [f"{m}/{b}" for m, b in state.finished_buckets],
+            # why a caller's stop rule ended the run early (tune's race), else absent
+            **({"stopped_by": state.stopped_by} if state.stopped_by else {}),
         },
         readiness_s=state.readiness_s,
         official=official,

@@ -25,6 +25,7 @@ from harness.flags import (
     wait_for_start,
 )
 from harness.latency.buckets import choose_buckets
+from harness.latency.stop_rule import StopRule
 from harness.overrides import Overrides
 from harness.profiles import Bucket, LatencySpec, Profile
 from harness.prompts import fresh_seed
@@ -154,6 +155,9 @@ class LatencyConfig:
     connect_timeout_s: float = 10.0  # harness's own
     extra_body: dict[str, object] = field(default_factory=dict)  # harness's own (none today)
     wait_for_start: bool = False  # refused connections do not end the readiness wait
+    # asked after every timed request; an answer ends the run early (no flag sets it:
+    # harness tune's race, harness/latency/stop_rule.py)
+    stop_rule: StopRule | None = None
 
     def __post_init__(self) -> None:
         if self.until_ci is not None and not self.until_ci > 0:

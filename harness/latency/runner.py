@@ -81,6 +81,17 @@ def strict_body(
     return body
 
 
+def _ask_stop_rule(cfg: LatencyConfig, row: RequestRow, state: LatencyState) -> bool:
+    """The config's stop rule after a timed request (harness/latency/stop_rule.py): True
+    when it ends the run (its reason kept in ``state.stopped_by``)."""
+    if cfg.stop_rule is None or state.stopped_by is not None:
+        return state.stopped_by is not None
+    why = cfg.stop_rule.after(row)
+    if why:
+        state.stopped_by = why
+    return bool(why)
+
+
 async def run_official_bucket(
     cfg: LatencyConfig,
     bucket: Bucket,
@@ -122,6 +133,8 @@ async def run_official_bucket(
                     on_look(row, lk, stopper.pct)
                 if stopper.narrow:
                     break
+            if phase == "timed" and _ask_stop_rule(cfg, row, state):
+                return  # the bucket is left unfinished
     state.finished_buckets.append(("official", bucket.name))
 
 
@@ -185,6 +198,12 @@ async def run_strict_bucket(
                 lk = looking.add(row.ok, row.e2e_ms)
                 if on_look:
                     on_look(row, lk, looking.pct)
+            if phase == "timed":
+                _ask_stop_rule(cfg, row, state)
+
+        def stop_now(looking: Stopper | None = looking) -> bool:
+            narrow = looking is not None and looking.stop_now()
+            return narrow or state.stopped_by is not None
 
         _, records = await closed_loop(
             session,
@@ -194,7 +213,7 @@ async def run_strict_bucket(
             cfg.concurrency,
             stream=True,
             on_done=tick,
-            stop=looking.stop_now if looking is not None else None,
+            stop=stop_now if looking is not None or cfg.stop_rule is not None else None,
         )
         for i, rec in enumerate(records):
             if rec is None:
@@ -213,6 +232,8 @@ async def run_strict_bucket(
             state.rows.append(row)
             if phase == "timed":
                 itls.extend(row_itls)
+        if state.stopped_by is not None:
+            return  # the bucket is left unfinished
     state.finished_buckets.append(("strict", bucket.name))
 
 
@@ -256,6 +277,8 @@ async def run_latency(
                 await run_official_bucket(cfg, bucket, tok, state, on_row, on_look)
                 if hook:
                     await hook(mode, bucket, "after")
+                if state.stopped_by is not None:
+                    return model or cfg.model
             continue
         opts = HttpOptions(timeout_s=cfg.timeout_s, connect_timeout_s=cfg.connect_timeout_s)
         async with make_session(opts) as session:
@@ -267,6 +290,8 @@ async def run_latency(
                 await run_strict_bucket(session, cfg, bucket, tok, state, model, on_row, on_look)
                 if hook:
                     await hook(mode, bucket, "after")
+                if state.stopped_by is not None:
+                    return model or cfg.model
     return model or cfg.model
 
 

@@ -24,3 +24,5 @@ class LatencyState:
     # the ITL distributions of strict buckets kept from an interrupted run (--resume): their
     # samples are not in its report, their summary is (harness/latency/resume.py)
     itl_summaries: dict[tuple[str, str], Dist] = field(default_factory=dict)
+    # why the config's stop rule ended the run early (harness/latency/stop_rule.py)
+    stopped_by: str | None = None

@@ -9,7 +9,13 @@ from harness.tune.confirm_view import confirm_lines
 from harness.tune.report import TrialRecord, TuneReport
 from harness.tune.search import TuneHooks
 
-_STYLE = {"ok": "green", "slower": "cyan", "gate-failed": "red", "disqualified": "red"}
+_STYLE = {
+    "ok": "green",
+    "slower": "cyan",
+    "lost-race": "cyan",
+    "gate-failed": "red",
+    "disqualified": "red",
+}
 
 
 def trial_line(record: TrialRecord, rank: int | None, total: int) -> str:

@@ -1,5 +1,6 @@
 """The search: an Optuna study in ``DIR/study.db`` asks for candidates, each is measured by
-:func:`harness.tune.trial.run_trial`, and the study is told its score.
+:func:`harness.tune.trial.run_trial` (``run_tune``'s ``measure``: the bench plugs a simulated
+trial in there), and the study is told its score (a ``lost-race`` trial: its bound).
 
 Samplers: ``grid`` (every combination of an all-choice space; a grid point equal to a
 measured trial, the enqueued baseline, is pruned, not measured again), ``tpe`` (with ``constraints_func``: a trial that failed a gate
@@ -21,10 +22,10 @@ import itertools
 import logging
 import time
 import warnings
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, Protocol
 
 import optuna
 from optuna.distributions import (
@@ -40,12 +41,31 @@ from harness.errors import ConfigError, UsageError
 from harness.profiles import Profile
 from harness.tune import candidate, claim, storage
 from harness.tune.confirm import confirm_winner
+from harness.tune.outcome import FEASIBLE, TrialResult
 from harness.tune.report import TrialRecord, TuneReport
 from harness.tune.space import Choice, Space, load_space
 from harness.tune.template import diff_text
-from harness.tune.trial import FEASIBLE, preflight, run_trial, trial_folder
+from harness.tune.trial import preflight, run_trial, trial_folder
 
 SamplerName = Literal["auto", "grid", "tpe", "random"]
+
+
+class MeasureTrial(Protocol):
+    """How one candidate is measured: :func:`harness.tune.trial.run_trial` (the seam the bench
+    plugs its simulated measurement into, bench/tune_landscape.py)."""
+
+    def __call__(
+        self,
+        space: Space,
+        profile: Profile,
+        values: Mapping[str, Choice],
+        folder: Path,
+        incumbent: float | None,
+        *,
+        name: str,
+    ) -> TrialResult: ...
+
+
 SPACE_COPY = "space.toml"
 STUDY_DB = storage.STUDY_DB
 TRIALS_DIR = "trials"
@@ -340,8 +360,11 @@ def prepare_folder(cfg: TuneConfig) -> None:
         storage.record(cfg.folder, cfg.storage)
 
 
-def run_tune(cfg: TuneConfig, hooks: TuneHooks | None = None) -> TuneReport:
-    """The search to its budget; ``tune.json`` saved after every trial and at the end."""
+def run_tune(
+    cfg: TuneConfig, hooks: TuneHooks | None = None, measure: MeasureTrial = run_trial
+) -> TuneReport:
+    """The search to its budget; ``tune.json`` saved after every trial and at the end.
+    ``measure``: how a candidate is measured (the real trial; the bench's simulation)."""
     hooks = hooks or TuneHooks()
     sampler_name, sampler = choose_sampler(cfg.space, cfg.sampler, cfg.seed)
     preflight(cfg.space, cfg.profile, cfg.folder)
@@ -355,7 +378,7 @@ def run_tune(cfg: TuneConfig, hooks: TuneHooks | None = None) -> TuneReport:
     stopped_by = ""
     try:
         while not (stopped_by := _stop_reason(cfg, study, sampler, t0)):
-            _one(cfg, study, dists, hooks)
+            _one(cfg, study, dists, hooks, measure)
             build_report(study, cfg, sampler_name, "", score_name).save(cfg.folder)
     except KeyboardInterrupt:
         stopped_by = "interrupted"
@@ -365,12 +388,16 @@ def run_tune(cfg: TuneConfig, hooks: TuneHooks | None = None) -> TuneReport:
 
 
 def _one(
-    cfg: TuneConfig, study: optuna.Study, dists: dict[str, BaseDistribution], hooks: TuneHooks
+    cfg: TuneConfig,
+    study: optuna.Study,
+    dists: dict[str, BaseDistribution],
+    hooks: TuneHooks,
+    measure: MeasureTrial,
 ) -> None:
     box: list[tuple[int, float]] = []
 
     def objective(trial: optuna.Trial) -> float:
-        return _measure_trial(cfg, study, dists, trial, hooks, box)
+        return _measure_trial(cfg, study, dists, trial, measure, box)
 
     # optimize (one trial at a time) rather than ask/tell: a sampler may stop the study from
     # inside it (GridSampler, once the grid is done); Ctrl-C leaves the trial FAIL
@@ -384,7 +411,7 @@ def _measure_trial(
     study: optuna.Study,
     dists: dict[str, BaseDistribution],
     trial: optuna.Trial,
-    hooks: TuneHooks,
+    measure: MeasureTrial,
     box: list[tuple[int, float]],
 ) -> float:
     trial.set_user_attr("root", str(cfg.folder.resolve()))  # this worker's tune folder
@@ -400,7 +427,7 @@ def _measure_trial(
     note = diff_text(values, cfg.space.baseline)
     trial.set_user_attr("note", note)
     t0 = time.monotonic()
-    res = run_trial(
+    res = measure(
         cfg.space,
         cfg.profile,
         values,
@@ -420,9 +447,11 @@ def _measure_trial(
         "log_tail": res.log_tail,
         "constraint": 0.0 if feasible else 1.0,
     }
+    if res.bound is not None:
+        attrs["bound"] = res.bound  # lost-race: the optimistic score it stopped at
     for k, v in attrs.items():
         trial.set_user_attr(k, v)
-    value = float(res.score or 0.0) if feasible else 0.0
+    value = res.objective
     box.append((trial.number, value))
     return value
 

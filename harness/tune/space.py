@@ -118,6 +118,15 @@ class Confirm(Strict):
         return rounds
 
 
+class Race(Strict):
+    """``[race]``: stop a candidate's speed measurement once it cannot beat the incumbent
+    (harness/tune/race.py). ``max_speedup``: the most any candidate's speedup in one bucket
+    can be; with it the race may stop before the last bucket (an assumption: docs/tune.md)."""
+
+    enabled: bool = True
+    max_speedup: float | None = Field(None, gt=0)
+
+
 class Space(Strict):
     name: str | None = None  # the tune's name and ledger experiment (default: the file's stem)
     profile: str = "efficient-qwen"
@@ -127,6 +136,7 @@ class Space(Strict):
     budget: Budget = Field(default_factory=lambda: Budget(trials=20))
     options: TuneOptions = Field(default_factory=TuneOptions)
     confirm: Confirm = Field(default_factory=Confirm)
+    race: Race = Field(default_factory=Race)
 
     @model_validator(mode="after")
     def _consistent(self) -> Space:

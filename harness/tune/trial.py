@@ -9,9 +9,7 @@ from __future__ import annotations
 import json
 import time
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Literal
 
 from harness.errors import EXIT_FAIL, EXIT_TARGET, HarnessError
 from harness.gate.hooks import NO_HOOKS
@@ -23,31 +21,12 @@ from harness.registry import AnyKind
 from harness.report.ledger import record_run
 from harness.target import Target
 from harness.tune import candidate
+from harness.tune.outcome import FEASIBLE as FEASIBLE  # re-exported: the statuses' home moved
+from harness.tune.outcome import Status as Status
+from harness.tune.outcome import TrialResult, after_quality, after_speed
+from harness.tune.racing import RaceSeat
 from harness.tune.space import Choice, Space
 from harness.tune.template import diff_text, launch_argv, launch_env, launch_url, shell_line
-
-Status = Literal[
-    "ok",  # measured in full, no gate failed: may be the incumbent
-    "slower",  # cannot beat the incumbent: quality not measured (feasible as far as known)
-    "disqualified",  # a required check failed
-    "gate-failed",  # a quality gate (or another blocking rule) failed
-    "failed-to-start",  # exited or never ready
-    "crashed",  # the server died while measured
-    "error",  # a measurement stopped with an error
-]
-FEASIBLE: frozenset[str] = frozenset({"ok", "slower"})
-
-
-@dataclass
-class TrialResult:
-    status: Status
-    why: str
-    score: float | None = None
-    cold_start_s: float | None = None
-    launch: str = ""
-    log_tail: str = ""
-    verdict: str | None = None
-    steps: list[str] = field(default_factory=list)
 
 
 def trial_folder(root: Path, number: int) -> Path:
@@ -147,9 +126,10 @@ def _measure(
     target_steps = [k for k in steps if all(k is not d for d in deferred)]
     done: list[str] = []
     target = Target(folder=folder, url=url)
+    seat = RaceSeat(space.race, incumbent)
     for kind in target_steps:
         try:
-            rc = run_step(kind, plan, NO_HOOKS, target)
+            rc = run_step(kind, plan, NO_HOOKS, target, configure=seat.configure)
         except HarnessError as err:
             rc, why = -1, err.one_line()
         else:
@@ -170,13 +150,24 @@ def _measure(
     skipped = [k.name for k in deferred]
     interim = judge_folder(folder, profile, plan.provenance(plan.command_line()), skipped=skipped)
     score = interim.grader_score
+    racer = seat.racer
+    raced = racer.stopped if racer is not None else None
+    blocking = None
     if interim.verdict is Verdict.FAIL:
-        final = _conclude(plan, skipped)
-        return TrialResult("gate-failed", _first_blocking(final), score, verdict="FAIL", steps=done)
-    if deferred and incumbent is not None and (score is None or score <= incumbent):
-        _conclude(plan, skipped)
-        why = f"score {_num(score)} ≤ incumbent {_num(incumbent)}: quality not measured"
-        return TrialResult("slower", why, score, verdict=None, steps=done)
+        blocking = _first_blocking(_conclude(plan, skipped))
+    ended = after_speed(
+        raced=raced,
+        bound=racer.bound if racer is not None else None,
+        blocking=blocking,
+        score=score,
+        incumbent=incumbent,
+        quality_next=bool(deferred),
+    )
+    if ended is not None:
+        if blocking is None:  # a raced or slower folder is judged and recorded as it is
+            _conclude(plan, skipped)
+        ended.steps = done
+        return ended
     for kind in deferred:
         try:
             run_step(kind, plan, NO_HOOKS, target)
@@ -184,12 +175,14 @@ def _measure(
             return TrialResult("error", f"{kind.name}: {err.one_line()}", score, steps=done)
         done.append(kind.name)
     final = _conclude(plan, [])
-    if final.verdict is Verdict.FAIL:
-        return TrialResult(
-            "gate-failed", _first_blocking(final), final.grader_score, verdict="FAIL", steps=done
-        )
-    why = "new incumbent" if incumbent is None or (final.grader_score or 0) > incumbent else "ok"
-    return TrialResult("ok", why, final.grader_score, verdict=final.verdict.value, steps=done)
+    result = after_quality(
+        blocking=_first_blocking(final) if final.verdict is Verdict.FAIL else None,
+        score=final.grader_score,
+        incumbent=incumbent,
+        verdict=final.verdict.value,
+    )
+    result.steps = done
+    return result
 
 
 def _conclude(plan: GatePlan, skipped: list[str]) -> GateReport:
@@ -198,10 +191,6 @@ def _conclude(plan: GatePlan, skipped: list[str]) -> GateReport:
     )
     record_run(plan.folder, plan.name, plan.note)
     return report
-
-
-def _num(x: float | None) -> str:
-    return "—" if x is None else f"{x:.3f}"
 
 
 def elapsed_min(t0: float) -> float:

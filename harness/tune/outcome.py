@@ -1,0 +1,84 @@
+"""A trial's statuses and the order its decisions are taken in (pure).
+
+The real trial (harness/tune/trial.py) and the bench's simulated one
+(bench/tune_landscape.py) both decide through these functions, so the bench measures
+the procedure that runs: after the speed measurement, :func:`after_speed` (a blocking
+gate reason → ``gate-failed``; raced out → ``lost-race``; no better than the incumbent →
+``slower``; else quality is measured), then :func:`after_quality`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Literal
+
+Status = Literal[
+    "ok",  # measured in full, no gate failed: may be the incumbent
+    "slower",  # cannot beat the incumbent: quality not measured (feasible as far as known)
+    "lost-race",  # the race stopped its speed measurement: it cannot beat the incumbent
+    "disqualified",  # a required check failed
+    "gate-failed",  # a quality gate (or another blocking rule) failed
+    "failed-to-start",  # exited or never ready
+    "crashed",  # the server died while measured
+    "error",  # a measurement stopped with an error
+]
+# feasible as far as known: never recommended unless ``ok``, but not a constraint violation
+FEASIBLE: frozenset[str] = frozenset({"ok", "slower", "lost-race"})
+
+
+@dataclass
+class TrialResult:
+    status: Status
+    why: str
+    score: float | None = None
+    cold_start_s: float | None = None
+    launch: str = ""
+    log_tail: str = ""
+    verdict: str | None = None
+    steps: list[str] = field(default_factory=list)
+    bound: float | None = None  # lost-race: the optimistic score bound it stopped at
+
+    @property
+    def objective(self) -> float:
+        """What the study is told: the score, a lost race's bound, 0 when infeasible."""
+        if self.status not in FEASIBLE:
+            return 0.0
+        return float(self.score if self.score is not None else self.bound or 0.0)
+
+
+def num(x: float | None) -> str:
+    return "—" if x is None else f"{x:.3f}"
+
+
+def after_speed(
+    *,
+    raced: str | None,
+    bound: float | None,
+    blocking: str | None,
+    score: float | None,
+    incumbent: float | None,
+    quality_next: bool,
+) -> TrialResult | None:
+    """The trial's end after its speed measurement, or None: measure quality next.
+
+    ``raced``: why the race stopped the speed measurement (None: it ran to its end);
+    ``blocking``: the first blocking reason of the folder judged without quality."""
+    if blocking is not None:
+        return TrialResult("gate-failed", blocking, score, verdict="FAIL")
+    if raced:
+        return TrialResult("lost-race", raced, None, bound=bound)
+    if quality_next and incumbent is not None and (score is None or score <= incumbent):
+        why = f"score {num(score)} ≤ incumbent {num(incumbent)}: quality not measured"
+        return TrialResult("slower", why, score)
+    return None
+
+
+def after_quality(
+    *, blocking: str | None, score: float | None, incumbent: float | None, verdict: str
+) -> TrialResult:
+    """The trial's end once quality is measured (``blocking``: the final verdict's first
+    blocking reason, None when no gate failed)."""
+    if blocking is not None:
+        return TrialResult("gate-failed", blocking, score, verdict="FAIL")
+    why = "new incumbent" if incumbent is None or (score or 0) > incumbent else "ok"
+    return TrialResult("ok", why, score, verdict=verdict)
