@@ -7,7 +7,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 import pytest
-from harness.runs import Provenance
+from harness.provenance import Provenance
 
 from harness.latency.analysis import build_report
 from harness.latency.report import RequestRow
