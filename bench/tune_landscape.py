@@ -65,10 +65,10 @@ from scipy.stats import binom
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from harness.data.layout import SAMPLES_DIR
-from harness.target import Target
 from harness.latency.config import LatencyConfig, LatencyOverrides, from_profile
 from harness.profiles import Profile, load_profile
 from harness.quality.decide_stats import passes
+from harness.target import Target
 from harness.tune.outcome import TrialResult, after_quality, after_speed
 from harness.tune.racing import Racer, RaceSeat
 from harness.tune.search import TuneConfig, run_tune

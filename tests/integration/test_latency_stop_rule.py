@@ -7,12 +7,12 @@ from __future__ import annotations
 from dataclasses import replace
 
 import pytest
-from harness.provenance import Provenance
 
 from harness.latency.analysis import build_report
 from harness.latency.report import RequestRow
 from harness.latency.runner import LatencyState, run_latency
 from harness.profiles import load_profile
+from harness.provenance import Provenance
 from harness.risk import FlagKind
 from harness.tokenizer import load_tokenizer
 from tests.fixtures.configs import latency_config
