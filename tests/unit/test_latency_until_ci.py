@@ -189,7 +189,7 @@ def test_a_report_with_records_reads_back_unchanged(tmp_path: Path):
 
 
 def test_the_recorded_command_lines_carry_until_ci(tmp_path: Path):
-    from harness.cli.latency import config_from_args
+    from harness.cli.kind_command import kind_config
     from harness.flags import Target
     from harness.gate.options import options_from_args
     from harness.gate.orchestrate import GatePlan
@@ -203,7 +203,7 @@ def test_the_recorded_command_lines_carry_until_ci(tmp_path: Path):
     cfg = from_profile(profile, target, overrides)
     argv = KIND.command_line(target, overrides, "efficient-qwen")
     assert argv[-2:] == ["--until-ci", "1.5"]
-    assert config_from_args(reparse(argv), ctx(profile, tmp_path)) == cfg
+    assert kind_config(KIND, reparse(argv), ctx(profile, tmp_path)) == cfg
     plan = GatePlan(url="http://h:1", folder=tmp_path, profile=profile, options={"until_ci": 2.0})
     assert options_from_args(reparse(plan.command_line()))["until_ci"] == 2.0
     assert plan.overrides(KIND).until_ci == 2.0  # the gate's option reaches its latency step
