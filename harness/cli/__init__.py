@@ -59,6 +59,10 @@ class _HelpFormatter(argparse.HelpFormatter):
 
     def _get_help_string(self, action: argparse.Action) -> str | None:
         text = action.help or ""
+        if "{" in text:  # a profile's value quoted (harness/cli/help_defaults.py)
+            from harness.cli.help_defaults import expand
+
+            text = expand(text)
         if not action.option_strings or not text or "default" in text.lower():
             return text
         if action.required:
