@@ -15,11 +15,10 @@ from __future__ import annotations
 import argparse
 import importlib
 import importlib.util
-import json
 import sys
 from typing import Any
 
-from harness.cli.common import RunContext, add_common, start_run
+from harness.cli.common import RunContext, add_common, print_json, start_run
 from harness.cli.front import Front, KindRun, Outcome
 from harness.errors import UsageError
 from harness.flags import Target
@@ -113,7 +112,7 @@ def run(args: argparse.Namespace, command: tuple[str, ...], kind: AnyKind, front
             hooks.close()
     _render(kind, ctx, outcome)
     if args.json:
-        sys.stdout.write(json.dumps(json_document(kind, front, outcome), indent=2) + "\n")
+        print_json(json_document(kind, front, outcome))
     rc = kind.exit_code(outcome.report)
     line = front.failure_line(outcome.report, rc) if front.failure_line is not None else None
     if line:  # the report is saved; stderr says why in one line
