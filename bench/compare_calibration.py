@@ -61,13 +61,13 @@ from calibration_counts import (
 from harness.compare.core import CompareConfig, compare_runs
 from harness.compare.model import CompareReport
 from harness.errors import HarnessError
-from harness.flags import Target
 from harness.latency import config as latency_config
 from harness.latency.core import measure_latency
 from harness.profiles import load_profile
-from harness.runs import Provenance
+from harness.provenance import Provenance
 from harness.simulate.config import SimConfig
 from harness.simulate.process import SimProcess
+from harness.target import Target
 from harness.throughput import config as throughput_config
 from harness.throughput.core import measure_throughput
 from harness.tokenizer import Tokenizer, load_tokenizer

@@ -30,12 +30,12 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from harness.cli.common import positive_int
-from harness.flags import Target
 from harness.latency.config import LatencyOverrides, from_profile
 from harness.latency.runner import LatencyState, run_official_bucket
 from harness.profiles import Bucket, load_profile
 from harness.simulate.config import SimConfig
 from harness.simulate.process import SimProcess
+from harness.target import Target
 from harness.tokenizer import load_tokenizer
 from tests.wire import grader_latency
 

@@ -16,8 +16,8 @@ from harness.cli.common import make_console
 from harness.cli.front import SERVER_URL, Front, KindRun, Outcome, url_target
 from harness.conformance.plan import CheckOverrides, CheckPlan, from_profile
 from harness.errors import EXIT_OK, UsageError
-from harness.flags import Target
 from harness.profiles import load_profile
+from harness.target import Target
 
 if TYPE_CHECKING:
     from harness.conformance.core import CheckHooks

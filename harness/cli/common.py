@@ -10,15 +10,16 @@ from pathlib import Path
 
 from rich.console import Console
 
+from harness.argtypes import http_url as http_url
+from harness.argtypes import non_negative_int as non_negative_int
+from harness.argtypes import port_number as port_number
+from harness.argtypes import positive_float as positive_float
+from harness.argtypes import positive_int as positive_int
 from harness.console_hooks import byte_progress as byte_progress
-from harness.flags import EXPERIMENT, NAME, NOTE, OUT, PROFILE
-from harness.flags import http_url as http_url
-from harness.flags import non_negative_int as non_negative_int
-from harness.flags import port_number as port_number
-from harness.flags import positive_float as positive_float
-from harness.flags import positive_int as positive_int
 from harness.profiles import DEFAULT_PROFILE, Profile, load_profile
-from harness.runs import Provenance, new_run_folder, redact_argv
+from harness.provenance import Provenance, redact_argv
+from harness.run_folder import new_run_folder
+from harness.target import EXPERIMENT, NAME, NOTE, OUT, PROFILE
 from harness.view.fitted import console_for
 
 

@@ -6,13 +6,13 @@ import argparse
 import sys
 from pathlib import Path
 
+from harness.argtypes import non_negative_float
 from harness.cli.common import make_console
 from harness.compare.core import CompareConfig, compare_runs
 from harness.compare.render import render
 from harness.compare.stats import MIN_EFFECT_PCT
 from harness.errors import EXIT_OK, UsageError
-from harness.flags import non_negative_float
-from harness.runs import Provenance, redact_argv
+from harness.provenance import Provenance, redact_argv
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:

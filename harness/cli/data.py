@@ -13,7 +13,7 @@ from harness.data.layout import DATA_DIR_ENV, default_data_dir, nltk_dir
 from harness.data.punkt import write_punkt_tab
 from harness.data.samples import SAMPLE_REASON
 from harness.errors import EXIT_OK
-from harness.runs import make_folder
+from harness.run_folder import make_folder
 
 
 def register(sub: argparse._SubParsersAction) -> None:

@@ -8,7 +8,7 @@ from harness.cli.common import add_common, make_console, port_number
 from harness.demo import QUICK, DemoConfig, run_demo
 from harness.gate.options import add_gate_options
 from harness.profiles import load_profile
-from harness.runs import new_run_folder
+from harness.run_folder import new_run_folder
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:

@@ -20,9 +20,9 @@ from pydantic import BaseModel
 from rich.console import Console
 
 from harness.cli.common import RunContext, http_url
-from harness.flags import IMAGE, URL
 from harness.profiles import DEFAULT_PROFILE
-from harness.runs import Report
+from harness.report_base import Report
+from harness.target import IMAGE, URL
 
 
 @dataclass(frozen=True)
@@ -101,7 +101,7 @@ class Front:
     # the measuring (default: the kind's core)
     measure: Callable[[KindRun, Any], Outcome] | None = None
     # after a failed run: one stderr line saying why (the report is saved)
-    failure_line: Callable[[Report, int], str | None] | None = None
+    failure_line: Callable[[Any, int], str | None] | None = None
     # fields --json leaves out (per-request records: in the saved report)
     json_exclude: frozenset[str] = frozenset()
     # sub-commands (``vlm run | import | latency``): name → its own front; the kind's

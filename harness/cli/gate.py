@@ -25,8 +25,9 @@ from harness.gate.render import render_gate
 from harness.image.config import PackageOverrides
 from harness.latency.buckets import choose_buckets
 from harness.profiles import Profile, load_profile
+from harness.provenance import Provenance, redact_argv
 from harness.report.ledger import record_run
-from harness.runs import Provenance, new_run_folder, redact_argv
+from harness.run_folder import new_run_folder
 
 SKIPPABLE = (*step_names("server"), *step_names("image"))
 

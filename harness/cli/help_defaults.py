@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from functools import cache
 
-from harness.flags import render_value
+from harness.overrides import render_value
 from harness.profiles import DEFAULT_PROFILE, Profile, load_profile
 
 MARKER = re.compile(r"\{(default|[a-z0-9][a-z0-9-]*):([a-z_][a-z0-9_.]*)(?::(bytes))?\}")

@@ -21,9 +21,9 @@ from typing import Any
 from harness.cli.common import RunContext, add_common, print_json, start_run
 from harness.cli.front import Front, KindRun, Outcome
 from harness.errors import UsageError
-from harness.flags import Target
 from harness.kinds.record import Closable, RunEnv
 from harness.kinds.registry import KINDS, AnyKind
+from harness.target import Target
 
 EXAMPLE_URL = "http://127.0.0.1:8080"
 

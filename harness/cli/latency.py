@@ -10,17 +10,16 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from rich.console import Console
 
 from harness.cli.common import positive_float, positive_int
 from harness.cli.front import Front, KindRun, Outcome
 from harness.errors import EXIT_TARGET, UsageError
-from harness.flags import Target
 from harness.latency.config import LatencyOverrides
 from harness.latency.resume import FORCE, RESUME, guard_folder
-from harness.runs import Report
+from harness.target import Target
 
 if TYPE_CHECKING:
     from harness.latency.render import ConsoleHooks
@@ -128,14 +127,11 @@ def _measure(run: KindRun, hooks: ConsoleHooks) -> Outcome:
     )
 
 
-def _failure_line(report: Report, rc: int) -> str | None:
+def _failure_line(report: Any, rc: int) -> str | None:
     """A run that failed at the target ends with one line saying why."""
     from harness.latency.render import target_failure
-    from harness.latency.report import LatencyReport
 
-    if rc != EXIT_TARGET or not isinstance(report, LatencyReport):
-        return None
-    return target_failure(report)
+    return target_failure(report) if rc == EXIT_TARGET else None
 
 
 FRONT = Front(

@@ -41,7 +41,7 @@ def _hooks(run: KindRun) -> object:
 def _measure(run: KindRun, hooks: PackageHooks) -> Outcome:
     from harness.image.kind import KIND
     from harness.kinds.record import RunEnv
-    from harness.runs import make_folder
+    from harness.run_folder import make_folder
 
     output = PackageOverrides.from_args(run.args).output
     if output is not None:  # before the engine is asked anything

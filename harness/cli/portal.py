@@ -11,11 +11,11 @@ from aiohttp import web
 
 from harness.cli.common import http_url, make_console, port_number, positive_int
 from harness.errors import EXIT_OK, UsageError
-from harness.flags import PROFILE
 from harness.portal.app import Portal, PortalConfig
 from harness.portal.s3proxy import S3Proxy
 from harness.portal.serve import background_app, moto_s3
 from harness.profiles import DEFAULT_PROFILE, load_profile
+from harness.target import PROFILE
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:

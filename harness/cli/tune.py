@@ -35,6 +35,12 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     )
     p.add_argument("--seed", type=int, default=0, help="the sampler's seed")
     p.add_argument(
+        "--no-confirm",
+        action="store_true",
+        help="do not re-measure the winner against the runner-up and the baseline at the end "
+        "(default: [confirm] rounds of SPACE.toml, 3)",
+    )
+    p.add_argument(
         "--out", metavar="DIR", help="tune folder (default: reports/<time>-tune-<name>/)"
     )
     p.add_argument("--json", action="store_true", help="tune.json on stdout")
@@ -62,6 +68,7 @@ def _config(args: argparse.Namespace) -> TuneConfig:
         sampler=args.sampler,
         seed=args.seed,
         resume=bool(args.resume),
+        confirm=not args.no_confirm,
     )
 
 
@@ -72,6 +79,6 @@ def run(args: argparse.Namespace) -> int:
     render_tune(console, report, str(cfg.folder))
     if args.json:
         sys.stdout.write(report.to_json() + "\n")
-    if report.stopped_by == "interrupted":
+    if report.interrupted:
         return EXIT_INTERRUPTED
     return EXIT_OK if report.best is not None else EXIT_NO_FEASIBLE

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 from harness.cli.common import RunContext
 from harness.cli.front import Front, KindRun, Outcome, url_target
-from harness.flags import Target
+from harness.target import Target
 from harness.vlm.config import (
     HTTP_FLAGS,
     IMPORT_FLAGS,

@@ -13,7 +13,7 @@ from typing import Any
 import aiohttp
 
 from harness.client.metrics import MetricsSnapshot, scrape
-from harness.runs import ServerFingerprint
+from harness.provenance import ServerFingerprint
 
 NOT_TAKEN = "not taken: official mode sends only the grader's requests"
 

@@ -16,7 +16,7 @@ from harness.compare.side import CompareSettings, RunData
 from harness.compare.stats import MIN_EFFECT_PCT
 from harness.errors import UsageError
 from harness.manifest.diff import diff_settings
-from harness.runs import Provenance
+from harness.provenance import Provenance
 
 
 @dataclass(frozen=True)

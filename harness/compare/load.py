@@ -15,7 +15,7 @@ from harness.compare.side import RunData, Side
 from harness.errors import HarnessError, UsageError
 from harness.kinds.registry import KINDS
 from harness.manifest.model import load_manifest
-from harness.runs import load_report
+from harness.report_base import load_report
 
 COMPARED = tuple(k for k in KINDS if k.compare is not None)
 

@@ -12,7 +12,7 @@ from pydantic import BaseModel, Field
 
 from harness.compare.stats import MIN_EFFECT_PCT
 from harness.manifest.model import Change
-from harness.runs import Migration, Report
+from harness.report_base import Migration, Report
 
 Verdict = Literal["faster", "slower", "higher", "lower", "within noise", "inconclusive", "no data"]
 

@@ -12,7 +12,7 @@ from typing import Any, Generic, TypeVar
 
 from harness.compare.stats import MIN_EFFECT_PCT
 from harness.manifest.model import Manifest
-from harness.runs import Report
+from harness.report_base import Report
 
 R = TypeVar("R", bound=Report)
 

@@ -20,7 +20,7 @@ from harness.conformance.runner import run_checks
 from harness.errors import EXIT_FAIL, EXIT_OK
 from harness.hooks import ReadinessHooks
 from harness.manifest.record import record_manifest
-from harness.runs import Provenance
+from harness.provenance import Provenance
 from harness.tokenizer import load_tokenizer
 
 

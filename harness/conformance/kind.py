@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import asyncio
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from rich.console import Console
 
@@ -14,6 +14,7 @@ from harness.conformance.plan import CheckOverrides, CheckPlan, from_profile
 from harness.kinds.record import GateInputs, KindConsole, MeasurementKind, RunEnv
 from harness.profiles import Profile
 from harness.verdict import Judgement
+from harness.view.summary import KindSummary
 
 if TYPE_CHECKING:
     from harness.conformance.core import CheckHooks
@@ -62,6 +63,13 @@ def required(profile: Profile, image: bool) -> bool:
     return profile.vlm is None  # the AICAS benchmark runs in-process: no server to check
 
 
+def summary() -> KindSummary[CheckReport, Any]:
+    """Its ledger fields, cells, summary lines and gate.json figures (conformance/summary.py)."""
+    from harness.conformance.summary import SUMMARY
+
+    return SUMMARY
+
+
 KIND: MeasurementKind[CheckPlan, CheckOverrides, CheckReport, CheckHooks] = MeasurementKind(
     name="check",
     command=("check",),
@@ -77,4 +85,5 @@ KIND: MeasurementKind[CheckPlan, CheckOverrides, CheckReport, CheckHooks] = Meas
     prerequisite=True,
     console=KindConsole(hooks=console_hooks, render=render),
     views=conformance_views.sections,
+    summary=summary,
 )

@@ -12,7 +12,7 @@ from typing import Any, ClassVar
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from harness.runs import Report
+from harness.report_base import Report
 
 EXCERPT_CHARS = 300
 

@@ -6,16 +6,10 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from harness.client.urls import http_base_url
-from harness.flags import (
-    Overrides,
-    Target,
-    option,
-    ready_timeout,
-    request_timeout,
-    tokenizer,
-    wait_for_start,
-)
+from harness.flags import option, ready_timeout, request_timeout, tokenizer, wait_for_start
+from harness.overrides import Overrides
 from harness.profiles import Profile
+from harness.target import Target
 
 if TYPE_CHECKING:
     from harness.conformance.context import CheckConfig

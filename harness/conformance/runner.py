@@ -23,7 +23,7 @@ from harness.conformance.model import Check, CheckReport, Outcome, failed, skipp
 from harness.conformance.readiness import ReadyObservation, observe_ready
 from harness.conformance.registry import PlannedCheck
 from harness.errors import HarnessError, UnreachableError
-from harness.runs import Provenance
+from harness.provenance import Provenance, with_facts
 from harness.tokenizer import Tokenizer
 
 OnResult = Callable[[Check], None]
@@ -145,10 +145,9 @@ async def run_checks(
     finally:
         if own:
             await sess.close()
-    prov = provenance or Provenance()
-    prov.url = cfg.url
-    prov.server_models = served
-    prov.tokenizer = tokenizer.name
+    prov = with_facts(
+        provenance or Provenance(), url=cfg.url, tokenizer=tokenizer.name, server_models=served
+    )
     settings = {k: v for k, v in asdict(cfg).items() if k not in ("checks", "required")}
     return CheckReport(
         url=cfg.url,

@@ -10,7 +10,7 @@ from rich.console import Console
 from harness.errors import HarnessError
 from harness.gate.hooks import GateHooks
 from harness.kinds.record import Closable, MeasurementKind
-from harness.runs import Report
+from harness.report_base import Report
 
 
 class ConsoleGateHooks(GateHooks):

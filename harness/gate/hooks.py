@@ -11,7 +11,7 @@ from typing import Any
 
 from harness.errors import HarnessError
 from harness.kinds.record import MeasurementKind
-from harness.runs import Report
+from harness.report_base import Report
 
 
 class GateHooks:

@@ -17,12 +17,14 @@ import asyncio
 from dataclasses import replace
 
 from harness.errors import EXIT_FAIL, EXIT_INTERRUPTED, EXIT_TARGET, EXIT_USAGE, HarnessError
-from harness.flags import READY_TIMEOUT, Target, gate_key
+from harness.flags import READY_TIMEOUT
 from harness.gate.hooks import GateHooks
 from harness.gate.orchestrate import GatePlan, run_step, run_steps
 from harness.image.config import PackageOverrides
 from harness.image.report import record_did_not_start
 from harness.manifest.record import record_manifest
+from harness.overrides import gate_key
+from harness.target import Target
 
 
 def image_steps(image: str, plan: GatePlan, hooks: GateHooks) -> int:

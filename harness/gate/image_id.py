@@ -13,9 +13,11 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from harness.errors import HarnessError, UsageError
-from harness.flags import Overrides, option
+from harness.flags import option
 from harness.gate.report import GateReport
-from harness.image.report import PackageReport
+from harness.kinds.registry import KINDS
+from harness.overrides import Overrides
+from harness.report_base import Report
 from harness.submit.gated import bare_id, is_image_id
 
 
@@ -57,12 +59,15 @@ def judged_image_id(folder: Path, given: str | None) -> str | None:
     else what an earlier gate.json of this folder recorded (``gate RUN_DIR`` again)."""
     if given:
         return given
-    for read in (PackageReport, GateReport):
+    # the reports that record the image they are about (package.json), then the verdict's
+    reads: list[type[Report]] = [k.report for k in KINDS if "image_id" in k.report.model_fields]
+    reads.append(GateReport)
+    for read in reads:
         if (folder / read.FILENAME).exists():
             try:
-                found = read.load(folder).image_id
+                found = getattr(read.load(folder), "image_id", None)
             except HarnessError:
                 continue  # an unreadable report: judged (and said) by the gate itself
-            if found:
+            if isinstance(found, str) and found:
                 return found
     return None

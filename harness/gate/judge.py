@@ -12,13 +12,12 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from harness.errors import HarnessError, UsageError
-from harness.gate.report import GateReport, Verdict
+from harness.gate.report import GateReport, Verdict, headline_figures
 from harness.gate.rules import GateInputs, judge, required_reports
 from harness.kinds.registry import KINDS
-from harness.latency.report import LatencyReport
 from harness.profiles import Profile
-from harness.quality.report import QualityReport
-from harness.runs import Provenance, Report, load_report
+from harness.provenance import Provenance
+from harness.report_base import Report, load_report
 from harness.verdict import Reason
 
 
@@ -72,7 +71,6 @@ def judge_folder(
     verdict, reasons, flags = judge(inputs, strict=strict)
     if problems and verdict is Verdict.PASS:
         verdict = Verdict.INCOMPLETE
-    lat, quality = inputs.get(LatencyReport), inputs.get(QualityReport)
     score, score_name, grader_score = _score(inputs)
     return GateReport(
         verdict=verdict,
@@ -82,8 +80,7 @@ def judge_folder(
         score=score,
         score_name=score_name,
         grader_score=grader_score,
-        bucket_speedups={b.name: b.speedup for b in lat.buckets()} if lat else {},
-        quality={b.name: b.score for b in quality.benchmarks} if quality else {},
+        figures=headline_figures(inputs.reports),
         reports=[k.name for k in KINDS if (folder / k.filename).exists()],
         skipped=list(skipped),
         folder=folder.name,

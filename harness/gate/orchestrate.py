@@ -30,7 +30,6 @@ from harness.errors import (
     UsageError,
     exit_code_for,
 )
-from harness.flags import EXPERIMENT, IMAGE, NAME, NOTE, URL, Target
 from harness.gate.hooks import GateHooks
 from harness.gate.judge import judge_folder
 from harness.gate.options import gate_options, options_argv
@@ -38,7 +37,8 @@ from harness.gate.report import GateReport, Verdict
 from harness.kinds.record import GateStep, MeasurementKind, RunEnv
 from harness.kinds.registry import KINDS
 from harness.profiles import Profile
-from harness.runs import Provenance
+from harness.provenance import Provenance
+from harness.target import EXPERIMENT, IMAGE, NAME, NOTE, URL, Target
 
 AnyKind = MeasurementKind[Any, Any, Any, Any]
 

@@ -2,15 +2,36 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any, ClassVar
 
-from pydantic import Field
+from pydantic import (
+    Field,
+    SerializationInfo,
+    SerializerFunctionWrapHandler,
+    model_serializer,
+    model_validator,
+)
 
+from harness.kinds.registry import KINDS
+from harness.report_base import Migration, Report
 from harness.risk import RiskFlag, migrate_flags
-from harness.runs import Migration, Report
 from harness.verdict import Reason, Verdict
 
-__all__ = ["GateReport", "Reason", "Verdict"]
+__all__ = ["GateReport", "Reason", "Verdict", "headline_figures"]
+
+
+def headline_figures(reports: Mapping[str, Report]) -> dict[str, Any]:
+    """Each kind's figures in ``gate.json`` (its summary facet's ``headline``: latency's
+    bucket speedups, quality's benchmark scores), from the folder's reports by kind name;
+    a kind without its report gives the same keys, empty."""
+    out: dict[str, Any] = {}
+    for kind in KINDS:
+        facet = kind.summary() if kind.summary is not None else None
+        if facet is not None and facet.headline is not None:
+            report = reports.get(kind.name)
+            out.update(facet.headline(report if isinstance(report, kind.report) else None))
+    return out
 
 
 def _v1_to_v2(data: dict[str, Any]) -> dict[str, Any]:
@@ -65,14 +86,43 @@ class GateReport(Report):
     score_name: str = ""
     # what the grader would give: ``score``, or 0 when a gate that zeroes it fails (Paris)
     grader_score: float | None = None
-    bucket_speedups: dict[str, float | None] = Field(default_factory=dict)
-    quality: dict[str, float | None] = Field(default_factory=dict)
+    # each kind's figures (``headline_figures``), flat keys of gate.json after grader_score
+    figures: dict[str, Any] = Field(default_factory=lambda: headline_figures({}), exclude=True)
     reports: list[str] = Field(default_factory=list)  # which reports were read
     skipped: list[str] = Field(default_factory=list)  # steps left out (--skip): INCOMPLETE
     folder: str = ""
     # the image judged: gate --image's (from package.json), or gate --url … --image-id ID;
     # harness submit looks for it (docs/submit.md, "Submit what was gated")
     image_id: str | None = None
+
+    @model_validator(mode="before")
+    @classmethod
+    def _kind_figures(cls, data: Any) -> Any:
+        """gate.json's flat keys that belong to the kinds' figures → ``figures``."""
+        if not isinstance(data, dict):
+            return data
+        rest = dict(data)
+        given = rest.pop("figures", None) or {}
+        figures = headline_figures({})
+        for key in figures:
+            if key in rest:
+                figures[key] = rest.pop(key)
+            elif key in given:
+                figures[key] = given[key]
+        return {**rest, "figures": figures}
+
+    @model_serializer(mode="wrap")
+    def _flat(self, handler: SerializerFunctionWrapHandler, info: SerializationInfo) -> Any:
+        data = handler(self)
+        if not isinstance(data, dict):
+            return data
+        head = list(data)
+        cut = head.index("grader_score") + 1 if "grader_score" in head else len(head)
+        return {
+            **{k: data[k] for k in head[:cut]},
+            **self.figures,
+            **{k: data[k] for k in head[cut:]},
+        }
 
     @property
     def blocking(self) -> list[Reason]:

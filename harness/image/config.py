@@ -5,11 +5,14 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
+from harness.argtypes import positive_int
 from harness.errors import ConfigError
-from harness.flags import Overrides, Target, option, positive_int
+from harness.flags import option
 from harness.hooks import RunHooks
 from harness.image.compress import Compressor
+from harness.overrides import Overrides
 from harness.profiles import PackageSpec, Profile
+from harness.target import Target
 
 
 @dataclass(frozen=True)

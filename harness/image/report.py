@@ -10,7 +10,7 @@ from pathlib import Path
 
 from harness.image.preflight import SizeBreakdown
 from harness.image.rules import RuleResult, failed
-from harness.runs import Report, load_report
+from harness.report_base import Report, load_report
 
 STARTS = "starts"  # the rule gate --image adds when the engine cannot start the image
 

@@ -9,8 +9,8 @@ record: its report class, its typed overrides (the flags), the one function
 that builds its config from a profile, its core, exit code, gate rules,
 console hooks and comparison.
 
-Heavy facets are bound lazily: a record's ``run``, ``exit_code``, silent hooks, console
-and preflight are small functions in its ``kind.py`` that import the core, the console
+Heavy facets are bound lazily: a record's ``run``, ``exit_code``, silent hooks, console,
+preflight and summary are small functions in its ``kind.py`` that import the core, the console
 and the HTTP client only when called, so judging a run folder (``gate RUN_DIR``,
 ``harness report``) imports no aiohttp, matplotlib, prometheus_client or docker
 (tests/unit/test_light_judging.py).
@@ -31,11 +31,14 @@ from rich.console import Console
 
 from harness.compare.model import CompareReport
 from harness.compare.side import CompareSettings, Side
-from harness.flags import Overrides, Target
+from harness.overrides import Overrides
 from harness.profiles import Profile
-from harness.runs import Provenance, Report
+from harness.provenance import Provenance
+from harness.report_base import Report
+from harness.target import Target
 from harness.verdict import Judgement
 from harness.view.model import Section
+from harness.view.summary import KindSummary
 
 C = TypeVar("C")  # the kind's config (LatencyConfig, ...)
 Ov = TypeVar("Ov", bound=Overrides)  # its typed overrides record
@@ -141,6 +144,10 @@ class MeasurementKind(Generic[C, Ov, R, H]):
     # its sections in ``harness report`` (console and report.html): ``<pkg>/views.py``'s
     # ``sections``; None: the run's summary line only
     views: Callable[[R], list[Section]] | None = None
+    # what one run shows outside its sections: its ledger fields and cells, its lines of the
+    # run summary, its gate.json figures (harness/view/summary.py); bound lazily: a function
+    # in its kind.py returning its package's ``summary.SUMMARY``. None: it shows none
+    summary: Callable[[], KindSummary[R, Any]] | None = None
 
     @property
     def no_hooks(self) -> H:

@@ -17,8 +17,8 @@ from harness.latency.report import BucketResult, Gap, GapCause, LatencyReport, R
 from harness.latency.state import LatencyState
 from harness.latency.until_ci import until_ci_flag, until_ci_record
 from harness.latency.usage_check import usage_findings
+from harness.provenance import Provenance, with_facts
 from harness.risk import FlagKind, RiskFlag
-from harness.runs import Provenance
 from harness.stats import bootstrap_score_ci, mean_speedup
 
 GAP_TOLERANCE = 0.10  # below a 10 % difference the two modes agree
@@ -174,7 +174,7 @@ def build_report(
                 mode=mode,
                 endpoint=endpoint,
                 itls=state.itls.get((mode, bucket.name), []),
-                seed=cfg.prompt_seed,
+                seed=cfg.seed,
                 usage_tolerance=cfg.usage_tolerance,
             )
             kept_itl = state.itl_summaries.get((mode, bucket.name))
@@ -206,13 +206,10 @@ def build_report(
         ci = bootstrap_score_ci(
             [timed_e2e(scored_mode, b.name) for b in scored],
             [b.baseline_ms for b in scored],
-            seed=cfg.prompt_seed,
+            seed=cfg.seed,
         )
     gaps = [explain_gap(o, s) for o in official for s in strict if o.name == s.name]
     stopped_early = until_ci_flag([*official, *strict])
-    provenance.server_models = state.server_models
-    provenance.tokenizer = cfg.tokenizer
-    provenance.seed = cfg.seed
     usage_flags, notes = usage_findings(cfg, state.rows, state.usage_checks)
     names = [b.name for b in cfg.buckets]
     settings: dict[str, object] = {"runs": cfg.runs, "warmup": cfg.warmup, "buckets": names}
@@ -220,7 +217,9 @@ def build_report(
     return LatencyReport(
         mode=cfg.mode,
         complete=complete,
-        provenance=provenance,
+        provenance=with_facts(
+            provenance, tokenizer=cfg.tokenizer, seed=cfg.seed, server_models=state.server_models
+        ),
         settings={
             "endpoint": cfg.endpoint,
             "strict_endpoint": cfg.strict_endpoint,

@@ -7,19 +7,15 @@ only builder of a ``LatencyConfig``: every grader number comes from the profile.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import Literal
 
+from harness.argtypes import non_negative_int, positive_float, positive_int
 from harness.errors import ConfigError
 from harness.flags import (
     GateFlag,
-    Overrides,
-    Target,
     metrics_scrape,
-    non_negative_int,
     option,
-    positive_float,
-    positive_int,
     prompt_seed,
     ready_interval,
     ready_timeout,
@@ -29,8 +25,10 @@ from harness.flags import (
     wait_for_start,
 )
 from harness.latency.buckets import choose_buckets
+from harness.overrides import Overrides
 from harness.profiles import Bucket, LatencySpec, Profile
 from harness.prompts import fresh_seed
+from harness.target import Target
 
 Mode = Literal["official", "strict", "both"]
 MetricsChoice = Literal["auto", "on", "off"]
@@ -126,9 +124,9 @@ class LatencyConfig:
     model: str | None  # strict mode's "model" field; None = first served model
     concurrency: int
     force_length: bool
-    # the strict prompts' seed; None: a fresh one per run (with_seed), so no server has
-    # seen the prompts before (docs/timing.md, "Seeds"); N replays a run exactly
-    seed: int | None
+    # the strict prompts' seed: --seed N replays a run exactly; without it from_profile
+    # draws a fresh one per run, so no server has seen the prompts (docs/timing.md, "Seeds")
+    seed: int
     temperature: float
     filler_sentence: str
     filler_divisor: int
@@ -150,17 +148,12 @@ class LatencyConfig:
     # --until-ci PCT: stop a bucket once the 95 % interval of its median is within ±PCT %
     # of the median (a confidence sequence, harness/latency/sequential.py); None = all runs
     until_ci: float | None
-    seed_drawn: bool = False  # True when with_seed drew it (recorded: "drawn" vs "given")
+    seed_drawn: bool = False  # True when from_profile drew it (recorded: "drawn" vs "given")
     # round-trip probes before/after each bucket (a harness extra; docs/timing.md, Network)
     rtt_probes: bool = True
     connect_timeout_s: float = 10.0  # harness's own
     extra_body: dict[str, object] = field(default_factory=dict)  # harness's own (none today)
     wait_for_start: bool = False  # refused connections do not end the readiness wait
-
-    @property
-    def prompt_seed(self) -> int:
-        """The seed in force (0 only for a config that never went through :func:`with_seed`)."""
-        return self.seed if self.seed is not None else 0
 
     def __post_init__(self) -> None:
         if self.until_ci is not None and not self.until_ci > 0:
@@ -181,21 +174,13 @@ class LatencyConfig:
         )
 
 
-def with_seed(cfg: LatencyConfig, seed: int | None = None) -> LatencyConfig:
-    """``cfg`` with a concrete seed: ``seed`` if given, else ``cfg.seed``, else a fresh draw."""
-    if seed is not None:
-        return replace(cfg, seed=seed)
-    if cfg.seed is not None:
-        return cfg
-    return replace(cfg, seed=fresh_seed(), seed_drawn=True)
-
-
 def from_profile(profile: Profile, target: Target, o: LatencyOverrides) -> LatencyConfig:
     """The profile's latency procedure at ``target.url``, with what ``o`` changes.
 
     ``o.buckets`` is the comma list the CLI takes (``short,long``); an empty or unknown
     name, or one given twice, is a ConfigError naming the profile's buckets
-    (harness/latency/buckets.py)."""
+    (harness/latency/buckets.py). Without ``--seed`` the strict prompts' seed is drawn here,
+    fresh for every config built (``seed_drawn``), so the core only reads it."""
     spec = profile.require_latency()
     chosen = choose_buckets(spec, o.buckets)
     ready = profile.readiness
@@ -212,7 +197,8 @@ def from_profile(profile: Profile, target: Target, o: LatencyOverrides) -> Laten
         model=o.model,
         concurrency=o.concurrency,
         force_length=o.force_length,
-        seed=o.seed,
+        seed=o.seed if o.seed is not None else fresh_seed(),
+        seed_drawn=o.seed is None,
         temperature=spec.temperature,
         filler_sentence=spec.filler_sentence,
         filler_divisor=spec.filler_divisor,

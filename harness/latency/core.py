@@ -25,7 +25,7 @@ from harness.client.urllib_client import GraderPoll
 from harness.errors import EXIT_OK, EXIT_TARGET
 from harness.hooks import ServerHooks
 from harness.latency.analysis import build_report, selftest_flags
-from harness.latency.config import LatencyConfig, with_seed
+from harness.latency.config import LatencyConfig
 from harness.latency.network_probe import NetworkProber
 from harness.latency.repeats import REPEAT_DIR, RepeatsReport, pool_states, summarize_repeats
 from harness.latency.report import Calibration, LatencyReport, RequestRow
@@ -36,8 +36,8 @@ from harness.latency.usage_check import probe_enabled
 from harness.manifest.record import adopt_manifest, record_manifest
 from harness.profiles import Bucket
 from harness.prompts import repeat_seed
+from harness.provenance import Provenance
 from harness.risk import FlagKind
-from harness.runs import Provenance
 from harness.tokenizer import Tokenizer, load_tokenizer
 
 
@@ -79,13 +79,13 @@ async def measure_latency(
 ) -> LatencyReport:
     """Run ``cfg`` end to end and save ``folder/latency.json`` (partial on interruption).
 
-    ``cfg.seed`` None draws a fresh seed for the strict prompts (recorded; docs/timing.md).
+    The strict prompts derive from ``cfg.seed`` (drawn by ``from_profile`` unless given;
+    recorded; docs/timing.md).
     ``state``, when given, is filled with the raw measurements (repeats pool them).
     ``self_test`` replaces the quick client self-check (a seam for tests; default: the real
     one against the simulator, when ``cfg.calibrate``).
     Raises UnreachableError when the server never gets ready (nothing is saved then:
     nothing was measured), and re-raises whatever stopped the run after saving."""
-    cfg = with_seed(cfg)
     hooks.seed(cfg)
     tok = tokenizer or load_tokenizer(cfg.tokenizer, server_url=cfg.url, model=cfg.model)
     state = state if state is not None else LatencyState()
@@ -181,10 +181,10 @@ async def measure_latency_repeats(
     (harness/latency/repeats.py, docs/compare.md).
 
     Each repetition draws its own strict prompts: repetition i's seed is
-    ``repeat_seed(base, i)``, ``base`` being ``cfg.seed`` or a fresh draw (recorded), so
-    ``--seed base`` replays the whole set and repetition i alone replays with its seed."""
-    cfg = with_seed(cfg)
-    base = cfg.prompt_seed
+    ``repeat_seed(base, i)``, ``base`` being ``cfg.seed`` (given, or drawn by ``from_profile``;
+    recorded), so ``--seed base`` replays the whole set and repetition i alone replays with
+    its seed."""
+    base = cfg.seed
     tok = tokenizer or load_tokenizer(cfg.tokenizer, server_url=cfg.url, model=cfg.model)
     states: list[LatencyState] = []
     reports: list[LatencyReport] = []
@@ -224,7 +224,7 @@ async def measure_latency_repeats(
     summary = summarize_repeats(reports, folders)
     summary.seed = base
     summary.seeds = seeds
-    summary.provenance = provenance
+    summary.provenance = pooled.provenance  # with what the pooled analysis learnt
     summary.save(folder)
     return pooled, summary
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from rich.console import Console
 
@@ -27,6 +27,7 @@ from harness.latency.repeats import RepeatsReport
 from harness.latency.report import LatencyReport
 from harness.profiles import Profile
 from harness.verdict import Judgement
+from harness.view.summary import KindSummary
 
 if TYPE_CHECKING:
     from harness.latency.core import LatencyHooks
@@ -95,6 +96,13 @@ def compare(
     )
 
 
+def summary() -> KindSummary[LatencyReport, Any]:
+    """Its ledger fields, cells, summary lines and gate.json figures (latency/summary.py)."""
+    from harness.latency.summary import SUMMARY
+
+    return SUMMARY
+
+
 KIND: MeasurementKind[LatencyConfig, LatencyOverrides, LatencyReport, LatencyHooks] = (
     MeasurementKind(
         name="latency",
@@ -112,5 +120,6 @@ KIND: MeasurementKind[LatencyConfig, LatencyOverrides, LatencyReport, LatencyHoo
         console=KindConsole(hooks=console_hooks, render=render),
         compare=KindCompare(load_extra=repeats_beside, differences=differences, compare=compare),
         views=latency_views.sections,
+        summary=summary,
     )
 )

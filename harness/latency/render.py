@@ -132,7 +132,7 @@ class ConsoleHooks(SpinnerAndBars, LatencyHooks):
         self.console.print(f"[bold]repeat {index}/{total}[/]")
 
     def seed(self, cfg: LatencyConfig) -> None:
-        if cfg.mode != "official" and cfg.seed is not None:
+        if cfg.mode != "official":
             self.console.print(seed_line(cfg.seed, cfg.seed_drawn))
 
     def bucket(self, mode: str, bucket: Bucket) -> None:

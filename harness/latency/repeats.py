@@ -30,7 +30,7 @@ from rich.table import Table
 
 from harness.latency.report import LatencyReport
 from harness.latency.state import LatencyState
-from harness.runs import Migration, Report
+from harness.report_base import Migration, Report
 
 REPEAT_DIR = "repeat-{i}"
 R = TypeVar("R")

@@ -8,9 +8,9 @@ from pydantic import BaseModel, Field
 
 from harness.attribution import AttributionSection
 from harness.latency.network_report import NetworkSection, RowConn
+from harness.report_base import Migration, Report
+from harness.report_base import RequestRow as BaseRequestRow
 from harness.risk import RiskFlag, migrate_flags
-from harness.runs import Migration, Report
-from harness.runs import RequestRow as BaseRequestRow
 from harness.stats import Dist as Dist  # re-exported: the one distribution type
 from harness.usage import UsageCheck
 

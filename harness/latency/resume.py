@@ -23,11 +23,12 @@ from pathlib import Path
 from pydantic import BaseModel, Field
 
 from harness.errors import UsageError
-from harness.flags import OUT, Target
 from harness.latency.config import LatencyConfig, LatencyOverrides
 from harness.latency.report import LatencyReport
 from harness.latency.state import LatencyState
-from harness.runs import Provenance, load_report
+from harness.provenance import Provenance
+from harness.report_base import load_report
+from harness.target import OUT, Target
 
 RESUME = "--resume"
 FORCE = "--force"
@@ -121,7 +122,7 @@ def resume_from(cfg: LatencyConfig, partial: LatencyReport, folder: Path) -> Res
         if key in old and old[key] != new[key]:
             _differs(folder, key, old[key], new[key])
     seed = old.get("seed")
-    if cfg.seed is not None and isinstance(seed, int) and cfg.seed != seed:
+    if not cfg.seed_drawn and isinstance(seed, int) and cfg.seed != seed:
         _differs(folder, "--seed", seed, cfg.seed)
     if isinstance(seed, int):
         cfg = replace(cfg, seed=seed, seed_drawn=old.get("seed_source") == "drawn")

@@ -151,7 +151,7 @@ async def run_strict_bucket(
             encode_body(
                 strict_body(
                     cfg,
-                    exact_prompt(tok, bucket.prompt_tokens, seed=cfg.prompt_seed, index=offset + i),
+                    exact_prompt(tok, bucket.prompt_tokens, seed=cfg.seed, index=offset + i),
                     bucket,
                     model,
                 )
@@ -284,11 +284,9 @@ async def run_probes(
                 label = "the official filler"
             else:
                 index = t.row.index + cfg.warmup  # warm-up prompts come first
-                prompt = exact_prompt(
-                    tok, t.bucket.prompt_tokens, seed=cfg.prompt_seed, index=index
-                )
+                prompt = exact_prompt(tok, t.bucket.prompt_tokens, seed=cfg.seed, index=index)
                 body = strict_body(cfg, prompt, t.bucket, model)
-                label = f"strict prompt #{index} of seed {cfg.prompt_seed}"
+                label = f"strict prompt #{index} of seed {cfg.seed}"
             state.usage_checks.append(
                 await probe_usage(
                     session,

@@ -12,22 +12,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from harness.argtypes import LIMIT_HELP, positive_int, quality_limit
 from harness.data.layout import DATA_DIR_ENV, default_data_dir
 from harness.data.punkt import default_nltk_data
 from harness.errors import ConfigError
-from harness.flags import (
-    LIMIT_HELP,
-    Overrides,
-    Target,
-    option,
-    positive_int,
-    quality_limit,
-    ready_timeout,
-    seconds,
-    wait_for_start,
-)
+from harness.flags import option, ready_timeout, seconds, wait_for_start
+from harness.overrides import Overrides
 from harness.profiles import Benchmark, Profile, QualitySpec
 from harness.prompts import fresh_seed
+from harness.target import Target
 
 DATA_ROUTE_ENV = "HARNESS_DATA_ROUTE"
 DATA_ROUTES = ("auto", "hf-cache", "jsonl")

@@ -24,10 +24,10 @@ from pathlib import Path
 from harness.data.samples import SAMPLE_KEY, SAMPLE_REASON, sample_files
 from harness.errors import EXIT_FAIL, EXIT_INCOMPLETE, EXIT_OK
 from harness.manifest.record import record_manifest
+from harness.provenance import Provenance
 from harness.quality.config import QualityConfig
 from harness.quality.hooks import NO_HOOKS, QualityHooks
 from harness.quality.report import QualityReport
-from harness.runs import Provenance
 
 OFFLINE_VARS = ("HF_DATASETS_OFFLINE", "HF_HUB_OFFLINE", "TRANSFORMERS_OFFLINE")
 

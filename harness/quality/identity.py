@@ -19,7 +19,7 @@ from datetime import UTC, datetime
 
 from harness.client.fingerprint import take_fingerprint_and_metrics
 from harness.client.metrics import MetricsSnapshot
-from harness.runs import ServerFingerprint
+from harness.provenance import ServerFingerprint
 
 START_METRIC = "process_start_time_seconds"
 IDENTITY_TIMEOUT_S = 10.0

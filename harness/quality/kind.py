@@ -29,6 +29,7 @@ from harness.quality.samples import read_samples
 from harness.throughput.gate_rules import correctness_rules
 from harness.throughput.report import ThroughputReport
 from harness.verdict import Judgement
+from harness.view.summary import KindSummary
 
 if TYPE_CHECKING:
     from harness.quality.hooks import QualityHooks
@@ -111,6 +112,13 @@ def render(console: Console, report: QualityReport, folder: str) -> None:
     console.print(f"run folder: {folder}")
 
 
+def summary() -> KindSummary[QualityReport, Any]:
+    """Its ledger fields, cells, summary lines and gate.json figures (quality/summary.py)."""
+    from harness.quality.summary import SUMMARY
+
+    return SUMMARY
+
+
 KIND: MeasurementKind[QualityConfig, QualityOverrides, QualityReport, QualityHooks] = (
     MeasurementKind(
         name="quality",
@@ -128,5 +136,6 @@ KIND: MeasurementKind[QualityConfig, QualityOverrides, QualityReport, QualityHoo
         console=KindConsole(hooks=console_hooks, render=render),
         compare=KindCompare(load_extra=samples_beside, differences=differences, compare=compare),
         views=quality_views.sections,
+        summary=summary,
     )
 )

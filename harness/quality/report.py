@@ -6,7 +6,7 @@ from typing import Any, ClassVar, Literal
 
 from pydantic import BaseModel, Field
 
-from harness.runs import Migration, Report
+from harness.report_base import Migration, Report
 
 SCORE_DIGITS = 4  # the grader saves and judges round(score, 4): 0.62096 passes 0.621
 

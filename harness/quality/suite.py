@@ -6,6 +6,7 @@ from __future__ import annotations
 import time
 
 from harness.data.hf_cache import DataRoute
+from harness.provenance import with_facts
 from harness.quality.config import QualityConfig
 from harness.quality.decide import run_decided
 from harness.quality.hooks import QualityHooks
@@ -28,7 +29,7 @@ def run_benchmarks(
     lm-eval's offline environment: this is only the benchmarks. The answer cache reuses
     only answers ``identity`` gave (resume.py)."""
     report.server_fingerprint = identity.label()
-    report.provenance.tokenizer = cfg.profile.server.tokenizer
+    report.provenance = with_facts(report.provenance, tokenizer=cfg.profile.server.tokenizer)
     task_manager = task_manager_for(cfg, route, report)
     cache = open_answers(
         cfg.folder,

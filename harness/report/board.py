@@ -1,7 +1,7 @@
 """The ledger arranged for display: groups, each with its own ★ best, frontier and waterfall.
 
 Reads what sits beside the reports in each run folder (the ``hidden`` marker,
-``manifest.json``) and the profiles' latency specs; the decisions themselves are
+``manifest.json``) and the runs' profiles; the decisions themselves are
 the pure functions of ``experiment`` (grouping), ``eligibility`` (who competes),
 ``fold`` (folders that measure nothing), ``changes`` (what changed) and
 ``frontier``.
@@ -15,7 +15,7 @@ from functools import cache
 from pathlib import Path
 
 from harness.errors import HarnessError
-from harness.profiles import LatencySpec, load_profile
+from harness.profiles import Profile, load_profile
 from harness.report.changes import Settings, read_settings, step_changes, what_changed
 from harness.report.eligibility import why_not
 from harness.report.entry import LedgerEntry
@@ -26,12 +26,12 @@ from harness.report.hidden import is_hidden
 
 
 @cache
-def latency_spec(profile: str | None) -> LatencySpec | None:
-    """The profile's latency spec by name (None: no such profile here, or no latency)."""
+def profile_named(profile: str | None) -> Profile | None:
+    """The profile by name (None: no such profile here)."""
     if not profile:
         return None
     try:
-        return load_profile(profile).latency
+        return load_profile(profile)
     except HarnessError:
         return None
 
@@ -105,7 +105,7 @@ def arrange(
         reasons = {
             e.id: r
             for e in g.entries
-            if (r := why_not(e, latency_spec(e.profile), hidden=e.id in hidden))
+            if (r := why_not(e, profile_named(e.profile), hidden=e.id in hidden))
         }
         fr = frontier([e for e in g.entries if e.id not in reasons])
         diffs = step_changes(fr.points, settings)

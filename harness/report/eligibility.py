@@ -1,79 +1,38 @@
 """Whether a run may be the ★ best, join the frontier and the waterfall: why not, in words (pure).
 
-A run competes only when it was measured the way the grader measures
-(docs/report.md, "Which runs are ranked"): a complete report (not interrupted),
-every latency bucket of its profile, an official-mode score, the profile's runs
-and warm-ups (``harness/latency/procedure.py: official_procedure``), no
-``--until-ci`` early stop, and not hidden. A run that fails any of these stays in
-the table with the reasons; it is never ★. Grouping (harness/report/experiment.py)
-decides which runs it is compared with.
+A run competes only when its ranked score (the registry's ranking kind: latency's) was
+measured the way the grader measures (docs/report.md, "Which runs are ranked"): the
+ranking kind's summary facet says what that takes (``not_ranked``: for latency a complete
+report, every bucket of its profile, an official-mode score, the profile's runs and
+warm-ups, no ``--until-ci`` early stop; harness/latency/ranking.py), and the run is not
+hidden. A run that fails any of these stays in the table with the reasons; it is never ★.
+Grouping (harness/report/experiment.py) decides which runs it is compared with.
 """
 
 from __future__ import annotations
 
-from harness.latency.procedure import official_procedure
-from harness.profiles import LatencySpec
-from harness.report.entry import BucketMedian, LedgerEntry
+from harness.profiles import Profile
+from harness.report.entry import LedgerEntry
+from harness.report.parts import ranked_kind
 
 HIDDEN = "hidden"
-NO_SCORE = "no latency score"
 
 
-def _partial(e: LedgerEntry, scored: list[BucketMedian]) -> str:
-    """``partial: medium 8/50`` (the buckets cut short), else ``partial (interrupted)``."""
-    runs = e.procedure.runs if e.procedure else None
-    if runs is not None:
-        short = [
-            f"{b.name} {b.n_ok + b.n_failed}/{runs}" for b in scored if b.n_ok + b.n_failed < runs
-        ]
-        if short:
-            return "partial: " + ", ".join(short)
-    return "partial (interrupted)"
+def no_score() -> str:
+    """``no latency score``: the run has no score of the ranking kind."""
+    found = ranked_kind()
+    return f"no {found[0].name} score" if found is not None else "no score"
 
 
-def _buckets(e: LedgerEntry, scored: list[BucketMedian], spec: LatencySpec) -> str | None:
-    expected = [b.name for b in spec.buckets]
-    have = {b.name for b in scored if b.median_ms is not None}
-    missing = [n for n in expected if n not in have]
-    if not missing:
-        return None
-    got = len(expected) - len(missing)
-    return f"{got} of {len(expected)} buckets (no {', '.join(missing)})"
-
-
-def _procedure(e: LedgerEntry, spec: LatencySpec | None) -> str | None:
-    p = e.procedure
-    if p is None:
-        return None  # an older report without settings: not judged (as the gate does)
-    judged = spec is not None and p.runs is not None
-    if judged and spec and not official_procedure(p.runs, p.warmup, p.buckets, spec):
-        if (p.runs, p.warmup) != (spec.runs, spec.warmup):
-            return f"{p.runs} runs / {p.warmup} warm-up (the grader: {spec.runs} / {spec.warmup})"
-        return None  # only the buckets differ: _buckets says which
-    if p.official is False:
-        if p.until_ci is not None:
-            return f"--until-ci {p.until_ci:g} stopped early: an estimate"
-        return "not the grader's procedure"
-    return None
-
-
-def why_not(e: LedgerEntry, spec: LatencySpec | None, *, hidden: bool = False) -> list[str]:
-    """The reasons ``e`` may not be ranked (empty: it competes). ``spec``: its profile's
-    latency spec (None: the profile is unknown here; its buckets and runs are not judged)."""
+def why_not(e: LedgerEntry, profile: Profile | None, *, hidden: bool = False) -> list[str]:
+    """The reasons ``e`` may not be ranked (empty: it competes). ``profile``: its profile
+    (None: unknown here; what it asks of a run is not judged)."""
     out = [HIDDEN] if hidden else []
     if e.score is None:
-        return [*out, NO_SCORE]
-    mode = e.score_mode or "official"
-    scored = list(e.medians(mode).values())
-    if not e.complete:
-        out.append(_partial(e, scored))
-    if mode == "strict":
-        out.append("strict score only (the grader times official requests)")
-    if spec is not None:
-        missing = _buckets(e, scored, spec)
-        if missing:
-            out.append(missing)
-    procedure = _procedure(e, spec)
-    if procedure:
-        out.append(procedure)
+        return [*out, no_score()]
+    found = ranked_kind()
+    if found is not None:
+        kind, facet = found
+        if facet.not_ranked is not None:
+            out += facet.not_ranked(e.parts[kind.name], e.complete, profile)
     return out

@@ -13,22 +13,37 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    SerializationInfo,
+    SerializeAsAny,
+    SerializerFunctionWrapHandler,
+    field_validator,
+    model_serializer,
+    model_validator,
+)
 
-from harness.conformance.model import CheckReport, Result
 from harness.gate.report import GateReport
-from harness.latency.report import LatencyReport
-from harness.quality.report import QualityReport
 from harness.report.folder import RunFiles, read_run
+from harness.report.parts import (
+    P,
+    empty_parts,
+    model_named,
+    parts_of,
+    ranked,
+    ranked_flags,
+    split_parts,
+)
 from harness.risk import RiskFlag, migrate_flags
-from harness.throughput.report import ThroughputReport
-from harness.vlm.report import VlmReport
+from harness.view.summary import RankedScore, ScoreMode
 
 Verdict = Literal["PASS", "FAIL", "INCOMPLETE"]
 # 2: flags are typed RiskFlag records (1: their texts); 3: experiment, the server's engine and
 # version, the latency procedure (older lines are re-read from their folders)
 LEDGER_SCHEMA_VERSION = 3
-_STAMP = re.compile(r"^\d{8}-\d{6}-")  # harness.runs.new_run_folder's prefix
+_STAMP = re.compile(r"^\d{8}-\d{6}-")  # harness.run_folder.new_run_folder's prefix
 
 
 class ServerFingerprint(BaseModel):
@@ -43,42 +58,6 @@ class ServerFingerprint(BaseModel):
     def label(self) -> str:
         models = ", ".join(self.models)
         return " · ".join(x for x in (self.url, models, self.build) if x) or "—"
-
-
-class BucketMedian(BaseModel):
-    model_config = ConfigDict(extra="ignore")
-
-    name: str
-    mode: Literal["official", "strict"]
-    median_ms: float | None = None
-    baseline_ms: float | None = None
-    speedup: float | None = None
-    n_ok: int = 0
-    n_failed: int = 0
-
-
-class Procedure(BaseModel):
-    """How latency was measured (its ``settings``): what decides whether it is the grader's."""
-
-    model_config = ConfigDict(extra="ignore")
-
-    runs: int | None = None  # timed requests per bucket
-    warmup: int | None = None
-    buckets: list[str] = Field(default_factory=list)
-    official: bool | None = None  # the report's own ``official_procedure`` (None: not recorded)
-    until_ci: float | None = None  # --until-ci PCT (buckets may stop early: an estimate)
-
-
-class QualityScore(BaseModel):
-    model_config = ConfigDict(extra="ignore")
-
-    name: str
-    title: str
-    metric: str = ""
-    score: float | None = None
-    threshold: float | None = None
-    passed: bool | None = None
-    n: int = 0
 
 
 class LedgerEntry(BaseModel):
@@ -98,22 +77,35 @@ class LedgerEntry(BaseModel):
     recorded_at: str = Field(default_factory=lambda: datetime.now(UTC).isoformat())
     reports: list[str] = Field(default_factory=list)  # the report files present
     complete: bool = True  # False when any present report is partial
-    buckets: list[BucketMedian] = Field(default_factory=list)
-    score: float | None = None
-    score_ci95: tuple[float, float] | None = None
-    score_mode: Literal["official", "strict"] | None = None
-    procedure: Procedure | None = None  # latency's settings (None: no latency or none recorded)
-    strict_score: float | None = None
-    quality: list[QualityScore] = Field(default_factory=list)
-    quality_limit: float | None = None
-    checks_total: int | None = None
-    checks_failed: int | None = None
-    throughput_score: float | None = None
-    vlm: dict[str, Any] | None = None  # AICAS: score, its terms, avg TTFT, avg tok/s, accuracy
+    # each kind's fields by kind name (its summary facet's ``part``, harness/view/summary.py):
+    # flat keys of the line, written after ``complete``; every kind's, its defaults when absent
+    parts: dict[str, SerializeAsAny[BaseModel]] = Field(default_factory=empty_parts, exclude=True)
     verdict: Verdict | None = None  # None: not gated yet
     reasons: list[str] = Field(default_factory=list)
     flags: list[RiskFlag] = Field(default_factory=list)
     problems: list[str] = Field(default_factory=list)  # unreadable report files
+
+    @model_validator(mode="before")
+    @classmethod
+    def _kind_parts(cls, data: Any) -> Any:
+        """A line's (or the constructor's) flat keys → each kind's part."""
+        return split_parts(data) if isinstance(data, dict) else data
+
+    @model_serializer(mode="wrap")
+    def _flat(self, handler: SerializerFunctionWrapHandler, info: SerializationInfo) -> Any:
+        data = handler(self)
+        if not isinstance(data, dict):
+            return data
+        kinds: dict[str, Any] = {}
+        for part in self.parts.values():
+            kinds.update(part.model_dump(mode=info.mode))
+        head = list(data)
+        cut = head.index("complete") + 1 if "complete" in head else len(head)
+        return {
+            **{k: data[k] for k in head[:cut]},
+            **kinds,
+            **{k: data[k] for k in head[cut:]},
+        }
 
     @field_validator("flags", mode="before")
     @classmethod
@@ -136,8 +128,27 @@ class LedgerEntry(BaseModel):
         """The name, or the folder name without its time stamp (tables show the time beside it)."""
         return self.name or _STAMP.sub("", self.id) or self.id
 
-    def medians(self, mode: str) -> dict[str, BucketMedian]:
-        return {b.name: b for b in self.buckets if b.mode == mode}
+    def part(self, cls: type[P]) -> P:
+        """One kind's fields (its summary facet's ``part`` class); its defaults when absent."""
+        found = next((p for p in self.parts.values() if isinstance(p, cls)), None)
+        return found if found is not None else cls()
+
+    @property
+    def ranked(self) -> RankedScore:
+        """The score the ledger ranks runs by: the ranking kind's (harness/view/summary.py)."""
+        return ranked(self.parts)
+
+    @property
+    def score(self) -> float | None:
+        return self.ranked.score
+
+    @property
+    def score_ci95(self) -> tuple[float, float] | None:
+        return self.ranked.ci95
+
+    @property
+    def score_mode(self) -> ScoreMode | None:
+        return self.ranked.mode
 
     def to_line(self) -> str:
         data = self.model_dump(mode="json")
@@ -145,50 +156,10 @@ class LedgerEntry(BaseModel):
         return json.dumps(data, ensure_ascii=False, separators=(",", ":"))
 
 
-def _buckets(latency: LatencyReport | None) -> list[BucketMedian]:
-    if latency is None:
-        return []
-    return [
-        BucketMedian(
-            name=b.name,
-            mode=b.mode,
-            median_ms=b.median_ms,
-            baseline_ms=b.baseline_ms,
-            speedup=b.speedup,
-            n_ok=b.n_ok,
-            n_failed=b.n_failed,
-        )
-        for b in [*latency.official, *latency.strict]
-    ]
-
-
-def _quality(quality: QualityReport | None) -> list[QualityScore]:
-    if quality is None:
-        return []
-    return [
-        QualityScore(
-            name=b.name,
-            title=b.title or b.name,
-            metric=b.metric,
-            score=b.score,
-            threshold=b.threshold,
-            passed=b.passed,
-            n=b.n,
-        )
-        for b in quality.benchmarks
-    ]
-
-
 def _reasons(gate: GateReport | None) -> list[str]:
     if gate is None:
         return []
     return [("✗ " if r.blocking else "") + r.text for r in gate.reasons]
-
-
-def _checks(check: CheckReport | None) -> tuple[int | None, int | None]:
-    if check is None:
-        return None, None
-    return len(check.checks), sum(c.result is Result.FAIL for c in check.checks)
 
 
 def _started(run: RunFiles) -> str:
@@ -217,9 +188,8 @@ def _fingerprint(run: RunFiles) -> ServerFingerprint:
         if build is None and server is not None and server.taken:
             build = server.label()
             engine, version = server.engine, server.version
-    quality = run.get(QualityReport)
-    if not models and quality is not None and quality.model:
-        models.append(quality.model)
+    if not models:  # the model a report names (quality's), when provenance names none
+        models += model_named(run)[:1]
     return ServerFingerprint(url=url, models=models, build=build, engine=engine, version=version)
 
 
@@ -234,42 +204,17 @@ def _recorded(run: RunFiles) -> tuple[str | None, str, str | None]:
     return name, note, experiment
 
 
-def _int(value: object) -> int | None:
-    return value if isinstance(value, int) and not isinstance(value, bool) else None
-
-
-def _procedure(latency: LatencyReport | None) -> Procedure | None:
-    if latency is None or not latency.settings:
-        return None
-    s = latency.settings
-    buckets = s.get("buckets")
-    official = s.get("official_procedure")
-    return Procedure(
-        runs=_int(s.get("runs")),
-        warmup=_int(s.get("warmup")),
-        buckets=[str(b) for b in buckets] if isinstance(buckets, list) else [],
-        official=official if isinstance(official, bool) else None,
-        until_ci=until if isinstance(until := s.get("until_ci"), int | float) else None,
-    )
-
-
 def build_entry(run: RunFiles, *, name: str | None = None, note: str = "") -> LedgerEntry:
     """Summarise a read run folder. Pure apart from the folder's mtime fallback.
 
     Without ``name``/``note`` (a folder indexed later), the name and note its
-    commands were run with are taken from their provenance.
+    commands were run with are taken from their provenance. Each kind's fields come
+    from its summary facet (harness/report/parts.py).
     """
-    latency, quality = run.get(LatencyReport), run.get(QualityReport)
-    gate, check = run.get(GateReport), run.get(CheckReport)
-    throughput = run.get(ThroughputReport)
+    gate = run.get(GateReport)
     profile = next((p for rep in run.reports.values() if (p := rep.provenance.profile)), None)
-    # The gate's flags already include latency's; before gating, show latency's own.
-    flags = list(gate.flags) if gate is not None else list(latency.flags) if latency else []
-    buckets = _buckets(latency)
-    score_mode = None
-    if latency is not None and latency.score is not None:
-        score_mode = "official" if any(b.mode == "official" for b in buckets) else "strict"
-    total, failed = _checks(check)
+    # The gate's flags already include the ranked kind's; before gating, show its own.
+    flags = list(gate.flags) if gate is not None else ranked_flags(run)
     recorded_name, recorded_note, experiment = _recorded(run)
     return LedgerEntry(
         id=run.folder.name,
@@ -281,46 +226,12 @@ def build_entry(run: RunFiles, *, name: str | None = None, note: str = "") -> Le
         time=_started(run),
         reports=run.present,
         complete=all(rep.complete for rep in run.reports.values()),
-        buckets=buckets,
-        score=latency.score if latency else None,
-        score_ci95=latency.score_ci95 if latency else None,
-        score_mode=score_mode,
-        procedure=_procedure(latency),
-        strict_score=latency.strict_score if latency else None,
-        quality=_quality(quality),
-        quality_limit=float(quality.limit) if quality and quality.limit is not None else None,
-        checks_total=total,
-        checks_failed=failed,
-        throughput_score=throughput.score if throughput else None,
-        vlm=_vlm(run.get(VlmReport)),
+        parts=parts_of(run),
         verdict=gate.verdict.value if gate else None,
         reasons=_reasons(gate),
         flags=flags,
         problems=list(run.problems),
     )
-
-
-def _vlm(vlm: VlmReport | None) -> dict[str, Any] | None:
-    """The AICAS figures of ``vlm.json``: the official means and the official-baseline score."""
-    if vlm is None:
-        return None
-    official = vlm.score("official")
-    acc = vlm.accuracy
-    return {
-        "mode": vlm.mode,
-        "avg_ttft_ms": vlm.avg_ttft_ms,
-        "avg_tok_s": vlm.avg_throughput_tokens_per_sec,
-        "counted": vlm.counted,
-        "samples": len(vlm.samples),
-        "score": official.score if official else None,
-        "terms": [
-            official.accuracy_term if official else None,
-            official.ttft_term if official else None,
-            official.throughput_term if official else None,
-        ],
-        "accuracy": acc.headline_value if acc else None,
-        "accuracy_name": acc.headline if acc else None,
-    }
 
 
 def entry_for_folder(folder: Path, *, name: str | None = None, note: str = "") -> LedgerEntry:

@@ -1,35 +1,49 @@
 """Folders that measure nothing (only ``check``, ``package`` or ``submit`` reports) are folded.
 
-They are not ledger rows (a row of dashes named "check" says nothing about
-speed or quality): the ledger shows one line counting them, e.g. "3 check,
-2 package, 1 submit folders". A gated folder is a row, whatever it holds.
+They are not ledger rows (a row of dashes named after the conformance check says nothing
+about speed or quality): the ledger shows one line counting them, e.g. "3 check,
+2 package, 1 submit folders". A gated folder is a row, whatever it holds. Which kinds
+measure nothing their record says: no summary facet, or one that is no ledger row
+(harness/view/summary.py: ``ledger_row``).
 """
 
 from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Iterable, Sequence
+from functools import cache
 from pathlib import Path
 
+from harness.kinds.registry import KINDS, AnyKind
 from harness.report.entry import LedgerEntry
 from harness.report.folder import is_run_folder
 
-# the reports of folders that measure nothing (conformance, the image archive, the upload)
-NON_MEASURING = frozenset({"check.json", "package.json"})
 SUBMIT_FILENAME = "submit.json"  # submit is not a measurement kind: no ledger entry
-ORDER = ("check", "package", "submit")
+SUBMIT = "submit"
+
+
+@cache
+def non_measuring() -> tuple[AnyKind, ...]:
+    """The kinds whose reports alone make no ledger row (conformance, the image archive)."""
+    return tuple(k for k in KINDS if k.summary is None or not k.summary().ledger_row)
+
+
+def _order() -> tuple[str, ...]:
+    return (*(k.name for k in non_measuring()), SUBMIT)
 
 
 def measures(e: LedgerEntry) -> bool:
     """Whether the run measured anything a ledger row shows (or was gated)."""
-    return bool(e.reports) and not set(e.reports) <= NON_MEASURING
+    return bool(e.reports) and not set(e.reports) <= {k.filename for k in non_measuring()}
 
 
 def folded_kind(e: LedgerEntry, root: Path | None = None) -> str:
-    """What a folded folder is: submit (an upload beside its package), package or check."""
+    """What a folded folder is: submit (an upload beside its package), else its last kind in
+    the registry's order (package, then check)."""
     if root is not None and (root / e.id / SUBMIT_FILENAME).is_file():
-        return "submit"
-    return "package" if "package.json" in e.reports else "check"
+        return SUBMIT
+    present = [k.name for k in non_measuring() if k.filename in e.reports]
+    return present[-1] if present else non_measuring()[0].name
 
 
 def submit_folders(root: Path) -> list[str]:
@@ -46,7 +60,8 @@ def fold_line(kinds: Iterable[str]) -> str:
     counts = Counter(kinds)
     if not counts:
         return ""
-    names = sorted(counts, key=lambda k: (ORDER.index(k) if k in ORDER else len(ORDER), k))
+    order = _order()
+    names = sorted(counts, key=lambda k: (order.index(k) if k in order else len(order), k))
     noun = "folder" if sum(counts.values()) == 1 else "folders"
     return ", ".join(f"{counts[k]} {k}" for k in names) + f" {noun}"
 

@@ -1,4 +1,4 @@
-"""A run folder's reports, typed, through the one reader (``harness.runs.load_report``).
+"""A run folder's reports, typed, through the one reader (``harness.report_base.load_report``).
 
 ``report`` must show whatever a run left behind: a missing file is simply
 absent, and a file this harness cannot read (broken JSON, another schema, a
@@ -15,7 +15,7 @@ from pathlib import Path
 from harness.errors import HarnessError, UsageError
 from harness.gate.report import GateReport
 from harness.kinds.registry import KINDS
-from harness.runs import R, Report, load_report
+from harness.report_base import R, Report, load_report
 
 # The reports ``harness report`` reads, in display order: every measurement kind's
 # (harness/kinds/registry.py), then the gate's verdict.

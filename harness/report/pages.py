@@ -6,20 +6,19 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from harness import __version__
-from harness.latency.report import LatencyReport
-from harness.latency.views import bucket_chart, distribution_chart, samples
-from harness.quality.views import score_chart
 from harness.report import html
 from harness.report.board import Board, GroupView
 from harness.report.entry import LedgerEntry
 from harness.report.folder import read_run
+from harness.report.parts import report_of, summaries
 from harness.report.plots import score_over_runs, waterfall_chart
 from harness.report.render import best_text, fold_text, frontier_text
-from harness.report.sections import quality_scores, run_sections, summary
+from harness.report.sections import run_sections, summary
 from harness.report.table import VERDICT_TONE, ledger_table
 from harness.view import fmt
 from harness.view.chart import Chart
-from harness.view.model import Figure, Section, section, text
+from harness.view.model import Block, Figure, Section, section, text
+from harness.view.summary import LatestRun
 
 
 def _stamp(now: datetime | None) -> str:
@@ -32,15 +31,15 @@ def _figure(chart: Chart | None) -> Figure | None:
 
 
 def _latest(e: LedgerEntry, best: LedgerEntry | None, root: Path) -> Section:
-    """The newest run beside the best: verdict, reasons, flags, buckets, distributions, quality."""
-    series = [(f"latest: {e.label()}", list(e.medians(e.score_mode or "official").values()))]
-    if best is not None and best.id != e.id:
-        series.append(
-            (f"best: {best.label()}", list(best.medians(best.score_mode or "official").values()))
-        )
-    latency = read_run(root / e.id).get(LatencyReport)
-    per_mode = {m: s for m in ("official", "strict") if (s := samples(latency, m))}
-    baselines = {b.name: b.baseline_ms for b in e.buckets if b.baseline_ms is not None}
+    """The newest run beside the best: verdict, reasons, flags, then each kind's figures of
+    it (harness/view/summary.py: ``latest``; latency's buckets, quality's scores)."""
+    run = read_run(root / e.id)
+    figures: list[Block | None] = []
+    for k, s in summaries():
+        if s.latest is None:
+            continue
+        other = (best.label(), best.parts[k.name]) if best is not None and best.id != e.id else None
+        figures += s.latest(LatestRun(e.label(), report_of(run, k), e.parts[k.name], other))
     verdict = e.verdict or f"{fmt.DASH} (not gated: run harness gate RUN_DIR)"
     return section(
         "latest",
@@ -48,10 +47,7 @@ def _latest(e: LedgerEntry, best: LedgerEntry | None, root: Path) -> Section:
         text(f"verdict: {verdict}", tone=VERDICT_TONE.get(e.verdict or "", "plain")),
         text(*e.reasons, bullets=True),
         text(*(f.text for f in e.flags), tone="warn", bullets=True),
-        _figure(bucket_chart(series)),
-        _figure(distribution_chart(per_mode, baselines, f"Latency distributions: {e.label()}")),
-        _figure(score_chart(e.quality)),
-        quality_scores(e),
+        *figures,
     )
 
 

@@ -4,11 +4,14 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from datetime import datetime
+from typing import Any
 
 from harness.report.eligibility import HIDDEN
 from harness.report.entry import LedgerEntry
+from harness.report.parts import summaries
 from harness.view import fmt
 from harness.view.model import Cell, Column, Row, Table, Tone
+from harness.view.summary import LedgerColumn
 
 BEST_MARK = "★"
 VERDICT_TONE: dict[str, Tone] = {"PASS": "good", "FAIL": "bad", "INCOMPLETE": "warn"}
@@ -35,17 +38,15 @@ def status(e: LedgerEntry) -> str:
     return "invalid" + (f", {risk}" if risk else "")
 
 
-def _quality_cell(e: LedgerEntry, name: str) -> str:
-    found = next((q for q in e.quality if q.name == name), None)
-    if found is None:
-        return fmt.DASH
-    mark = "" if found.passed is None else ("✓" if found.passed else "✗")
-    return fmt.num(found.score, ".2f") + mark
-
-
-def _vlm_score(e: LedgerEntry) -> str:
-    score = e.vlm.get("score") if e.vlm else None
-    return fmt.num(score, ".3f") if isinstance(score, int | float) else fmt.DASH
+def kind_columns(entries: Sequence[LedgerEntry]) -> list[tuple[str, LedgerColumn[Any]]]:
+    """(kind name, column) for every kind's columns over these runs, in the table's order."""
+    details: list[tuple[str, LedgerColumn[Any]]] = []
+    scores: list[tuple[str, LedgerColumn[Any]]] = []
+    for k, s in summaries():
+        parts = [e.parts[k.name] for e in entries]
+        details += [(k.name, c) for c in s.columns(parts)]
+        scores += [(k.name, c) for c in s.score_columns(parts)]
+    return details + scores
 
 
 def ledger_table(
@@ -68,22 +69,13 @@ def ledger_table(
         if r and i in by_id and (by_id[i].score is not None or HIDDEN in r)
     }
     diffs = changes or {}
-    bucket_names: list[str] = []
-    bench: dict[str, str] = {}
-    # bucket columns in the order of the run measuring the most of them (the profile's)
-    for e in sorted(entries, key=lambda e: -len(e.buckets)):
-        mode = e.score_mode or "official"
-        bucket_names += [b.name for b in e.buckets if b.mode == mode and b.name not in bucket_names]
-        for q in e.quality:
-            bench.setdefault(q.name, q.title)
+    # each kind's columns (harness/view/summary.py): its details (bucket medians, benchmarks)
+    # after the ranked score, its own score (once any run has one) after every kind's details
+    kinds = kind_columns(entries)
     # the server build, once any run took a fingerprint: different builds side by side show it
     builds = any(e.server.build for e in entries)
     headers = ["time", "run", *(["server"] if builds else []), "note", "verdict", "score"]
-    # the other kinds' headline numbers, once any run has one
-    tput = any(e.throughput_score is not None for e in entries)
-    vlm = any(e.vlm is not None for e in entries)
-    headers += [*bucket_names, *bench.values()]
-    headers += [*(["tok/s score"] if tput else []), *(["VLM score"] if vlm else []), "status"]
+    headers += [c.header for _, c in kinds] + ["status"]
     headers += [NOT_RANKED] if why else []
     rows: list[Row] = []
     for e in sorted(entries, key=lambda e: (e.time, e.id), reverse=True):
@@ -93,7 +85,6 @@ def ledger_table(
             score += " (strict)"
         if best:
             score = f"{BEST_MARK} {score}"
-        meds = e.medians(e.score_mode or "official")
         cells = [
             Cell(fmt_time(e.time, short=True)),
             Cell(e.short_label()),
@@ -101,10 +92,7 @@ def ledger_table(
             Cell(e.note or "; ".join(diffs.get(e.id, [])) or fmt.DASH),
             Cell(e.verdict or fmt.DASH, VERDICT_TONE.get(e.verdict or "", "plain")),
             Cell(score),
-            *(Cell(fmt.ms(meds[n].median_ms if n in meds else None)) for n in bucket_names),
-            *(Cell(_quality_cell(e, name)) for name in bench),
-            *([Cell(fmt.num(e.throughput_score, ",.0f"))] if tput else []),
-            *([Cell(_vlm_score(e))] if vlm else []),
+            *(Cell(column.cell(e.parts[name])) for name, column in kinds),
             # a run stopped early shows its medians so far: said beside them, not hidden
             Cell(
                 status(e) + ("" if e.complete else ", partial"), "plain" if e.complete else "warn"

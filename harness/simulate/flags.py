@@ -13,7 +13,8 @@ import argparse
 from dataclasses import dataclass
 from typing import Any, ClassVar, Self, get_type_hints
 
-from harness.flags import Overrides, add_valued, option, render_value
+from harness.flags import option
+from harness.overrides import Overrides, add_valued, render_value
 from harness.simulate.config import ROUTES, SimConfig, make_config
 
 

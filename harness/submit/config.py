@@ -14,8 +14,10 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import ClassVar, Self
 
+from harness.argtypes import http_url, positive_int
 from harness.errors import ConfigError
-from harness.flags import Overrides, http_url, option, positive_int
+from harness.flags import option
+from harness.overrides import Overrides
 from harness.paths import reports_dir
 from harness.profiles import Profile, SubmitSpec
 from harness.submit.gated import UNGATED_FLAG, GateRecord

@@ -18,7 +18,7 @@ from pathlib import Path
 import aiohttp
 
 from harness.errors import EXIT_OK, HarnessError, TargetError, UsageError
-from harness.runs import Provenance
+from harness.provenance import Provenance
 from harness.submit.api import ApiRefused, OrganiserApi, error_text
 from harness.submit.gated import GatedCheck, check_gated
 from harness.submit.model import Hooks, SubmitConfig, SubmitReport

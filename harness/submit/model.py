@@ -13,7 +13,7 @@ from pathlib import Path
 from pydantic import Field
 
 from harness.profiles import PackageSpec, SubmitSpec
-from harness.runs import Report
+from harness.report_base import Report
 from harness.submit.gated import GateRecord
 from harness.submit.retry import RetryPolicy
 

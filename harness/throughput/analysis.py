@@ -6,8 +6,8 @@ from collections import Counter
 
 from harness.attribution import metrics_enabled
 from harness.client.failure import describe
+from harness.provenance import Provenance, with_facts
 from harness.risk import FlagKind, RiskFlag
-from harness.runs import Provenance
 from harness.throughput.config import ThroughputConfig
 from harness.throughput.report import LevelResult, RequestRow, ThroughputReport
 from harness.throughput.scoring import score_from_levels, summarize_level
@@ -201,16 +201,15 @@ def build_report(
     non_official = cfg.non_official()
     spots_ok = all(lv.spot_passed for lv in levels)
     any_ok = bool(levels) and all(lv.n_ok > 0 for lv in levels)
-    provenance.tokenizer = cfg.tokenizer
-    provenance.seed = cfg.seed
     usage_flags, notes = usage_findings(cfg, state)
     flags += usage_flags
-    provenance.server_models = state.server_models
     settings = cfg.settings()
     if state.server_models_note:
         settings["server_models"] = state.server_models_note
     report = ThroughputReport(
-        provenance=provenance,
+        provenance=with_facts(
+            provenance, tokenizer=cfg.tokenizer, seed=cfg.seed, server_models=state.server_models
+        ),
         complete=complete,
         url=cfg.url,
         endpoint=cfg.endpoint,

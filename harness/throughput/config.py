@@ -7,17 +7,14 @@ declared once on its fields); ``from_profile`` is the only builder of a
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from harness.argtypes import non_negative_int, positive_int
 from harness.errors import ConfigError
 from harness.flags import (
-    Overrides,
-    Target,
     metrics_scrape,
-    non_negative_int,
     option,
-    positive_int,
     prompt_seed,
     ready_interval,
     ready_timeout,
@@ -26,8 +23,10 @@ from harness.flags import (
     usage_probe,
     wait_for_start,
 )
+from harness.overrides import Overrides
 from harness.profiles import Profile, ThroughputSpec
 from harness.prompts import fresh_seed
+from harness.target import Target
 
 Mode = Literal["official", "strict"]
 
@@ -124,9 +123,9 @@ class ThroughputConfig:
     send_top_p: bool
     spot_checks: int
     force_length: bool  # ignore_eos + min_tokens: outputs really max_tokens long
-    # every prompt and spot-check draw derives from it; None: a fresh one per run (with_seed),
-    # recorded, so a server's prefix cache has never seen the prompts; N replays a run
-    seed: int | None
+    # every prompt and spot-check draw derives from it: --seed N replays a run; without it
+    # from_profile draws a fresh one (recorded), so no server's prefix cache has seen them
+    seed: int
     model: str | None  # None: the profile's model if served, else the first served
     profile_model: str
     tokenizer: str
@@ -151,15 +150,10 @@ class ThroughputConfig:
     # after the sweep, one request asking for the token ids when usage exceeds the text
     # (harness/usage.py; a harness extra; auto: off in official mode)
     usage_probe: Literal["auto", "on", "off"]
-    seed_drawn: bool = False  # True when with_seed drew it (recorded: "drawn" vs "given")
+    seed_drawn: bool = False  # True when from_profile drew it (recorded: "drawn" vs "given")
     connect_timeout_s: float = 10.0  # harness's own
     extra_body: dict[str, Any] = field(default_factory=dict)  # harness's own (none today)
     wait_for_start: bool = False  # refused connections do not end the readiness wait
-
-    @property
-    def prompt_seed(self) -> int:
-        """The seed in force (0 only for a config that never went through :func:`with_seed`)."""
-        return self.seed if self.seed is not None else 0
 
     @property
     def waits_for_readiness(self) -> bool:
@@ -228,13 +222,6 @@ class ThroughputConfig:
         }
 
 
-def with_seed(cfg: ThroughputConfig) -> ThroughputConfig:
-    """``cfg`` with a concrete seed: its own, else a fresh draw (marked as drawn)."""
-    if cfg.seed is not None:
-        return cfg
-    return replace(cfg, seed=fresh_seed(), seed_drawn=True)
-
-
 def profile_weights(spec: ThroughputSpec) -> dict[int, float]:
     if len(spec.levels) != len(spec.weights):
         raise ConfigError(
@@ -272,7 +259,8 @@ def parse_levels(text: str | None, spec: ThroughputSpec) -> tuple[int, ...]:
 
 
 def from_profile(profile: Profile, target: Target, o: ThroughputOverrides) -> ThroughputConfig:
-    """The profile's sweep at ``target.url``, with what ``o`` changes."""
+    """The profile's sweep at ``target.url``, with what ``o`` changes; without ``--seed`` the
+    prompts' seed is drawn here, fresh for every config built (``seed_drawn``)."""
     spec = profile.require_throughput()
     ready = profile.readiness
 
@@ -295,7 +283,8 @@ def from_profile(profile: Profile, target: Target, o: ThroughputOverrides) -> Th
         send_top_p=spec.send_top_p,
         spot_checks=pick(o.spot_checks, spec.spot_checks_per_level),
         force_length=o.force_length,
-        seed=o.seed,
+        seed=o.seed if o.seed is not None else fresh_seed(),
+        seed_drawn=o.seed is None,
         model=o.model,
         profile_model=profile.server.model,
         tokenizer=o.tokenizer or profile.server.tokenizer,

@@ -21,10 +21,10 @@ from harness.client.records import RequestRecord
 from harness.errors import EXIT_FAIL, EXIT_OK, EXIT_TARGET
 from harness.hooks import ServerHooks
 from harness.manifest.record import record_manifest
-from harness.runs import Provenance
+from harness.provenance import Provenance
 from harness.throughput.analysis import build_report, probe_enabled, unsettled_rows
 from harness.throughput.chart import write_chart
-from harness.throughput.config import ThroughputConfig, with_seed
+from harness.throughput.config import ThroughputConfig
 from harness.throughput.report import Phase, RequestRow, ThroughputReport
 from harness.throughput.runner import run_probe, run_sweep
 from harness.throughput.state import ThroughputState
@@ -58,8 +58,8 @@ async def measure_throughput(
 ) -> ThroughputReport:
     """Run the sweep of ``cfg`` and save ``folder/throughput.json`` (partial on interruption).
 
-    ``cfg.seed`` None draws a fresh seed for every prompt and spot-check draw (recorded)."""
-    cfg = with_seed(cfg)
+    Every prompt and spot-check draw derives from ``cfg.seed`` (drawn by ``from_profile``
+    unless given; recorded)."""
     tok = tokenizer or load_tokenizer(cfg.tokenizer)
     if cfg.waits_for_readiness:
         hooks.waiting(cfg.url + cfg.ready_path)

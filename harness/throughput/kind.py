@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import asyncio
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from rich.console import Console
 
@@ -28,6 +28,7 @@ from harness.throughput.correctness import evaluate, gated_score
 from harness.throughput.gate_rules import throughput_rules
 from harness.throughput.report import ThroughputReport
 from harness.verdict import Judgement
+from harness.view.summary import KindSummary
 
 if TYPE_CHECKING:
     from harness.throughput.core import ThroughputHooks
@@ -97,6 +98,13 @@ def compare(
     )
 
 
+def summary() -> KindSummary[ThroughputReport, Any]:
+    """Its ledger fields, cells, summary lines and gate.json figures (throughput/summary.py)."""
+    from harness.throughput.summary import SUMMARY
+
+    return SUMMARY
+
+
 KIND: MeasurementKind[ThroughputConfig, ThroughputOverrides, ThroughputReport, ThroughputHooks] = (
     MeasurementKind(
         name="throughput",
@@ -114,5 +122,6 @@ KIND: MeasurementKind[ThroughputConfig, ThroughputOverrides, ThroughputReport, T
         console=KindConsole(hooks=console_hooks, render=render),
         compare=KindCompare(load_extra=None, differences=differences, compare=compare),
         views=throughput_views.sections,
+        summary=summary,
     )
 )

@@ -7,10 +7,10 @@ from typing import Any, ClassVar, Literal
 from pydantic import BaseModel, Field
 
 from harness.attribution import AttributionSection
+from harness.report_base import Migration, Report
+from harness.report_base import Phase as Phase  # re-exported: the runner names it here
+from harness.report_base import RequestRow as BaseRequestRow
 from harness.risk import RiskFlag, migrate_flags
-from harness.runs import Migration, Report
-from harness.runs import Phase as Phase  # re-exported: the runner names it here
-from harness.runs import RequestRow as BaseRequestRow
 from harness.stats import Dist as Dist  # re-exported: the one distribution type
 from harness.usage import UsageCheck
 

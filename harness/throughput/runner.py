@@ -94,11 +94,11 @@ def level_items(cfg: ThroughputConfig, tok: Tokenizer, level: int) -> tuple[list
     harness's spot checks inserted (harness's own procedure; official is grader_loop.py)."""
     n_warm, n_timed = cfg.warmup, cfg.requests_per_level
     prompts = prompt_list(
-        tok, n_warm + n_timed, cfg.prompt_tokens, seed=cfg.prompt_seed, stream=f"level-{level}"
+        tok, n_warm + n_timed, cfg.prompt_tokens, seed=cfg.seed, stream=f"level-{level}"
     )
     warm = [counted(tok, "random", p) for p in prompts[:n_warm]]
     timed: list[Item] = [counted(tok, "random", p) for p in prompts[n_warm:]]
-    spots = make_spot_checks(cfg.spot_checks, seed=cfg.prompt_seed, stream=f"level-{level}")
+    spots = make_spot_checks(cfg.spot_checks, seed=cfg.seed, stream=f"level-{level}")
     for pos, spot in zip(spot_positions(n_timed, len(spots)), spots, strict=True):
         timed.insert(pos, counted(tok, "spot", spot.question, spot))
     return warm, timed
@@ -207,7 +207,7 @@ async def choose_model(cfg: ThroughputConfig, state: ThroughputState) -> str:
 def grader_spot_pool(cfg: ThroughputConfig, rng: random.Random) -> list[SpotCheck]:
     """The grader's pool, shuffled once per run (harness's own questions if the profile has none)."""
     pool = [SpotCheck(q.question, q.answer) for q in cfg.spec.spot_pool] or make_spot_checks(
-        8, seed=cfg.prompt_seed, stream="pool"
+        8, seed=cfg.seed, stream="pool"
     )
     rng.shuffle(pool)
     return pool
@@ -235,12 +235,12 @@ async def run_official_sweep(
             tok,
             max(cfg.requests_per_level, cfg.warmup),
             cfg.prompt_tokens,
-            np.random.default_rng(cfg.prompt_seed),
+            np.random.default_rng(cfg.seed),
             rounds=cfg.prompt_rounds,
         )
     # a usage probe (--usage-probe on, after the sweep) re-sends the first prompt's body
     state.probe_body = grader_body(cfg, state.model, prompts[0], False)
-    rng = rng or random.Random(cfg.prompt_seed)
+    rng = rng or random.Random(cfg.seed)
     pool = grader_spot_pool(cfg, rng)
     async with grader_session(cfg.timeout_s) as session:
         for i, level in enumerate(cfg.levels):

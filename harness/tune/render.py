@@ -5,6 +5,7 @@ from __future__ import annotations
 from rich.console import Console
 from rich.markup import escape
 
+from harness.tune.confirm_view import confirm_lines
 from harness.tune.report import TrialRecord, TuneReport
 from harness.tune.search import TuneHooks
 
@@ -48,5 +49,10 @@ def render_tune(console: Console, report: TuneReport, folder: str) -> None:
             f"[bold]best: trial {best.number}[/] {best.score:.3f}× {report.score_name} "
             f"({escape(best.note)})"
         )
-        console.print(f"launch: {escape(best.launch)}", soft_wrap=True)
+        if report.confirm is not None:
+            unit = "×" if report.score_name == "mean speedup" else ""
+            for line in confirm_lines(report.confirm, unit):
+                console.print(line, soft_wrap=True)
+        launch = report.confirm.pick_command if report.confirm else None
+        console.print(f"launch: {escape(launch or best.launch)}", soft_wrap=True)
     console.print(f"tune.json: {folder}/tune.json")

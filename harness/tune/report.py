@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
-from typing import ClassVar
+from typing import Any, ClassVar
 
 from pydantic import BaseModel, Field
 
-from harness.runs import Report
+from harness.report_base import Migration, Report
+from harness.tune.confirm_record import ConfirmRecord
 from harness.tune.space import Choice
 
 
@@ -25,9 +26,16 @@ class TrialRecord(BaseModel):
     log_tail: str = ""
 
 
+def _v1_to_v2(data: dict[str, Any]) -> dict[str, Any]:
+    """Schema 2: ``confirm``, the confirmation of the winner (none before)."""
+    data.setdefault("confirm", None)
+    return data
+
+
 class TuneReport(Report):
     FILENAME: ClassVar[str] = "tune.json"
-    SCHEMA_VERSION: ClassVar[int] = 1
+    SCHEMA_VERSION: ClassVar[int] = 2
+    MIGRATIONS: ClassVar[dict[int, Migration]] = {1: _v1_to_v2}
 
     kind: str = "tune"
     name: str
@@ -37,3 +45,12 @@ class TuneReport(Report):
     trials: list[TrialRecord] = Field(default_factory=list)
     best: TrialRecord | None = None  # the best feasible trial measured in full
     best_command: str | None = None
+    # the winner measured again against the runner-up and the baseline (docs/tune.md)
+    confirm: ConfirmRecord | None = None
+
+    @property
+    def interrupted(self) -> bool:
+        """Ctrl-C / SIGTERM stopped the search or the confirmation."""
+        return self.stopped_by == "interrupted" or (
+            self.confirm is not None and not self.confirm.complete
+        )

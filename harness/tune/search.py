@@ -35,6 +35,7 @@ from optuna.trial import FrozenTrial, TrialState
 from harness.errors import ConfigError, UsageError
 from harness.profiles import Profile
 from harness.tune import candidate
+from harness.tune.confirm import confirm_winner
 from harness.tune.report import TrialRecord, TuneReport
 from harness.tune.space import Choice, Space, load_space
 from harness.tune.template import diff_text
@@ -55,6 +56,7 @@ class TuneConfig:
     sampler: SamplerName = "auto"
     seed: int = 0
     resume: bool = False
+    confirm: bool = True  # confirm the winner at the end (--no-confirm: off)
 
 
 class TuneHooks:
@@ -300,7 +302,7 @@ def run_tune(cfg: TuneConfig, hooks: TuneHooks | None = None) -> TuneReport:
         stopped_by = "interrupted"
     report = build_report(study, cfg, sampler_name, stopped_by, score_name)
     report.save(cfg.folder)
-    return report
+    return confirm_winner(cfg.space, cfg.profile, cfg.folder, report, hooks, enabled=cfg.confirm)
 
 
 def _one(

@@ -12,7 +12,14 @@ import tomllib
 from pathlib import Path
 from typing import Annotated, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    ValidationError,
+    field_validator,
+    model_validator,
+)
 
 from harness.errors import ConfigError
 
@@ -98,6 +105,19 @@ class TuneOptions(Strict):
         return out
 
 
+class Confirm(Strict):
+    """The winner re-measured against the runner-up and the baseline (``rounds = 0``: off)."""
+
+    rounds: int = Field(3, ge=0)
+
+    @field_validator("rounds")
+    @classmethod
+    def _spread(cls, rounds: int) -> int:
+        if rounds == 1:
+            raise ValueError("1 round gives no spread to judge a lead by: 0 (off) or 2 and more")
+        return rounds
+
+
 class Space(Strict):
     name: str | None = None  # the tune's name and ledger experiment (default: the file's stem)
     profile: str = "efficient-qwen"
@@ -106,6 +126,7 @@ class Space(Strict):
     baseline: dict[str, Choice] = Field(default_factory=dict)
     budget: Budget = Field(default_factory=lambda: Budget(trials=20))
     options: TuneOptions = Field(default_factory=TuneOptions)
+    confirm: Confirm = Field(default_factory=Confirm)
 
     @model_validator(mode="after")
     def _consistent(self) -> Space:

@@ -8,19 +8,20 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
 from harness.errors import EXIT_FAIL, EXIT_TARGET, HarnessError
-from harness.flags import Target
 from harness.gate.hooks import NO_HOOKS
 from harness.gate.judge import judge_folder
 from harness.gate.orchestrate import GatePlan, conclude, run_step
 from harness.gate.report import GateReport, Verdict
+from harness.kinds.registry import AnyKind
 from harness.profiles import Profile
 from harness.report.ledger import record_run
+from harness.target import Target
 from harness.tune import candidate
 from harness.tune.space import Choice, Space
 from harness.tune.template import diff_text, launch_argv, launch_env, launch_url, shell_line
@@ -115,6 +116,12 @@ def run_trial(
         cand.stop()
 
 
+def deferred_steps(steps: Sequence[AnyKind]) -> list[AnyKind]:
+    """The steps measured only when the trial could beat the incumbent: those that neither
+    gate the rest (check) nor carry the score (latency, throughput): quality."""
+    return [k for k in steps if not (k.prerequisite or k.score is not None)]
+
+
 def _measure(
     space: Space,
     profile: Profile,
@@ -136,8 +143,8 @@ def _measure(
         experiment=space.name,
     )
     steps = plan.steps()
-    target_steps = [k for k in steps if k.name != "quality"]
-    quality = [k for k in steps if k.name == "quality"]
+    deferred = deferred_steps(steps)
+    target_steps = [k for k in steps if all(k is not d for d in deferred)]
     done: list[str] = []
     target = Target(folder=folder, url=url)
     for kind in target_steps:
@@ -157,24 +164,24 @@ def _measure(
             )
         if rc == -1 or rc == EXIT_TARGET:
             return TrialResult("error", f"{kind.name}: {why or 'target unreachable'}", steps=done)
-        if rc == EXIT_FAIL and kind.name == "check":
+        if rc == EXIT_FAIL and kind.prerequisite:
             report = judge_folder(folder, profile, plan.provenance(plan.command_line()), skipped=[])
             return TrialResult("disqualified", _first_blocking(report), verdict="FAIL", steps=done)
-    skipped = [k.name for k in quality]
+    skipped = [k.name for k in deferred]
     interim = judge_folder(folder, profile, plan.provenance(plan.command_line()), skipped=skipped)
     score = interim.grader_score
     if interim.verdict is Verdict.FAIL:
         final = _conclude(plan, skipped)
         return TrialResult("gate-failed", _first_blocking(final), score, verdict="FAIL", steps=done)
-    if quality and incumbent is not None and (score is None or score <= incumbent):
+    if deferred and incumbent is not None and (score is None or score <= incumbent):
         _conclude(plan, skipped)
         why = f"score {_num(score)} ≤ incumbent {_num(incumbent)}: quality not measured"
         return TrialResult("slower", why, score, verdict=None, steps=done)
-    for kind in quality:
+    for kind in deferred:
         try:
             run_step(kind, plan, NO_HOOKS, target)
         except HarnessError as err:
-            return TrialResult("error", f"quality: {err.one_line()}", score, steps=done)
+            return TrialResult("error", f"{kind.name}: {err.one_line()}", score, steps=done)
         done.append(kind.name)
     final = _conclude(plan, [])
     if final.verdict is Verdict.FAIL:

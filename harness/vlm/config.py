@@ -17,16 +17,12 @@ import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from harness.argtypes import non_negative_int, positive_int
 from harness.errors import ConfigError
-from harness.flags import (
-    Overrides,
-    Target,
-    non_negative_int,
-    option,
-    positive_int,
-    seconds,
-)
+from harness.flags import option, seconds
+from harness.overrides import Overrides
 from harness.profiles import Profile, VlmSpec
+from harness.target import Target
 
 API_KEY_ENV = "HARNESS_API_KEY"  # vlm latency's bearer token, as harness submit's
 

@@ -28,7 +28,9 @@ from harness.errors import (
     TargetError,
 )
 from harness.hooks import RunHooks
-from harness.runs import Provenance, load_report, write_json
+from harness.provenance import Provenance, with_facts
+from harness.report_base import load_report
+from harness.run_folder import write_json
 from harness.vlm import flags as flag_rules
 from harness.vlm.analysis import analyze, official_result
 from harness.vlm.config import OVERRIDABLE, VlmHttpConfig, VlmRunConfig
@@ -141,7 +143,7 @@ def measure_vlm(
     saved first, with the log's last lines in its flag). Ctrl-C saves the
     partial report, then re-raises."""
     baseline = load_baseline(cfg.baseline)
-    provenance.seed = cfg.seed
+    provenance = with_facts(provenance, seed=cfg.seed)  # the caller's record stays as it was
     outcome = RunnerOutcome()
 
     def on_line(line: Record) -> None:

@@ -6,7 +6,7 @@ but does not run it (the benchmark needs the participant's Python and a GPU).
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from rich.console import Console
 
@@ -24,6 +24,7 @@ from harness.kinds.record import (
 )
 from harness.profiles import Profile
 from harness.verdict import Judgement
+from harness.view.summary import KindSummary
 from harness.vlm import views as vlm_views
 from harness.vlm.config import VlmOverrides, VlmRunConfig, from_profile
 from harness.vlm.gate_rules import vlm_rules, vlm_score
@@ -82,6 +83,13 @@ def compare(a: Side[VlmReport], b: Side[VlmReport], s: CompareSettings, out: Com
     )
 
 
+def summary() -> KindSummary[VlmReport, Any]:
+    """Its ledger fields, cells, summary lines and gate.json figures (vlm/summary.py)."""
+    from harness.vlm.summary import SUMMARY
+
+    return SUMMARY
+
+
 KIND: MeasurementKind[VlmRunConfig, VlmOverrides, VlmReport, VlmHooks] = MeasurementKind(
     name="vlm",
     command=("vlm", "run"),
@@ -97,4 +105,5 @@ KIND: MeasurementKind[VlmRunConfig, VlmOverrides, VlmReport, VlmHooks] = Measure
     console=KindConsole(hooks=console_hooks, render=render),
     compare=KindCompare(load_extra=None, differences=differences, compare=compare),
     views=vlm_views.sections,
+    summary=summary,
 )

@@ -2,7 +2,7 @@
 
 ``result.json`` (the official format: ``system_info``, ``performance``,
 ``answers``) is written beside it by :mod:`harness.vlm.core`; ``gate``,
-``report`` and ``compare`` read ``vlm.json`` through :func:`harness.runs.load_report`.
+``report`` and ``compare`` read ``vlm.json`` through :func:`harness.report_base.load_report`.
 
 Schema 2 (this one): ``flags`` are typed :class:`~harness.risk.RiskFlag` records
 (schema 1 held strings: the migration gives each its rule's kind), and the
@@ -15,8 +15,8 @@ from typing import Any, ClassVar
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from harness.report_base import Migration, Report
 from harness.risk import FlagKind, RiskFlag
-from harness.runs import Migration, Report
 from harness.stats import Dist
 
 

@@ -10,11 +10,11 @@ import pytest
 from harness.attribution import build_section
 from harness.client.fingerprint import take_fingerprint
 from harness.client.metrics import MetricsRecorder
-from harness.flags import Target
 from harness.latency.config import LatencyConfig, LatencyOverrides, from_profile
 from harness.latency.runner import LatencyState, run_latency
 from harness.profiles import load_profile
 from harness.simulate.metrics import ENGINE_NAME
+from harness.target import Target
 from harness.tokenizer import load_tokenizer
 
 pytestmark = pytest.mark.timeout(120)

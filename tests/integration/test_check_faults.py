@@ -11,8 +11,8 @@ import pytest
 from harness.conformance.model import CheckReport, Result
 from harness.conformance.plan import CheckOverrides, from_profile
 from harness.conformance.runner import run_checks
-from harness.flags import Target
 from harness.profiles import load_profile
+from harness.target import Target
 from harness.tokenizer import load_tokenizer
 
 pytestmark = pytest.mark.timeout(120)

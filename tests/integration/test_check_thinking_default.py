@@ -10,8 +10,8 @@ import pytest
 from harness.conformance.model import Result
 from harness.conformance.plan import CheckOverrides, from_profile
 from harness.conformance.runner import run_checks
-from harness.flags import Target
 from harness.profiles import load_profile
+from harness.target import Target
 from harness.tokenizer import load_tokenizer
 from tests.fixtures.recording import RecordingServer
 

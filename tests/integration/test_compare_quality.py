@@ -17,10 +17,10 @@ from harness.compare.model import CompareReport
 from harness.compare.stats import mcnemar_exact
 from harness.data.layout import SAMPLES_DIR
 from harness.data.punkt import write_punkt_tab
+from harness.provenance import Provenance
 from harness.quality.report import BenchmarkResult, QualityReport
 from harness.report.entry import entry_for_folder
 from harness.report.pages import run_page
-from harness.runs import Provenance
 
 pytestmark = pytest.mark.timeout(180)
 

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
+from harness.provenance import Provenance
 from harness.quality.report import BenchmarkResult, QualityReport
-from harness.runs import Provenance
 from harness.throughput.report import ThroughputReport
 from tests.fixtures.wrong_invocation import run_harness
 

@@ -11,7 +11,6 @@ from pathlib import Path
 import pytest
 
 from harness.errors import EXIT_OK
-from harness.flags import Target
 from harness.gate.hooks import GateHooks
 from harness.gate.orchestrate import GatePlan, run_steps
 from harness.latency.config import LatencyConfig, LatencyOverrides, from_profile
@@ -19,7 +18,8 @@ from harness.latency.core import LatencyHooks, measure_latency
 from harness.latency.kind import KIND as LATENCY
 from harness.latency.report import LatencyReport, RequestRow
 from harness.profiles import load_profile
-from harness.runs import Provenance
+from harness.provenance import Provenance
+from harness.target import Target
 from harness.throughput.config import ThroughputOverrides
 from harness.throughput.config import from_profile as throughput_config
 from harness.throughput.core import ThroughputHooks, measure_throughput

@@ -18,8 +18,8 @@ from harness.latency.report import LatencyReport
 from harness.latency.runner import LatencyState, run_latency
 from harness.profiles import Bucket, load_profile
 from harness.prompts import official_filler
+from harness.provenance import Provenance
 from harness.risk import FlagKind
-from harness.runs import Provenance
 from harness.tokenizer import load_tokenizer
 from tests.fixtures.configs import latency_config
 from tests.fixtures.signals import SIGINT_DEFAULT, SIGINT_IGNORED, interruptible

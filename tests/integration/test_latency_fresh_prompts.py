@@ -17,8 +17,8 @@ from harness.latency.core import measure_latency, measure_latency_repeats
 from harness.latency.report import LatencyReport
 from harness.profiles import Bucket, load_profile
 from harness.prompts import repeat_seed
+from harness.provenance import Provenance
 from harness.risk import FlagKind
-from harness.runs import Provenance
 from harness.simulate import SimServer
 from harness.tokenizer import load_tokenizer
 from tests.fixtures.configs import latency_config

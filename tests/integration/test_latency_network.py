@@ -13,8 +13,8 @@ from harness.latency.config import LatencyConfig
 from harness.latency.core import measure_latency
 from harness.latency.report import LatencyReport
 from harness.profiles import load_profile
+from harness.provenance import Provenance
 from harness.risk import FlagKind
-from harness.runs import Provenance
 from harness.tokenizer import load_tokenizer
 from tests.fixtures.configs import latency_config
 from tests.fixtures.delay_proxy import delay_proxy

@@ -14,8 +14,9 @@ from harness.latency.config import LatencyConfig
 from harness.latency.report import LatencyReport
 from harness.latency.runner import LatencyState, run_latency
 from harness.profiles import load_profile
+from harness.provenance import Provenance
+from harness.report_base import load_report
 from harness.risk import FlagKind
-from harness.runs import Provenance, load_report
 from harness.simulate.config import make_config
 from harness.simulate.engine import Engine
 from harness.tokenizer import load_tokenizer

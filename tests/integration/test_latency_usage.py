@@ -13,8 +13,8 @@ from harness.latency.config import LatencyConfig
 from harness.latency.core import measure_latency
 from harness.latency.report import Calibration, LatencyReport
 from harness.profiles import Bucket, load_profile
+from harness.provenance import Provenance
 from harness.risk import FlagKind
-from harness.runs import Provenance
 from harness.simulate import SimServer
 from harness.stats import dist
 from harness.tokenizer import load_tokenizer

@@ -9,9 +9,9 @@ from pathlib import Path
 import pytest
 from rich.console import Console
 
-from harness.flags import Target
 from harness.profiles import load_profile
-from harness.runs import Provenance
+from harness.provenance import Provenance
+from harness.target import Target
 from harness.throughput.config import ThroughputOverrides, from_profile
 from harness.throughput.core import ThroughputHooks, measure_throughput
 from harness.throughput.render import ConsoleHooks

@@ -8,10 +8,10 @@ from pathlib import Path
 import pytest
 
 from harness.cli import main
-from harness.flags import Target
 from harness.profiles import load_profile
+from harness.provenance import Provenance
 from harness.risk import FlagKind
-from harness.runs import Provenance
+from harness.target import Target
 from harness.throughput.analysis import build_report
 from harness.throughput.config import ThroughputConfig, ThroughputOverrides, from_profile
 from harness.throughput.core import measure_throughput

@@ -10,8 +10,8 @@ import aiohttp
 import pytest
 
 from harness.cli import main as harness_main
-from harness.flags import Target
 from harness.profiles import load_profile
+from harness.target import Target
 from harness.vlm.config import VlmOverrides, http_from_profile
 from harness.vlm.over_http import chat_body, load_samples, measure_http
 from harness.vlm.report import VlmReport

@@ -7,8 +7,8 @@ import argparse
 
 import pytest
 
+from harness.argtypes import quality_limit
 from harness.cli import main
-from harness.flags import quality_limit
 
 NO_SCHEME = "127.0.0.1:8101"
 

@@ -13,7 +13,8 @@ from rich.table import Table
 from harness.cli import build_parser, main
 from harness.client.urls import http_base_url
 from harness.errors import ConfigError, UsageError
-from harness.runs import Report, make_folder, new_run_folder
+from harness.report_base import Report
+from harness.run_folder import make_folder, new_run_folder
 from harness.view.fitted import PIPE_WIDTH, FittedConsole
 
 

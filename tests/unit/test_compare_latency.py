@@ -14,7 +14,7 @@ from harness.latency.metrics import bucket_result
 from harness.latency.repeats import summarize_repeats
 from harness.latency.report import LatencyReport, RequestRow
 from harness.profiles import Bucket
-from harness.runs import Provenance
+from harness.provenance import Provenance
 
 SHORT = Bucket(name="short", prompt_tokens=64, max_tokens=128, baseline_ms=2582.0)
 

@@ -101,7 +101,7 @@ def test_report_verdict_and_round_trip(tmp_path) -> None:
 
 def _plan(url: str, profile: str = "efficient-qwen", **overrides):
     from harness.conformance.plan import CheckOverrides, from_profile
-    from harness.flags import Target
+    from harness.target import Target
 
     return from_profile(
         load_profile(profile), Target(folder=Path("."), url=url), CheckOverrides(**overrides)

@@ -11,21 +11,23 @@ from pathlib import Path
 import nltk
 import pytest
 
+from harness.argtypes import non_negative_int, positive_float, positive_int, quality_limit
 from harness.cli import build_parser
 from harness.cli.common import RunContext
 from harness.errors import EXIT_FAIL, EXIT_INCOMPLETE, EXIT_INTERRUPTED, EXIT_OK, EXIT_TARGET
-from harness.flags import Target, non_negative_int, positive_float, positive_int, quality_limit
 from harness.gate.options import gate_options, options_from_args
 from harness.gate.orchestrate import GatePlan, exit_code
 from harness.gate.report import GateReport, Verdict
 from harness.kinds.registry import KINDS
 from harness.paths import cache_dir, reports_dir
 from harness.profiles import load_profile
+from harness.provenance import Provenance
 from harness.quality import core as quality_core
 from harness.quality.config import QualityOverrides
 from harness.quality.config import from_profile as quality_config
 from harness.quality.kind import KIND as QUALITY
-from harness.runs import Provenance, new_run_folder
+from harness.run_folder import new_run_folder
+from harness.target import Target
 from harness.throughput.config import ThroughputOverrides
 from harness.throughput.config import from_profile as throughput_config
 from harness.throughput.kind import KIND as THROUGHPUT

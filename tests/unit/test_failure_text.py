@@ -7,10 +7,10 @@ from pathlib import Path
 
 from harness.client.failure import EXCERPT, describe, excerpt, hint, server_message
 from harness.client.records import ErrorKind, RequestError
-from harness.flags import Target
 from harness.profiles import load_profile
 from harness.risk import FlagKind
 from harness.stats import Dist
+from harness.target import Target
 from harness.throughput.analysis import level_flags
 from harness.throughput.config import ThroughputOverrides, from_profile
 from harness.throughput.report import LevelResult

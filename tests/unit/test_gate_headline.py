@@ -9,8 +9,9 @@ from harness.gate.judge import judge_folder
 from harness.gate.report import GateReport, Verdict
 from harness.gate.views import headline
 from harness.profiles import load_profile
+from harness.provenance import Provenance
 from harness.quality.report import BenchmarkResult, QualityReport
-from harness.runs import Provenance, load_report
+from harness.report_base import load_report
 from harness.throughput.report import ThroughputReport
 
 PARIS = load_profile("gpumode-paris")

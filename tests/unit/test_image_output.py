@@ -11,7 +11,7 @@ import pytest
 from harness.errors import UsageError
 from harness.image.engine import engine_errors, engine_message
 from harness.image.output import output_errors, prepare_output
-from harness.runs import new_run_folder
+from harness.run_folder import new_run_folder
 
 
 def _open(dest: Path) -> None:

@@ -8,7 +8,6 @@ from pathlib import Path
 import pytest
 
 from harness.errors import ConfigError
-from harness.flags import Target
 from harness.gate.rules import judge
 from harness.latency.analysis import build_report
 from harness.latency.buckets import choose_buckets
@@ -18,8 +17,9 @@ from harness.latency.report import RequestRow
 from harness.latency.state import LatencyState
 from harness.latency.views import score_lines, sections
 from harness.profiles import load_profile
+from harness.provenance import Provenance
 from harness.risk import FlagKind
-from harness.runs import Provenance
+from harness.target import Target
 from harness.view.model import Table
 from tests.unit.test_gate_rules import inputs
 

@@ -15,7 +15,8 @@ Layers, top to bottom (a module may import its own unit and any lower layer):
    core, gate rules, console hooks and the comparisons of ``compare``.
 1. measurement and other packages: latency, throughput, quality, conformance,
    image, submit, portal, simulate, data, compare (its per-kind comparisons), vlm.
-0. foundations: client, stats, profiles, errors, runs, risk, verdict, flags,
+0. foundations: client, stats, profiles, errors, provenance, run_folder, report_base, risk,
+   verdict, target, argtypes, flags, overrides,
    attribution, console_hooks, hooks (the cores' no-op hooks base), view (view models and
    their console/PNG renderers),
    tokenizer, usage, prompts, paths, manifest (and the package root, ``harness/__init__.py``,
@@ -70,10 +71,15 @@ LAYERS: dict[str, int] = {
             "stats",
             "profiles",
             "errors",
-            "runs",
+            "provenance",
+            "run_folder",
+            "report_base",
             "risk",
             "verdict",
+            "target",
+            "argtypes",
             "flags",
+            "overrides",
             "attribution",
             "console_hooks",
             "hooks",

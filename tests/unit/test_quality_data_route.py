@@ -11,9 +11,9 @@ import pytest
 from harness.data.benchmarks import DATASETS
 from harness.data.hf_cache import cached_folder, choose_route, missing_from_cache, snake_name
 from harness.errors import ConfigError
-from harness.flags import Target
 from harness.profiles import load_profile
 from harness.quality.config import QualityOverrides, from_profile
+from harness.target import Target
 
 
 @pytest.mark.parametrize(

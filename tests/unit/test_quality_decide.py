@@ -326,9 +326,9 @@ def test_document_values_from_lm_eval_samples():
 
 
 def test_seed_and_decide_go_together(tmp_path):
-    from harness.flags import Target
     from harness.profiles import load_profile
     from harness.quality.config import QualityOverrides, from_profile
+    from harness.target import Target
 
     profile = load_profile()
     target = Target(folder=tmp_path, url="http://h:1")

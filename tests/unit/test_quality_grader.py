@@ -8,7 +8,6 @@ from pathlib import Path
 import pytest
 
 from harness.errors import ConfigError
-from harness.flags import Target
 from harness.profiles import load_profile
 from harness.quality.cache import ResponseCache, body_key
 from harness.quality.config import QualityConfig, QualityOverrides, from_profile
@@ -18,6 +17,7 @@ from harness.quality.grader_lm import (
     grader_max_tokens,
     is_raw_completion,
 )
+from harness.target import Target
 
 OFF = {"chat_template_kwargs": {"enable_thinking": False}}
 ON = {"thinking": True}

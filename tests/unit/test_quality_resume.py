@@ -6,9 +6,9 @@ from __future__ import annotations
 from pathlib import Path
 
 from harness.client.metrics import MetricsSnapshot, parse_exposition
+from harness.provenance import ServerFingerprint
 from harness.quality.identity import ServerIdentity, changes, identity_of, not_asked
 from harness.quality.resume import CACHE_FILE, open_answers, set_aside_line
-from harness.runs import ServerFingerprint
 from harness.simulate.metrics import SimCounters, exposition
 
 URL = "http://127.0.0.1:8080/invocations"

@@ -15,9 +15,9 @@ import pytest
 
 from harness.latency.report import BucketResult, Dist, LatencyReport, RequestRow
 from harness.latency.views import samples as latency_samples
+from harness.provenance import Provenance
 from harness.report.folder import read_run
 from harness.risk import RiskFlag, flag_from_text
-from harness.runs import Provenance
 
 BASELINES = {"short": 2582.0, "medium": 5441.0, "long": 6576.0}
 URL = "http://127.0.0.1:8080"

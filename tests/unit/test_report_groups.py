@@ -5,11 +5,11 @@ from __future__ import annotations
 from typing import Any
 
 from harness.profiles import load_profile
-from harness.report.eligibility import HIDDEN, NO_SCORE, why_not
+from harness.report.eligibility import HIDDEN, why_not
 from harness.report.entry import LedgerEntry
 from harness.report.experiment import group_entries, group_key, in_experiment, world
 
-SPEC = load_profile("efficient-qwen").latency
+PROFILE = load_profile("efficient-qwen")
 BUCKETS = ["short", "medium", "long"]
 
 
@@ -68,9 +68,9 @@ def test_groups_newest_first_each_oldest_first_and_one_experiment_selected() -> 
 
 
 def test_a_complete_official_run_of_every_bucket_is_ranked() -> None:
-    assert why_not(entry(1), SPEC) == []
+    assert why_not(entry(1), PROFILE) == []
     # an older report without settings is not judged on its procedure (as the gate does)
-    assert why_not(entry(1, procedure=None), SPEC) == []
+    assert why_not(entry(1, procedure=None), PROFILE) == []
 
 
 def test_why_a_run_is_not_ranked() -> None:
@@ -82,22 +82,24 @@ def test_why_a_run_is_not_ranked() -> None:
             {"name": "medium", "mode": "official", "median_ms": 95.0, "n_ok": 7, "n_failed": 1},
         ],
     )
-    assert why_not(partial, SPEC) == ["partial: medium 8/50", "2 of 3 buckets (no long)"]
+    assert why_not(partial, PROFILE) == ["partial: medium 8/50", "2 of 3 buckets (no long)"]
     long_only = entry(
         2,
         buckets=[{"name": "long", "mode": "official", "median_ms": 90.0, "n_ok": 50}],
         procedure={"runs": 50, "warmup": 5, "buckets": ["long"], "official": False},
     )
-    assert why_not(long_only, SPEC) == ["1 of 3 buckets (no short, medium)"]
+    assert why_not(long_only, PROFILE) == ["1 of 3 buckets (no short, medium)"]
     quick = entry(3, procedure={"runs": 10, "warmup": 1, "buckets": BUCKETS, "official": False})
-    assert why_not(quick, SPEC) == ["10 runs / 1 warm-up (the grader: 50 / 5)"]
+    assert why_not(quick, PROFILE) == ["10 runs / 1 warm-up (the grader: 50 / 5)"]
     early = {"runs": 50, "warmup": 5, "buckets": BUCKETS, "official": False, "until_ci": 1.0}
-    assert why_not(entry(4, procedure=early), SPEC) == ["--until-ci 1 stopped early: an estimate"]
+    assert why_not(entry(4, procedure=early), PROFILE) == [
+        "--until-ci 1 stopped early: an estimate"
+    ]
     strict = entry(5, score_mode="strict", buckets=[])
-    assert why_not(strict, SPEC)[0] == "strict score only (the grader times official requests)"
-    assert why_not(entry(6), SPEC, hidden=True) == [HIDDEN]
-    assert why_not(entry(7, score=None), SPEC) == [NO_SCORE]
-    assert why_not(entry(8, complete=False), SPEC) == ["partial (interrupted)"]
+    assert why_not(strict, PROFILE)[0] == "strict score only (the grader times official requests)"
+    assert why_not(entry(6), PROFILE, hidden=True) == [HIDDEN]
+    assert why_not(entry(7, score=None), PROFILE) == ["no latency score"]
+    assert why_not(entry(8, complete=False), PROFILE) == ["partial (interrupted)"]
 
 
 def test_without_the_profile_only_what_the_report_says_is_judged() -> None:

@@ -8,8 +8,11 @@ from pathlib import Path
 
 import pytest
 
+from harness.conformance.summary import CheckLedger
 from harness.errors import IncompleteError, UsageError
+from harness.latency.ledger import LatencyLedger
 from harness.latency.report import LatencyReport
+from harness.quality.summary import QualityLedger
 from harness.report.entry import LedgerEntry, entry_for_folder
 from harness.report.ledger import (
     LEDGER_FILENAME,
@@ -20,6 +23,7 @@ from harness.report.ledger import (
     record_run,
 )
 from harness.risk import texts
+from harness.throughput.summary import ThroughputLedger
 from tests.unit.test_report_data import (
     MODELS,
     URL,
@@ -55,18 +59,19 @@ def test_entry_summarises_every_report(tmp_path: Path) -> None:
     )
     assert e.server.url == URL and e.server.models == MODELS
     assert e.reports == ["latency.json", "quality.json", "gate.json"]
-    assert [(b.name, b.mode, b.median_ms, b.baseline_ms) for b in e.buckets] == [
+    latency, quality = e.part(LatencyLedger), e.part(QualityLedger)
+    assert [(b.name, b.mode, b.median_ms, b.baseline_ms) for b in latency.buckets] == [
         ("short", "official", 1291.0, 2582.0),
         ("medium", "official", 2720.5, 5441.0),
         ("long", "official", 3288.0, 6576.0),
     ]
     assert e.score == pytest.approx(2.0)
     assert e.score_mode == "official"
-    assert [(q.name, q.score, q.threshold, q.passed, q.n) for q in e.quality] == [
+    assert [(q.name, q.score, q.threshold, q.passed, q.n) for q in quality.quality] == [
         ("mmlu_pro", 0.71, 0.70, True, 120),
         ("ifeval", 0.80, 0.85, False, 54),
     ]
-    assert e.quality_limit == 0.1
+    assert quality.quality_limit == 0.1
     assert (e.verdict, e.reasons, e.valid, e.risky) == (
         "FAIL",
         ["IFEval 0.800 < 0.85"],
@@ -83,13 +88,15 @@ def test_latency_only_run_is_not_gated_and_shows_latency_flags(tmp_path: Path) -
     e = entry_for_folder(tmp_path / "r")
     assert e.verdict is None and not e.valid
     assert texts(e.flags) == ["failures: 2 timed requests"] and e.risky  # migrated from a string
-    assert e.quality == [] and e.checks_total is None and e.throughput_score is None
+    assert e.part(QualityLedger).quality == [] and e.part(CheckLedger).checks_total is None
+    assert e.part(ThroughputLedger).throughput_score is None
 
 
 def test_strict_only_run_scores_in_strict_mode(tmp_path: Path) -> None:
     write_latency(tmp_path / "r", {"short": 1291.0}, started_at=T0, mode="strict")
     e = entry_for_folder(tmp_path / "r")
-    assert e.score_mode == "strict" and e.medians("strict")["short"].speedup == 2.0
+    medians = e.part(LatencyLedger).medians("strict")
+    assert e.score_mode == "strict" and medians["short"].speedup == 2.0
 
 
 def test_broken_and_odd_reports_never_crash(tmp_path: Path) -> None:
@@ -113,7 +120,8 @@ def test_broken_and_odd_reports_never_crash(tmp_path: Path) -> None:
         ["gate.json", "does not match the GateReport schema"],
     ]
     assert e.reports == [] and e.verdict is None and e.reasons == [] and e.flags == []
-    assert e.checks_total is None and e.score is None and e.buckets == []
+    assert e.part(CheckLedger).checks_total is None
+    assert e.score is None and e.part(LatencyLedger).buckets == []
 
 
 def test_a_report_of_a_newer_harness_is_a_problem_not_a_crash(tmp_path: Path) -> None:
@@ -126,7 +134,8 @@ def test_a_report_of_a_newer_harness_is_a_problem_not_a_crash(tmp_path: Path) ->
     (problem,) = e.problems
     assert problem.startswith("latency.json: schema_version 99 (written by harness 9.9.9)")
     assert problem.endswith("read it with harness 9.9.9 or newer")
-    assert e.reports == ["gate.json"] and e.buckets == [] and e.verdict == "PASS"
+    assert e.reports == ["gate.json"] and e.verdict == "PASS"
+    assert e.part(LatencyLedger).buckets == []
 
 
 def test_record_run_appends_to_the_parent_ledger_and_reads_back(tmp_path: Path) -> None:
@@ -208,7 +217,7 @@ def test_quality_without_latency_still_records(tmp_path: Path) -> None:
     write_quality(folder, GOOD_Q, started_at=T0)
     e = record_run(folder, None, "")
     assert e.score is None and e.server.url == URL and e.server.models == ["Qwen/Qwen3.5-4B"]
-    assert [q.title for q in e.quality] == ["MMLU-Pro", "IFEval"]
+    assert [q.title for q in e.part(QualityLedger).quality] == ["MMLU-Pro", "IFEval"]
 
 
 def test_indexing_takes_name_and_note_from_the_provenance(tmp_path: Path) -> None:

@@ -9,10 +9,12 @@ from pathlib import Path
 
 from PIL import Image
 
+from harness.latency.ledger import LatencyLedger
 from harness.latency.views import bucket_chart, distribution_chart
+from harness.quality.summary import QualityLedger, QualityScore
 from harness.quality.views import score_chart
 from harness.report.board import arrange
-from harness.report.entry import LedgerEntry, QualityScore, entry_for_folder
+from harness.report.entry import LedgerEntry, entry_for_folder
 from harness.report.frontier import frontier, waterfall
 from harness.report.pages import ledger_page, run_page
 from harness.report.plots import score_over_runs, waterfall_chart
@@ -46,12 +48,12 @@ def test_each_plot_is_a_drawn_png(tmp_path: Path) -> None:
         waterfall_chart(waterfall(fr.points)),
         bucket_chart(
             [
-                ("latest", list(es[-1].medians("official").values())),
-                ("best", list(es[1].medians("official").values())),
+                ("latest", list(es[-1].part(LatencyLedger).medians("official").values())),
+                ("best", list(es[1].part(LatencyLedger).medians("official").values())),
             ]
         ),
         distribution_chart({"official": {"short": [900.0, 1000.0, 1100.0]}}, {"short": 2582.0}),
-        score_chart(es[-1].quality),
+        score_chart(es[-1].part(QualityLedger).quality),
     ]
     for plot in plots:
         img = decoded(plot)

@@ -15,10 +15,11 @@ from harness.gate.report import GateReport
 from harness.image.rules import RuleResult
 from harness.latency.report import LatencyReport
 from harness.profiles import load_profile
+from harness.provenance import Provenance
 from harness.quality.report import QualityReport
 from harness.report.folder import read_run
+from harness.report_base import load_report
 from harness.risk import FlagKind
-from harness.runs import Provenance, load_report
 from harness.throughput.report import ThroughputReport
 from tests.unit.test_gate_rules import package_report
 from tests.unit.test_report_data import make_run, write_quality

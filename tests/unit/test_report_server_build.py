@@ -5,10 +5,10 @@ from __future__ import annotations
 from pathlib import Path
 
 from harness.latency.report import LatencyReport
+from harness.provenance import Provenance
+from harness.provenance import ServerFingerprint as RunServer
 from harness.report.entry import LedgerEntry, ServerFingerprint, entry_for_folder
 from harness.report.table import ledger_table
-from harness.runs import Provenance
-from harness.runs import ServerFingerprint as RunServer
 
 
 def test_entry_reads_the_build_from_provenance(tmp_path: Path) -> None:

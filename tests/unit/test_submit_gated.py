@@ -11,7 +11,7 @@ import pytest
 from harness.errors import VerdictFailed
 from harness.gate.report import GateReport
 from harness.profiles import SubmitSpec
-from harness.runs import migrate
+from harness.report_base import migrate
 from harness.submit.api import error_text, transport_failure
 from harness.submit.gated import GateRecord, check_gated, is_image_id, same_image
 from harness.submit.resume import resume_command, resume_note

@@ -5,10 +5,10 @@ from pathlib import Path
 import pytest
 
 from harness.errors import ConfigError
-from harness.flags import Target
 from harness.profiles import load_profile, parse_profile
+from harness.provenance import Provenance
 from harness.risk import FlagKind
-from harness.runs import Provenance
+from harness.target import Target
 from harness.throughput.analysis import build_report
 from harness.throughput.chat_count import render_no_think
 from harness.throughput.config import (

@@ -5,8 +5,8 @@ from __future__ import annotations
 import random
 from pathlib import Path
 
-from harness.flags import Target
 from harness.profiles import load_profile
+from harness.target import Target
 from harness.throughput.config import ThroughputOverrides, from_profile
 from harness.throughput.grader_loop import grader_body, grader_numbers, timed_plan
 from harness.throughput.report import RequestRow

@@ -4,7 +4,7 @@ from pathlib import Path
 
 import pytest
 
-from harness.runs import Provenance
+from harness.provenance import Provenance
 from harness.throughput.report import LevelResult, RequestRow, ThroughputReport
 from harness.throughput.scoring import (
     first_wave_ms,

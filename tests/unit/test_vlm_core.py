@@ -11,10 +11,11 @@ import pytest
 from harness.cli import build_parser
 from harness.cli.common import RunContext
 from harness.errors import EXIT_INCOMPLETE, EXIT_OK, EXIT_TARGET, ConfigError
-from harness.flags import Target
 from harness.profiles import load_profile
+from harness.provenance import Provenance
+from harness.report_base import load_report
 from harness.risk import FlagKind
-from harness.runs import Provenance, load_report
+from harness.target import Target
 from harness.vlm.analysis import analyze
 from harness.vlm.config import VlmOverrides, from_profile
 from harness.vlm.core import exit_code

@@ -8,6 +8,7 @@ from harness.profiles import load_profile
 from harness.report.entry import entry_for_folder
 from harness.vlm.analysis import analyze
 from harness.vlm.report import VlmReport, VlmSample
+from harness.vlm.summary import VlmLedger
 
 
 def test_round_trip_and_ledger_entry(tmp_path: Path) -> None:
@@ -28,6 +29,7 @@ def test_round_trip_and_ledger_entry(tmp_path: Path) -> None:
     assert abs(official.score - (0.2 + 0.15 + 0.3)) < 1e-9
     entry = entry_for_folder(tmp_path)
     assert "vlm.json" in entry.reports
-    assert entry.vlm is not None
-    assert entry.vlm["avg_ttft_ms"] == 40.0 and entry.vlm["accuracy"] == 0.5
-    assert abs(entry.vlm["score"] - 0.65) < 1e-9
+    figures = entry.part(VlmLedger).vlm
+    assert figures is not None and figures.score is not None
+    assert figures.avg_ttft_ms == 40.0 and figures.accuracy == 0.5
+    assert abs(figures.score - 0.65) < 1e-9

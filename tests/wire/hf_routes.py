@@ -25,8 +25,8 @@ from harness.data.hf_cache import datasets_cache_dir, snake_name
 from harness.data.layout import SAMPLES_DIR
 from harness.data.punkt import write_punkt_tab
 from harness.profiles import load_profile
+from harness.provenance import Provenance
 from harness.quality.core import measure_quality
-from harness.runs import Provenance
 from tests.fixtures.recording import RecordingServer
 from tests.wire.test_quality_wire import LIMIT, answer_for, quality_config
 

@@ -17,14 +17,14 @@ import pytest
 
 from harness.client.readiness import wait_ready
 from harness.client.urllib_client import GraderPoll
-from harness.flags import Target
 from harness.latency.analysis import build_report
 from harness.latency.config import LatencyConfig, LatencyOverrides, from_profile
 from harness.latency.metrics import bucket_result
 from harness.latency.runner import NOT_TAKEN, LatencyState, run_latency
 from harness.profiles import Bucket, load_profile
+from harness.provenance import Provenance
 from harness.risk import FlagKind
-from harness.runs import Provenance
+from harness.target import Target
 from harness.tokenizer import load_tokenizer
 from tests.fixtures.recording import Recorded, RecordingServer, Reply
 from tests.wire import grader_latency

@@ -14,7 +14,7 @@ import pytest
 
 from harness.latency.core import measure_latency
 from harness.latency.network_probe import PROBES_PER_EDGE
-from harness.runs import Provenance
+from harness.provenance import Provenance
 from harness.tokenizer import load_tokenizer
 from tests.fixtures.recording import Recorded, RecordingServer, without_manifest_step
 from tests.wire import grader_latency

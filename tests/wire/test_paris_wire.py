@@ -16,10 +16,10 @@ from typing import Any
 import numpy as np
 import pytest
 
-from harness.flags import Target
 from harness.profiles import load_profile
+from harness.provenance import Provenance
 from harness.risk import FlagKind
-from harness.runs import Provenance
+from harness.target import Target
 from harness.throughput.analysis import build_report
 from harness.throughput.chat_count import chat_prompt_tokens, render_no_think
 from harness.throughput.config import ThroughputConfig, ThroughputOverrides, from_profile

@@ -24,12 +24,12 @@ from lm_eval.tasks import TaskManager
 
 from harness.data.layout import SAMPLES_DIR, render_tasks
 from harness.data.punkt import write_punkt_tab
-from harness.flags import Target
 from harness.profiles import Benchmark, Profile, load_profile
+from harness.provenance import Provenance
 from harness.quality.config import QualityConfig, QualityOverrides, from_profile
 from harness.quality.core import measure_quality
 from harness.quality.report import QualityReport
-from harness.runs import Provenance
+from harness.target import Target
 from tests.e2e.grader_style import grader_score, ping, run_benchmark
 from tests.fixtures.recording import MANIFEST_PATHS, RecordingServer, Reply, without_manifest_step
 

@@ -1,8 +1,8 @@
-"""Run folders and the versioned report base every command writes.
+"""The versioned report base every command writes, and the one reader of report files.
 
-A run folder is ``reports/<YYYYmmdd-HHMMSS>-<name>/`` (or ``--out DIR``). Each
-command writes one ``<command>.json`` into it: a :class:`Report` subclass with a
-``schema_version``, provenance, and its own payload. ``gate``, ``report`` and
+Each command writes one ``<command>.json`` into its run folder
+(harness/run_folder.py): a :class:`Report` subclass with a ``schema_version``,
+provenance (harness/provenance.py), and its own payload. ``gate``, ``report`` and
 ``compare`` only read these files, all through :func:`load_report`.
 
 Adding a report kind is one subclass of :class:`Report` (``kind``, ``FILENAME``,
@@ -14,11 +14,6 @@ from __future__ import annotations
 
 import json
 import os
-import platform
-import re
-import socket
-import sys
-import time
 from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
@@ -28,69 +23,12 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_valida
 
 from harness import __version__
 from harness.errors import ConfigError, IncompleteError
-from harness.flags import NAME, NOTE
-from harness.paths import reports_dir
+from harness.provenance import Provenance
+from harness.run_folder import make_folder
+from harness.target import NAME, NOTE
 
 # One schema step on the raw JSON dict: version n in, version n + 1 out.
 Migration = Callable[[dict[str, Any]], dict[str, Any]]
-
-
-def _cpu_model() -> str:
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return platform.processor() or platform.machine()
-
-
-class ServerFingerprint(BaseModel):
-    """Which server build answered: so two runs of different builds are never compared silently.
-
-    Taken from GET /version, /v1/models and /metrics (harness/client/fingerprint.py);
-    ``taken`` is False in pure official mode, which sends only the grader's requests.
-    """
-
-    taken: bool = True
-    engine: str | None = None  # e.g. "vllm" (from /v1/models owned_by or a *_info metric)
-    version: str | None = None
-    models: list[str] = Field(default_factory=list)
-    max_model_len: int | None = None
-    note: str | None = None  # what could not be read, or why nothing was taken
-
-    def label(self) -> str:
-        """A short name for tables: ``vllm 0.32.0 · max_len 8704``."""
-        if not self.taken:
-            return "not taken"
-        parts = [p for p in (self.engine, self.version) if p]
-        if self.max_model_len is not None:
-            parts.append(f"max_len {self.max_model_len}")
-        return " ".join(parts) if parts else "unknown"
-
-
-class Provenance(BaseModel):
-    """Who measured what, how, from where. Never holds credentials."""
-
-    model_config = ConfigDict(extra="allow")
-
-    harness_version: str = __version__
-    profile: str = ""
-    command_line: list[str] = Field(default_factory=list)
-    url: str | None = None
-    name: str | None = None  # the run's ledger name (--name)
-    note: str = ""  # what changed since the last run (--note)
-    experiment: str | None = None  # the ledger group it belongs to (--experiment)
-    server_models: list[str] = Field(default_factory=list)
-    tokenizer: str | None = None
-    seed: int | None = None
-    client_host: str = Field(default_factory=socket.gethostname)
-    client_cpu: str = Field(default_factory=_cpu_model)
-    client_cpus: int = Field(default_factory=lambda: os.cpu_count() or 0)
-    python: str = Field(default_factory=lambda: sys.version.split()[0])
-    started_at: str = Field(default_factory=lambda: datetime.now(UTC).isoformat())
-    finished_at: str | None = None
-    server: ServerFingerprint | None = None
 
 
 Phase = Literal["warmup", "timed"]
@@ -118,25 +56,6 @@ class RequestRow(BaseModel):
     finish_reason: str | None = None
     e2e_ms: float | None = None
     dispatch_lag_ms: float | None = None  # actual send − intended send
-
-
-def redact_argv(argv: list[str]) -> list[str]:
-    """Drop values of secret-bearing flags from a command line before it is recorded."""
-    out: list[str] = []
-    hide_next = False
-    for arg in argv:
-        if hide_next:
-            out.append("***")
-            hide_next = False
-            continue
-        if arg in ("--api-key", "--token"):
-            out.append(arg)
-            hide_next = True
-        elif arg.startswith(("--api-key=", "--token=")):
-            out.append(arg.split("=", 1)[0] + "=***")
-        else:
-            out.append(arg)
-    return out
 
 
 class Report(BaseModel):
@@ -295,41 +214,3 @@ def _validate(data: dict[str, Any], kind: type[R], where: str) -> R:
             f"{where}: does not match the {kind.__name__} schema "
             f"({err.error_count()} error(s); first at {loc}: {first['msg']})"
         ) from None
-
-
-_SLUG = re.compile(r"[^A-Za-z0-9._-]+")
-
-
-def new_run_folder(out: str | Path | None, name: str | None, command: str) -> Path:
-    """Create (or reuse, for ``--out``) a run folder and return it."""
-    if out is not None:
-        folder = Path(out)
-    else:
-        stamp = time.strftime("%Y%m%d-%H%M%S")
-        slug = _SLUG.sub("-", name or command).strip("-") or command
-        root = reports_dir()
-        folder = root / f"{stamp}-{slug}"
-        n = 1
-        while folder.exists():
-            n += 1
-            folder = root / f"{stamp}-{slug}-{n}"
-    return make_folder(folder)
-
-
-def make_folder(folder: Path, what: str = "run folder", flag: str = "--out") -> Path:
-    """``mkdir -p folder``; a folder that cannot be created (a regular file on its path,
-    no permission, a read-only disk) is a :class:`ConfigError`: exit 2 and one line."""
-    try:
-        folder.mkdir(parents=True, exist_ok=True)
-    except OSError as err:
-        why = err.strerror or type(err).__name__
-        raise ConfigError(
-            f"cannot create {what} {folder}: {why}; pass {flag} to a writable folder"
-        ) from None
-    return folder
-
-
-def write_json(path: Path, payload: Any) -> None:
-    tmp = path.with_suffix(path.suffix + ".tmp")
-    tmp.write_text(json.dumps(payload, indent=2, default=str), encoding="utf-8")
-    os.replace(tmp, path)

@@ -1,0 +1,108 @@
+"""One confirmation leg: a contestant started afresh with its trial's launch (a new port),
+waited for, its profile's speed step measured into the leg's run folder, stopped.
+
+The server is started like a trial's (harness/tune/candidate.py: its own process group,
+``PR_SET_PDEATHSIG``, ``candidate.json`` written before anything is measured) and stopped
+on every way out, Ctrl-C included.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from harness.errors import EXIT_TARGET, HarnessError
+from harness.gate.hooks import NO_HOOKS
+from harness.gate.orchestrate import GatePlan, run_step
+from harness.kinds.record import MeasurementKind
+from harness.profiles import Profile
+from harness.report_base import load_report
+from harness.target import Target
+from harness.tune import candidate
+from harness.tune.confirm_record import ConfirmLeg
+from harness.tune.space import Choice, Space
+from harness.tune.template import diff_text, launch_argv, launch_env, launch_url, shell_line
+
+AnyKind = MeasurementKind[Any, Any, Any, Any]
+
+
+def speed_kind(profile: Profile, space: Space) -> AnyKind | None:
+    """The profile's speed step: the first of the gate's steps that carries a score."""
+    url = "http://127.0.0.1:1"  # no request is sent: only the steps are listed
+    plan = GatePlan(url=url, folder=Path("."), profile=profile, options=space.options.gate())
+    return next((k for k in plan.steps() if k.score is not None), None)
+
+
+def run_leg(
+    space: Space,
+    profile: Profile,
+    kind: AnyKind,
+    values: Mapping[str, Choice],
+    folder: Path,
+    *,
+    round_no: int,
+    trial: int,
+    rel: str,
+) -> ConfirmLeg:
+    """Measure one leg into ``folder`` (already made)."""
+    port = candidate.free_port()
+    argv = launch_argv(space.serve, values, port)
+    env = launch_env(space.serve, values, port)
+    url = launch_url(space.serve, values, port)
+    launch = shell_line(argv, env)
+    note = diff_text(values, space.baseline)
+    meta: dict[str, object] = {"params": dict(values), "note": note, "launch": launch}
+    meta |= {"url": url, "round": round_no, "trial": trial}
+    (folder / "params.json").write_text(json.dumps(meta, indent=2), encoding="utf-8")
+    leg = ConfirmLeg(round=round_no, trial=trial, status="ok", folder=rel, launch=launch)
+    try:
+        cand = candidate.start(argv, env, url, folder, space.serve.stop_grace_s)
+    except candidate.StartFailed as err:
+        return leg.model_copy(update={"status": "failed-to-start", "why": err.message})
+    try:
+        try:
+            cold = candidate.wait_ready(
+                cand, profile.server.ready_path, space.serve.ready_timeout_s
+            )
+        except candidate.StartFailed as err:
+            update = {"status": "failed-to-start", "why": err.message, "log_tail": err.log_tail}
+            return leg.model_copy(update=update)
+        leg.cold_start_s = round(cold, 3)
+        name = f"{space.name}-confirm-r{round_no}-t{trial:03d}"
+        plan = GatePlan(
+            url=url,
+            folder=folder,
+            profile=profile,
+            options=space.options.gate(),
+            name=name,
+            note=note,
+            experiment=space.name,
+        )
+        return _measure(kind, plan, leg, cand)
+    finally:
+        cand.stop()
+
+
+def _measure(
+    kind: AnyKind, plan: GatePlan, leg: ConfirmLeg, cand: candidate.Candidate
+) -> ConfirmLeg:
+    try:
+        rc = run_step(kind, plan, NO_HOOKS, Target(folder=plan.folder, url=plan.url))
+    except HarnessError as err:
+        return leg.model_copy(update={"status": "error", "why": f"{kind.name}: {err.one_line()}"})
+    if cand.proc.poll() is not None:
+        why = f"the server exited (code {cand.proc.returncode}) during {kind.name}"
+        tail = candidate.log_tail(cand.log)
+        return leg.model_copy(update={"status": "crashed", "why": why, "log_tail": tail})
+    try:
+        report = load_report(plan.folder, kind.report)
+    except HarnessError as err:
+        return leg.model_copy(update={"status": "error", "why": err.one_line()})
+    assert kind.score is not None  # speed_kind picks a kind with a score
+    score = kind.score.of(report) if report is not None and report.complete else None
+    if score is None:
+        why = "target unreachable" if rc == EXIT_TARGET else "no complete score measured"
+        return leg.model_copy(update={"status": "error", "why": f"{kind.name}: {why}"})
+    return leg.model_copy(update={"score": float(score)})
