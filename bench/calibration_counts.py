@@ -12,7 +12,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from harness.compare.model import CompareReport
+from harness.latency.compare import LatencySection
 from harness.stats import wilson_interval
+from harness.throughput.compare import ThroughputSection
 
 # ---------------------------------------------------------------- settings
 
@@ -96,14 +98,15 @@ def changes_of(setting: Setting) -> dict[str, Change]:
 def verdicts(rep: CompareReport) -> dict[str, str]:
     """metric → compare's verdict, for every metric compare judged."""
     out: dict[str, str] = {}
-    for d in rep.latency:
+    lat, tp = rep.section(LatencySection), rep.section(ThroughputSection)
+    for d in lat.buckets if lat else []:
         out[f"{d.mode} {d.metric}"] = d.verdict
-    for s in rep.latency_scores:
+    for s in lat.scores if lat else []:
         out[f"{s.mode} score"] = s.verdict
-    for lv in rep.throughput:
+    for lv in tp.levels if tp else []:
         out[f"level {lv.concurrency} tok/s"] = lv.verdict
-    if rep.throughput_score is not None:
-        out["score"] = rep.throughput_score.verdict
+    if tp is not None and tp.score is not None:
+        out["score"] = tp.score.verdict
     return out
 
 

@@ -40,7 +40,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from harness.image.config import PackageOverrides, from_profile
-from harness.image.package import build_report
+from harness.image.core import build_report
 from harness.profiles import load_profile
 from harness.submit.preflight import verify_archive
 from harness.target import Target

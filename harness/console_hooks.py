@@ -3,7 +3,7 @@
 A measurement core calls ``waiting`` → ``attempt``… → ``ready`` while it polls the
 server, then ``measuring(True/False)`` around its requests; ``close`` stops the
 spinner when the wait raised. Each command's ``ConsoleHooks`` inherits this and adds
-its own progress callbacks (latency/render.py, throughput/render.py, quality/console.py).
+its own progress callbacks (latency/console.py, throughput/console.py, quality/console.py).
 """
 
 from __future__ import annotations

@@ -14,13 +14,13 @@ from rich.console import Console
 
 from harness.cli.common import make_console
 from harness.cli.front import SERVER_URL, Front, KindRun, Outcome, url_target
-from harness.conformance.plan import CheckOverrides, CheckPlan, from_profile
+from harness.conformance.config import CheckOverrides, CheckPlan, from_profile
 from harness.errors import EXIT_OK, UsageError
 from harness.profiles import load_profile
 from harness.target import Target
 
 if TYPE_CHECKING:
-    from harness.conformance.core import CheckHooks
+    from harness.conformance.hooks import CheckHooks
 
 
 def _flags(p: argparse.ArgumentParser) -> None:

@@ -10,8 +10,8 @@ from harness.argtypes import non_negative_float
 from harness.cli.common import make_console
 from harness.compare.core import CompareConfig, compare_runs
 from harness.compare.render import render
-from harness.compare.stats import MIN_EFFECT_PCT
 from harness.errors import EXIT_OK, UsageError
+from harness.paired.stats import MIN_EFFECT_PCT
 from harness.provenance import Provenance, redact_argv
 
 

@@ -1,6 +1,6 @@
 """What a measurement kind's command does besides the one skeleton every kind shares.
 
-Every kind of the registry (``harness/kinds/registry.py``) is a command built by one
+Every kind of the registry (``harness/registry/``) is a command built by one
 runner (``harness/cli/kind_command.py``): its target flag, its overrides record's flags,
 the common flags; then parse → config (the kind's ``from_profile``) → its core → render →
 ``--json`` → exit code (the kind's ``exit_code``). A :class:`Front` holds only what is

@@ -1,6 +1,6 @@
 """The one front end of every measurement kind: its command, built from the registry.
 
-``harness <kind>`` for each kind of ``harness/kinds/registry.py``: the target flag,
+``harness <kind>`` for each kind of ``harness/registry/``: the target flag,
 the kind's overrides record (``add_arguments``), the command's own flags and the
 common ones; then one path: early answers (``--list``, ``--self-test``) → usage
 checks (before a run folder exists) → run folder and provenance → config (the kind's
@@ -22,7 +22,7 @@ from harness.cli.common import RunContext, add_common, print_json, start_run
 from harness.cli.front import Front, KindRun, Outcome
 from harness.errors import UsageError
 from harness.kinds.record import Closable, RunEnv
-from harness.kinds.registry import KINDS, AnyKind
+from harness.registry import KINDS, AnyKind
 from harness.target import Target
 
 EXAMPLE_URL = "http://127.0.0.1:8080"

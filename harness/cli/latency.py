@@ -22,7 +22,7 @@ from harness.latency.resume import FORCE, RESUME, guard_folder
 from harness.target import Target
 
 if TYPE_CHECKING:
-    from harness.latency.render import ConsoleHooks
+    from harness.latency.console import ConsoleHooks
 
 
 def _flags(p: argparse.ArgumentParser) -> None:
@@ -80,7 +80,7 @@ def _check(args: argparse.Namespace) -> object:
 
 
 def _hooks(run: KindRun) -> object:
-    from harness.latency.render import ConsoleHooks
+    from harness.latency.console import ConsoleHooks
     from harness.latency.resume import resume_command
 
     target = Target(folder=run.ctx.folder, url=run.args.url)
@@ -129,7 +129,7 @@ def _measure(run: KindRun, hooks: ConsoleHooks) -> Outcome:
 
 def _failure_line(report: Any, rc: int) -> str | None:
     """A run that failed at the target ends with one line saying why."""
-    from harness.latency.render import target_failure
+    from harness.latency.console import target_failure
 
     return target_failure(report) if rc == EXIT_TARGET else None
 

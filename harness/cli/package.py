@@ -15,7 +15,7 @@ from harness.errors import UsageError
 from harness.image.config import PackageOverrides
 
 if TYPE_CHECKING:
-    from harness.image.config import PackageHooks
+    from harness.image.hooks import PackageHooks
 
 
 def _check(args: argparse.Namespace) -> None:

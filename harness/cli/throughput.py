@@ -12,7 +12,7 @@ from harness.cli.front import Front
 
 
 def _failure_line(report: Any, rc: int) -> str | None:
-    from harness.throughput.render import no_success_line
+    from harness.throughput.console import no_success_line
 
     return no_success_line(report)
 

@@ -26,7 +26,7 @@ from harness.vlm.config import (
 )
 
 if TYPE_CHECKING:
-    from harness.vlm.core import VlmHooks
+    from harness.vlm.hooks import VlmHooks
 
 AICAS = "aicas-vlm"  # the contest these commands measure for
 

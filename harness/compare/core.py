@@ -1,7 +1,8 @@
 """The one core of ``harness compare``: two run folders → a typed :class:`CompareReport`.
 
-Every kind with a comparison (its record's ``compare``, harness/kinds/) that both
-runs hold is checked for comparability, then compared; nothing here names a kind.
+Every kind with a comparison (its record's ``compare``, harness/kinds/record.py) that
+both runs hold is checked for comparability, then compared: each kind's comparison
+returns its section of the report; nothing here names a kind.
 """
 
 from __future__ import annotations
@@ -9,13 +10,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from harness.compare.comparable import Comparability
-from harness.compare.load import COMPARED, load_pair
-from harness.compare.model import CompareReport, ManifestDiff
-from harness.compare.side import CompareSettings, RunData
-from harness.compare.stats import MIN_EFFECT_PCT
+from harness.compare.load import load_pair
+from harness.compare.model import COMPARED, CompareReport, ManifestDiff
 from harness.errors import UsageError
 from harness.manifest.diff import diff_settings
+from harness.paired.comparable import Comparability
+from harness.paired.side import CompareSettings, RunData
+from harness.paired.stats import MIN_EFFECT_PCT
 from harness.provenance import Provenance
 
 
@@ -87,5 +88,6 @@ def compare_runs(cfg: CompareConfig, provenance: Provenance | None = None) -> Co
     for kind in COMPARED:
         assert kind.compare is not None
         if kind.name in verdict.kinds:
-            kind.compare.compare(a.sides[kind.name], b.sides[kind.name], cfg.settings, report)
+            sa, sb = a.sides[kind.name], b.sides[kind.name]
+            report.sections[kind.name] = kind.compare.compare(sa, sb, cfg.settings)
     return report

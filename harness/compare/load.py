@@ -1,6 +1,6 @@
 """Reading two run folders: the ONLY module of harness/compare that touches files.
 
-Every measurement kind with a comparison (harness/kinds/registry.py) is read
+Every measurement kind with a comparison (harness/registry/) is read
 through the one report reader, with what its record reads beside it (latency's
 repeats, quality's per-sample records). An unreadable file is a ConfigError
 that names the side (A or B) and the folder.
@@ -10,14 +10,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from harness.compare.model import CompareReport
-from harness.compare.side import RunData, Side
+from harness.compare.model import COMPARED, CompareReport
 from harness.errors import HarnessError, UsageError
-from harness.kinds.registry import KINDS
 from harness.manifest.model import load_manifest
+from harness.paired.side import RunData, Side
 from harness.report_base import load_report
-
-COMPARED = tuple(k for k in KINDS if k.compare is not None)
 
 
 def load_run(folder: Path, label: str = "A") -> RunData:

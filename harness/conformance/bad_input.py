@@ -10,8 +10,8 @@ import json
 from typing import Any
 
 from harness.conformance.context import CheckContext
-from harness.conformance.model import Evidence, Outcome, failed, passed
 from harness.conformance.registry import check
+from harness.conformance.report import Evidence, Outcome, failed, passed
 from harness.conformance.rules import json_error
 from harness.conformance.shapes import request_failure
 

@@ -14,7 +14,7 @@ import aiohttp
 
 from harness.client.http import send_request
 from harness.client.records import RequestRecord
-from harness.conformance.model import Evidence, Outcome, excerpt
+from harness.conformance.report import Evidence, Outcome, excerpt
 from harness.tokenizer import Tokenizer
 
 # The texts the checks send. The completion prompt invites a long answer so a small
@@ -29,7 +29,7 @@ THINK_QUESTION = "What is 17 times 23? Answer with the number."
 
 @dataclass(frozen=True)
 class CheckConfig:
-    """One typed config for a conformance run, built by ``plan.from_profile`` only."""
+    """One typed config for a conformance run, built by ``config.from_profile`` only."""
 
     url: str
     graders_model: str  # the name graders put in chat bodies

@@ -14,28 +14,14 @@ from pathlib import Path
 
 from harness.client.fingerprint import take_fingerprint
 from harness.conformance.context import CheckConfig
-from harness.conformance.model import Check, CheckReport
+from harness.conformance.hooks import NO_HOOKS, CheckHooks
 from harness.conformance.registry import PlannedCheck
+from harness.conformance.report import Check, CheckReport
 from harness.conformance.runner import run_checks
 from harness.errors import EXIT_FAIL, EXIT_OK
-from harness.hooks import ReadinessHooks
 from harness.manifest.record import record_manifest
 from harness.provenance import Provenance
 from harness.tokenizer import load_tokenizer
-
-
-class CheckHooks(ReadinessHooks):
-    """Console callbacks of a check run; every one is a no-op here (``attempt`` and
-    ``partial``: harness/hooks.py)."""
-
-    def starting(self, cfg: CheckConfig, n_checks: int) -> None:
-        """The checks are about to run."""
-
-    def result(self, check: Check) -> None:
-        """One check was judged."""
-
-
-NO_HOOKS = CheckHooks()
 
 
 async def measure_check(

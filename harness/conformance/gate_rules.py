@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from harness.conformance.model import CheckReport, Result
+from harness.conformance.report import CheckReport, Result
 from harness.risk import FlagKind, RiskFlag
 from harness.verdict import Judgement, Reason, partial, readiness_flag, risk
 

@@ -6,8 +6,8 @@ from typing import Any
 
 from harness.client.records import RequestRecord
 from harness.conformance.context import STORY_PROMPT, STORY_QUESTION, CheckContext
-from harness.conformance.model import Evidence, Outcome, failed, passed
 from harness.conformance.registry import check
+from harness.conformance.report import Evidence, Outcome, failed, passed
 from harness.conformance.rules import usage_findings
 from harness.conformance.shapes import request_failure
 

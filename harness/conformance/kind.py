@@ -8,16 +8,16 @@ from typing import TYPE_CHECKING, Any
 from rich.console import Console
 
 from harness.conformance import views as conformance_views
+from harness.conformance.config import CheckOverrides, CheckPlan, from_profile
 from harness.conformance.gate_rules import check_rules
-from harness.conformance.model import CheckReport
-from harness.conformance.plan import CheckOverrides, CheckPlan, from_profile
+from harness.conformance.report import CheckReport
 from harness.kinds.record import GateInputs, KindConsole, MeasurementKind, RunEnv
 from harness.profiles import Profile
 from harness.verdict import Judgement
 from harness.view.summary import KindSummary
 
 if TYPE_CHECKING:
-    from harness.conformance.core import CheckHooks
+    from harness.conformance.hooks import CheckHooks
 
 
 # The core, its hooks and the console are imported when called (harness/kinds/record.py).
@@ -38,19 +38,19 @@ def exit_code(report: CheckReport) -> int:
 
 
 def silent_hooks() -> CheckHooks:
-    from harness.conformance.core import NO_HOOKS
+    from harness.conformance.hooks import NO_HOOKS
 
     return NO_HOOKS
 
 
 def console_hooks(console: Console, profile: str) -> CheckHooks:
-    from harness.conformance.render import ConsoleHooks
+    from harness.conformance.console import ConsoleHooks
 
     return ConsoleHooks(console, profile)
 
 
 def render(console: Console, report: CheckReport, folder: str) -> None:
-    from harness.conformance.render import render_report
+    from harness.conformance.console import render_report
 
     render_report(console, report, folder)
 

@@ -8,8 +8,8 @@ from typing import Any
 
 from harness.client.records import RequestRecord
 from harness.conformance.context import CheckContext
-from harness.conformance.model import Evidence, Outcome, failed, passed
 from harness.conformance.registry import check, family
+from harness.conformance.report import Evidence, Outcome, failed, passed
 from harness.conformance.rules import latency_spread
 from harness.conformance.shapes import request_failure
 from harness.prompts import exact_prompt

@@ -12,8 +12,8 @@ from dataclasses import dataclass
 
 from harness.client.readiness import Watch, probe
 from harness.conformance.context import CheckContext
-from harness.conformance.model import Evidence, Outcome, failed, passed, skipped
 from harness.conformance.registry import check
+from harness.conformance.report import Evidence, Outcome, failed, passed, skipped
 
 GIVE_UP_AFTER = 3  # consecutive answers that are neither 200 nor 503: the route is wrong
 

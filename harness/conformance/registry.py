@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from harness.conformance.context import CheckContext
-from harness.conformance.model import Outcome
+from harness.conformance.report import Outcome
 from harness.errors import ConfigError
 
 Phase = Literal["first", "light", "background", "quiet", "load"]

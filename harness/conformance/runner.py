@@ -19,9 +19,9 @@ import aiohttp
 from harness.client.http import HttpOptions, make_session
 from harness.client.readiness import server_models
 from harness.conformance.context import CheckConfig, CheckContext
-from harness.conformance.model import Check, CheckReport, Outcome, failed, skipped
 from harness.conformance.readiness import ReadyObservation, observe_ready
 from harness.conformance.registry import PlannedCheck
+from harness.conformance.report import Check, CheckReport, Outcome, failed, skipped
 from harness.errors import HarnessError, UnreachableError
 from harness.provenance import Provenance, with_facts
 from harness.tokenizer import Tokenizer

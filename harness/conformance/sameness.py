@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from harness.client.records import RequestRecord
 from harness.conformance.context import STORY_PROMPT, STORY_QUESTION, CheckContext
-from harness.conformance.model import Evidence, Outcome, failed, passed, short
 from harness.conformance.registry import check
+from harness.conformance.report import Evidence, Outcome, failed, passed, short
 from harness.conformance.rules import first_difference
 from harness.conformance.shapes import request_failure
 

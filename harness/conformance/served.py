@@ -12,8 +12,8 @@ from __future__ import annotations
 
 from harness.client.readiness import server_models
 from harness.conformance.context import CheckContext
-from harness.conformance.model import Evidence, Outcome, failed, passed
 from harness.conformance.registry import check
+from harness.conformance.report import Evidence, Outcome, failed, passed
 
 PROBE = "Say hello."  # the shortest question the graders' own server check asks
 

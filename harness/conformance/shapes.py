@@ -8,8 +8,8 @@ from typing import Any
 from harness.client.readiness import server_models
 from harness.client.records import RequestRecord
 from harness.conformance.context import CheckContext
-from harness.conformance.model import Evidence, Outcome, failed, passed, short, warned
 from harness.conformance.registry import check
+from harness.conformance.report import Evidence, Outcome, failed, passed, short, warned
 from harness.conformance.rules import chat_shape, completion_shape
 
 CHAT_PATH = "/v1/chat/completions"

@@ -6,8 +6,8 @@ from __future__ import annotations
 from typing import Any
 
 from harness.conformance.context import STORY_PROMPT, STORY_QUESTION, CheckContext
-from harness.conformance.model import Outcome, failed, passed
 from harness.conformance.registry import check
+from harness.conformance.report import Outcome, failed, passed
 from harness.conformance.rules import first_difference
 from harness.conformance.sameness import greedy
 from harness.conformance.shapes import request_failure

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pydantic import BaseModel, ConfigDict
 
-from harness.conformance.model import CheckReport, Result
+from harness.conformance.report import CheckReport, Result
 from harness.view.summary import KindSummary
 
 

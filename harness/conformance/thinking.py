@@ -13,8 +13,8 @@ from __future__ import annotations
 
 from harness.client.records import RequestRecord
 from harness.conformance.context import THINK_QUESTION, CheckContext
-from harness.conformance.model import Evidence, Outcome, failed, passed, short, warned
 from harness.conformance.registry import check
+from harness.conformance.report import Evidence, Outcome, failed, passed, short, warned
 from harness.conformance.rules import think_form, think_leak
 from harness.conformance.shapes import request_failure
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from harness.conformance.model import Check, CheckReport, Result
+from harness.conformance.report import Check, CheckReport, Result
 from harness.view.model import Cell, Column, Section, Tone, section, table, text
 
 TONE: dict[Result, Tone] = {

@@ -15,8 +15,8 @@ from pathlib import Path
 from harness.errors import HarnessError, UsageError
 from harness.flags import option
 from harness.gate.report import GateReport
-from harness.kinds.registry import KINDS
 from harness.overrides import Overrides
+from harness.registry import KINDS
 from harness.report_base import Report
 from harness.submit.gated import bare_id, is_image_id
 

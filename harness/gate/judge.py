@@ -14,9 +14,9 @@ from pathlib import Path
 from harness.errors import HarnessError, UsageError
 from harness.gate.report import GateReport, Verdict, headline_figures
 from harness.gate.rules import GateInputs, judge, required_reports
-from harness.kinds.registry import KINDS
 from harness.profiles import Profile
 from harness.provenance import Provenance
+from harness.registry import KINDS
 from harness.report_base import Report, load_report
 from harness.verdict import Reason
 

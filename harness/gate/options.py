@@ -16,8 +16,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, replace
 
 from harness.flags import Flag
-from harness.kinds.registry import KINDS
 from harness.overrides import add_valued, gate_key, render_value
+from harness.registry import KINDS
 
 _DEFAULT_TEXT = re.compile(r"\s*\(default:[^)]*\)\s*$")
 

@@ -35,9 +35,9 @@ from harness.gate.judge import judge_folder
 from harness.gate.options import gate_options, options_argv
 from harness.gate.report import GateReport, Verdict
 from harness.kinds.record import GateStep, MeasurementKind, RunEnv
-from harness.kinds.registry import KINDS
 from harness.profiles import Profile
 from harness.provenance import Provenance
+from harness.registry import KINDS
 from harness.target import EXPERIMENT, IMAGE, NAME, NOTE, URL, Target
 
 AnyKind = MeasurementKind[Any, Any, Any, Any]

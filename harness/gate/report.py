@@ -13,7 +13,7 @@ from pydantic import (
     model_validator,
 )
 
-from harness.kinds.registry import KINDS
+from harness.registry import KINDS
 from harness.report_base import Migration, Report
 from harness.risk import RiskFlag, migrate_flags
 from harness.verdict import Reason, Verdict

@@ -12,8 +12,8 @@ Rules read flags by ``kind``, never by their text, and take every grader number
 from __future__ import annotations
 
 from harness.kinds.record import GateInputs
-from harness.kinds.registry import KINDS
 from harness.profiles import Profile
+from harness.registry import KINDS
 from harness.risk import FlagKind, RiskFlag
 from harness.verdict import Reason, Verdict
 

@@ -8,7 +8,6 @@ from pathlib import Path
 from harness.argtypes import positive_int
 from harness.errors import ConfigError
 from harness.flags import option
-from harness.hooks import RunHooks
 from harness.image.compress import Compressor
 from harness.overrides import Overrides
 from harness.profiles import PackageSpec, Profile
@@ -93,13 +92,3 @@ def from_profile(profile: Profile, target: Target, o: PackageOverrides) -> Packa
         threads=o.threads,
         docker_host=o.docker_host,
     )
-
-
-class PackageHooks(RunHooks):
-    """Progress of the package core; a no-op here (the console's is in image/console.py)."""
-
-    def bytes(self, done: int, total: int) -> None:
-        """``done`` of ``total`` bytes saved (``total`` 0 while unknown)."""
-
-
-NO_HOOKS = PackageHooks()

@@ -6,7 +6,7 @@ from rich.console import Console
 from rich.progress import Progress, TaskID
 
 from harness.console_hooks import byte_progress
-from harness.image.config import PackageHooks
+from harness.image.hooks import PackageHooks
 from harness.image.report import PackageReport
 from harness.image.views import sections
 from harness.view.console import print_sections

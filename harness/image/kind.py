@@ -10,15 +10,10 @@ from rich.console import Console
 
 from harness.errors import EXIT_FAIL, EXIT_OK
 from harness.image import views as image_views
-from harness.image.config import (
-    NO_HOOKS,
-    PackageConfig,
-    PackageHooks,
-    PackageOverrides,
-    from_profile,
-)
+from harness.image.config import PackageConfig, PackageOverrides, from_profile
 from harness.image.console import ConsoleHooks, render_with_path
 from harness.image.gate_rules import package_rules
+from harness.image.hooks import NO_HOOKS, PackageHooks
 from harness.image.report import PackageReport
 from harness.kinds.record import GateInputs, KindConsole, MeasurementKind, RunEnv
 from harness.profiles import Profile
@@ -27,8 +22,8 @@ from harness.verdict import Judgement
 
 def run(cfg: PackageConfig, env: RunEnv[PackageHooks]) -> PackageReport:
     """Save (when ``cfg.image``), inspect and judge; ``package.json`` saved in the folder."""
+    from harness.image.core import package
     from harness.image.engine import connect
-    from harness.image.package import package
 
     client = connect(cfg.docker_host) if cfg.image else None
     try:

@@ -1,2 +1,4 @@
-"""Measurement kinds: the record type (``record.py``) and the one ordered registry
-(``registry.py``). Each kind's record lives in its own package (``harness/<pkg>/kind.py``)."""
+"""The measurement-kind record type (``record.py``), below every measurement package.
+
+Each kind's record is built from it in its own package (``harness/<pkg>/kind.py``) and
+listed once, in order, in the registry (``harness/registry/``), which sits above them."""

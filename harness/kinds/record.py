@@ -2,7 +2,7 @@
 
 A kind (check, latency, throughput, quality, package, vlm) is one
 :class:`MeasurementKind` exported by its own package (``harness/<pkg>/kind.py``:
-``KIND``) and listed once, in order, in ``harness/kinds/registry.py``. The gate
+``KIND``) and listed once, in order, in the registry (``harness/registry/``). The gate
 (steps, required reports, rules, hooks), the report reader and ``compare``
 iterate the registry; none of them names a kind. Adding a measurement is one
 record: its report class, its typed overrides (the flags), the one function
@@ -15,9 +15,10 @@ and the HTTP client only when called, so judging a run folder (``gate RUN_DIR``,
 ``harness report``) imports no aiohttp, matplotlib, prometheus_client or docker
 (tests/unit/test_light_judging.py).
 
-Layering: records sit above the measurement packages (they bind each
-package's core, rules and comparison) and below the gate, ``compare``'s engine
-and the report reader, which iterate them (tests/unit/test_layering.py).
+Layering: this record type sits below the measurement packages (each package's
+``kind.py`` builds its record from it) and imports none of them; the registry sits
+above them, below the gate, ``compare`` and the report reader, which iterate it
+(tests/unit/test_layering.py).
 """
 
 from __future__ import annotations
@@ -29,15 +30,15 @@ from typing import Any, Generic, Literal, Protocol, TypeVar, runtime_checkable
 
 from rich.console import Console
 
-from harness.compare.model import CompareReport
-from harness.compare.side import CompareSettings, Side
 from harness.overrides import Overrides
+from harness.paired.model import CompareSection
+from harness.paired.side import CompareSettings, Side
 from harness.profiles import Profile
 from harness.provenance import Provenance
 from harness.report_base import Report
 from harness.target import Target
 from harness.verdict import Judgement
-from harness.view.model import Section
+from harness.view.model import Block, Section
 from harness.view.summary import KindSummary
 
 C = TypeVar("C")  # the kind's config (LatencyConfig, ...)
@@ -45,6 +46,7 @@ Ov = TypeVar("Ov", bound=Overrides)  # its typed overrides record
 R = TypeVar("R", bound=Report)  # its report class
 H = TypeVar("H")  # its core's hooks
 T = TypeVar("T", bound=Report)
+S = TypeVar("S", bound=CompareSection)  # its section of a comparison
 
 # Where the gate runs a kind: against the server ("server"), on the image before it
 # runs ("image"), or never (the kind's own command writes its report).
@@ -105,15 +107,21 @@ class KindConsole(Generic[R, H]):
 
 
 @dataclass(frozen=True)
-class KindCompare(Generic[R]):
-    """How ``compare`` reads, checks and compares two runs' reports of this kind."""
+class KindCompare(Generic[R, S]):
+    """How ``compare`` reads, checks and compares two runs' reports of this kind
+    (``harness/<pkg>/compare.py``) and draws its section (``<pkg>/compare_views.py``)."""
 
+    section: type[S]  # this kind's section of the comparison (compare.json's sections[name])
     # what else to read beside the report (repeats, samples); the folder and the report
     load_extra: Callable[[Path, R], Any] | None
     # (refusals, notes): what makes the two runs measure different things
     differences: Callable[[Side[R], Side[R]], tuple[list[str], list[str]]]
-    # fills this kind's part of the comparison report
-    compare: Callable[[Side[R], Side[R], CompareSettings, CompareReport], None]
+    # this kind's section of the comparison
+    compare: Callable[[Side[R], Side[R], CompareSettings], S]
+    # the section's blocks (tables, texts, plots) on the console and in report.html
+    views: Callable[[S], list[Block | None]]
+    # its section from a compare.json before schema 4, its keys taken out of the top
+    legacy: Callable[[dict[str, Any]], dict[str, Any] | None] | None = None
 
 
 @dataclass(frozen=True)
@@ -140,7 +148,7 @@ class MeasurementKind(Generic[C, Ov, R, H]):
     preflight: Callable[[C], None] | None = None
     score: KindScore[R] | None = None
     console: KindConsole[R, H] | None = None
-    compare: KindCompare[R] | None = None
+    compare: KindCompare[R, Any] | None = None
     # its sections in ``harness report`` (console and report.html): ``<pkg>/views.py``'s
     # ``sections``; None: the run's summary line only
     views: Callable[[R], list[Section]] | None = None

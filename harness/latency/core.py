@@ -23,45 +23,20 @@ from harness.client.metrics import MetricsRecorder
 from harness.client.readiness import wait_ready
 from harness.client.urllib_client import GraderPoll
 from harness.errors import EXIT_OK, EXIT_TARGET
-from harness.hooks import ServerHooks
 from harness.latency.analysis import build_report, selftest_flags
 from harness.latency.config import LatencyConfig
+from harness.latency.hooks import NO_HOOKS, LatencyHooks
 from harness.latency.network_probe import NetworkProber
 from harness.latency.repeats import REPEAT_DIR, RepeatsReport, pool_states, summarize_repeats
-from harness.latency.report import Calibration, LatencyReport, RequestRow
+from harness.latency.report import Calibration, LatencyReport
 from harness.latency.runner import run_latency, run_probes
-from harness.latency.sequential import Look
 from harness.latency.state import LatencyState
 from harness.latency.usage_check import probe_enabled
 from harness.manifest.record import adopt_manifest, record_manifest
-from harness.profiles import Bucket
 from harness.prompts import repeat_seed
 from harness.provenance import Provenance
 from harness.risk import FlagKind
 from harness.tokenizer import Tokenizer, load_tokenizer
-
-
-class LatencyHooks(ServerHooks):
-    """Progress and console callbacks of a latency run; every one is a no-op here (the
-    wait, ``measuring`` and ``partial``: harness/hooks.py)."""
-
-    def bucket(self, mode: str, bucket: Bucket) -> None:
-        """A (mode, bucket) starts."""
-
-    def row(self, row: RequestRow, total: int) -> None:
-        """One request ended; ``total`` requests in its bucket and phase."""
-
-    def look(self, row: RequestRow, look: Look, pct: float) -> None:
-        """``--until-ci PCT``: the interval of the median after the timed request ``row``."""
-
-    def repeat(self, index: int, total: int) -> None:
-        """Repetition ``index`` of ``total`` starts (``--repeats``)."""
-
-    def seed(self, cfg: LatencyConfig) -> None:
-        """The strict prompts' seed is known (drawn or given): ``cfg.seed``."""
-
-
-NO_HOOKS = LatencyHooks()
 
 # a repeat's own flags the pooled report carries, marked with the repeat
 _PER_REPEAT = (FlagKind.STRICT_CACHED, FlagKind.SELF_TEST_ERROR, FlagKind.ESTIMATE)

@@ -8,10 +8,6 @@ from typing import TYPE_CHECKING, Any
 
 from rich.console import Console
 
-from harness.compare.comparable import latency_differences
-from harness.compare.latency import compare_latency
-from harness.compare.model import CompareReport
-from harness.compare.side import CompareSettings, Side
 from harness.kinds.record import (
     GateInputs,
     KindCompare,
@@ -20,7 +16,10 @@ from harness.kinds.record import (
     MeasurementKind,
     RunEnv,
 )
+from harness.latency import compare as latency_compare
+from harness.latency import compare_views as latency_compare_views
 from harness.latency import views as latency_views
+from harness.latency.compare import LatencySection
 from harness.latency.config import LatencyConfig, LatencyOverrides, from_profile
 from harness.latency.gate_rules import latency_rules
 from harness.latency.repeats import RepeatsReport
@@ -30,7 +29,7 @@ from harness.verdict import Judgement
 from harness.view.summary import KindSummary
 
 if TYPE_CHECKING:
-    from harness.latency.core import LatencyHooks
+    from harness.latency.hooks import LatencyHooks
 
 
 # The core, its hooks and the console are imported when called (harness/kinds/record.py).
@@ -49,19 +48,19 @@ def exit_code(report: LatencyReport) -> int:
 
 
 def silent_hooks() -> LatencyHooks:
-    from harness.latency.core import NO_HOOKS
+    from harness.latency.hooks import NO_HOOKS
 
     return NO_HOOKS
 
 
 def console_hooks(console: Console, profile: str) -> LatencyHooks:
-    from harness.latency.render import ConsoleHooks
+    from harness.latency.console import ConsoleHooks
 
     return ConsoleHooks(console)
 
 
 def render(console: Console, report: LatencyReport, folder: str) -> None:
-    from harness.latency.render import render_report
+    from harness.latency.console import render_report
 
     render_report(console, report, folder)
 
@@ -77,23 +76,6 @@ def required(profile: Profile, image: bool) -> bool:
 def repeats_beside(folder: Path, report: LatencyReport) -> RepeatsReport | None:
     """``latency_repeats.json`` (``--repeats``): the between-run spread compare uses."""
     return RepeatsReport.load(folder) if (folder / RepeatsReport.FILENAME).is_file() else None
-
-
-def differences(a: Side[LatencyReport], b: Side[LatencyReport]) -> tuple[list[str], list[str]]:
-    return latency_differences(a.report, b.report)
-
-
-def compare(
-    a: Side[LatencyReport], b: Side[LatencyReport], s: CompareSettings, out: CompareReport
-) -> None:
-    out.latency, out.latency_scores = compare_latency(
-        a.report,
-        b.report,
-        repeats_a=a.extra,
-        repeats_b=b.extra,
-        min_effect_pct=s.min_effect_pct,
-        seed=s.seed,
-    )
 
 
 def summary() -> KindSummary[LatencyReport, Any]:
@@ -118,7 +100,14 @@ KIND: MeasurementKind[LatencyConfig, LatencyOverrides, LatencyReport, LatencyHoo
         gate_step="server",
         score=KindScore("mean speedup", lambda r: r.score),
         console=KindConsole(hooks=console_hooks, render=render),
-        compare=KindCompare(load_extra=repeats_beside, differences=differences, compare=compare),
+        compare=KindCompare(
+            section=LatencySection,
+            load_extra=repeats_beside,
+            differences=latency_compare.differences,
+            compare=latency_compare.section,
+            views=latency_compare_views.blocks,
+            legacy=latency_compare.legacy,
+        ),
         views=latency_views.sections,
         summary=summary,
     )

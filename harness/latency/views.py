@@ -1,6 +1,6 @@
 """What a latency run shows, as view models: the bucket tables, the gap, the plots, attribution.
 
-One builder per table or plot; the console (``latency/render.py``) and
+One builder per table or plot; the console (``latency/console.py``) and
 report.html render the same sections. The plot builders take any bucket-like
 record, so the ledger page draws its runs with them too.
 """

@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 from harness.data.samples import SAMPLE_KEY, SAMPLE_REASON
+from harness.profiles import ThroughputSpec
+from harness.quality.correctness import evaluate
 from harness.quality.report import BenchmarkResult, QualityReport
 from harness.quality.stats import score_interval
 from harness.risk import FlagKind, RiskFlag
@@ -128,3 +132,24 @@ def quality_metrics(rep: QualityReport) -> dict[str, dict[str, float]]:
         if b.score is not None:
             metrics[b.name][b.metric] = b.score
     return metrics
+
+
+def correctness_outcomes(
+    spec: ThroughputSpec | None, metrics: Mapping[str, Mapping[str, float]]
+) -> list[Reason]:
+    """Every reading of a throughput profile's correctness gate (Paris: the README's and
+    eval/score.py's) over the quality report's ``metrics``: a failing one is blocking and
+    named (harness/quality/correctness.py). The zeroed score is the throughput report's
+    line (harness/throughput/gate_rules.py: ``score_zeroed``)."""
+    if spec is None or not spec.correctness_rules:
+        return []
+    verdict = evaluate(spec.correctness_rules, metrics)
+    return [
+        Reason(
+            source="quality",
+            text=f"correctness gate {'passed' if o.passed else 'FAILED' if o.passed is False else 'not measured'}: {o.line()}",
+            blocking=o.passed is False,
+            incomplete=o.passed is None,
+        )
+        for o in verdict.outcomes
+    ]

@@ -8,10 +8,6 @@ from typing import TYPE_CHECKING, Any
 
 from rich.console import Console
 
-from harness.compare.comparable import quality_differences
-from harness.compare.model import CompareReport
-from harness.compare.quality import compare_quality
-from harness.compare.side import CompareSettings, Side
 from harness.kinds.record import (
     GateInputs,
     KindCompare,
@@ -20,14 +16,15 @@ from harness.kinds.record import (
     RunEnv,
 )
 from harness.profiles import Profile
+from harness.quality import compare as quality_compare
+from harness.quality import compare_views as quality_compare_views
 from harness.quality import views as quality_views
+from harness.quality.compare import QualitySection
 from harness.quality.config import QualityConfig, QualityOverrides, from_profile
-from harness.quality.gate_rules import quality_metrics, quality_rules
+from harness.quality.gate_rules import correctness_outcomes, quality_metrics, quality_rules
 from harness.quality.render import render_report
 from harness.quality.report import QualityReport
 from harness.quality.samples import read_samples
-from harness.throughput.gate_rules import correctness_rules
-from harness.throughput.report import ThroughputReport
 from harness.verdict import Judgement
 from harness.view.summary import KindSummary
 
@@ -71,15 +68,11 @@ def check_first(cfg: QualityConfig) -> None:
 
 def rules(report: QualityReport, inputs: GateInputs) -> Judgement:
     """The benchmarks against their thresholds; under a throughput profile also its
-    correctness gate, which reads these benchmarks and can zero the throughput score."""
+    correctness gate's readings over these benchmarks (the throughput report says when
+    they zero its score)."""
     spec = inputs.profile.quality
     reasons, flags = quality_rules(report, [b.name for b in spec.benchmarks] if spec else None)
-    throughput = inputs.get(ThroughputReport)
-    reasons += correctness_rules(
-        inputs.profile.throughput,
-        quality_metrics(report),
-        throughput.score if throughput else None,
-    )
+    reasons += correctness_outcomes(inputs.profile.throughput, quality_metrics(report))
     return reasons, flags
 
 
@@ -95,16 +88,6 @@ def samples_beside(folder: Path, report: QualityReport) -> dict[str, list[dict[s
         if path.is_file():
             out[bench.name] = read_samples(path)
     return out
-
-
-def differences(a: Side[QualityReport], b: Side[QualityReport]) -> tuple[list[str], list[str]]:
-    return quality_differences(a.report, b.report, a.extra or {}, b.extra or {}), []
-
-
-def compare(
-    a: Side[QualityReport], b: Side[QualityReport], s: CompareSettings, out: CompareReport
-) -> None:
-    out.quality = compare_quality(a.report, b.report, a.extra or {}, b.extra or {})
 
 
 def render(console: Console, report: QualityReport, folder: str) -> None:
@@ -134,7 +117,14 @@ KIND: MeasurementKind[QualityConfig, QualityOverrides, QualityReport, QualityHoo
         gate_step="server",
         preflight=check_first,
         console=KindConsole(hooks=console_hooks, render=render),
-        compare=KindCompare(load_extra=samples_beside, differences=differences, compare=compare),
+        compare=KindCompare(
+            section=QualitySection,
+            load_extra=samples_beside,
+            differences=quality_compare.differences,
+            compare=quality_compare.section,
+            views=quality_compare_views.blocks,
+            legacy=quality_compare.legacy,
+        ),
         views=quality_views.sections,
         summary=summary,
     )

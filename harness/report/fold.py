@@ -14,7 +14,7 @@ from collections.abc import Iterable, Sequence
 from functools import cache
 from pathlib import Path
 
-from harness.kinds.registry import KINDS, AnyKind
+from harness.registry import KINDS, AnyKind
 from harness.report.entry import LedgerEntry
 from harness.report.folder import is_run_folder
 

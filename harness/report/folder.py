@@ -14,11 +14,11 @@ from pathlib import Path
 
 from harness.errors import HarnessError, UsageError
 from harness.gate.report import GateReport
-from harness.kinds.registry import KINDS
+from harness.registry import KINDS
 from harness.report_base import R, Report, load_report
 
 # The reports ``harness report`` reads, in display order: every measurement kind's
-# (harness/kinds/registry.py), then the gate's verdict.
+# (harness/registry/), then the gate's verdict.
 REPORT_KINDS: tuple[type[Report], ...] = (*(k.report for k in KINDS), GateReport)
 REPORT_FILES = tuple(kind.FILENAME for kind in REPORT_KINDS)
 

@@ -12,7 +12,7 @@ from typing import Any, TypeVar
 
 from pydantic import BaseModel
 
-from harness.kinds.registry import KINDS, AnyKind
+from harness.registry import KINDS, AnyKind
 from harness.report.folder import RunFiles
 from harness.report_base import Report
 from harness.risk import RiskFlag

@@ -14,7 +14,7 @@ from harness.compare.load import load_compare
 from harness.errors import HarnessError
 from harness.gate import views as gate_views
 from harness.gate.report import GateReport
-from harness.kinds.registry import KINDS
+from harness.registry import KINDS
 from harness.report.entry import LedgerEntry
 from harness.report.folder import RunFiles
 from harness.report.parts import summaries
@@ -25,7 +25,7 @@ from harness.view.model import Section, facts, section, text
 
 
 def kind_sections(rep: Report) -> list[Section]:
-    """A report's own sections: its kind's record's ``views`` (harness/kinds/registry.py),
+    """A report's own sections: its kind's record's ``views`` (harness/registry/),
     the gate's verdict from gate/views.py."""
     if isinstance(rep, GateReport):
         return gate_views.sections(rep)

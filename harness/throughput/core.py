@@ -17,35 +17,17 @@ from pathlib import Path
 from harness.attribution import cache_flags, metrics_enabled, section_for
 from harness.client.metrics import MetricsRecorder
 from harness.client.readiness import listening, wait_ready
-from harness.client.records import RequestRecord
 from harness.errors import EXIT_FAIL, EXIT_OK, EXIT_TARGET
-from harness.hooks import ServerHooks
 from harness.manifest.record import record_manifest
 from harness.provenance import Provenance
 from harness.throughput.analysis import build_report, probe_enabled, unsettled_rows
 from harness.throughput.chart import write_chart
 from harness.throughput.config import ThroughputConfig
-from harness.throughput.report import Phase, RequestRow, ThroughputReport
+from harness.throughput.hooks import NO_HOOKS, ThroughputHooks
+from harness.throughput.report import ThroughputReport
 from harness.throughput.runner import run_probe, run_sweep
 from harness.throughput.state import ThroughputState
 from harness.tokenizer import Tokenizer, load_tokenizer
-
-
-class ThroughputHooks(ServerHooks):
-    """Progress and console callbacks of a sweep; every one is a no-op here (the wait,
-    ``measuring`` and ``partial``: harness/hooks.py)."""
-
-    def level(self, level: int, phase: Phase, total: int) -> None:
-        """A level's warm-up or timed phase starts with ``total`` requests."""
-
-    def done(self, level: int, phase: Phase, record: RequestRecord) -> None:
-        """One request of that phase ended (strict mode)."""
-
-    def graded(self, level: int, phase: Phase, row: RequestRow) -> None:
-        """One request of the grader's loop ended (official mode)."""
-
-
-NO_HOOKS = ThroughputHooks()
 
 
 async def measure_throughput(

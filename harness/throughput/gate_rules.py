@@ -1,12 +1,12 @@
-"""The gate's rules for ``throughput.json``, and the throughput profile's correctness gate."""
+"""The gate's rules for ``throughput.json``, and its score zeroed by the correctness gate."""
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 
 from harness.profiles import ThroughputSpec
+from harness.quality.correctness import evaluate, gated_score
 from harness.risk import FlagKind
-from harness.throughput.correctness import evaluate, gated_score
 from harness.throughput.report import ThroughputReport
 from harness.verdict import Judgement, Reason, risk
 
@@ -52,34 +52,26 @@ def throughput_rules(rep: ThroughputReport) -> Judgement:
     return reasons, flags
 
 
-def correctness_rules(
+def score_zeroed(
     spec: ThroughputSpec | None,
     metrics: Mapping[str, Mapping[str, float]],
     score: float | None,
 ) -> list[Reason]:
-    """Every reading of a throughput profile's correctness gate (Paris: the README's and
-    eval/score.py's) over the quality report's ``metrics``; a failing one is blocking and
-    named, and says when the grader scores 0 (harness/throughput/correctness.py)."""
+    """The grader's score when a score-zeroing reading of the profile's correctness gate
+    fails over the quality report's ``metrics`` (Paris: eval/score.py's): 0, blocking.
+    Each reading's own line is the quality report's (harness/quality/gate_rules.py:
+    ``correctness_outcomes``)."""
     if spec is None or not spec.correctness_rules:
         return []
     verdict = evaluate(spec.correctness_rules, metrics)
-    out = [
+    if not verdict.zeroes_score:
+        return []
+    return [
         Reason(
-            source="quality",
-            text=f"correctness gate {'passed' if o.passed else 'FAILED' if o.passed is False else 'not measured'}: {o.line()}",
-            blocking=o.passed is False,
-            incomplete=o.passed is None,
+            source="throughput",
+            text=f"the grader's score is {gated_score(score, verdict):.0f}: "
+            f"{', '.join(o.rule.name for o in verdict.failed)} failed "
+            f"(harness measured {score if score is not None else 'no score'})",
+            blocking=True,
         )
-        for o in verdict.outcomes
     ]
-    if verdict.zeroes_score:
-        out.append(
-            Reason(
-                source="throughput",
-                text=f"the grader's score is {gated_score(score, verdict):.0f}: "
-                f"{', '.join(o.rule.name for o in verdict.failed)} failed "
-                f"(harness measured {score if score is not None else 'no score'})",
-                blocking=True,
-            )
-        )
-    return out

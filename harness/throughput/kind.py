@@ -7,10 +7,6 @@ from typing import TYPE_CHECKING, Any
 
 from rich.console import Console
 
-from harness.compare.comparable import throughput_differences
-from harness.compare.model import CompareReport
-from harness.compare.side import CompareSettings, Side
-from harness.compare.throughput import compare_throughput
 from harness.kinds.record import (
     GateInputs,
     KindCompare,
@@ -20,18 +16,21 @@ from harness.kinds.record import (
     RunEnv,
 )
 from harness.profiles import Profile
+from harness.quality.correctness import evaluate, gated_score
 from harness.quality.gate_rules import quality_metrics
 from harness.quality.report import QualityReport
+from harness.throughput import compare as throughput_compare
+from harness.throughput import compare_views as throughput_compare_views
 from harness.throughput import views as throughput_views
+from harness.throughput.compare import ThroughputSection
 from harness.throughput.config import ThroughputConfig, ThroughputOverrides, from_profile
-from harness.throughput.correctness import evaluate, gated_score
-from harness.throughput.gate_rules import throughput_rules
+from harness.throughput.gate_rules import score_zeroed, throughput_rules
 from harness.throughput.report import ThroughputReport
 from harness.verdict import Judgement
 from harness.view.summary import KindSummary
 
 if TYPE_CHECKING:
-    from harness.throughput.core import ThroughputHooks
+    from harness.throughput.hooks import ThroughputHooks
 
 
 # The core, its hooks and the console are imported when called (harness/kinds/record.py).
@@ -50,30 +49,36 @@ def exit_code(report: ThroughputReport) -> int:
 
 
 def silent_hooks() -> ThroughputHooks:
-    from harness.throughput.core import NO_HOOKS
+    from harness.throughput.hooks import NO_HOOKS
 
     return NO_HOOKS
 
 
 def console_hooks(console: Console, profile: str) -> ThroughputHooks:
-    from harness.throughput.render import ConsoleHooks
+    from harness.throughput.console import ConsoleHooks
 
     return ConsoleHooks(console)
 
 
 def render(console: Console, report: ThroughputReport, folder: str) -> None:
-    from harness.throughput.render import render_report
+    from harness.throughput.console import render_report
 
     render_report(console, report, folder)
 
 
 def rules(report: ThroughputReport, inputs: GateInputs) -> Judgement:
-    return throughput_rules(report)
+    """Its own rules; under a correctness gate that zeroes the score (Paris), the grader's
+    score when the folder's quality report fails it."""
+    reasons, flags = throughput_rules(report)
+    quality = inputs.get(QualityReport)
+    if quality is not None:
+        reasons += score_zeroed(inputs.profile.throughput, quality_metrics(quality), report.score)
+    return reasons, flags
 
 
 def graded_score(report: ThroughputReport, inputs: GateInputs) -> float | None:
     """The grader's final score: the measured one, or 0 when a score-zeroing reading of the
-    correctness gate fails on the folder's quality report (harness/throughput/correctness.py)."""
+    correctness gate fails on the folder's quality report (harness/quality/correctness.py)."""
     spec, quality = inputs.profile.throughput, inputs.get(QualityReport)
     if spec is None or quality is None or not spec.correctness_rules:
         return report.score
@@ -82,20 +87,6 @@ def graded_score(report: ThroughputReport, inputs: GateInputs) -> float | None:
 
 def required(profile: Profile, image: bool) -> bool:
     return profile.throughput is not None
-
-
-def differences(
-    a: Side[ThroughputReport], b: Side[ThroughputReport]
-) -> tuple[list[str], list[str]]:
-    return throughput_differences(a.report, b.report), []
-
-
-def compare(
-    a: Side[ThroughputReport], b: Side[ThroughputReport], s: CompareSettings, out: CompareReport
-) -> None:
-    out.throughput, out.throughput_score = compare_throughput(
-        a.report, b.report, min_effect_pct=s.min_effect_pct, seed=s.seed
-    )
 
 
 def summary() -> KindSummary[ThroughputReport, Any]:
@@ -120,7 +111,14 @@ KIND: MeasurementKind[ThroughputConfig, ThroughputOverrides, ThroughputReport, T
         gate_step="server",
         score=KindScore("weighted tok/s", lambda r: r.score, graded=graded_score),
         console=KindConsole(hooks=console_hooks, render=render),
-        compare=KindCompare(load_extra=None, differences=differences, compare=compare),
+        compare=KindCompare(
+            section=ThroughputSection,
+            load_extra=None,
+            differences=throughput_compare.differences,
+            compare=throughput_compare.section,
+            views=throughput_compare_views.blocks,
+            legacy=throughput_compare.legacy,
+        ),
         views=throughput_views.sections,
         summary=summary,
     )

@@ -22,8 +22,8 @@ from typing import Protocol
 
 from pydantic import ValidationError
 
-from harness.compare.stats import MIN_EFFECT_PCT
 from harness.errors import HarnessError
+from harness.paired.stats import MIN_EFFECT_PCT
 from harness.profiles import Profile
 from harness.tune import candidate
 from harness.tune.confirm_leg import AnyKind, run_leg, speed_kind

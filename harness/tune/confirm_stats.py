@@ -8,7 +8,7 @@ rounds a percentile bootstrap has at most 10 distinct means and its interval is 
 than the pairs' own spread. The pairs are whole restarts, so restart-to-restart noise is in
 their spread, not assumed away.
 
-The call is compare's (:func:`harness.compare.stats.verdict`): the lead counts only when
+The call is compare's (:func:`harness.paired.stats.verdict`): the lead counts only when
 its CI excludes 0 and it is larger than compare's minimum effect (2 %: two fresh
 processes of one server differ by 1–2 %).
 """
@@ -21,8 +21,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal
 
-from harness.compare.drift import t975
-from harness.compare.stats import MIN_EFFECT_PCT, verdict
+from harness.paired.drift import t975
+from harness.paired.stats import MIN_EFFECT_PCT, verdict
 
 Call = Literal["confirmed", "tie", "overturned", "inconclusive"]
 Luck = Literal["lucky", "unlucky", "within", "unknown"]

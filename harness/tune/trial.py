@@ -18,8 +18,8 @@ from harness.gate.hooks import NO_HOOKS
 from harness.gate.judge import judge_folder
 from harness.gate.orchestrate import GatePlan, conclude, run_step
 from harness.gate.report import GateReport, Verdict
-from harness.kinds.registry import AnyKind
 from harness.profiles import Profile
+from harness.registry import AnyKind
 from harness.report.ledger import record_run
 from harness.target import Target
 from harness.tune import candidate

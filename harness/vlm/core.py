@@ -27,35 +27,18 @@ from harness.errors import (
     ConfigError,
     TargetError,
 )
-from harness.hooks import RunHooks
 from harness.provenance import Provenance, with_facts
 from harness.report_base import load_report
 from harness.run_folder import write_json
 from harness.vlm import flags as flag_rules
 from harness.vlm.analysis import analyze, official_result
 from harness.vlm.config import OVERRIDABLE, VlmHttpConfig, VlmRunConfig
+from harness.vlm.hooks import NO_HOOKS, VlmHooks
 from harness.vlm.over_http import measure_http
 from harness.vlm.report import VlmReport, VlmSample
 from harness.vlm.run import LOG, RECORDS, Record, RunnerOutcome, log_tail, read_records, run_runner
 
 RESULT = "result.json"
-
-
-class VlmHooks(RunHooks):
-    """Progress and console callbacks of a VLM run; every one is a no-op here (``partial``:
-    harness/hooks.py)."""
-
-    def loading(self) -> None:
-        """The runner starts: the wrapper loads its model."""
-
-    def measuring(self, samples: int) -> None:
-        """The wrapper is loaded; warm-up, then ``samples`` measured samples."""
-
-    def sample(self, sample: VlmSample) -> None:
-        """One sample is measured (its three calls done)."""
-
-
-NO_HOOKS = VlmHooks()
 
 
 def _sample(line: Record) -> VlmSample:

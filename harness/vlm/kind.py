@@ -10,10 +10,6 @@ from typing import TYPE_CHECKING, Any
 
 from rich.console import Console
 
-from harness.compare.comparable import vlm_differences
-from harness.compare.model import CompareReport
-from harness.compare.side import CompareSettings, Side
-from harness.compare.vlm import compare_vlm
 from harness.kinds.record import (
     GateInputs,
     KindCompare,
@@ -25,13 +21,16 @@ from harness.kinds.record import (
 from harness.profiles import Profile
 from harness.verdict import Judgement
 from harness.view.summary import KindSummary
+from harness.vlm import compare as vlm_compare
+from harness.vlm import compare_views as vlm_compare_views
 from harness.vlm import views as vlm_views
+from harness.vlm.compare import VlmDiff
 from harness.vlm.config import VlmOverrides, VlmRunConfig, from_profile
 from harness.vlm.gate_rules import vlm_rules, vlm_score
 from harness.vlm.report import VlmReport
 
 if TYPE_CHECKING:
-    from harness.vlm.core import VlmHooks
+    from harness.vlm.hooks import VlmHooks
 
 
 # The core, its hooks and the console are imported when called (harness/kinds/record.py).
@@ -48,19 +47,19 @@ def exit_code(report: VlmReport) -> int:
 
 
 def silent_hooks() -> VlmHooks:
-    from harness.vlm.core import NO_HOOKS
+    from harness.vlm.hooks import NO_HOOKS
 
     return NO_HOOKS
 
 
 def console_hooks(console: Console, profile: str) -> VlmHooks:
-    from harness.vlm.render import ConsoleHooks
+    from harness.vlm.console import ConsoleHooks
 
     return ConsoleHooks(console)
 
 
 def render(console: Console, report: VlmReport, folder: str) -> None:
-    from harness.vlm.render import render_vlm
+    from harness.vlm.console import render_vlm
 
     render_vlm(console, report, folder)
 
@@ -71,16 +70,6 @@ def rules(report: VlmReport, inputs: GateInputs) -> Judgement:
 
 def required(profile: Profile, image: bool) -> bool:
     return profile.vlm is not None
-
-
-def differences(a: Side[VlmReport], b: Side[VlmReport]) -> tuple[list[str], list[str]]:
-    return vlm_differences(a.report, b.report), []
-
-
-def compare(a: Side[VlmReport], b: Side[VlmReport], s: CompareSettings, out: CompareReport) -> None:
-    out.vlm = compare_vlm(
-        a.report.samples, b.report.samples, min_effect_pct=s.min_effect_pct, seed=s.seed
-    )
 
 
 def summary() -> KindSummary[VlmReport, Any]:
@@ -103,7 +92,14 @@ KIND: MeasurementKind[VlmRunConfig, VlmOverrides, VlmReport, VlmHooks] = Measure
     rules=rules,
     score=KindScore("AICAS final score (official baselines)", vlm_score),
     console=KindConsole(hooks=console_hooks, render=render),
-    compare=KindCompare(load_extra=None, differences=differences, compare=compare),
+    compare=KindCompare(
+        section=VlmDiff,
+        load_extra=None,
+        differences=vlm_compare.differences,
+        compare=vlm_compare.section,
+        views=vlm_compare_views.blocks,
+        legacy=vlm_compare.legacy,
+    ),
     views=vlm_views.sections,
     summary=summary,
 )

@@ -8,7 +8,7 @@ import time
 import pytest
 
 from harness.cli import main
-from harness.conformance.model import CheckReport, Result
+from harness.conformance.report import CheckReport, Result
 
 pytestmark = [pytest.mark.e2e, pytest.mark.timeout(600)]
 

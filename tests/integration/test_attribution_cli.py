@@ -7,7 +7,7 @@ import json
 import pytest
 
 from harness.cli import main
-from harness.conformance.model import CheckReport
+from harness.conformance.report import CheckReport
 from harness.latency.report import LatencyReport
 from harness.throughput.report import ThroughputReport
 

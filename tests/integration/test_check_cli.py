@@ -8,7 +8,7 @@ import socket
 import pytest
 
 from harness.cli import main
-from harness.conformance.model import CheckReport
+from harness.conformance.report import CheckReport
 
 pytestmark = pytest.mark.timeout(120)
 

@@ -7,8 +7,8 @@ from typing import Any
 
 import pytest
 
-from harness.conformance.model import Result
-from harness.conformance.plan import CheckOverrides, from_profile
+from harness.conformance.config import CheckOverrides, from_profile
+from harness.conformance.report import Result
 from harness.conformance.runner import run_checks
 from harness.profiles import load_profile
 from harness.target import Target

@@ -16,6 +16,7 @@ import pytest
 
 from harness.cli import main
 from harness.compare.model import CompareReport
+from harness.latency.compare import LatencySection
 from harness.report.entry import entry_for_folder
 from harness.report.pages import run_page
 
@@ -36,8 +37,14 @@ def compare(a: Path, b: Path, capsys: pytest.CaptureFixture[str]) -> CompareRepo
     return CompareReport.model_validate(json.loads(capsys.readouterr().out))
 
 
+def latency(rep: CompareReport) -> LatencySection:
+    sec = rep.section(LatencySection)
+    assert sec is not None
+    return sec
+
+
 def by_key(rep: CompareReport) -> dict[tuple[str, str], object]:
-    return {(d.mode, d.metric): d for d in rep.latency}
+    return {(d.mode, d.metric): d for d in latency(rep).buckets}
 
 
 def test_known_ttft_difference_is_slower(sim_process, tmp_path, capsys):
@@ -53,7 +60,7 @@ def test_known_ttft_difference_is_slower(sim_process, tmp_path, capsys):
         assert d.verdict == "slower", d  # type: ignore[attr-defined]
         # CI excludes 0; its width depends on the machine's load, so no bound on the top
         assert d.ci95_ms[0] > 0  # type: ignore[attr-defined]
-    assert {s.mode: s.verdict for s in rep.latency_scores} == {
+    assert {s.mode: s.verdict for s in latency(rep).scores} == {
         "official": "lower",
         "strict": "lower",
     }
@@ -92,7 +99,7 @@ def test_identical_settings_with_repeats_are_within_noise(sim_process, tmp_path,
         }
         for f in (a, b)
     ]
-    for d in rep.latency:
+    for d in latency(rep).buckets:
         assert d.n_a == d.n_b == 90
         # the band is the largest of the floor, both runs' between-run ranges and the
         # runs' own drift over their blocks (larger only when it is named the source)

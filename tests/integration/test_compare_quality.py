@@ -14,10 +14,11 @@ import pytest
 
 from harness.cli import main
 from harness.compare.model import CompareReport
-from harness.compare.stats import mcnemar_exact
 from harness.data.layout import SAMPLES_DIR
 from harness.data.punkt import write_punkt_tab
+from harness.paired.stats import mcnemar_exact
 from harness.provenance import Provenance
+from harness.quality.compare import QualitySection
 from harness.quality.report import BenchmarkResult, QualityReport
 from harness.report.entry import entry_for_folder
 from harness.report.pages import run_page
@@ -76,7 +77,9 @@ def test_flipped_items_listed_with_mcnemar_p(tmp_path, capsys):
 
     assert main(["compare", str(a), str(b), "--json", "--quiet"]) == 0
     rep = CompareReport.model_validate(json.loads(capsys.readouterr().out))
-    (q,) = rep.quality
+    sec = rep.section(QualitySection)
+    assert sec is not None
+    (q,) = sec.benchmarks
     assert [(f.doc_id, f.correct_b) for f in q.flipped] == [
         (2, False),
         (5, False),
@@ -159,7 +162,9 @@ def test_real_quality_run_from_the_simulator(sim_process, tmp_path, capsys):
     capsys.readouterr()
     assert main(["compare", str(a), str(b), "--json", "--quiet", "--no-save"]) == 0
     rep = CompareReport.model_validate(json.loads(capsys.readouterr().out))
-    (d,) = rep.quality
+    sec = rep.section(QualitySection)
+    assert sec is not None
+    (d,) = sec.benchmarks
     assert sorted(f.task for f in d.flipped) == sorted(flip)
     assert all(f.correct_b and not f.correct_a and f.answer_b == "B" for f in d.flipped)
     assert (d.b_only, d.a_only, d.n_pairs) == (2, 0, 14)

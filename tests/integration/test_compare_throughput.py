@@ -9,6 +9,7 @@ import pytest
 
 from harness.cli import main
 from harness.compare.model import CompareReport
+from harness.throughput.compare import ThroughputSection
 
 pytestmark = pytest.mark.timeout(180)
 
@@ -37,12 +38,14 @@ def test_half_speed_decoding_is_lower_per_level_and_in_score(sim_process, tmp_pa
     capsys.readouterr()
     assert main(["compare", str(a), str(b), "--json", "--quiet", "--no-save"]) == 0
     rep = CompareReport.model_validate(json.loads(capsys.readouterr().out))
-    assert [lv.concurrency for lv in rep.throughput] == [1, 4]
-    for lv in rep.throughput:
+    tp = rep.section(ThroughputSection)
+    assert tp is not None
+    assert [lv.concurrency for lv in tp.levels] == [1, 4]
+    for lv in tp.levels:
         assert lv.verdict == "lower", lv
         assert lv.ci95 is not None and lv.ci95[1] < 0
         assert lv.diff_pct is not None and -70 < lv.diff_pct < -25  # about half the tok/s
-    score = rep.throughput_score
+    score = tp.score
     assert score is not None and score.verdict == "lower" and score.ci95 is not None
     assert score.ci95[1] < 0
 

@@ -9,6 +9,7 @@ import pytest
 
 from harness.cli import main
 from harness.compare.model import CompareReport
+from harness.vlm.compare import VlmDiff
 
 pytestmark = pytest.mark.timeout(60)
 
@@ -48,9 +49,10 @@ def test_cli_on_vlm_run_folders(tmp_path, capsys):
     b = _vlm_run(tmp_path / "b", [sample(i, 80.0, 50.0, float(i != 2), "x") for i in range(4)])
     assert main(["compare", str(a), str(b), "--json", "--quiet", "--no-save"]) == 0
     rep = CompareReport.model_validate(json.loads(capsys.readouterr().out))
-    assert rep.profile == "aicas-vlm" and rep.vlm is not None
-    assert [f.question_id for f in rep.vlm.flipped] == [2]
-    assert rep.vlm.ttft.verdict == "within noise"
+    vlm = rep.section(VlmDiff)
+    assert rep.profile == "aicas-vlm" and vlm is not None
+    assert [f.question_id for f in vlm.flipped] == [2]
+    assert vlm.ttft.verdict == "within noise"
     c = _vlm_run(tmp_path / "c", [sample(0, 80.0, 50.0, 1.0, "cat")], mode="in-process")
     assert main(["compare", str(a), str(c)]) == 2
     assert "vlm mode: A 'http', B 'in-process'" in capsys.readouterr().err

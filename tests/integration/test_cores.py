@@ -14,7 +14,8 @@ from harness.errors import EXIT_OK
 from harness.gate.hooks import GateHooks
 from harness.gate.orchestrate import GatePlan, run_steps
 from harness.latency.config import LatencyConfig, LatencyOverrides, from_profile
-from harness.latency.core import LatencyHooks, measure_latency
+from harness.latency.core import measure_latency
+from harness.latency.hooks import LatencyHooks
 from harness.latency.kind import KIND as LATENCY
 from harness.latency.report import LatencyReport, RequestRow
 from harness.profiles import load_profile
@@ -22,7 +23,8 @@ from harness.provenance import Provenance
 from harness.target import Target
 from harness.throughput.config import ThroughputOverrides
 from harness.throughput.config import from_profile as throughput_config
-from harness.throughput.core import ThroughputHooks, measure_throughput
+from harness.throughput.core import measure_throughput
+from harness.throughput.hooks import ThroughputHooks
 from harness.throughput.report import Phase, ThroughputReport
 from harness.tokenizer import load_tokenizer
 

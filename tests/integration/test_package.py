@@ -13,8 +13,8 @@ import pytest
 
 from harness.cli import main
 from harness.image.archive import inspect_archive
+from harness.image.core import PackageReport
 from harness.image.engine import connect
-from harness.image.package import PackageReport
 from tests.fixtures.podman import PROGRAM_STUB, PodmanService, build_image, model_files
 
 pytestmark = [pytest.mark.podman, pytest.mark.timeout(300)]

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from harness.cli import main
-from harness.image.package import PackageReport
+from harness.image.core import PackageReport
 from tests.fixtures.podman import PROGRAM_STUB, PodmanService, build_image, model_files
 
 pytestmark = [pytest.mark.podman, pytest.mark.timeout(300)]

@@ -159,7 +159,7 @@ def test_refusals_before_any_network_call(portal_stack: PortalFactory, tmp_path:
     archive = _archive(tmp_path, 20_000)
     assert _submit(stack, archive, tmp_path / "r2", "--profile", str(small)) == 1
     # package.json beside it says FAIL
-    from harness.image.package import PackageReport
+    from harness.image.core import PackageReport
 
     failing = PackageReport(
         archive="image.tar.gz", sha256=_sha(archive.read_bytes()), compressed_bytes=20_000, layout="docker",

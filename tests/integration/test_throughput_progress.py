@@ -13,8 +13,9 @@ from harness.profiles import load_profile
 from harness.provenance import Provenance
 from harness.target import Target
 from harness.throughput.config import ThroughputOverrides, from_profile
-from harness.throughput.core import ThroughputHooks, measure_throughput
-from harness.throughput.render import ConsoleHooks
+from harness.throughput.console import ConsoleHooks
+from harness.throughput.core import measure_throughput
+from harness.throughput.hooks import ThroughputHooks
 from harness.throughput.report import Phase, RequestRow
 from harness.tokenizer import load_tokenizer
 

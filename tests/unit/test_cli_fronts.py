@@ -17,8 +17,8 @@ from harness.cli.front import Front, Outcome
 from harness.cli.kind_command import front_of, json_document
 from harness.demo import QUICK
 from harness.gate.options import gate_options
-from harness.kinds.registry import KINDS, kind_named
 from harness.profiles import load_profile
+from harness.registry import KINDS, kind_named
 from harness.simulate.config import SimConfig
 from harness.simulate.flags import SimOverrides
 from harness.submit.config import SubmitOverrides, from_profile

@@ -1,4 +1,4 @@
-"""A run's own drift (harness/compare/drift.py) with literal numbers, empty and single samples."""
+"""A run's own drift (harness/paired/drift.py) with literal numbers, empty and single samples."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import math
 
 import pytest
 
-from harness.compare.drift import (
+from harness.paired.drift import (
     Drift,
     block_indexes,
     drift_band,

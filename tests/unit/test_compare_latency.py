@@ -6,13 +6,12 @@ from pathlib import Path
 
 import pytest
 
-from harness.compare.comparable import latency_differences
 from harness.compare.core import check
-from harness.compare.latency import bucket_diff, compare_latency
-from harness.compare.side import RunData
+from harness.latency.compare import bucket_diff, compare_latency, latency_differences
 from harness.latency.metrics import bucket_result
 from harness.latency.repeats import summarize_repeats
 from harness.latency.report import LatencyReport, RequestRow
+from harness.paired.side import RunData
 from harness.profiles import Bucket
 from harness.provenance import Provenance
 

@@ -4,8 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from harness.compare.comparable import quality_differences
-from harness.compare.quality import compare_benchmark, items
+from harness.quality.compare import compare_benchmark, items, quality_differences
 from harness.quality.report import BenchmarkResult, QualityReport
 from harness.quality.stats import pass_probability
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from harness.compare.stats import (
+from harness.paired.stats import (
     LevelSample,
     diff_of_medians_ci,
     mcnemar_exact,

@@ -6,9 +6,12 @@ import json
 
 import pytest
 
-from harness.compare.comparable import throughput_differences
 from harness.compare.model import CompareReport
-from harness.compare.throughput import compare_throughput
+from harness.throughput.compare import (
+    ThroughputSection,
+    compare_throughput,
+    throughput_differences,
+)
 from harness.throughput.report import LevelResult, RequestRow, ThroughputReport
 
 
@@ -165,7 +168,10 @@ def test_schema_1_compare_json_is_migrated():
         ],
     }
     rep = CompareReport.from_json(json.dumps(v1))
-    assert rep.schema_version == 3
+    assert rep.schema_version == 4
     assert rep.manifest is None  # written before compare recorded what ran
-    assert rep.throughput[0].noise == 0.0 and rep.throughput[0].noise_source == ""
-    assert rep.throughput[0].verdict == "higher"
+    # schema 4: the top-level per-kind keys became that kind's section
+    tp = rep.section(ThroughputSection)
+    assert tp is not None and list(rep.sections) == ["throughput"] and tp.score is None
+    assert tp.levels[0].noise == 0.0 and tp.levels[0].noise_source == ""
+    assert tp.levels[0].verdict == "higher"

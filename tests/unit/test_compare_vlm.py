@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from harness.compare.stats import paired_mean_diff_ci
-from harness.compare.vlm import compare_vlm
+from harness.paired.stats import paired_mean_diff_ci
+from harness.vlm.compare import compare_vlm
 from harness.vlm.report import VlmSample
 
 

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from harness.conformance.model import Check, CheckReport, Result
 from harness.conformance.registry import required_names, select
+from harness.conformance.report import Check, CheckReport, Result
 from harness.errors import ConfigError
 from harness.profiles import load_profile
 
@@ -100,7 +100,7 @@ def test_report_verdict_and_round_trip(tmp_path) -> None:
 
 
 def _plan(url: str, profile: str = "efficient-qwen", **overrides):
-    from harness.conformance.plan import CheckOverrides, from_profile
+    from harness.conformance.config import CheckOverrides, from_profile
     from harness.target import Target
 
     return from_profile(

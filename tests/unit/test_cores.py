@@ -18,7 +18,6 @@ from harness.errors import EXIT_FAIL, EXIT_INCOMPLETE, EXIT_INTERRUPTED, EXIT_OK
 from harness.gate.options import gate_options, options_from_args
 from harness.gate.orchestrate import GatePlan, exit_code
 from harness.gate.report import GateReport, Verdict
-from harness.kinds.registry import KINDS
 from harness.paths import cache_dir, reports_dir
 from harness.profiles import load_profile
 from harness.provenance import Provenance
@@ -26,6 +25,7 @@ from harness.quality import core as quality_core
 from harness.quality.config import QualityOverrides
 from harness.quality.config import from_profile as quality_config
 from harness.quality.kind import KIND as QUALITY
+from harness.registry import KINDS
 from harness.run_folder import new_run_folder
 from harness.target import Target
 from harness.throughput.config import ThroughputOverrides

@@ -1,6 +1,6 @@
 """The gate's rules over literal reports."""
 
-from harness.conformance.model import Check, CheckReport, Result
+from harness.conformance.report import Check, CheckReport, Result
 from harness.data.samples import SAMPLE_KEY, SAMPLE_REASON
 from harness.gate.report import Verdict
 from harness.gate.rules import GateInputs, judge, required_reports

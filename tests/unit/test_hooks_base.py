@@ -7,7 +7,7 @@ from pathlib import Path
 
 from harness.client.readiness import ReadyResult
 from harness.hooks import ReadinessHooks, RunHooks, ServerHooks
-from harness.kinds.registry import KINDS
+from harness.registry import KINDS
 
 BASES = (RunHooks, ReadinessHooks, ServerHooks)
 SHARED = {name for base in BASES for name in vars(base) if not name.startswith("_")}

@@ -16,9 +16,9 @@ from harness.gate.orchestrate import GatePlan, step_names
 from harness.gate.report import GateReport
 from harness.gate.rules import GateInputs, required_reports
 from harness.kinds.record import KindConsole, MeasurementKind
-from harness.kinds.registry import KINDS, kind_named
 from harness.overrides import Overrides
 from harness.profiles import load_profile
+from harness.registry import KINDS, kind_named
 from harness.report.folder import REPORT_KINDS
 from harness.target import Target
 
@@ -175,7 +175,7 @@ def above_the_registry() -> list[str]:
     """The package's modules (paths under harness/) in a layer above the registry's."""
     from tests.unit.test_layering import LAYERS, module_name, sources, unit
 
-    floor = LAYERS[unit("harness.kinds.registry")]
+    floor = LAYERS[unit("harness.registry")]
     return [
         p.relative_to(PACKAGE).as_posix()
         for p in sources()

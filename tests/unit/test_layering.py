@@ -1,39 +1,48 @@
 """Import layering of the ``harness`` package, read from the source (ast), never imported.
 
-Layers, top to bottom (a module may import its own unit and any lower layer):
+The layers are folders: a unit is a top-level package (a folder under ``harness/``) or
+module, and every module sits in its unit's layer, with no exception. Top to bottom (a
+unit may import its own modules and any lower layer):
 
-7. ``__main__``: ``python -m harness``.
-6. ``cli``: argparse, consoles, exit codes. Nothing imports it but ``__main__``.
-5. ``demo``: the reference server judged end to end (gate, then report).
-4. ``report``: reads every kind's report and the gate's verdict into the ledger and
-   report.html. It reads ``gate.json``; the gate never imports it (the caller records
-   the gated run in the ledger).
-3. ``gate``: runs and judges the kinds; ``compare_engine`` (``compare/load.py``,
-   ``compare/core.py``): reads and compares two runs' kinds. Both iterate the registry.
-2. ``kinds``: the record type and the registry (``harness/kinds/``) and every
-   package's record (``harness/<pkg>/kind.py``): each binds its package's config,
-   core, gate rules, console hooks and the comparisons of ``compare``.
-1. measurement and other packages: latency, throughput, quality, conformance,
-   image, submit, portal, simulate, data, compare (its per-kind comparisons), vlm.
-0. foundations: client, stats, profiles, errors, provenance, run_folder, report_base, risk,
-   verdict, target, argtypes, flags, overrides,
-   attribution, console_hooks, hooks (the cores' no-op hooks base), view (view models and
-   their console/PNG renderers),
-   tokenizer, usage, prompts, paths, manifest (and the package root, ``harness/__init__.py``,
-   which holds the version).
+9. ``__main__``: ``python -m harness``.
+8. ``cli``: argparse, consoles, exit codes. Nothing imports it but ``__main__``.
+7. ``demo`` (the reference server judged end to end: gate, then report) and ``tune``
+   (drives the gate's steps per trial and records each in the ledger).
+6. ``report``: reads every kind's report, the gate's verdict and a saved comparison into
+   the ledger and report.html. It reads ``gate.json``; the gate never imports it (the
+   caller records the gated run in the ledger).
+5. ``gate`` (runs and judges the kinds) and ``compare`` (reads and compares two runs'
+   kinds: the engine, its report and views). Both iterate the registry.
+4. ``registry``: the one ordered list of measurement kinds (it imports each package's
+   record, ``harness/<pkg>/kind.py``).
+3. measurement and other packages: latency, throughput, quality, conformance, image,
+   vlm, submit, portal, simulate, data. Each holds its config, core, report, gate rules,
+   views, its comparison (``compare.py``, returning its section) and its record
+   (``kind.py``).
+2. ``kinds``: the record type (``harness/kinds/record.py``), which every package's record
+   is built from; it imports no package above it.
+1. ``paired``: the paired A/B statistics every kind's comparison shares (bootstrap,
+   drift, sides, comparability, the generic section records and their cells).
+0. foundations: client, stats, profiles, errors, provenance, run_folder, report_base,
+   risk, verdict, target, argtypes, flags, overrides, attribution, console_hooks, hooks
+   (the cores' no-op hooks base), view (view models and their console/PNG renderers),
+   tokenizer, usage, prompts, paths, manifest, children (and the package root,
+   ``harness/__init__.py``, which holds the version).
 
-A unit is a top-level package or module, except the modules named in ``UNITS``
-(and every ``<pkg>.kind``), which sit in the layer of the unit they name. Within
-a layer above 0, units are side by side: one may import another only along an
-edge listed in ``SIDEWAYS`` (each a deliberate use of a tool, with its reason).
-A package's ``core`` is called by its own package (its record included), gate,
-demo and cli only, so no measurement runs another's procedure behind the user's
-back. A new top-level module must be placed in a layer here first.
+Within a layer above 0, units are side by side: one may import another only along an
+edge listed in ``SIDEWAYS`` (each a deliberate use of a tool, with its reason). In every
+layer, foundations included, no units import each other, directly or round a circle:
+the graph of units is acyclic. A package's ``core`` is called by its own package (its
+record included), gate, demo and cli only, so no measurement runs another's procedure
+behind the user's back. A new top-level module or folder must be placed in a layer here
+first.
 """
 
 from __future__ import annotations
 
 import ast
+from collections.abc import Mapping, Set
+from itertools import pairwise
 from pathlib import Path
 
 import harness
@@ -41,14 +50,14 @@ import harness
 PACKAGE = Path(harness.__file__).resolve().parent
 
 LAYERS: dict[str, int] = {
-    "__main__": 7,
-    "cli": 6,
-    "demo": 5,
-    "tune": 5,  # drives the gate's steps per trial and records each in the ledger
-    "report": 4,
-    "gate": 3,
-    "compare_engine": 3,
-    "kinds": 2,
+    "__main__": 9,
+    "cli": 8,
+    "demo": 7,
+    "tune": 7,
+    "report": 6,
+    "gate": 5,
+    "compare": 5,
+    "registry": 4,
     **dict.fromkeys(
         (
             "latency",
@@ -56,15 +65,16 @@ LAYERS: dict[str, int] = {
             "quality",
             "conformance",
             "image",
+            "vlm",
             "submit",
             "portal",
             "simulate",
             "data",
-            "compare",
-            "vlm",
         ),
-        1,
+        3,
     ),
+    "kinds": 2,
+    "paired": 1,
     **dict.fromkeys(
         (
             "client",
@@ -96,13 +106,6 @@ LAYERS: dict[str, int] = {
     ),
 }
 
-# Modules that sit in another unit than their package's (besides every <pkg>.kind).
-UNITS: dict[str, str] = {
-    # compare's engine iterates the registry, whose records use compare's per-kind parts
-    "harness.compare.load": "compare_engine",
-    "harness.compare.core": "compare_engine",
-}
-
 # Units that may call another package's core.
 CALLERS_OF_CORES = ("gate", "demo", "cli", "__main__")
 
@@ -111,28 +114,16 @@ SIDEWAYS: dict[tuple[str, str], str] = {
     ("latency", "simulate"): "the self-test measures the client against the simulator's log",
     ("quality", "data"): "quality reads the benchmark data layout and NLTK punkt",
     ("submit", "image"): "submit inspects the archive with the package rules",
-    ("compare", "latency"): "compare reads latency reports and their statistics",
-    ("compare", "quality"): "compare reads quality reports and their per-sample records",
-    ("compare", "throughput"): "compare reads throughput reports",
-    ("compare", "vlm"): "compare reads vlm.json and its per-sample records",
+    ("throughput", "quality"): "the correctness gate zeroes the throughput score when the "
+    "quality report fails it (Paris: eval/score.py)",
 }
 
 
-def top(module: str) -> str:
-    """``harness.latency.core`` → ``latency``; ``harness`` → ``""``."""
+def unit(module: str) -> str:
+    """The unit, and so the layer, of a module: its top-level folder or module
+    (``harness.latency.kind`` → ``latency``; ``harness`` → ``""``)."""
     parts = module.split(".")
     return parts[1] if len(parts) > 1 else ""
-
-
-def unit(module: str) -> str:
-    """The unit whose layer a module sits in (``harness.latency.kind`` → ``kinds``)."""
-    for name, owner in UNITS.items():
-        if module == name or module.startswith(name + "."):
-            return owner
-    parts = module.split(".")
-    if len(parts) == 3 and parts[2] == "kind":
-        return "kinds"
-    return top(module)
 
 
 def module_name(path: Path) -> str:
@@ -163,7 +154,7 @@ def violations(path: Path, module: str | None = None) -> list[str]:
     for line, target in harness_imports(path):
         dst = unit(target)
         where = f"{importer}:{line} imports {target}"
-        calls_core = target.split(".")[2:3] == ["core"] and top(target) != top(importer)
+        calls_core = target.split(".")[2:3] == ["core"] and dst != src
         if calls_core and src not in CALLERS_OF_CORES:
             out.append(f"{where}: only gate, demo and cli call a measurement's core")
             continue
@@ -180,7 +171,41 @@ def sources() -> list[Path]:
     return sorted(PACKAGE.rglob("*.py"))
 
 
-def test_every_top_level_module_has_a_layer() -> None:
+def circles(graph: Mapping[str, Set[str]]) -> list[list[str]]:
+    """Every circle a depth-first walk meets (each as its path, first node repeated last)."""
+    found: list[list[str]] = []
+    state: dict[str, int] = {}  # 1: on the current path, 2: done
+
+    def visit(m: str, path: list[str]) -> None:
+        state[m] = 1
+        for n in sorted(graph.get(m, ())):
+            if state.get(n) == 1:
+                found.append([*path[path.index(n) :], n])
+            elif n not in state:
+                visit(n, [*path, n])
+        state[m] = 2
+
+    for m in sorted(graph):
+        if m not in state:
+            visit(m, [m])
+    return found
+
+
+def folder_graph() -> dict[str, dict[str, str]]:
+    """unit → {imported unit: the first import that ties them (``module:line → target``)}."""
+    graph: dict[str, dict[str, str]] = {}
+    for p in sources():
+        importer = module_name(p)
+        src = unit(importer)
+        edges = graph.setdefault(src, {})
+        for line, target in harness_imports(p):
+            dst = unit(target)
+            if dst != src and dst in LAYERS:
+                edges.setdefault(dst, f"{importer}:{line} → {target}")
+    return graph
+
+
+def test_every_top_level_module_and_folder_has_a_layer() -> None:
     unplaced = sorted({unit(module_name(p)) for p in sources()} - set(LAYERS))
     assert not unplaced, f"add these to LAYERS in {Path(__file__).name}: {unplaced}"
 
@@ -188,6 +213,17 @@ def test_every_top_level_module_has_a_layer() -> None:
 def test_no_import_goes_up_a_layer_or_sideways() -> None:
     found = [v for p in sources() for v in violations(p)]
     assert not found, "\n".join(found)
+
+
+def test_no_two_folders_import_each_other() -> None:
+    """At folder level, foundations included: no circle of units, however long, lazy and
+    type-only imports counted (each circle is shown with the import that closes each edge)."""
+    graph = folder_graph()
+    found = circles({u: set(edges) for u, edges in graph.items()})
+    lines = [
+        " → ".join(c) + "\n    " + "\n    ".join(graph[a][b] for a, b in pairwise(c)) for c in found
+    ]
+    assert not found, "\n".join(lines)
 
 
 def test_the_checker_sees_upward_sideways_and_core_imports(tmp_path: Path) -> None:
@@ -203,41 +239,77 @@ def test_the_checker_sees_upward_sideways_and_core_imports(tmp_path: Path) -> No
         "    from harness.gate.report import GateReport\n"
         "    from harness.compare.load import load_run\n"
         "    from harness.latency import core\n"
+        "    from harness.registry import KINDS\n"
     )
     assert violations(probe, "harness.latency.probe") == [
-        "harness.latency.probe:3 imports harness.cli.common: layer 1 (latency) imports layer 6",
+        "harness.latency.probe:3 imports harness.cli.common: layer 3 (latency) imports layer 8",
         "harness.latency.probe:4 imports harness.throughput.report: "
         "latency and throughput are side by side (see SIDEWAYS)",
         "harness.latency.probe:5 imports harness.simulate.core: "
         "only gate, demo and cli call a measurement's core",
-        "harness.latency.probe:6 imports harness.report.ledger: layer 1 (latency) imports layer 4",
-        "harness.latency.probe:7 imports harness.gate.report: layer 1 (latency) imports layer 3",
-        "harness.latency.probe:8 imports harness.compare.load: layer 1 (latency) imports layer 3",
+        "harness.latency.probe:6 imports harness.report.ledger: layer 3 (latency) imports layer 6",
+        "harness.latency.probe:7 imports harness.gate.report: layer 3 (latency) imports layer 5",
+        "harness.latency.probe:8 imports harness.compare.load: layer 3 (latency) imports layer 5",
+        "harness.latency.probe:10 imports harness.registry: layer 3 (latency) imports layer 4",
     ]
     # the gate never imports the report reader: report reads gate.json, one direction
     assert violations(probe, "harness.gate.probe") == [
-        "harness.gate.probe:3 imports harness.cli.common: layer 3 (gate) imports layer 6",
-        "harness.gate.probe:6 imports harness.report.ledger: layer 3 (gate) imports layer 4",
+        "harness.gate.probe:3 imports harness.cli.common: layer 5 (gate) imports layer 8",
+        "harness.gate.probe:6 imports harness.report.ledger: layer 5 (gate) imports layer 6",
         "harness.gate.probe:8 imports harness.compare.load: "
-        "gate and compare_engine are side by side (see SIDEWAYS)",
+        "gate and compare are side by side (see SIDEWAYS)",
     ]
-    # a kind's record binds its own core and compare's per-kind parts, never the engines
+    # a kind's record is its package's: it binds its own core, never another's, nor the
+    # registry or the engines above it
     assert violations(probe, "harness.throughput.kind") == [
-        "harness.throughput.kind:3 imports harness.cli.common: layer 2 (kinds) imports layer 6",
+        "harness.throughput.kind:3 imports harness.cli.common: "
+        "layer 3 (throughput) imports layer 8",
+        "harness.throughput.kind:5 imports harness.simulate: "
+        "throughput and simulate are side by side (see SIDEWAYS)",
         "harness.throughput.kind:5 imports harness.simulate.core: "
         "only gate, demo and cli call a measurement's core",
-        "harness.throughput.kind:6 imports harness.report.ledger: layer 2 (kinds) imports layer 4",
-        "harness.throughput.kind:7 imports harness.gate.report: layer 2 (kinds) imports layer 3",
-        "harness.throughput.kind:8 imports harness.compare.load: layer 2 (kinds) imports layer 3",
+        "harness.throughput.kind:6 imports harness.report.ledger: "
+        "layer 3 (throughput) imports layer 6",
+        "harness.throughput.kind:7 imports harness.gate.report: "
+        "layer 3 (throughput) imports layer 5",
+        "harness.throughput.kind:8 imports harness.compare.load: "
+        "layer 3 (throughput) imports layer 5",
+        "harness.throughput.kind:9 imports harness.latency: "
+        "throughput and latency are side by side (see SIDEWAYS)",
         "harness.throughput.kind:9 imports harness.latency.core: "
         "only gate, demo and cli call a measurement's core",
+        "harness.throughput.kind:10 imports harness.registry: layer 3 (throughput) imports layer 4",
+    ]
+    # the record type imports no package above it
+    assert violations(probe, "harness.kinds.record")[1:3] == [
+        "harness.kinds.record:4 imports harness.throughput.report: layer 2 (kinds) imports layer 3",
+        "harness.kinds.record:5 imports harness.simulate: layer 2 (kinds) imports layer 3",
     ]
 
 
-def test_the_report_reader_sits_above_the_gate() -> None:
-    assert LAYERS["report"] > LAYERS["gate"] > LAYERS["kinds"] > LAYERS["latency"]
-    assert unit("harness.latency.kind") == unit("harness.kinds.registry") == "kinds"
-    assert unit("harness.compare.core") == "compare_engine" != unit("harness.compare.latency")
+def test_the_checker_sees_circles_of_folders() -> None:
+    # two folders of one layer, and a knot of three foundations
+    graph = {"a": {"b"}, "b": {"a"}, "runs": {"flags"}, "flags": {"client"}, "client": {"runs"}}
+    assert circles(graph) == [["a", "b", "a"], ["client", "runs", "flags", "client"]]
+    assert circles({"gate": {"registry"}, "registry": {"latency"}, "latency": {"kinds"}}) == []
+
+
+def test_the_folders_stack_as_the_docs_say() -> None:
+    order = [
+        "cli",
+        "demo",
+        "report",
+        "gate",
+        "registry",
+        "latency",
+        "kinds",
+        "paired",
+        "report_base",
+    ]
+    assert [LAYERS[u] for u in order] == sorted((LAYERS[u] for u in order), reverse=True)
+    assert LAYERS["compare"] == LAYERS["gate"] and LAYERS["tune"] == LAYERS["demo"]
+    assert unit("harness.latency.kind") == unit("harness.latency.compare") == "latency"
+    assert unit("harness.kinds.record") == "kinds" != unit("harness.registry")
 
 
 def _module_graph() -> dict[str, set[str]]:
@@ -255,23 +327,8 @@ def _module_graph() -> dict[str, set[str]]:
 def test_no_import_circle_between_modules() -> None:
     """No two modules import each other, even lazily or only for type checking (a circle
     that ``TYPE_CHECKING`` hides still ties the two modules into one)."""
-    graph = _module_graph()
-    circles: list[list[str]] = []
-    state: dict[str, int] = {}  # 1: on the current path, 2: done
-
-    def visit(m: str, path: list[str]) -> None:
-        state[m] = 1
-        for n in sorted(graph[m]):
-            if state.get(n) == 1:
-                circles.append([*path[path.index(n) :], n])
-            elif n not in state:
-                visit(n, [*path, n])
-        state[m] = 2
-
-    for m in sorted(graph):
-        if m not in state:
-            visit(m, [m])
-    assert not circles, "\n".join(" → ".join(c) for c in circles)
+    found = circles(_module_graph())
+    assert not found, "\n".join(" → ".join(c) for c in found)
 
 
 # Pure statistics over plain data (docs/architecture.md, "Pure modules"): they read the runners' state

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from rich.console import Console
 
-from harness.kinds.registry import KINDS as REGISTRY
+from harness.registry import KINDS as REGISTRY
 from harness.report.entry import entry_for_folder
 from harness.report.pages import run_page
 from harness.report.render import render_run

@@ -7,10 +7,10 @@ import pytest
 from harness.gate.report import Verdict
 from harness.gate.rules import GateInputs, judge
 from harness.profiles import load_profile
-from harness.quality.gate_rules import quality_metrics
+from harness.quality.correctness import evaluate, gated_score
+from harness.quality.gate_rules import correctness_outcomes, quality_metrics
 from harness.quality.report import BenchmarkResult, QualityReport
-from harness.throughput.correctness import evaluate, gated_score
-from harness.throughput.gate_rules import correctness_rules
+from harness.throughput.gate_rules import score_zeroed
 from harness.throughput.report import ThroughputReport
 from tests.wire.grader_paris import score as grader_score
 
@@ -80,12 +80,17 @@ def test_gate_fails_naming_the_rule_and_zeroes_the_score():
         score_complete=True,
     )
     inputs = GateInputs.of(PARIS, quality(0.90, 0.84), tp)
-    reasons = correctness_rules(PARIS.throughput, quality_metrics(quality(0.90, 0.84)), tp.score)
+    metrics = quality_metrics(quality(0.90, 0.84))
+    # each reading is the quality report's line; the zeroed score is the throughput report's
+    reasons = correctness_outcomes(PARIS.throughput, metrics)
+    reasons += score_zeroed(PARIS.throughput, metrics, tp.score)
     texts = [r.text for r in reasons if r.blocking]
     assert len(texts) == 2
     assert texts[0].startswith("correctness gate FAILED: score.py: gsm8k exact_match,strict-match")
     assert texts[1].startswith("the grader's score is 0: score.py failed (harness measured 5000.0)")
-    verdict, _, _ = judge(inputs)
+    verdict, judged, _ = judge(inputs)
     assert verdict is Verdict.FAIL
-    ok = correctness_rules(PARIS.throughput, quality_metrics(quality(0.9, 0.9)), None)
-    assert [r.blocking for r in ok] == [False, False]
+    assert set(texts) <= {r.text for r in judged if r.blocking}  # the gate says both
+    ok = quality_metrics(quality(0.9, 0.9))
+    assert [r.blocking for r in correctness_outcomes(PARIS.throughput, ok)] == [False, False]
+    assert score_zeroed(PARIS.throughput, ok, None) == []

@@ -1,7 +1,8 @@
 """What ``compare`` holds of one run folder: each kind's report and what is read beside it.
 
 Plain records (no file access): ``compare/load.py`` fills them through each
-kind's record (harness/kinds/), the per-kind comparisons read them.
+kind's record (harness/kinds/), the per-kind comparisons (``harness/<pkg>/compare.py``)
+read them.
 """
 
 from __future__ import annotations
@@ -10,8 +11,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Generic, TypeVar
 
-from harness.compare.stats import MIN_EFFECT_PCT
 from harness.manifest.model import Manifest
+from harness.paired.stats import MIN_EFFECT_PCT
 from harness.report_base import Report
 
 R = TypeVar("R", bound=Report)

@@ -1,21 +1,27 @@
 """Throughput A/B (GPU MODE Paris): per concurrency level and for the weighted score.
 
-Pure over the two reports. The differences are those of the official figures
+Pure over the two reports; returns this kind's section of the comparison
+(:class:`ThroughputSection`). The differences are those of the official figures
 (tok/s and score as the grader computes them, spot checks included); compare's
 own per-request statistics (the CI and the drift of B against A, block of waves
 against block of waves) use the random-prompt requests only: a spot check is a ~30-token prompt among ~1000-token ones, and
 two of them among eight requests swing a resampled ratio more than the server
-does (docs/compare.md). CIs: :func:`harness.compare.stats.weighted_throughput_diff_ci`;
-drift: :func:`harness.compare.drift.ratio_drift`.
+does (docs/compare.md). CIs: :func:`harness.paired.stats.weighted_throughput_diff_ci`;
+drift: :func:`harness.paired.drift.ratio_drift`.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
-from harness.compare.drift import Drift, drift_band, ratio_drift, wave_blocks
-from harness.compare.model import LevelDiff, ScoreDiff, Verdict
-from harness.compare.stats import (
+from pydantic import BaseModel, Field
+
+from harness.paired.comparable import differ, some
+from harness.paired.drift import Drift, drift_band, ratio_drift, wave_blocks
+from harness.paired.model import CompareSection, ScoreDiff, Verdict
+from harness.paired.side import CompareSettings, Side
+from harness.paired.stats import (
     MIN_EFFECT_PCT,
     LevelSample,
     verdict,
@@ -23,6 +29,39 @@ from harness.compare.stats import (
 )
 from harness.throughput.report import LevelResult, RequestRow, ThroughputReport
 
+
+class LevelDiff(BaseModel):
+    concurrency: int
+    tok_s_a: float | None
+    tok_s_b: float | None
+    diff: float | None
+    diff_pct: float | None
+    ci95: tuple[float, float] | None
+    # the band a difference must exceed: the runs' drift over waves, or the min effect
+    # (schema 2; 0 / "" in a schema-1 compare.json)
+    noise: float = 0.0
+    noise_source: str = ""
+    verdict: Verdict
+
+
+class ThroughputSection(CompareSection):
+    """Throughput's part of a comparison: per concurrency level, and the weighted score."""
+
+    levels: list[LevelDiff] = Field(default_factory=list)
+    score: ScoreDiff | None = None
+
+
+THROUGHPUT_KEYS = (
+    "levels",
+    "requests_per_level",
+    "warmup_per_level",
+    "prompt_tokens",
+    "max_tokens",
+    "temperature",
+    "top_p",
+    "reuse_prompts_across_levels",
+    "force_length",
+)
 WORDS = {"better": "higher", "worse": "lower"}
 ONE_WAVE = (
     "one wave of requests (or other waves in A than in B): no estimate of its drift "
@@ -147,3 +186,39 @@ def compare_throughput(
         verdict=_verdict(diff, ci, noise, known),
     )
     return diffs, score
+
+
+def throughput_differences(a: ThroughputReport, b: ThroughputReport) -> list[str]:
+    diffs = some([differ("throughput mode", a.mode, b.mode)])
+    for key in THROUGHPUT_KEYS:
+        d = differ(f"throughput {key}", a.settings.get(key), b.settings.get(key))
+        if d:
+            diffs.append(d)
+    return diffs
+
+
+def differences(
+    a: Side[ThroughputReport], b: Side[ThroughputReport]
+) -> tuple[list[str], list[str]]:
+    return throughput_differences(a.report, b.report), []
+
+
+def section(
+    a: Side[ThroughputReport], b: Side[ThroughputReport], s: CompareSettings
+) -> ThroughputSection:
+    levels, score = compare_throughput(
+        a.report, b.report, min_effect_pct=s.min_effect_pct, seed=s.seed
+    )
+    return ThroughputSection(levels=levels, score=score)
+
+
+def legacy(data: dict[str, Any]) -> dict[str, Any] | None:
+    """Throughput's section from a compare.json before schema 4 (its keys ``throughput`` and
+    ``throughput_score`` at the top), taken out of ``data``; None when it held none.
+    A level written before schema 2 has no noise band: 0 and no source (unknown)."""
+    levels, score = data.pop("throughput", None) or [], data.pop("throughput_score", None)
+    for level in levels:
+        if isinstance(level, dict):
+            level.setdefault("noise", 0.0)
+            level.setdefault("noise_source", "")
+    return {"levels": levels, "score": score} if levels or score else None

@@ -167,7 +167,7 @@ def verdict(
     A difference counts only when its CI excludes 0 AND it is larger than the
     noise band (the runs' own drift, the between-run spread when repeats exist,
     and the minimum effect). ``estimated=False``: the runs are too short to
-    estimate their drift (harness/compare/drift.py), so no call is made.
+    estimate their drift (harness/paired/drift.py), so no call is made.
     """
     if diff is None or ci is None:
         return "no data"

@@ -4,6 +4,11 @@ The order is the order of the gate's steps, of its verdict's lines, of the
 reports ``harness report`` reads and of ``compare``'s sections. A new
 measurement is one record in its package (``harness/<pkg>/kind.py``) and one
 line here.
+
+Layering: the registry sits above the measurement packages (it imports each one's
+record) and below the gate, ``compare`` and the report reader, which iterate it; the
+record type it lists is ``harness/kinds/record.py``, below every package
+(tests/unit/test_layering.py).
 """
 
 from __future__ import annotations

@@ -7,7 +7,9 @@ appears in the prediction) as right / wrong per sample, exact McNemar on the
 discordant pairs, and the flipped samples.
 
 ``vlm.json`` is read by the one report reader (harness/compare/load.py); the
-per-sample records are :class:`~harness.vlm.report.VlmSample`.
+per-sample records are :class:`~harness.vlm.report.VlmSample`. The comparison returns
+this kind's section (:class:`VlmDiff`); what makes two VLM runs incomparable is
+:func:`vlm_differences`.
 """
 
 from __future__ import annotations
@@ -15,9 +17,40 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any, Literal
 
-from harness.compare.model import PairedMean, Verdict, VlmDiff, VlmFlip
-from harness.compare.stats import MIN_EFFECT_PCT, mcnemar_exact, paired_mean_diff_ci, verdict
-from harness.vlm.report import VlmSample
+from pydantic import BaseModel, Field
+
+from harness.paired.comparable import differ, some
+from harness.paired.model import CompareSection, PairedMean, Verdict
+from harness.paired.side import CompareSettings, Side
+from harness.paired.stats import MIN_EFFECT_PCT, mcnemar_exact, paired_mean_diff_ci, verdict
+from harness.vlm.report import VlmReport, VlmSample
+
+
+class VlmFlip(BaseModel):
+    question_id: int | str | None
+    correct_a: bool
+    correct_b: bool
+    prediction_a: str
+    prediction_b: str
+    answers: list[str] = Field(default_factory=list)
+
+
+class VlmDiff(CompareSection):
+    """VLM's part of a comparison: AICAS runs paired per sample by question_id
+    (docs/compare.md)."""
+
+    n_pairs: int
+    unpaired: int
+    ttft: PairedMean
+    tok_s: PairedMean
+    accuracy_metric: str = "containment"
+    accuracy_a: float | None = None
+    accuracy_b: float | None = None
+    b_only: int = 0
+    a_only: int = 0
+    mcnemar_p: float | None = None
+    flipped: list[VlmFlip] = Field(default_factory=list)
+
 
 PREDICTION_CHARS = 200
 Metric = Literal["ttft_ms", "tok_s"]
@@ -122,3 +155,30 @@ def compare_vlm(
         mcnemar_p=mcnemar_exact(b_only, a_only) if scored else None,
         flipped=flips,
     )
+
+
+def vlm_differences(a: VlmReport, b: VlmReport) -> list[str]:
+    return some(
+        [
+            differ("vlm mode", a.mode, b.mode),
+            differ("vlm non-official settings", a.non_official, b.non_official),
+            differ("vlm samples planned", a.samples_planned, b.samples_planned),
+        ]
+    )
+
+
+def differences(a: Side[VlmReport], b: Side[VlmReport]) -> tuple[list[str], list[str]]:
+    return vlm_differences(a.report, b.report), []
+
+
+def section(a: Side[VlmReport], b: Side[VlmReport], s: CompareSettings) -> VlmDiff:
+    return compare_vlm(
+        a.report.samples, b.report.samples, min_effect_pct=s.min_effect_pct, seed=s.seed
+    )
+
+
+def legacy(data: dict[str, Any]) -> dict[str, Any] | None:
+    """VLM's section from a compare.json before schema 4 (its key ``vlm`` at the top),
+    taken out of ``data``; None when it held none."""
+    section: dict[str, Any] | None = data.pop("vlm", None)
+    return section

@@ -13,7 +13,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from harness.client.failure import describe
 from harness.client.records import RequestRecord
 from harness.console_hooks import SpinnerAndBars
-from harness.throughput.core import ThroughputHooks
+from harness.throughput.hooks import ThroughputHooks
 from harness.throughput.report import Phase, RequestRow, ThroughputReport
 from harness.throughput.views import sections
 from harness.view.console import print_sections

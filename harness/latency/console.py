@@ -14,7 +14,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from harness.client.failure import describe
 from harness.console_hooks import SpinnerAndBars
 from harness.latency.config import LatencyConfig
-from harness.latency.core import LatencyHooks
+from harness.latency.hooks import LatencyHooks
 from harness.latency.report import LatencyReport, RequestRow
 from harness.latency.resume import Resumption
 from harness.latency.sequential import Look

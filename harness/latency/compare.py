@@ -1,9 +1,12 @@
 """Latency A/B: per mode, bucket and metric, the difference of medians with a bootstrap CI.
 
-Pure: takes the two reports (and their repeat summaries), returns records.
+Pure: takes the two reports (and their repeat summaries), returns this kind's section of
+the comparison (:class:`LatencySection`); what makes two latency runs incomparable is
+:func:`latency_differences`.
+
 The noise band a difference must exceed is the largest of the minimum effect
 (``min_effect_pct`` of A's median), the runs' own drift and the spread of their
-requests (harness/compare/drift.py) and, when either run was repeated, the
+requests (harness/paired/drift.py) and, when either run was repeated, the
 between-run range of its medians (docs/compare.md).
 """
 
@@ -11,9 +14,14 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from typing import Any, Literal
 
-from harness.compare.comparable import common_modes
-from harness.compare.drift import (
+from pydantic import BaseModel, Field
+
+from harness.latency.repeats import RepeatsReport
+from harness.latency.report import BucketResult, LatencyReport, RequestRow
+from harness.paired.comparable import differ, some
+from harness.paired.drift import (
     Drift,
     drift_band,
     median_drift,
@@ -21,11 +29,91 @@ from harness.compare.drift import (
     score_drift,
     score_spread,
 )
-from harness.compare.model import LatencyDiff, ScoreDiff, Verdict
-from harness.compare.stats import MIN_EFFECT_PCT, diff_of_medians_ci, score_diff_ci, verdict
-from harness.latency.repeats import RepeatsReport
-from harness.latency.report import LatencyReport, RequestRow
+from harness.paired.model import CompareSection, ScoreDiff, Verdict
+from harness.paired.side import CompareSettings, Side
+from harness.paired.stats import MIN_EFFECT_PCT, diff_of_medians_ci, score_diff_ci, verdict
 from harness.stats import median
+
+
+class LatencyDiff(BaseModel):
+    """One bucket, one mode, one metric (``e2e`` always; ``ttft`` in strict mode)."""
+
+    mode: Literal["official", "strict"]
+    bucket: str
+    metric: Literal["e2e", "ttft"]
+    n_a: int
+    n_b: int
+    median_a_ms: float | None
+    median_b_ms: float | None
+    diff_ms: float | None
+    diff_pct: float | None  # of A's median
+    ci95_ms: tuple[float, float] | None
+    noise_ms: float  # the band a difference must exceed (min effect, between-run spread)
+    noise_source: str  # "min-effect 2 %", "drift within runs (4/4 blocks)", "between-run range …"
+    verdict: Verdict
+
+
+class LatencySection(CompareSection):
+    """Latency's part of a comparison: per mode, bucket and metric, and each mode's score."""
+
+    buckets: list[LatencyDiff] = Field(default_factory=list)
+    scores: list[ScoreDiff] = Field(default_factory=list)
+
+
+# latency settings that change what a request measures
+LATENCY_KEYS = ("force_length", "concurrency", "new_connection_per_request")
+
+
+def common_modes(a: LatencyReport, b: LatencyReport) -> list[str]:
+    return [m for m in ("official", "strict") if getattr(a, m) and getattr(b, m)]
+
+
+def _buckets(rep: LatencyReport, mode: str) -> dict[str, BucketResult]:
+    results: list[BucketResult] = getattr(rep, mode)
+    return {x.name: x for x in results}
+
+
+def latency_differences(a: LatencyReport, b: LatencyReport) -> tuple[list[str], list[str]]:
+    diffs: list[str] = []
+    notes: list[str] = []
+    modes = common_modes(a, b)
+    if not modes:
+        diffs.append(f"latency modes: A {a.mode!r}, B {b.mode!r} (no mode measured in both)")
+    for key in LATENCY_KEYS:
+        d = differ(f"latency {key}", a.settings.get(key), b.settings.get(key))
+        if d:
+            diffs.append(d)
+    for mode in modes:
+        ba, bb = _buckets(a, mode), _buckets(b, mode)
+        if set(ba) != set(bb):
+            diffs.append(f"{mode} buckets: A {sorted(ba)}, B {sorted(bb)}")
+            continue
+        for name, xa in ba.items():
+            xb = bb[name]
+            diffs += some(
+                [
+                    differ(f"{mode} {name} endpoint", xa.endpoint, xb.endpoint),
+                    differ(f"{mode} {name} max_tokens", xa.max_tokens, xb.max_tokens),
+                    differ(
+                        f"{mode} {name} prompt tokens (nominal)",
+                        xa.prompt_tokens_nominal,
+                        xb.prompt_tokens_nominal,
+                    ),
+                    differ(f"{mode} {name} prompt tokens", xa.prompt_tokens, xb.prompt_tokens),
+                    differ(f"{mode} {name} baseline_ms", xa.baseline_ms, xb.baseline_ms),
+                ]
+            )
+    if "strict" in modes and a.provenance.seed != b.provenance.seed:
+        notes.append(
+            f"strict prompts drawn with different seeds (A {a.provenance.seed}, "
+            f"B {b.provenance.seed}): same lengths, different texts"
+        )
+    if a.settings.get("runs") != b.settings.get("runs"):
+        notes.append(
+            f"timed runs per bucket: A {a.settings.get('runs')}, B {b.settings.get('runs')}"
+        )
+    return diffs, notes
+
 
 SPEED = {"better": "faster", "worse": "slower"}
 LEVEL = {"better": "higher", "worse": "lower"}
@@ -230,3 +318,27 @@ def _score_diff(
             verdict(diff, ci, noise=noise, higher_is_better=True, estimated=known), LEVEL
         ),
     )
+
+
+def differences(a: Side[LatencyReport], b: Side[LatencyReport]) -> tuple[list[str], list[str]]:
+    return latency_differences(a.report, b.report)
+
+
+def section(a: Side[LatencyReport], b: Side[LatencyReport], s: CompareSettings) -> LatencySection:
+    """Latency's section; each side's extra is its repeats summary (or None)."""
+    buckets, scores = compare_latency(
+        a.report,
+        b.report,
+        repeats_a=a.extra,
+        repeats_b=b.extra,
+        min_effect_pct=s.min_effect_pct,
+        seed=s.seed,
+    )
+    return LatencySection(buckets=buckets, scores=scores)
+
+
+def legacy(data: dict[str, Any]) -> dict[str, Any] | None:
+    """Latency's section from a compare.json before schema 4 (its keys ``latency`` and
+    ``latency_scores`` at the top), taken out of ``data``; None when it held none."""
+    buckets, scores = data.pop("latency", None) or [], data.pop("latency_scores", None) or []
+    return {"buckets": buckets, "scores": scores} if buckets or scores else None

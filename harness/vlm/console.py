@@ -9,7 +9,7 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from harness.view.console import print_sections
-from harness.vlm.core import VlmHooks
+from harness.vlm.hooks import VlmHooks
 from harness.vlm.report import VlmReport, VlmSample
 from harness.vlm.views import sections
 

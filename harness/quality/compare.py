@@ -2,7 +2,9 @@
 
 Items are paired by (task, doc_id) from the per-sample files (samples_<bench>.jsonl);
 a list-valued metric (IFEval's instruction-level accuracy) pairs each
-instruction as its own item, as that metric counts them. Pure over plain rows.
+instruction as its own item, as that metric counts them. Pure over plain rows; returns
+this kind's section of the comparison (:class:`QualitySection`); what makes two quality
+runs incomparable is :func:`quality_differences`.
 """
 
 from __future__ import annotations
@@ -10,11 +12,56 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from harness.compare.model import FlippedItem, QualityDiff
-from harness.compare.stats import mcnemar_exact
+from pydantic import BaseModel, Field
+
+from harness.paired.comparable import differ, some
+from harness.paired.model import CompareSection
+from harness.paired.side import CompareSettings, Side
+from harness.paired.stats import mcnemar_exact
 from harness.quality.report import BenchmarkResult, QualityReport
 from harness.quality.stats import pass_probability
 
+
+class FlippedItem(BaseModel):
+    task: str
+    doc_id: int | str | None
+    index: int | None = None  # instruction index for list-valued metrics (IFEval inst-level)
+    correct_a: bool
+    correct_b: bool
+    answer_a: str
+    answer_b: str
+    target: str
+
+
+class QualityDiff(BaseModel):
+    benchmark: str
+    title: str
+    metric: str
+    score_a: float | None
+    score_b: float | None
+    diff: float | None
+    n_pairs: int  # items scored in both runs
+    both_right: int
+    both_wrong: int
+    b_only: int  # right in B, wrong in A
+    a_only: int  # right in A, wrong in B
+    mcnemar_p: float | None  # exact, two-sided; None without per-item samples
+    threshold: float
+    passed_a: bool | None
+    passed_b: bool | None
+    pass_probability_b: float | None  # P(full-set score ≥ threshold), docs/compare.md
+    n_b: int
+    flipped: list[FlippedItem] = Field(default_factory=list)
+    note: str = ""
+
+
+class QualitySection(CompareSection):
+    """Quality's part of a comparison: one paired test per benchmark both runs scored."""
+
+    benchmarks: list[QualityDiff] = Field(default_factory=list)
+
+
+QUALITY_BENCH_KEYS = ("task", "metric", "thinking", "max_tokens_sent", "client", "n")
 ANSWER_CHARS = 200
 Key = tuple[str, Any, int | None]
 
@@ -127,3 +174,58 @@ def compare_quality(
         for x in b.benchmarks
         if x.name in by_name
     ]
+
+
+def quality_differences(
+    a: QualityReport,
+    b: QualityReport,
+    samples_a: dict[str, list[dict[str, Any]]],
+    samples_b: dict[str, list[dict[str, Any]]],
+) -> list[str]:
+    diffs = some(
+        [
+            differ("quality limit", a.limit, b.limit),
+            differ("lm-eval version", a.lm_eval_version, b.lm_eval_version),
+        ]
+    )
+    ba = {x.name: x for x in a.benchmarks}
+    bb = {x.name: x for x in b.benchmarks}
+    if set(ba) != set(bb):
+        diffs.append(f"benchmarks: A {sorted(ba)}, B {sorted(bb)}")
+    for name in sorted(set(ba) & set(bb)):
+        for key in QUALITY_BENCH_KEYS:
+            d = differ(f"{name} {key}", getattr(ba[name], key), getattr(bb[name], key))
+            if d:
+                diffs.append(d)
+        d = _data_difference(name, samples_a.get(name, []), samples_b.get(name, []))
+        if d:
+            diffs.append(d)
+    return diffs
+
+
+def _data_difference(name: str, a: list[dict[str, Any]], b: list[dict[str, Any]]) -> str | None:
+    """The same document id must carry the same prompt in both runs (same data, same template)."""
+    prompts_a = {(r.get("task"), r.get("doc_id")): r.get("prompt") for r in a}
+    for r in b:
+        key = (r.get("task"), r.get("doc_id"))
+        if key in prompts_a and prompts_a[key] != r.get("prompt"):
+            return f"{name} data: document {key[0]}#{key[1]} has a different prompt in B"
+    return None
+
+
+def differences(a: Side[QualityReport], b: Side[QualityReport]) -> tuple[list[str], list[str]]:
+    """Each side's extra is its per-sample records by benchmark (``samples_beside``)."""
+    return quality_differences(a.report, b.report, a.extra or {}, b.extra or {}), []
+
+
+def section(a: Side[QualityReport], b: Side[QualityReport], s: CompareSettings) -> QualitySection:
+    return QualitySection(
+        benchmarks=compare_quality(a.report, b.report, a.extra or {}, b.extra or {})
+    )
+
+
+def legacy(data: dict[str, Any]) -> dict[str, Any] | None:
+    """Quality's section from a compare.json before schema 4 (its key ``quality`` at the
+    top), taken out of ``data``; None when it held none."""
+    benchmarks = data.pop("quality", None) or []
+    return {"benchmarks": benchmarks} if benchmarks else None

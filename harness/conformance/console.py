@@ -9,8 +9,8 @@ from rich.console import Console
 from rich.text import Text
 
 from harness.conformance.context import CheckConfig
-from harness.conformance.core import CheckHooks
-from harness.conformance.model import Check, CheckReport
+from harness.conformance.hooks import CheckHooks
+from harness.conformance.report import Check, CheckReport
 from harness.conformance.views import result_cell, sections
 from harness.console_hooks import WaitingLines
 from harness.view.console import STYLE, print_sections
