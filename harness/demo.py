@@ -9,29 +9,32 @@ and always stops the server it started.
 from __future__ import annotations
 
 import asyncio
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 from pathlib import Path
+from types import MappingProxyType
 
 from rich.console import Console
 
 from harness.errors import EXIT_FAIL, EXIT_INTERRUPTED, EXIT_OK
-from harness.latency.config import Mode
 from harness.manifest.launch import launched_process
 from harness.manifest.model import Launched
 from harness.paths import cache_dir
 from harness.profiles import Profile
+
+# The gate options ``harness demo`` offers (harness/gate/options.py keys; their flags, types
+# and help are the gate's declarations), with the demo's quick defaults.
+QUICK: Mapping[str, object] = MappingProxyType(
+    {"latency_mode": "official", "runs": 3, "warmup": 1, "buckets": None, "max_gen_toks": 24}
+)
 
 
 @dataclass(frozen=True)
 class DemoConfig:
     folder: Path
     profile: Profile
-    runs: int = 3
-    warmup: int = 1
-    latency_mode: Mode = "official"
-    buckets: str | None = None
-    max_gen_toks: int = 24
-    limit: float | None = None
+    # the gate options given (QUICK's keys)
+    options: Mapping[str, object] = field(default_factory=lambda: dict(QUICK))
     ready_timeout_s: float = 300.0
     port: int = 0
     name: str = "demo"
@@ -41,13 +44,8 @@ class DemoConfig:
     def gate_options(self, data_dir: Path, model_dir: Path) -> dict[str, object]:
         """The gate's step options for the demo's quick run (harness/gate/options.py keys)."""
         return {
-            "latency_mode": self.latency_mode,
-            "runs": self.runs,
-            "warmup": self.warmup,
-            "buckets": self.buckets,
-            "limit": self.limit,
+            **self.options,
             "data_dir": data_dir,
-            "max_gen_toks": self.max_gen_toks,
             "tokenizer": str(model_dir),
             "ready_timeout": 60.0,
         }

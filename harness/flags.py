@@ -36,7 +36,9 @@ _FLAG = "harness_flag"
 
 # The one readiness default of every command that waits for a server: the profile's
 # [readiness] timeout_s, which is the graders' 10 minutes in every shipped profile.
-READY_DEFAULT = "the profile's [readiness] timeout_s: 600, the graders' 10 minutes"
+READY_DEFAULT = (
+    "the profile's [readiness] timeout_s: {default:readiness.timeout_s}, the graders' 10 minutes"
+)
 
 
 @dataclass(frozen=True)
@@ -112,7 +114,8 @@ def ready_timeout() -> Any:
 
 def ready_interval() -> Any:
     return seconds(
-        "--ready-interval", help="readiness poll interval in s (default: the profile's, 5)"
+        "--ready-interval",
+        help="readiness poll interval in s (default: the profile's, {default:readiness.poll_interval_s})",
     )
 
 

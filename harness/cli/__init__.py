@@ -9,7 +9,6 @@ from __future__ import annotations
 import argparse
 import contextlib
 import importlib
-import importlib.util
 import logging
 import os
 import sys
@@ -20,25 +19,36 @@ from harness import __version__
 from harness.cli import signals
 from harness.errors import EXIT_INTERRUPTED, HarnessError, exit_code_for
 
-# name → one-line summary. Only the invoked command's module is imported, so
-# `harness latency` never pays for lm-eval, docker or boto3 imports.
-COMMANDS: dict[str, str] = {
-    "check": "API conformance of every endpoint the profile names",
-    "latency": "latency buckets, speedup and score (official | strict | both)",
-    "quality": "MMLU-Pro / IFEval / GPQA-Diamond (or the profile's gate) via lm-eval",
-    "throughput": "concurrency sweep and weighted throughput score (GPU MODE Paris)",
+# The commands that are not a measurement kind: name → one-line summary. Each measurement
+# kind's command is built from the registry (harness/cli/kind_command.py), which is only
+# imported when a kind's command or the whole list is asked for; only the invoked
+# command's module is imported, so `harness simulate` never pays for lm-eval, docker or
+# boto3 imports.
+OTHER_COMMANDS: dict[str, str] = {
     "gate": "PASS / FAIL / INCOMPLETE verdict with reasons and risk flags",
-    "package": "docker save → image.tar.gz, inspected against the container contract",
     "submit": "register, upload (single / multipart, resumable), complete, submit",
     "portal": "a local emulator of the organiser's submission API (S3-backed)",
     "report": "the ledger of runs, and report.html with plots",
     "simulate": "an OpenAI-compatible server with exact timing and fault knobs",
     "data": "benchmark data and NLTK punkt_tab into a local folder for offline runs",
     "compare": "paired A/B verdict per bucket / benchmark / level, with CIs",
-    "vlm": "AICAS VLM benchmark: in-process call for call (run) or over HTTP (latency)",
     "tune": "search serve settings for the best score under the quality gates (Optuna)",
     "demo": "the CPU reference server judged end to end (check → latency → quality → gate)",
 }
+
+
+def commands() -> dict[str, str]:
+    """Every command → its one-line summary: the kinds' in registry order, then the others."""
+    from harness.cli.kind_command import kind_commands
+
+    return {**kind_commands(), **OTHER_COMMANDS}
+
+
+def __getattr__(name: str) -> dict[str, str]:
+    # ``COMMANDS`` is computed when asked for (it imports the registry)
+    if name == "COMMANDS":
+        return commands()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 class _HelpFormatter(argparse.HelpFormatter):
@@ -49,6 +59,10 @@ class _HelpFormatter(argparse.HelpFormatter):
 
     def _get_help_string(self, action: argparse.Action) -> str | None:
         text = action.help or ""
+        if "{" in text:  # a profile's value quoted (harness/cli/help_defaults.py)
+            from harness.cli.help_defaults import expand
+
+            text = expand(text)
         if not action.option_strings or not text or "default" in text.lower():
             return text
         if action.required:
@@ -75,7 +89,7 @@ class _Parser(argparse.ArgumentParser):
 def _invoked(argv: Sequence[str]) -> str | None:
     for arg in argv:
         if not arg.startswith("-"):
-            return arg if arg in COMMANDS else None
+            return arg
     return None
 
 
@@ -88,12 +102,17 @@ def build_parser(argv: Sequence[str] = ()) -> argparse.ArgumentParser:
     parser.add_argument("-v", "--verbose", action="count", default=0, help="more logging")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
     invoked = _invoked(argv)
-    for name, summary in COMMANDS.items():
-        modname = f"harness.cli.{name}"
-        if name == invoked and importlib.util.find_spec(modname) is not None:
-            importlib.import_module(modname).register(sub)
-        else:
+    # another command's parser needs no kind: the registry stays unimported
+    listed = OTHER_COMMANDS if invoked in OTHER_COMMANDS else commands()
+    for name, summary in listed.items():
+        if name != invoked:
             sub.add_parser(name, help=summary, add_help=False)
+        elif name in OTHER_COMMANDS:
+            importlib.import_module(f"harness.cli.{name}").register(sub)
+        else:
+            from harness.cli.kind_command import register
+
+            register(sub, name)
     return parser
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 from dataclasses import dataclass
 from pathlib import Path
@@ -62,6 +63,11 @@ def int_list(text: str) -> list[int]:
     if not values or min(values) < 1:
         raise argparse.ArgumentTypeError(f"expected positive integers, got {text!r}")
     return values
+
+
+def print_json(document: object) -> None:
+    """``--json``: the one spelling every command prints its report with (stdout)."""
+    sys.stdout.write(json.dumps(document, indent=2) + "\n")
 
 
 def make_console(args: argparse.Namespace) -> Console:

@@ -1,48 +1,31 @@
-"""``harness latency``: the grader's latency buckets (official) and a strict mode beside them."""
+"""``harness latency``: the grader's latency buckets (official) and a strict mode beside them.
+
+What is special beside the kinds' one front end (harness/cli/kind_command.py):
+``--self-test`` (the harness's own timing error, harness/cli/selftest.py), ``--repeats``
+(pooled report and the between-run spread), ``--resume`` / ``--force`` (an interrupted
+run finished in its folder) and the resume hint its console hooks print on Ctrl-C.
+"""
 
 from __future__ import annotations
 
 import argparse
 import asyncio
-import json
-import sys
+from typing import TYPE_CHECKING, Any
 
-from harness.cli.common import (
-    RunContext,
-    add_common,
-    http_url,
-    positive_float,
-    positive_int,
-    start_run,
-)
+from rich.console import Console
+
+from harness.cli.common import positive_float, positive_int
+from harness.cli.front import Front, KindRun, Outcome
 from harness.errors import EXIT_TARGET, UsageError
-from harness.latency.config import LatencyConfig, LatencyOverrides, from_profile
-from harness.latency.console import ConsoleHooks, render_report, target_failure
-from harness.latency.core import exit_code, measure_latency, measure_latency_repeats
-from harness.latency.repeats import render_repeats
-from harness.latency.report import LatencyReport
-from harness.latency.resume import (
-    FORCE,
-    RESUME,
-    guard_folder,
-    record_in,
-    resume_command,
-    resume_from,
-)
-from harness.target import URL, Target
+from harness.latency.config import LatencyOverrides
+from harness.latency.resume import FORCE, RESUME, guard_folder
+from harness.target import Target
+
+if TYPE_CHECKING:
+    from harness.latency.console import ConsoleHooks
 
 
-def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    p = sub.add_parser(
-        "latency", help="latency buckets, speedup and score (official | strict | both)"
-    )
-    p.add_argument(
-        URL,
-        type=http_url,
-        metavar="URL",
-        help="server base URL, e.g. http://127.0.0.1:8080 (required)",
-    )
-    LatencyOverrides.add_arguments(p)
+def _flags(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--repeats",
         type=positive_int,
@@ -79,75 +62,85 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p.add_argument(
         FORCE, action="store_true", help="overwrite a latency.json already in the --out folder"
     )
-    add_common(p)
-    p.set_defaults(func=run)
 
 
-def config_from_args(args: argparse.Namespace, ctx: RunContext) -> LatencyConfig:
-    target = Target(folder=ctx.folder, url=args.url)
-    return from_profile(ctx.profile, target, LatencyOverrides.from_args(args))
+def _self_test(args: argparse.Namespace) -> int | None:
+    if not args.self_test:
+        return None
+    from harness.cli.selftest import run_self_test_cli
+
+    return run_self_test_cli(args)
 
 
-def run(args: argparse.Namespace) -> int:
-    if args.self_test:
-        from harness.cli.selftest import run_self_test_cli
-
-        return run_self_test_cli(args)
-    if not args.url:
-        raise UsageError(
-            "--url is required", hint="e.g. harness latency --url http://127.0.0.1:8080"
-        )
+def _check(args: argparse.Namespace) -> object:
+    """Usage errors before a run folder is made; the partial run ``--resume`` finishes."""
     if args.resume and args.repeats > 1:
         raise UsageError(f"{RESUME} finishes one run, not --repeats", hint="drop --repeats")
-    partial = guard_folder(args.out, resume=args.resume, force=args.force)
-    ctx = start_run(args, "latency", url=args.url)
-    cfg = config_from_args(args, ctx)
-    target = Target(folder=ctx.folder, url=args.url)
-    again = resume_command(
-        target, LatencyOverrides.from_args(args), args.profile or ctx.profile.name
-    )
-    hooks = ConsoleHooks(ctx.console, resume_hint=again if args.repeats == 1 else "")
-    state = None
-    if partial is not None:
-        resumed = resume_from(cfg, partial, ctx.folder)
+    return guard_folder(args.out, resume=args.resume, force=args.force)
+
+
+def _hooks(run: KindRun) -> object:
+    from harness.latency.console import ConsoleHooks
+    from harness.latency.resume import resume_command
+
+    target = Target(folder=run.ctx.folder, url=run.args.url)
+    profile = run.args.profile or run.ctx.profile.name
+    again = resume_command(target, LatencyOverrides.from_args(run.args), profile)
+    return ConsoleHooks(run.ctx.console, resume_hint=again if run.args.repeats == 1 else "")
+
+
+def _measure(run: KindRun, hooks: ConsoleHooks) -> Outcome:
+    from harness.latency.core import measure_latency, measure_latency_repeats
+    from harness.latency.resume import record_in, resume_from
+
+    cfg, state, ctx = run.cfg, None, run.ctx
+    if run.prepared is not None:
+        resumed = resume_from(cfg, run.prepared, ctx.folder)
         cfg, state = resumed.cfg, resumed.state
-        record_in(ctx.provenance, partial, resumed.record)
+        record_in(ctx.provenance, run.prepared, resumed.record)
         hooks.resuming(resumed.record)
-    if args.repeats > 1:
-        try:
-            pooled, summary = asyncio.run(
-                measure_latency_repeats(
-                    cfg, args.repeats, provenance=ctx.provenance, folder=ctx.folder, hooks=hooks
+    repeats = int(run.args.repeats)
+    if repeats == 1:
+        return Outcome(
+            asyncio.run(
+                measure_latency(
+                    cfg, provenance=ctx.provenance, folder=ctx.folder, hooks=hooks, state=state
                 )
             )
-        finally:
-            hooks.close()
-        ctx.console.print(f"[bold]pooled over {args.repeats} repeats[/]")
-        render_report(ctx.console, pooled, str(ctx.folder))
-        render_repeats(ctx.console, summary)
-        if args.json:
-            out = {
-                "latency": pooled.model_dump(exclude={"requests"}),
-                "repeats": summary.model_dump(),
-            }
-            sys.stdout.write(json.dumps(out, indent=2) + "\n")
-        return _said(exit_code(pooled), pooled)
-    try:
-        report = asyncio.run(
-            measure_latency(
-                cfg, provenance=ctx.provenance, folder=ctx.folder, hooks=hooks, state=state
-            )
         )
-    finally:
-        hooks.close()
-    render_report(ctx.console, report, str(ctx.folder))
-    if args.json:
-        sys.stdout.write(json.dumps(report.model_dump(exclude={"requests"}), indent=2) + "\n")
-    return _said(exit_code(report), report)
+    pooled, summary = asyncio.run(
+        measure_latency_repeats(
+            cfg, repeats, provenance=ctx.provenance, folder=ctx.folder, hooks=hooks
+        )
+    )
+
+    def spread(console: Console) -> None:
+        from harness.latency.repeats import render_repeats
+
+        render_repeats(console, summary)
+
+    return Outcome(
+        pooled,
+        heading=f"[bold]pooled over {repeats} repeats[/]",
+        more=spread,
+        beside={"repeats": summary},
+    )
 
 
-def _said(rc: int, report: LatencyReport) -> int:
-    """A run that failed at the target ends with one line saying why (stderr)."""
-    if rc == EXIT_TARGET and (line := target_failure(report)):
-        print(f"harness: error: {line}", file=sys.stderr)
-    return rc
+def _failure_line(report: Any, rc: int) -> str | None:
+    """A run that failed at the target ends with one line saying why."""
+    from harness.latency.console import target_failure
+
+    return target_failure(report) if rc == EXIT_TARGET else None
+
+
+FRONT = Front(
+    summary="latency buckets, speedup and score (official | strict | both)",
+    flags=_flags,
+    early=_self_test,
+    check=_check,
+    hooks=_hooks,
+    measure=_measure,
+    failure_line=_failure_line,
+    json_exclude=frozenset({"requests"}),
+)

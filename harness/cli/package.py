@@ -1,36 +1,24 @@
-"""``harness package --image NAME[:TAG]``: save, compress, inspect, judge."""
+"""``harness package --image NAME[:TAG]``: save, compress, inspect, judge.
+
+Special beside the kinds' one front end (harness/cli/kind_command.py): exactly one of
+``--image`` and ``--archive``, and ``--output``'s folder made before the engine is asked
+anything.
+"""
 
 from __future__ import annotations
 
 import argparse
-import json
-import sys
+from typing import TYPE_CHECKING
 
-from harness.cli.common import add_common, start_run
+from harness.cli.front import Front, KindRun, Outcome, image_target
 from harness.errors import UsageError
-from harness.image.config import PackageOverrides, from_profile
-from harness.image.console import ConsoleHooks, render_with_path
-from harness.image.kind import KIND
-from harness.kinds.record import RunEnv
-from harness.run_folder import make_folder
-from harness.target import IMAGE, Target
+from harness.image.config import PackageOverrides
+
+if TYPE_CHECKING:
+    from harness.image.hooks import PackageHooks
 
 
-def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    p = sub.add_parser(
-        "package", help="docker save → image.tar.gz (parallel gzip) → inspect → judge"
-    )
-    p.add_argument(
-        IMAGE,
-        metavar="NAME[:TAG]",
-        help="the image to save through the Docker Engine API (required: --image or --archive)",
-    )
-    PackageOverrides.add_arguments(p)
-    add_common(p)
-    p.set_defaults(func=run)
-
-
-def run(args: argparse.Namespace) -> int:
+def _check(args: argparse.Namespace) -> None:
     overrides = PackageOverrides.from_args(args)
     if bool(args.image) == bool(overrides.archive):
         raise UsageError(
@@ -42,16 +30,32 @@ def run(args: argparse.Namespace) -> int:
             f"no such file: {overrides.archive}",
             hint="give --archive the image.tar.gz that `harness package --image` wrote",
         )
-    ctx = start_run(args, "package")
-    cfg = from_profile(ctx.profile, Target(folder=ctx.folder, image=args.image or ""), overrides)
-    if overrides.output is not None:  # before the engine is asked anything
-        make_folder(overrides.output.parent, "the folder of --output", "--output")
-    hooks = ConsoleHooks(ctx.console, f"save {args.image or cfg.archive.name}")
-    try:
-        report = KIND.run(cfg, RunEnv(provenance=ctx.provenance, folder=ctx.folder, hooks=hooks))
-    finally:
-        hooks.close()
-    if args.json:
-        sys.stdout.write(json.dumps(report.model_dump(mode="json"), indent=2) + "\n")
-    render_with_path(ctx.console, report, str(ctx.folder))
-    return KIND.exit_code(report)
+
+
+def _hooks(run: KindRun) -> object:
+    from harness.image.console import ConsoleHooks
+
+    return ConsoleHooks(run.ctx.console, f"save {run.args.image or run.cfg.archive.name}")
+
+
+def _measure(run: KindRun, hooks: PackageHooks) -> Outcome:
+    from harness.image.kind import KIND
+    from harness.kinds.record import RunEnv
+    from harness.run_folder import make_folder
+
+    output = PackageOverrides.from_args(run.args).output
+    if output is not None:  # before the engine is asked anything
+        make_folder(output.parent, "the folder of --output", "--output")
+    return Outcome(KIND.run(run.cfg, RunEnv(run.ctx.provenance, run.ctx.folder, hooks)))
+
+
+FRONT = Front(
+    summary="docker save → image.tar.gz, inspected against the container contract",
+    help="docker save → image.tar.gz (parallel gzip) → inspect → judge",
+    target=image_target(
+        "the image to save through the Docker Engine API (required: --image or --archive)"
+    ),
+    check=_check,
+    hooks=_hooks,
+    measure=_measure,
+)

@@ -56,7 +56,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         "--single-max-bytes",
         type=positive_int,
         metavar="BYTES",
-        help="largest single PUT in bytes (default: the profile's, 5 GB)",
+        help="largest single PUT in bytes (default: the profile's, {default:submit.single_max_bytes:bytes})",
     )
     p.add_argument(
         "--part-size",
@@ -69,7 +69,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         "--url-expiry-s",
         type=positive_int,
         metavar="S",
-        help="presigned URL lifetime in s (default: the profile's, 7200)",
+        help="presigned URL lifetime in s (default: the profile's, {default:submit.single_url_expiry_s})",
     )
     limit = p.add_mutually_exclusive_group()
     limit.add_argument(
@@ -81,7 +81,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     limit.add_argument(
         "--daily-limit",
         action="store_true",
-        help="enforce the profile's daily limit per team (1 for efficient-qwen; default: off)",
+        help="enforce the profile's daily limit per team ({default:submit.submissions_per_day} for {default:name}; default: off)",
     )
     p.add_argument(
         "--repeat-complete-s",

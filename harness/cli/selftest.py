@@ -7,13 +7,11 @@ side (flags → :class:`SelfTestConfig` → run → table / JSON → exit code).
 from __future__ import annotations
 
 import argparse
-import json
-import sys
 
 from rich.console import Console
 from rich.table import Table
 
-from harness.cli.common import make_console
+from harness.cli.common import make_console, print_json
 from harness.errors import EXIT_OK
 from harness.latency.selftest import SelfTestConfig, SelfTestResult, run_self_test
 
@@ -68,6 +66,6 @@ def run_self_test_cli(args: argparse.Namespace) -> int:
     with console.status(f"self-test: {cfg.requests} requests at concurrency {cfg.concurrency} …"):
         res = run_self_test(cfg)
     if args.json:
-        sys.stdout.write(json.dumps(res.model_dump(), indent=2) + "\n")
+        print_json(res.model_dump(mode="json"))
     render(console, cfg, res)
     return EXIT_OK

@@ -65,8 +65,10 @@ def gate_options() -> list[GateOption]:
     return list(found.values())
 
 
-def _help(o: GateOption) -> str:
+def _help(o: GateOption, own_default: bool = False) -> str:
     text = o.spec.help
+    if own_default and o.default is not None:  # another command's default (harness demo's)
+        text = _DEFAULT_TEXT.sub("", text)
     if len(o.kinds) > 1 and not (o.own_help and "default" in text):
         text = _DEFAULT_TEXT.sub("", text) + " (default: each step's own)"
     if o.default is not None and "default" not in text:
@@ -74,13 +76,22 @@ def _help(o: GateOption) -> str:
     return f"{', '.join(o.kinds)}: {text}"
 
 
-def add_gate_options(p: argparse.ArgumentParser) -> None:
+def add_gate_options(
+    p: argparse.ArgumentParser, defaults: Mapping[str, object] | None = None
+) -> None:
+    """Every gate option on ``p``; or, given ``defaults`` (key → value), only those options,
+    each with its default there (``harness demo`` offers a few, with quick defaults)."""
     for o in gate_options():
+        own = defaults is not None
+        if defaults is not None:
+            if o.key not in defaults:
+                continue
+            o = replace(o, default=defaults[o.key])
         if o.switch:
             action = "store_true" if o.flipped else "store_false"
-            p.add_argument(o.flag, dest=o.key, action=action, default=None, help=_help(o))
+            p.add_argument(o.flag, dest=o.key, action=action, default=None, help=_help(o, own))
             continue
-        add_valued(p, o.spec, o.key, o.default, _help(o))
+        add_valued(p, o.spec, o.key, o.default, _help(o, own))
 
 
 def options_from_args(args: argparse.Namespace) -> dict[str, object]:

@@ -60,7 +60,7 @@ class PackageOverrides(Overrides):
         type=positive_int,
         metavar="N",
         help="override the profile's compressed size limit in bytes, for rehearsals and tests"
-        " (default: the profile's, 20000000000)",
+        " (default: the profile's, {default:package.max_compressed_bytes})",
     )
 
 

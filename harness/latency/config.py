@@ -50,20 +50,20 @@ class LatencyOverrides(Overrides):
         gate=GateFlag("--latency-mode", default="both"),
     )
     endpoint: str | None = option(
-        "--endpoint", help="official endpoint (default: the profile's, /invocations)"
+        "--endpoint", help="official endpoint (default: the profile's, {default:latency.endpoint})"
     )
     runs: int | None = option(
         "--runs",
         type=positive_int,
         metavar="N",
-        help="timed requests per bucket (default: the profile's, 50)",
+        help="timed requests per bucket (default: the profile's, {default:latency.runs})",
         gate="--runs",
     )
     warmup: int | None = option(
         "--warmup",
         type=non_negative_int,
         metavar="N",
-        help="warm-up requests per bucket (default: the profile's, 5)",
+        help="warm-up requests per bucket (default: the profile's, {default:latency.warmup})",
         gate="--warmup",
     )
     buckets: str | None = option(

@@ -36,7 +36,7 @@ class QualityOverrides(Overrides):
         "--limit",
         type=quality_limit,
         metavar="F|N",
-        help=f"{LIMIT_HELP} (default: the profile's, 0.1 for efficient-qwen)",
+        help=f"{LIMIT_HELP} (default: the profile's, {{default:quality.limit}} for {{default:name}})",
         gate="--limit",
     )
     data_dir: Path | None = option(

@@ -1,4 +1,4 @@
-"""SimConfig: every knob of the simulator, typed. CLI flags carry the same names.
+"""SimConfig: every knob of the simulator, typed. Its flags are declared in flags.py.
 
 Timing knobs are exact targets: chunk k of a stream is written at the absolute
 deadline ``arrival + ttft + prefill * uncached_prompt_tokens + i * itl`` where i
@@ -96,26 +96,6 @@ class SimConfig(BaseModel):
             if route not in ROUTES:
                 raise ValueError(f"unknown route {route!r}; valid: {', '.join(ROUTES)}")
         return v
-
-    def to_argv(self) -> list[str]:
-        """The `harness simulate` flags that reproduce this config (for SimProcess)."""
-        argv: list[str] = []
-        defaults = SimConfig()
-        for name, value in self:
-            if value == getattr(defaults, name):
-                continue
-            flag = "--" + name.replace("_", "-")
-            if name == "models":
-                for m in value:
-                    argv += ["--model", m]
-            elif name == "disable_route":
-                for r in value:
-                    argv += ["--disable-route", r]
-            elif isinstance(value, bool):
-                argv.append(flag if value else "--no-" + flag[2:])
-            elif value is not None:
-                argv += [flag, str(value)]
-        return argv
 
 
 def make_config(**knobs: object) -> SimConfig:

@@ -22,6 +22,7 @@ from typing import Any
 from harness.children import die_with_parent
 from harness.errors import UnreachableError
 from harness.simulate.config import SimConfig
+from harness.simulate.flags import SimOverrides
 from harness.simulate.log import LogEntry
 
 _READY = re.compile(r"listening on (http://[\d.]+:\d+)")
@@ -67,7 +68,7 @@ class SimProcess:
             self.host,
             "--port",
             str(self.port),
-            *self.cfg.to_argv(),
+            *SimOverrides.of(self.cfg).argv(),
         ]
 
     def start(self) -> SimProcess:

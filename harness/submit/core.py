@@ -1,15 +1,24 @@
-"""``harness submit`` core: preflight → register → upload (resumable) → complete → submit."""
+"""``harness submit`` core: preflight → register → upload (resumable) → complete → submit.
+
+:func:`run_submit` is the command's core, as a measurement kind's: its config
+(submit/config.py: ``from_profile``), provenance, the run folder and hooks in; the typed
+report out, saved in the folder (on failure and on Ctrl-C too: what was sent and
+confirmed is a record worth keeping). :func:`submit` is its procedure on a given session.
+"""
 
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import random
 import threading
 import time
+from pathlib import Path
 
 import aiohttp
 
-from harness.errors import HarnessError, TargetError, UsageError
+from harness.errors import EXIT_OK, HarnessError, TargetError, UsageError
+from harness.provenance import Provenance
 from harness.submit.api import ApiRefused, OrganiserApi, error_text
 from harness.submit.gated import GatedCheck, check_gated
 from harness.submit.model import Hooks, SubmitConfig, SubmitReport
@@ -19,6 +28,37 @@ from harness.submit.state import UploadState, discard_state, load_state, save_st
 from harness.submit.steps import UploadRun
 from harness.submit.team import team_id_problem
 from harness.submit.uploader import UploadStats
+
+
+def run_submit(
+    cfg: SubmitConfig, *, provenance: Provenance, folder: Path, hooks: Hooks | None = None
+) -> SubmitReport:
+    """Prove the archive, then register, upload and submit it; ``submit.json`` saved in
+    ``folder`` whatever the outcome (re-raised after saving, Ctrl-C included)."""
+    h = hooks or Hooks()
+
+    def save(report: SubmitReport) -> None:
+        report.provenance = provenance
+        report.save(folder)
+
+    def finished(report: SubmitReport) -> None:
+        save(report)
+        h.finished(report)
+
+    async def go() -> SubmitReport:
+        connector = aiohttp.TCPConnector(limit=cfg.parallel + 4)
+        async with aiohttp.ClientSession(connector=connector) as session:
+            return await submit(cfg, session, dataclasses.replace(h, finished=finished))
+
+    report = asyncio.run(go())
+    if report.dry_run or report.already_submitted:  # returned before any upload step
+        save(report)
+    return report
+
+
+def exit_code(report: SubmitReport) -> int:
+    """A submit that returns went through (or was a dry run); failures raise."""
+    return EXIT_OK
 
 
 async def submit(

@@ -46,37 +46,38 @@ class ThroughputOverrides(Overrides):
         "spot check fails the run",
     )
     levels: str | None = option(
-        "--levels", help="comma-separated concurrency levels (default: the profile's, 1,…,64)"
+        "--levels",
+        help="comma-separated concurrency levels (default: the profile's, {gpumode-paris:throughput.levels})",
     )
     requests_per_level: int | None = option(
         "--requests-per-level",
         type=positive_int,
         metavar="N",
-        help="timed requests per level (default: the profile's, 64)",
+        help="timed requests per level (default: the profile's, {gpumode-paris:throughput.requests_per_level})",
     )
     warmup: int | None = option(
         "--warmup",
         type=non_negative_int,
         metavar="N",
-        help="warm-up requests per level (default: the profile's, 2)",
+        help="warm-up requests per level (default: the profile's, {gpumode-paris:throughput.warmup_per_level})",
     )
     prompt_tokens: int | None = option(
         "--prompt-tokens",
         type=positive_int,
         metavar="N",
-        help="NON-OFFICIAL prompt length in tokens (default: the profile's, 1024)",
+        help="NON-OFFICIAL prompt length in tokens (default: the profile's, {gpumode-paris:throughput.prompt_tokens})",
     )
     max_tokens: int | None = option(
         "--max-tokens",
         type=positive_int,
         metavar="N",
-        help="NON-OFFICIAL max_tokens (default: the profile's, 1024)",
+        help="NON-OFFICIAL max_tokens (default: the profile's, {gpumode-paris:throughput.max_tokens})",
     )
     spot_checks: int | None = option(
         "--spot-checks",
         type=non_negative_int,
         metavar="N",
-        help="math spot checks per level (default: the profile's, 2)",
+        help="math spot checks per level (default: the profile's, {gpumode-paris:throughput.spot_checks_per_level})",
     )
     force_length: bool = option(
         "--force-length",

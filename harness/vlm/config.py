@@ -88,25 +88,31 @@ class VlmOverrides(Overrides):
         "--warmup-samples",
         type=non_negative_int,
         metavar="N",
-        help=_nonofficial("warm-up samples (default: the profile's, 10)"),
+        help=_nonofficial(
+            "warm-up samples (default: the profile's, {aicas-vlm:vlm.warmup_samples})"
+        ),
     )
     warmup_tokens: int | None = option(
         "--warmup-tokens",
         type=positive_int,
         metavar="N",
-        help=_nonofficial("warm-up tokens (default: the profile's, 10)"),
+        help=_nonofficial("warm-up tokens (default: the profile's, {aicas-vlm:vlm.warmup_tokens})"),
     )
     throughput_tokens: int | None = option(
         "--throughput-tokens",
         type=positive_int,
         metavar="N",
-        help=_nonofficial("tokens of the tok/s call (default: the profile's, 128)"),
+        help=_nonofficial(
+            "tokens of the tok/s call (default: the profile's, {aicas-vlm:vlm.throughput_tokens})"
+        ),
     )
     answer_tokens: int | None = option(
         "--answer-tokens",
         type=positive_int,
         metavar="N",
-        help=_nonofficial("answer cap, for CPU tests (default: the profile's, 1024)"),
+        help=_nonofficial(
+            "answer cap, for CPU tests (default: the profile's, {aicas-vlm:vlm.answer_tokens})"
+        ),
     )
     # vlm latency only: the served model and the per-request timeout
     model: str | None = option("--model", help="the model name sent (default: the profile's)")

@@ -117,7 +117,7 @@ async def test_latency_core_on_cancel_saves_what_it_has(simulator, tmp_path):
 def test_latency_command_line_reparses_to_the_same_config(tmp_path):
     from harness.cli import build_parser
     from harness.cli.common import RunContext
-    from harness.cli.latency import config_from_args
+    from harness.cli.kind_command import kind_config
 
     target = Target(folder=tmp_path, url="http://127.0.0.1:9")
     overrides = LatencyOverrides(
@@ -137,7 +137,7 @@ def test_latency_command_line_reparses_to_the_same_config(tmp_path):
     assert argv[:2] == ["harness", "latency"]
     args = build_parser(argv[1:]).parse_args(argv[1:])
     ctx = RunContext(PROFILE, tmp_path, Provenance(), console=None)  # type: ignore[arg-type]
-    assert config_from_args(args, ctx) == cfg
+    assert kind_config(LATENCY, args, ctx) == cfg
 
 
 async def test_throughput_core_runs_the_sweep_and_saves(simulator, tmp_path):

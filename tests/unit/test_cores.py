@@ -47,7 +47,7 @@ def ctx(profile, folder: Path) -> RunContext:
 
 
 def test_quality_command_line_reparses_to_the_same_config(tmp_path: Path) -> None:
-    from harness.cli.quality import config_from_args
+    from harness.cli.kind_command import kind_config
 
     target = Target(folder=tmp_path, url="http://127.0.0.1:9")
     overrides = QualityOverrides(
@@ -65,11 +65,11 @@ def test_quality_command_line_reparses_to_the_same_config(tmp_path: Path) -> Non
     )
     cfg = quality_config(QWEN, target, overrides)
     argv = QUALITY.command_line(target, overrides, "efficient-qwen")
-    assert config_from_args(reparse(argv), ctx(QWEN, tmp_path)) == cfg
+    assert kind_config(QUALITY, reparse(argv), ctx(QWEN, tmp_path)) == cfg
 
 
 def test_throughput_command_line_reparses_to_the_same_config(tmp_path: Path) -> None:
-    from harness.cli.throughput import config_from_args
+    from harness.cli.kind_command import kind_config
 
     target = Target(folder=tmp_path, url="http://127.0.0.1:9")
     overrides = ThroughputOverrides(
@@ -88,7 +88,7 @@ def test_throughput_command_line_reparses_to_the_same_config(tmp_path: Path) -> 
     )
     cfg = throughput_config(PARIS, target, overrides)
     argv = THROUGHPUT.command_line(target, overrides, "gpumode-paris")
-    assert config_from_args(reparse(argv), ctx(PARIS, tmp_path)) == cfg
+    assert kind_config(THROUGHPUT, reparse(argv), ctx(PARIS, tmp_path)) == cfg
 
 
 @pytest.mark.parametrize("kind", KINDS, ids=lambda k: k.name)

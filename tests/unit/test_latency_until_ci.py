@@ -191,7 +191,7 @@ def test_a_report_with_records_reads_back_unchanged(tmp_path: Path):
 
 
 def test_the_recorded_command_lines_carry_until_ci(tmp_path: Path):
-    from harness.cli.latency import config_from_args
+    from harness.cli.kind_command import kind_config
     from harness.gate.options import options_from_args
     from harness.gate.orchestrate import GatePlan
     from harness.latency.config import LatencyOverrides, from_profile
@@ -206,7 +206,7 @@ def test_the_recorded_command_lines_carry_until_ci(tmp_path: Path):
     argv = KIND.command_line(target, overrides, "efficient-qwen")
     assert argv[-2:] == ["--until-ci", "1.5"]
     # each build draws its own strict-prompt seed (not rendered back: it is in provenance)
-    rebuilt = config_from_args(reparse(argv), ctx(profile, tmp_path))
+    rebuilt = kind_config(KIND, reparse(argv), ctx(profile, tmp_path))
     assert rebuilt.seed_drawn and replace(rebuilt, seed=cfg.seed) == cfg
     plan = GatePlan(url="http://h:1", folder=tmp_path, profile=profile, options={"until_ci": 2.0})
     assert options_from_args(reparse(plan.command_line()))["until_ci"] == 2.0

@@ -12,6 +12,7 @@ from harness.errors import ConfigError
 from harness.simulate.config import SimConfig, make_config
 from harness.simulate.engine import Engine, PrefixCache
 from harness.simulate.faults import Fault, FaultPlan
+from harness.simulate.flags import SimOverrides
 from harness.simulate.requests import BadRequest, parse_json, parse_request
 from harness.tokenizer import load_tokenizer
 
@@ -153,7 +154,7 @@ def test_cli_flags_round_trip_through_to_argv() -> None:
     )
     parser = argparse.ArgumentParser()
     register(parser.add_subparsers())
-    args = parser.parse_args(["simulate", *cfg.to_argv()])
+    args = parser.parse_args(["simulate", *SimOverrides.of(cfg).argv()])
     assert config_from_args(args) == cfg
     assert config_from_args(parser.parse_args(["simulate"])) == SimConfig()
 

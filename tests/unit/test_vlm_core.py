@@ -57,7 +57,7 @@ def test_vlm_run_needs_its_three_paths(tmp_path: Path) -> None:
 
 
 def test_command_line_reparses_to_the_same_config(tmp_path: Path) -> None:
-    from harness.cli.vlm import config_from_args
+    from harness.cli.kind_command import kind_config
 
     overrides = VlmOverrides(
         wrapper_dir=tmp_path / "wrapper",
@@ -78,7 +78,7 @@ def test_command_line_reparses_to_the_same_config(tmp_path: Path) -> None:
     args = build_parser(argv[1:]).parse_args(argv[1:])
     assert args.out == str(tmp_path / "run")
     ctx = RunContext(AICAS, tmp_path / "run", Provenance(), console=None)  # type: ignore[arg-type]
-    assert config_from_args(args, ctx) == cfg
+    assert kind_config(KIND, args, ctx) == cfg
 
 
 def test_exit_code_policy() -> None:
