@@ -8,7 +8,6 @@ anything is measured) and stopped on every way out, Ctrl-C included.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -22,7 +21,7 @@ from harness.report_base import load_report
 from harness.target import Target
 from harness.tune import candidate
 from harness.tune.confirm_record import ConfirmLeg
-from harness.tune.launch import Server, plan_launch
+from harness.tune.launch import Server, plan_launch, write_params
 from harness.tune.space import Choice, Space
 from harness.tune.template import diff_text
 
@@ -53,7 +52,7 @@ def run_leg(
     note = diff_text(values, space.baseline)
     meta: dict[str, object] = {"params": dict(values), "note": note, **how.meta()}
     meta |= {"round": round_no, "trial": trial}
-    (folder / "params.json").write_text(json.dumps(meta, indent=2), encoding="utf-8")
+    write_params(folder, meta)
     leg = ConfirmLeg(round=round_no, trial=trial, status="ok", folder=rel, launch=launch)
     try:
         cand = how.start(folder)
@@ -67,6 +66,8 @@ def run_leg(
             update = {"status": "failed-to-start", "why": err.message, "log_tail": err.log_tail}
             return leg.model_copy(update=update)
         leg.cold_start_s = round(cold, 3)
+        if cand.url != how.url:
+            write_params(folder, meta, cand.url)
         name = f"{space.name}-confirm-r{round_no}-t{trial:03d}"
         plan = GatePlan(
             url=cand.url,

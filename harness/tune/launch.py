@@ -4,6 +4,7 @@ harness/tune/container.py); both started, waited for and stopped through one fac
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -21,6 +22,7 @@ from harness.tune.template import (
     shell_line,
 )
 
+PARAMS = "params.json"
 DOCKERFILE = "Dockerfile"  # an image candidate baked: `docker build -t T - < Dockerfile`
 
 
@@ -75,6 +77,13 @@ class Launch:
             folder=folder,
             grace_s=grace,
         )
+
+
+def write_params(folder: Path, meta: Mapping[str, object], url: str | None = None) -> None:
+    """``params.json``: the values, the note, the launch; ``url`` once the server runs (an
+    image candidate's container address is known only then)."""
+    out = {**meta, "url": url} if url is not None else dict(meta)
+    (folder / PARAMS).write_text(json.dumps(out, indent=2), encoding="utf-8")
 
 
 def plan_launch(serve: Serve, values: Mapping[str, Choice], image_port: int) -> Launch:

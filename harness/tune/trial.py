@@ -6,7 +6,6 @@ stop the server. Every measurement is a core the gate already runs; nothing is r
 
 from __future__ import annotations
 
-import json
 import time
 from collections.abc import Mapping, Sequence
 from pathlib import Path
@@ -21,7 +20,7 @@ from harness.registry import AnyKind
 from harness.report.ledger import record_run
 from harness.target import Target
 from harness.tune import candidate
-from harness.tune.launch import Server, plan_launch
+from harness.tune.launch import Server, plan_launch, write_params
 from harness.tune.outcome import FEASIBLE as FEASIBLE  # re-exported: the statuses' home moved
 from harness.tune.outcome import Status as Status
 from harness.tune.outcome import TrialResult, after_quality, after_speed
@@ -81,7 +80,7 @@ def run_trial(
     launch = how.line
     note = diff_text(values, space.baseline)
     meta = {"params": dict(values), "note": note, **how.meta()}
-    (folder / "params.json").write_text(json.dumps(meta, indent=2), encoding="utf-8")
+    write_params(folder, meta)
     try:
         cand = how.start(folder)
     except candidate.StartFailed as err:  # an image the engine refuses to start
@@ -92,6 +91,8 @@ def run_trial(
         except candidate.StartFailed as err:
             return TrialResult("failed-to-start", err.message, launch=launch, log_tail=err.log_tail)
         url = cand.url
+        if url != how.url:
+            write_params(folder, meta, url)
         result = _measure(space, profile, folder, url, incumbent, name=name, note=note, cand=cand)
         result.cold_start_s = round(cold, 3)
         result.launch = launch

@@ -75,3 +75,13 @@ def test_unknown_placeholder_in_args_is_named() -> None:
     space = parse_space(IMAGE.replace("{prefix_caching}", "{prefix}"))
     with pytest.raises(ConfigError, match=r"serve.args: unknown placeholder \{prefix\}"):
         plan_launch(space.serve, {"max_num_seqs": 4, "prefix_caching": ""}, 8080)
+
+
+def test_candidates_get_gate_images_container_options() -> None:
+    """The same options gate --image creates its container with, only the label differs."""
+    from harness.image.run import OFFLINE_NETWORK, create_options
+
+    gate = create_options(port=8080)
+    tune = create_options(port=8080, label="tune")
+    assert gate == {"labels": {"harness": "gate"}, "network": OFFLINE_NETWORK}
+    assert tune == {**gate, "labels": {"harness": "tune"}}
