@@ -124,7 +124,7 @@ def test_an_image_candidate_that_exits_is_failed_to_start_with_its_log(
     the search goes on, and the container is gone."""
     out = tmp_path / "tune"
     space = _space(tmp_path, podman, sim_image)
-    text = space.read_text().replace(f'args = "{ARGS}"', 'args = "{itl_ms}"')
+    text = space.read_text().replace(f'args = "{ARGS}"', 'args = "--accuracy 1.0 {itl_ms}"')
     text = text.replace("itl_ms = [4, 1]", 'itl_ms = ["--no-such-flag", ""]')
     text = text.replace("itl_ms = 4\n", 'itl_ms = ""\n').replace('SIM_ITL_MS = "{itl_ms}"', "")
     space.write_text(text)
