@@ -188,19 +188,14 @@ def same_program(seen: list[str], argv: list[str]) -> bool:
     return any(os.path.basename(a) == name for a in seen[:k])
 
 
-def stop_recorded(folder: Path, grace_s: float = 5.0) -> int | str | None:
+def stop_recorded(folder: Path, grace_s: float = 5.0) -> int | None:
     """Stop the process group a killed harness recorded in ``folder`` if it still runs;
     returns the pgid it stopped, else None. A leader pid now running another program
-    (reused) is left alone. An image candidate's container is removed instead: its id is
-    returned (harness/tune/container.py)."""
+    (reused) is left alone. (An image candidate's record: harness/tune/launch.py.)"""
     try:
         record = json.loads((folder / RECORD).read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return None
-    if isinstance(record, dict) and "container" in record:  # an image candidate
-        from harness.tune.container import remove_recorded
-
-        return remove_recorded(record)
     try:
         pgid = int(record["pgid"])
         argv = [str(a) for a in record["argv"]]

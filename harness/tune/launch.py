@@ -100,3 +100,18 @@ def plan_launch(serve: Serve, values: Mapping[str, Choice], image_port: int) -> 
     args = launch_args(serve, values, image_port)
     line = docker_line(serve.image, env, args, image_port)
     return Launch(serve, line, "", args, env, image_port)
+
+
+def stop_recorded(folder: Path) -> int | str | None:
+    """What a killed harness left of the candidate recorded in ``folder/candidate.json``:
+    a process group is stopped (its pgid returned), a container removed (its id returned);
+    None when nothing was left."""
+    try:
+        record = json.loads((folder / candidate.RECORD).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    if isinstance(record, dict) and "container" in record:
+        from harness.tune.container import remove_recorded
+
+        return remove_recorded(record)
+    return candidate.stop_recorded(folder)
