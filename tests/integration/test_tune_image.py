@@ -166,3 +166,15 @@ def test_kill_9_leaves_the_container_and_resume_removes_it(
     measured = [t for t in tune["trials"] if t["status"] != "interrupted"]
     assert sorted(t["params"]["itl_ms"] for t in measured) == [1, 4]  # each once
     assert [t["number"] for t in tune["trials"] if t["status"] == "interrupted"] == [0]
+
+
+def test_no_such_image_is_one_line_before_any_trial(
+    podman: PodmanService, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = tmp_path / "tune"
+    space = _space(tmp_path, podman, "harness-test/absent:1")
+    assert main(["tune", str(space), "--out", str(out), "--quiet"]) == 2
+    err = capsys.readouterr().err
+    assert "serve.image: harness-test/absent:1: no such image in the engine" in err
+    assert "Traceback" not in err
+    assert not list(out.glob("trials/*/candidate.json"))
