@@ -49,7 +49,7 @@ class RunningImage:
     attrs: dict[str, Any] = field(default_factory=dict)
 
 
-def _ensure_internal_network(client: docker.DockerClient, name: str) -> None:
+def ensure_internal_network(client: docker.DockerClient, name: str) -> None:
     with engine_errors(f"network {name}"):
         found = client.networks.list(names=[name])
         if found:
@@ -62,7 +62,7 @@ def _ensure_internal_network(client: docker.DockerClient, name: str) -> None:
         client.networks.create(name, driver="bridge", internal=True)
 
 
-def _address(attrs: dict[str, Any], network: str, port: int, offline: bool) -> str:
+def container_address(attrs: dict[str, Any], network: str, port: int, offline: bool) -> str:
     settings = attrs.get("NetworkSettings") or {}
     if offline:
         ip = ((settings.get("Networks") or {}).get(network) or {}).get("IPAddress")
@@ -75,6 +75,20 @@ def _address(attrs: dict[str, Any], network: str, port: int, offline: bool) -> s
     return f"http://127.0.0.1:{bindings[0]['HostPort']}"
 
 
+def create_options(
+    *, port: int, offline: bool = True, network: str = OFFLINE_NETWORK, label: str = "gate"
+) -> dict[str, Any]:
+    """The container options ``gate --image`` runs an image with (``containers.create``'s
+    keywords): the internal network when offline, else ``port`` published on a free
+    127.0.0.1 port; the label ``harness=<label>`` (``harness tune``'s candidates: ``tune``)."""
+    kwargs: dict[str, Any] = {"labels": {"harness": label}}
+    if offline:
+        kwargs["network"] = network
+    else:
+        kwargs["ports"] = {f"{port}/tcp": ("127.0.0.1", None)}
+    return kwargs
+
+
 def image_attrs(client: docker.DockerClient, image: str) -> dict[str, Any]:
     """``docker inspect IMAGE`` (digests, platform); empty when the engine cannot say."""
     try:
@@ -83,7 +97,7 @@ def image_attrs(client: docker.DockerClient, image: str) -> dict[str, Any]:
         return {}
 
 
-def _tail_logs(container: Any) -> str:
+def tail_logs(container: Any) -> str:
     with contextlib.suppress(docker.errors.DockerException):
         text: str = container.logs(tail=5).decode(errors="replace").strip()
         return text.replace("\n", " | ")[-400:]
@@ -104,12 +118,8 @@ async def running_image(
     on_attempt: Callable[[int, float, str], None] | None = None,
 ) -> AsyncIterator[RunningImage]:
     if offline:
-        await asyncio.to_thread(_ensure_internal_network, client, network)
-    kwargs: dict[str, Any] = {"labels": {"harness": "gate"}}
-    if offline:
-        kwargs["network"] = network
-    else:
-        kwargs["ports"] = {f"{port}/tcp": ("127.0.0.1", None)}
+        await asyncio.to_thread(ensure_internal_network, client, network)
+    kwargs = create_options(port=port, offline=offline, network=network)
     with engine_errors(f"creating a container of {image}"):
         container = await asyncio.to_thread(client.containers.create, image, **kwargs)
     try:
@@ -123,7 +133,7 @@ async def running_image(
             ) from None
         with engine_errors(f"container of {image}"):
             await asyncio.to_thread(container.reload)
-        base = _address(container.attrs, network, port, offline)
+        base = container_address(container.attrs, network, port, offline)
         start = time.monotonic()
         attempts = 0
         async with aiohttp.ClientSession() as session:
@@ -139,7 +149,7 @@ async def running_image(
                 if container.status in ("exited", "dead"):
                     raise ImageDidNotStart(
                         f"{image} exited before {ready_path} answered (last: {seen})",
-                        hint=f"its last log lines: {_tail_logs(container) or '(none)'}",
+                        hint=f"its last log lines: {tail_logs(container) or '(none)'}",
                     )
                 if elapsed + interval_s > timeout_s:
                     raise UnreachableError(

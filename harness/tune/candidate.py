@@ -92,6 +92,16 @@ class Candidate:
     def pgid(self) -> int:
         return self.proc.pid  # start_new_session: the leader's pid is the group's id
 
+    def poll(self) -> int | None:
+        """Its exit code once it has exited, else None."""
+        return self.proc.poll()
+
+    def tail(self) -> str:
+        return log_tail(self.log)
+
+    def wait_ready(self, path: str, timeout_s: float) -> float:
+        return wait_ready(self, path, timeout_s)
+
     def stop(self) -> None:
         kill_group(self.pgid, self.grace_s, reap=self.proc.poll)
         try:
@@ -181,9 +191,12 @@ def same_program(seen: list[str], argv: list[str]) -> bool:
 def stop_recorded(folder: Path, grace_s: float = 5.0) -> int | None:
     """Stop the process group a killed harness recorded in ``folder`` if it still runs;
     returns the pgid it stopped, else None. A leader pid now running another program
-    (reused) is left alone."""
+    (reused) is left alone. (An image candidate's record: harness/tune/launch.py.)"""
     try:
         record = json.loads((folder / RECORD).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    try:
         pgid = int(record["pgid"])
         argv = [str(a) for a in record["argv"]]
     except (OSError, ValueError, KeyError, TypeError):

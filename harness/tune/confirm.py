@@ -25,7 +25,7 @@ from pydantic import ValidationError
 from harness.errors import HarnessError
 from harness.paired.stats import MIN_EFFECT_PCT
 from harness.profiles import Profile
-from harness.tune import candidate
+from harness.tune import launch
 from harness.tune.confirm_leg import AnyKind, run_leg, speed_kind
 from harness.tune.confirm_record import (
     LEG_FILE,
@@ -98,7 +98,7 @@ def read_legs(root: Path) -> dict[tuple[int, int], ConfirmLeg]:
     for folder in sorted(p for p in root.iterdir() if p.is_dir()):
         path = folder / LEG_FILE
         if not path.is_file():
-            candidate.stop_recorded(folder)
+            launch.stop_recorded(folder)
             continue
         try:
             leg = ConfirmLeg.model_validate(json.loads(path.read_text(encoding="utf-8")))

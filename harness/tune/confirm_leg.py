@@ -1,14 +1,13 @@
 """One confirmation leg: a contestant started afresh with its trial's launch (a new port),
 waited for, its profile's speed step measured into the leg's run folder, stopped.
 
-The server is started like a trial's (harness/tune/candidate.py: its own process group,
-``PR_SET_PDEATHSIG``, ``candidate.json`` written before anything is measured) and stopped
-on every way out, Ctrl-C included.
+The server is started like a trial's (harness/tune/launch.py: a process in its own group
+with ``PR_SET_PDEATHSIG``, or the image's container; ``candidate.json`` written before
+anything is measured) and stopped on every way out, Ctrl-C included.
 """
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -22,8 +21,9 @@ from harness.report_base import load_report
 from harness.target import Target
 from harness.tune import candidate
 from harness.tune.confirm_record import ConfirmLeg
+from harness.tune.launch import Server, plan_launch, write_params
 from harness.tune.space import Choice, Space
-from harness.tune.template import diff_text, launch_argv, launch_env, launch_url, shell_line
+from harness.tune.template import diff_text
 
 AnyKind = MeasurementKind[Any, Any, Any, Any]
 
@@ -47,32 +47,30 @@ def run_leg(
     rel: str,
 ) -> ConfirmLeg:
     """Measure one leg into ``folder`` (already made)."""
-    port = candidate.free_port()
-    argv = launch_argv(space.serve, values, port)
-    env = launch_env(space.serve, values, port)
-    url = launch_url(space.serve, values, port)
-    launch = shell_line(argv, env)
+    how = plan_launch(space.serve, values, profile.server.port)
+    launch = how.line
     note = diff_text(values, space.baseline)
-    meta: dict[str, object] = {"params": dict(values), "note": note, "launch": launch}
-    meta |= {"url": url, "round": round_no, "trial": trial}
-    (folder / "params.json").write_text(json.dumps(meta, indent=2), encoding="utf-8")
+    meta: dict[str, object] = {"params": dict(values), "note": note, **how.meta()}
+    meta |= {"round": round_no, "trial": trial}
+    write_params(folder, meta)
     leg = ConfirmLeg(round=round_no, trial=trial, status="ok", folder=rel, launch=launch)
     try:
-        cand = candidate.start(argv, env, url, folder, space.serve.stop_grace_s)
+        cand = how.start(folder)
     except candidate.StartFailed as err:
-        return leg.model_copy(update={"status": "failed-to-start", "why": err.message})
+        update = {"status": "failed-to-start", "why": err.message, "log_tail": err.log_tail}
+        return leg.model_copy(update=update)
     try:
         try:
-            cold = candidate.wait_ready(
-                cand, profile.server.ready_path, space.serve.ready_timeout_s
-            )
+            cold = cand.wait_ready(profile.server.ready_path, space.serve.ready_timeout_s)
         except candidate.StartFailed as err:
             update = {"status": "failed-to-start", "why": err.message, "log_tail": err.log_tail}
             return leg.model_copy(update=update)
         leg.cold_start_s = round(cold, 3)
+        if cand.url != how.url:
+            write_params(folder, meta, cand.url)
         name = f"{space.name}-confirm-r{round_no}-t{trial:03d}"
         plan = GatePlan(
-            url=url,
+            url=cand.url,
             folder=folder,
             profile=profile,
             options=space.options.gate(),
@@ -85,16 +83,14 @@ def run_leg(
         cand.stop()
 
 
-def _measure(
-    kind: AnyKind, plan: GatePlan, leg: ConfirmLeg, cand: candidate.Candidate
-) -> ConfirmLeg:
+def _measure(kind: AnyKind, plan: GatePlan, leg: ConfirmLeg, cand: Server) -> ConfirmLeg:
     try:
         rc = run_step(kind, plan, NO_HOOKS, Target(folder=plan.folder, url=plan.url))
     except HarnessError as err:
         return leg.model_copy(update={"status": "error", "why": f"{kind.name}: {err.one_line()}"})
-    if cand.proc.poll() is not None:
-        why = f"the server exited (code {cand.proc.returncode}) during {kind.name}"
-        tail = candidate.log_tail(cand.log)
+    if (code := cand.poll()) is not None:
+        why = f"the server exited (code {code}) during {kind.name}"
+        tail = cand.tail()
         return leg.model_copy(update={"status": "crashed", "why": why, "log_tail": tail})
     try:
         report = load_report(plan.folder, kind.report)

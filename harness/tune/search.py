@@ -39,7 +39,7 @@ from optuna.trial import FrozenTrial, TrialState
 
 from harness.errors import ConfigError, UsageError
 from harness.profiles import Profile
-from harness.tune import candidate, claim, storage
+from harness.tune import claim, launch, storage
 from harness.tune.confirm import confirm_winner
 from harness.tune.outcome import FEASIBLE, TrialResult
 from harness.tune.report import TrialRecord, TuneReport
@@ -224,7 +224,7 @@ def _recover(study: optuna.Study, folder: Path, *, only_mine: bool = False) -> N
             continue
         where = t.user_attrs.get("folder")
         if where:
-            candidate.stop_recorded(folder / str(where))
+            launch.stop_recorded(folder / str(where))
         study._storage.set_trial_state_values(t._trial_id, TrialState.FAIL)
     trials = study.get_trials(deepcopy=False)
     held = [dict(claim.values_of(t)) for t in trials if t.state in claim.HOLDING]

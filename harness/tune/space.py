@@ -33,13 +33,30 @@ class Strict(BaseModel):
 
 class Serve(Strict):
     """How a candidate is started: ``command`` (``{port}`` by harness, ``{NAME}`` by each
-    parameter), its ``env`` (values may use parameters), and the ``url`` it answers on."""
+    parameter), its ``env`` (values may use parameters), and the ``url`` it answers on; or
+    ``image`` (run as ``gate --image`` runs it; harness/tune/container.py) with ``env`` and
+    ``args`` templates, through the engine at ``docker_host``."""
 
-    command: str = Field(min_length=1)
+    command: str | None = Field(None, min_length=1)
+    image: str | None = Field(None, min_length=1)
+    args: str = ""  # image only: the container's command (CMD), split like a shell would
+    docker_host: str | None = None  # image only (default: DOCKER_HOST, else Docker's socket)
     env: dict[str, str] = Field(default_factory=dict)
     url: str = "http://127.0.0.1:{port}"
     ready_timeout_s: float = Field(600.0, gt=0)
     stop_grace_s: float = Field(10.0, ge=0)
+
+    @model_validator(mode="after")
+    def _one_way(self) -> Serve:
+        if (self.command is None) == (self.image is None):
+            raise ValueError("give command or image, not both")
+        if self.image is None:
+            extra = [k for k in ("args", "docker_host") if k in self.model_fields_set]
+            if extra:
+                raise ValueError(f"{extra[0]} goes with image, not command")
+        elif "url" in self.model_fields_set:
+            raise ValueError("url goes with command: an image is reached at its container")
+        return self
 
 
 class Range(Strict):

@@ -3,6 +3,7 @@ and the parameter diff from the baseline (the trial's "what changed")."""
 
 from __future__ import annotations
 
+import json
 import shlex
 import string
 from collections.abc import Mapping
@@ -46,7 +47,7 @@ def fill(template: str, values: Mapping[str, Choice], port: int, where: str) -> 
 def launch_argv(serve: Serve, values: Mapping[str, Choice], port: int) -> list[str]:
     """The candidate's argv: the filled command split like a shell would (an empty value
     leaves no argument)."""
-    text = fill(serve.command, values, port, "serve.command")
+    text = fill(serve.command or "", values, port, "serve.command")
     try:
         argv = shlex.split(text)
     except ValueError as err:
@@ -54,6 +55,35 @@ def launch_argv(serve: Serve, values: Mapping[str, Choice], port: int) -> list[s
     if not argv:
         raise ConfigError("SPACE.toml: serve.command: empty once filled")
     return argv
+
+
+def launch_args(serve: Serve, values: Mapping[str, Choice], port: int) -> list[str]:
+    """An image candidate's container command (``args``, filled and split like a shell
+    would; ``{port}`` is the profile's port inside the container)."""
+    text = fill(serve.args, values, port, "serve.args")
+    try:
+        return shlex.split(text)
+    except ValueError as err:
+        raise ConfigError(f"SPACE.toml: serve.args: {err} in {text!r}") from None
+
+
+def docker_line(image: str, env: Mapping[str, str], args: list[str], port: int) -> str:
+    """An image candidate's exact launch as one ``docker run`` line (its port published on
+    the same port of this machine, as a competitor would try it by hand)."""
+    parts = ["docker", "run", "--rm", "-p", f"{port}:{port}"]
+    for k, v in env.items():
+        parts += ["-e", f"{k}={v}"]
+    return " ".join(shlex.quote(a) for a in [*parts, image, *args])
+
+
+def dockerfile(image: str, env: Mapping[str, str], args: list[str]) -> str:
+    """The image candidate baked into an image of its own: ``docker build -t T - <
+    Dockerfile``, then ``harness package --image T``."""
+    lines = [f"FROM {image}"]
+    lines += [f"ENV {k}={json.dumps(v)}" for k, v in env.items()]
+    if args:
+        lines.append(f"CMD {json.dumps(args)}")
+    return "\n".join(lines) + "\n"
 
 
 def launch_env(serve: Serve, values: Mapping[str, Choice], port: int) -> dict[str, str]:

@@ -6,7 +6,6 @@ stop the server. Every measurement is a core the gate already runs; nothing is r
 
 from __future__ import annotations
 
-import json
 import time
 from collections.abc import Mapping, Sequence
 from pathlib import Path
@@ -21,12 +20,13 @@ from harness.registry import AnyKind
 from harness.report.ledger import record_run
 from harness.target import Target
 from harness.tune import candidate
+from harness.tune.launch import Server, plan_launch, write_params
 from harness.tune.outcome import FEASIBLE as FEASIBLE  # re-exported: the statuses' home moved
 from harness.tune.outcome import Status as Status
 from harness.tune.outcome import TrialResult, after_quality, after_speed
 from harness.tune.racing import RaceSeat
 from harness.tune.space import Choice, Space
-from harness.tune.template import diff_text, launch_argv, launch_env, launch_url, shell_line
+from harness.tune.template import diff_text
 
 
 def trial_folder(root: Path, number: int) -> Path:
@@ -45,9 +45,14 @@ def trial_folder(root: Path, number: int) -> Path:
 
 def preflight(space: Space, profile: Profile, folder: Path) -> None:
     """Every step's prerequisites (quality: its data), as the gate checks them, before the
-    first candidate is started: a missing one is the step's own error (exit 2)."""
+    first candidate is started: a missing one is the step's own error (exit 2); an image
+    candidate's engine and image (exit 3 / 2)."""
     url = "http://127.0.0.1:1"  # no request is sent: only the configs are built
     plan = GatePlan(url=url, folder=folder, profile=profile, options=space.options.gate())
+    if space.serve.image is not None:  # the engine answers and has the image
+        from harness.tune.container import check_image
+
+        check_image(space.serve.image, space.serve.docker_host)
     for kind in plan.steps():
         if kind.preflight is not None:
             kind.preflight(
@@ -71,22 +76,23 @@ def run_trial(
 ) -> TrialResult:
     """Measure one candidate into ``folder`` (already made); the server is stopped on every
     way out, Ctrl-C included."""
-    port = candidate.free_port()
-    argv = launch_argv(space.serve, values, port)
-    env = launch_env(space.serve, values, port)
-    url = launch_url(space.serve, values, port)
-    launch = shell_line(argv, env)
+    how = plan_launch(space.serve, values, profile.server.port)
+    launch = how.line
     note = diff_text(values, space.baseline)
-    meta = {"params": dict(values), "note": note, "launch": launch, "url": url}
-    (folder / "params.json").write_text(json.dumps(meta, indent=2), encoding="utf-8")
-    cand = candidate.start(argv, env, url, folder, space.serve.stop_grace_s)
+    meta = {"params": dict(values), "note": note, **how.meta()}
+    write_params(folder, meta)
+    try:
+        cand = how.start(folder)
+    except candidate.StartFailed as err:  # an image the engine refuses to start
+        return TrialResult("failed-to-start", err.message, launch=launch, log_tail=err.log_tail)
     try:
         try:
-            cold = candidate.wait_ready(
-                cand, profile.server.ready_path, space.serve.ready_timeout_s
-            )
+            cold = cand.wait_ready(profile.server.ready_path, space.serve.ready_timeout_s)
         except candidate.StartFailed as err:
             return TrialResult("failed-to-start", err.message, launch=launch, log_tail=err.log_tail)
+        url = cand.url
+        if url != how.url:
+            write_params(folder, meta, url)
         result = _measure(space, profile, folder, url, incumbent, name=name, note=note, cand=cand)
         result.cold_start_s = round(cold, 3)
         result.launch = launch
@@ -110,7 +116,7 @@ def _measure(
     *,
     name: str,
     note: str,
-    cand: candidate.Candidate,
+    cand: Server,
 ) -> TrialResult:
     plan = GatePlan(
         url=url,
@@ -135,11 +141,11 @@ def _measure(
         else:
             why = ""
         done.append(kind.name)
-        if cand.proc.poll() is not None:
+        if (code := cand.poll()) is not None:
             return TrialResult(
                 "crashed",
-                f"the server exited (code {cand.proc.returncode}) during {kind.name}",
-                log_tail=candidate.log_tail(cand.log),
+                f"the server exited (code {code}) during {kind.name}",
+                log_tail=cand.tail(),
                 steps=done,
             )
         if rc == -1 or rc == EXIT_TARGET:

@@ -47,7 +47,7 @@ def test_space_parses_and_fills_templates() -> None:
         (GOOD.replace("runs = 3", "runz = 3"), "options.runz"),
         (GOOD.replace("max_num_seqs = 8\n", "max_num_seqs = 9\n"), "baseline.max_num_seqs"),
         (GOOD.replace("[budget]\ntrials = 6", "[budget]"), "budget"),
-        (GOOD.replace("command =", "comand ="), "serve.command: Field required"),
+        (GOOD.replace("command =", "comand ="), "serve.comand: Extra inputs"),
         (GOOD + "\n[params.x]\nlow = 5\nhigh = 1\n", "params.x"),
     ],
 )

@@ -1,0 +1,117 @@
+"""A candidate's launch: from the command template (a process on this machine,
+harness/tune/candidate.py) or from the image (a container, as ``gate --image`` runs it,
+harness/tune/container.py); both started, waited for and stopped through one face."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Protocol
+
+from harness.tune import candidate
+from harness.tune.space import Choice, Serve
+from harness.tune.template import (
+    docker_line,
+    dockerfile,
+    launch_args,
+    launch_argv,
+    launch_env,
+    launch_url,
+    shell_line,
+)
+
+PARAMS = "params.json"
+DOCKERFILE = "Dockerfile"  # an image candidate baked: `docker build -t T - < Dockerfile`
+
+
+class Server(Protocol):
+    url: str
+
+    def poll(self) -> int | None: ...  # its exit code once it has exited, else None
+
+    def tail(self) -> str: ...  # the last lines of its log
+
+    def wait_ready(self, path: str, timeout_s: float) -> float: ...
+
+    def stop(self) -> None: ...  # returns once nothing of it is left
+
+
+@dataclass(frozen=True)
+class Launch:
+    """One candidate's filled templates. ``line``: the exact launch (a shell line, or a
+    ``docker run`` line for an image); ``url``: where a command candidate answers (an
+    image's is its container's address, known once it runs)."""
+
+    serve: Serve
+    line: str
+    url: str
+    argv: list[str] = field(default_factory=list)  # command: its argv; image: its args
+    env: dict[str, str] = field(default_factory=dict)
+    port: int = 0  # command: the free port; image: the profile's port in the container
+
+    def meta(self) -> dict[str, object]:
+        """What ``params.json`` records of the launch."""
+        out: dict[str, object] = {"launch": self.line, "url": self.url}
+        if self.serve.image is not None:
+            out |= {"image": self.serve.image, "env": self.env, "args": self.argv}
+        return out
+
+    def start(self, folder: Path) -> Server:
+        """Start it; ``candidate.json`` is written before it can be measured. StartFailed
+        when it cannot start."""
+        grace = self.serve.stop_grace_s
+        if self.serve.image is None:
+            return candidate.start(self.argv, self.env, self.url, folder, grace)
+        from harness.tune.container import start_container
+
+        text = dockerfile(self.serve.image, self.env, self.argv)
+        (folder / DOCKERFILE).write_text(text, encoding="utf-8")
+        return start_container(
+            self.serve.image,
+            self.env,
+            self.argv,
+            port=self.port,
+            docker_host=self.serve.docker_host,
+            folder=folder,
+            grace_s=grace,
+        )
+
+
+def write_params(folder: Path, meta: Mapping[str, object], url: str | None = None) -> None:
+    """``params.json``: the values, the note, the launch; ``url`` once the server runs (an
+    image candidate's container address is known only then)."""
+    out = {**meta, "url": url} if url is not None else dict(meta)
+    (folder / PARAMS).write_text(json.dumps(out, indent=2), encoding="utf-8")
+
+
+def plan_launch(serve: Serve, values: Mapping[str, Choice], image_port: int) -> Launch:
+    """Fill the templates: a command gets a free port of this machine as ``{port}``; an
+    image's ``env`` and ``args`` get ``image_port`` (the profile's port, where
+    ``gate --image`` reaches the container)."""
+    if serve.image is None:
+        port = candidate.free_port()
+        argv = launch_argv(serve, values, port)
+        env = launch_env(serve, values, port)
+        url = launch_url(serve, values, port)
+        return Launch(serve, shell_line(argv, env), url, argv, env, port)
+    env = launch_env(serve, values, image_port)
+    args = launch_args(serve, values, image_port)
+    line = docker_line(serve.image, env, args, image_port)
+    return Launch(serve, line, "", args, env, image_port)
+
+
+def stop_recorded(folder: Path) -> int | str | None:
+    """What a killed harness left of the candidate recorded in ``folder/candidate.json``:
+    a process group is stopped (its pgid returned), a container removed (its id returned);
+    None when nothing was left."""
+    try:
+        record = json.loads((folder / candidate.RECORD).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    if isinstance(record, dict) and "container" in record:
+        from harness.tune.container import remove_recorded
+
+        return remove_recorded(record)
+    return candidate.stop_recorded(folder)
