@@ -48,9 +48,10 @@ def run_leg(
 ) -> ConfirmLeg:
     """Measure one leg into ``folder`` (already made)."""
     port = candidate.free_port()
-    argv = launch_argv(space.serve, values, port)
-    env = launch_env(space.serve, values, port)
-    url = launch_url(space.serve, values, port)
+    off = [k for k in space.params if k not in values]  # inactive (harness/tune/conditions.py)
+    argv = launch_argv(space.serve, values, port, off)
+    env = launch_env(space.serve, values, port, off)
+    url = launch_url(space.serve, values, port, off)
     launch = shell_line(argv, env)
     note = diff_text(values, space.baseline)
     meta: dict[str, object] = {"params": dict(values), "note": note, "launch": launch}

@@ -20,7 +20,7 @@ from harness.profiles import Profile
 from harness.registry import AnyKind
 from harness.report.ledger import record_run
 from harness.target import Target
-from harness.tune import candidate
+from harness.tune import candidate, slo_step
 from harness.tune.outcome import FEASIBLE as FEASIBLE  # re-exported: the statuses' home moved
 from harness.tune.outcome import Status as Status
 from harness.tune.outcome import TrialResult, after_quality, after_speed
@@ -68,13 +68,16 @@ def run_trial(
     incumbent: float | None,
     *,
     name: str,
+    reference: Path | None = None,
 ) -> TrialResult:
     """Measure one candidate into ``folder`` (already made); the server is stopped on every
-    way out, Ctrl-C included."""
+    way out, Ctrl-C included. ``reference``: the baseline trial's folder, for the SLOs
+    bounded by the baseline (harness/tune/slo_step.py)."""
     port = candidate.free_port()
-    argv = launch_argv(space.serve, values, port)
-    env = launch_env(space.serve, values, port)
-    url = launch_url(space.serve, values, port)
+    off = [k for k in space.params if k not in values]  # inactive (harness/tune/conditions.py)
+    argv = launch_argv(space.serve, values, port, off)
+    env = launch_env(space.serve, values, port, off)
+    url = launch_url(space.serve, values, port, off)
     launch = shell_line(argv, env)
     note = diff_text(values, space.baseline)
     meta = {"params": dict(values), "note": note, "launch": launch, "url": url}
@@ -87,7 +90,17 @@ def run_trial(
             )
         except candidate.StartFailed as err:
             return TrialResult("failed-to-start", err.message, launch=launch, log_tail=err.log_tail)
-        result = _measure(space, profile, folder, url, incumbent, name=name, note=note, cand=cand)
+        result = _measure(
+            space,
+            profile,
+            folder,
+            url,
+            incumbent,
+            name=name,
+            note=note,
+            cand=cand,
+            reference=reference,
+        )
         result.cold_start_s = round(cold, 3)
         result.launch = launch
         return result
@@ -111,6 +124,7 @@ def _measure(
     name: str,
     note: str,
     cand: candidate.Candidate,
+    reference: Path | None = None,
 ) -> TrialResult:
     plan = GatePlan(
         url=url,
@@ -155,10 +169,14 @@ def _measure(
     blocking = None
     if interim.verdict is Verdict.FAIL:
         blocking = _first_blocking(_conclude(plan, skipped))
+    slo_failed = None
+    if space.slo and blocking is None and not raced:  # a raced run is partial: no SLO on it
+        slo_failed = slo_step.check_folder(space.slo, folder, reference)
     ended = after_speed(
         raced=raced,
         bound=racer.bound if racer is not None else None,
         blocking=blocking,
+        slo=slo_failed,
         score=score,
         incumbent=incumbent,
         quality_next=bool(deferred),
