@@ -150,10 +150,12 @@ class PointGrid(RandomSampler):
         super().__init__(seed=seed)
         self.points = points
 
-    def covered(self, study: optuna.Study) -> bool:
-        states = (TrialState.COMPLETE, TrialState.RUNNING)
-        seen = {conditions.point_key(claim.values_of(t)) for t in study.get_trials(states=states)}
-        return all(conditions.point_key(p) in seen for p in self.points)
+
+def _points_covered(points: list[dict[str, Choice]], study: optuna.Study) -> bool:
+    """Every point measured or being measured (a COMPLETE or RUNNING trial holds it)."""
+    states = (TrialState.COMPLETE, TrialState.RUNNING)
+    seen = {conditions.point_key(claim.values_of(t)) for t in study.get_trials(states=states)}
+    return all(conditions.point_key(p) in seen for p in points)
 
 
 def _constraints(trial: FrozenTrial) -> Sequence[float]:
@@ -352,8 +354,11 @@ def _stop_reason(cfg: TuneConfig, study: optuna.Study, sampler: BaseSampler, t0:
         return "minutes budget"
     if isinstance(sampler, GridSampler) and _grid_covered(cfg.space, study) and not _waiting(study):
         return "grid exhausted"
-    if isinstance(sampler, PointGrid) and sampler.covered(study) and not _waiting(study):
-        return "grid exhausted"
+    finite = cfg.space.all_choices() and cfg.space.conditional
+    if finite and not _waiting(study) and _points_covered(cfg.space.grid_points(), study):
+        # PointGrid: its grid is done; tpe or random: each further draw would be a pruned
+        # duplicate, without end
+        return "grid exhausted" if isinstance(sampler, PointGrid) else "every point measured"
     return ""
 
 
