@@ -249,3 +249,28 @@ def test_tpe_suggests_only_active_parameters_and_never_an_excluded_point(tmp_pat
     for t in pruned:  # an excluded draw: pruned, never measured, told as infeasible
         if conditions.excluded_by(rules, t.params) is not None:
             assert t.user_attrs.get("constraint") == 1.0
+
+
+def test_a_resumed_conditional_grid_measures_each_point_once(tmp_path: Path) -> None:
+    """Ctrl-C during the third trial, then --resume: the interrupted point is queued again,
+    the others are never measured twice, and no point outside the valid ones is measured."""
+    space = parse_space(SPACE)
+    seen: list[dict[str, Choice]] = []
+    inner = _fake(seen)
+
+    def interrupting(*args: object, **kw: object) -> TrialResult:
+        if len(seen) == 2:
+            seen.append({"interrupted": True})
+            raise KeyboardInterrupt
+        return inner(*args, **kw)  # type: ignore[operator,no-any-return]
+
+    base = {"space": space, "space_text": SPACE, "profile": load_profile("efficient-qwen")}
+    cfg = TuneConfig(**base, folder=tmp_path / "tune", sampler="grid", confirm=False)  # type: ignore[arg-type]
+    first = run_tune(cfg, measure=interrupting)  # type: ignore[arg-type]
+    assert first.stopped_by == "interrupted" and len(seen) == 3
+    again = TuneConfig(**base, folder=tmp_path / "tune", resume=True, confirm=False)  # type: ignore[arg-type]
+    report = run_tune(again, measure=inner)  # type: ignore[arg-type]
+    assert report.stopped_by == "grid exhausted"
+    measured = [conditions.point_key(p) for p in seen if "interrupted" not in p]
+    assert sorted(measured) == sorted(conditions.point_key(p) for p in space.grid_points())
+    assert [t.status for t in report.trials].count("interrupted") == 1
