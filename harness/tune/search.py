@@ -7,6 +7,10 @@ measured trial, the enqueued baseline, is pruned, not measured again), ``tpe`` (
 or a check, or did not start, is infeasible), ``random``; ``auto`` picks grid when the
 whole grid fits the trial budget, else tpe. The baseline is measured first (enqueued). An infeasible trial is told a score of 0 and its constraint 1.
 
+Conditions between parameters (harness/tune/conditions.py): only active parameters are
+suggested; a draw an ``[[exclude]]`` matches is pruned; a conditional grid is
+:class:`PointGrid` (its valid points enqueued), since GridSampler's grid is the full product.
+
 ``--resume``: a trial a killed harness left RUNNING is marked FAIL, the server group it
 recorded is stopped if still alive, and its parameters are queued again; finished
 trials are never measured again.
