@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from harness.cli import main
 from harness.errors import ConfigError
 from harness.latency.report import BucketResult, Dist, LatencyReport
 from harness.profiles import load_profile
@@ -188,3 +189,22 @@ def test_preflight_refuses_what_cannot_be_measured() -> None:
         with pytest.raises(ConfigError) as err:
             slo_step.preflight(parse_space(text), profile)
         assert err.value.exit_code == 2 and f"SPACE.toml: {message}" in err.value.message
+
+
+@pytest.mark.parametrize(
+    ("extra", "named"),
+    [
+        ('[[slo]]\nmetric = "p99_ttf_ms"\nmax = 1\n', "slo.0.metric: unknown metric 'p99_ttf_ms'"),
+        ("[params.m]\nchoices = [1]\nwhen = { n = 3 }\n", "params.m.when.n: 3 is not in"),
+        ("[params.m]\nchoices = [1]\nwhen = { k = 1 }\n", "params.m.when.k: not a parameter"),
+    ],
+)
+def test_the_cli_exits_2_with_one_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], extra: str, named: str
+) -> None:
+    path = tmp_path / "space.toml"
+    path.write_text(BASE.replace("[baseline]", extra + "[baseline]"))
+    assert main(["tune", str(path), "--out", str(tmp_path / "out")]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.count("\n") == 0 and f"space.toml: {named}" in err
+    assert not (tmp_path / "out").exists()  # nothing started, no folder
