@@ -291,6 +291,7 @@ def simulated_trial(land: Landscape, m: Machine, profile: Profile) -> Any:
         incumbent: float | None,
         *,
         name: str,
+        reference: Path | None = None,  # the SLOs' baseline folder: no SLOs here
     ) -> TrialResult:
         t = land.cands[key_of(values)]
         m.start()

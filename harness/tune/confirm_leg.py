@@ -47,7 +47,8 @@ def run_leg(
     rel: str,
 ) -> ConfirmLeg:
     """Measure one leg into ``folder`` (already made)."""
-    how = plan_launch(space.serve, values, profile.server.port)
+    off = [k for k in space.params if k not in values]  # inactive (harness/tune/conditions.py)
+    how = plan_launch(space.serve, values, profile.server.port, off)
     launch = how.line
     note = diff_text(values, space.baseline)
     meta: dict[str, object] = {"params": dict(values), "note": note, **how.meta()}

@@ -34,10 +34,10 @@ def _usable(report: TuneReport) -> list[TrialRecord]:
 
 
 def _fits(t: TrialRecord, dists: dict[str, BaseDistribution]) -> bool:
-    if set(t.params) != set(dists):
+    if not set(t.params) <= set(dists):  # a conditional parameter may be inactive (absent)
         return False
-    for name, dist in dists.items():
-        value = t.params[name]
+    for name, value in t.params.items():
+        dist = dists[name]
         if isinstance(dist, CategoricalDistribution) and value not in dist.choices:
             return False
     return True
@@ -51,7 +51,10 @@ def param_importance(report: TuneReport, space: Space | None) -> Importance:
 
     dists = distributions(space)
     trials = [t for t in _usable(report) if _fits(t, dists)]
-    varying = [k for k in dists if len({repr(t.params[k]) for t in trials}) > 1]
+    # the parameters every such trial has (Optuna's intersection search space): an inactive
+    # conditional parameter counts only where it is active in all of them
+    common = [k for k in dists if all(k in t.params for t in trials)]
+    varying = [k for k in common if len({repr(t.params[k]) for t in trials}) > 1]
     if len(trials) < 2 or not varying:
         return Importance(
             basis=(
@@ -65,7 +68,9 @@ def param_importance(report: TuneReport, space: Space | None) -> Importance:
     study.add_trials(
         [
             optuna.trial.create_trial(
-                params=dict(t.params), distributions=dists, value=float(t.score or 0.0)
+                params=dict(t.params),
+                distributions={k: dists[k] for k in t.params},
+                value=float(t.score or 0.0),
             )
             for t in trials
         ]

@@ -5,7 +5,7 @@ harness/tune/container.py); both started, waited for and stopped through one fac
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Protocol
@@ -86,18 +86,21 @@ def write_params(folder: Path, meta: Mapping[str, object], url: str | None = Non
     (folder / PARAMS).write_text(json.dumps(out, indent=2), encoding="utf-8")
 
 
-def plan_launch(serve: Serve, values: Mapping[str, Choice], image_port: int) -> Launch:
+def plan_launch(
+    serve: Serve, values: Mapping[str, Choice], image_port: int, inactive: Collection[str] = ()
+) -> Launch:
     """Fill the templates: a command gets a free port of this machine as ``{port}``; an
     image's ``env`` and ``args`` get ``image_port`` (the profile's port, where
-    ``gate --image`` reaches the container)."""
+    ``gate --image`` reaches the container). ``inactive``: the parameters a condition
+    switched off (harness/tune/conditions.py): their words and variables are left out."""
     if serve.image is None:
         port = candidate.free_port()
-        argv = launch_argv(serve, values, port)
-        env = launch_env(serve, values, port)
-        url = launch_url(serve, values, port)
+        argv = launch_argv(serve, values, port, inactive)
+        env = launch_env(serve, values, port, inactive)
+        url = launch_url(serve, values, port, inactive)
         return Launch(serve, shell_line(argv, env), url, argv, env, port)
-    env = launch_env(serve, values, image_port)
-    args = launch_args(serve, values, image_port)
+    env = launch_env(serve, values, image_port, inactive)
+    args = launch_args(serve, values, image_port, inactive)
     line = docker_line(serve.image, env, args, image_port)
     return Launch(serve, line, "", args, env, image_port)
 

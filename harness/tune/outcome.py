@@ -18,6 +18,7 @@ Status = Literal[
     "lost-race",  # the race stopped its speed measurement: it cannot beat the incumbent
     "disqualified",  # a required check failed
     "gate-failed",  # a quality gate (or another blocking rule) failed
+    "slo-failed",  # an SLO of SPACE.toml ([[slo]]) was violated by its speed measurement
     "failed-to-start",  # exited or never ready
     "crashed",  # the server died while measured
     "error",  # a measurement stopped with an error
@@ -58,15 +59,19 @@ def after_speed(
     score: float | None,
     incumbent: float | None,
     quality_next: bool,
+    slo: str | None = None,
 ) -> TrialResult | None:
     """The trial's end after its speed measurement, or None: measure quality next.
 
     ``raced``: why the race stopped the speed measurement (None: it ran to its end);
-    ``blocking``: the first blocking reason of the folder judged without quality."""
+    ``blocking``: the first blocking reason of the folder judged without quality;
+    ``slo``: why an SLO of the space is violated (None: met, or none)."""
     if blocking is not None:
         return TrialResult("gate-failed", blocking, score, verdict="FAIL")
     if raced:
         return TrialResult("lost-race", raced, None, bound=bound)
+    if slo:
+        return TrialResult("slo-failed", slo, score)
     if quality_next and incumbent is not None and (score is None or score <= incumbent):
         why = f"score {num(score)} ≤ incumbent {num(incumbent)}: quality not measured"
         return TrialResult("slower", why, score)

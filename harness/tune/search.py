@@ -7,6 +7,10 @@ measured trial, the enqueued baseline, is pruned, not measured again), ``tpe`` (
 or a check, or did not start, is infeasible), ``random``; ``auto`` picks grid when the
 whole grid fits the trial budget, else tpe. The baseline is measured first (enqueued). An infeasible trial is told a score of 0 and its constraint 1.
 
+Conditions between parameters (harness/tune/conditions.py): only active parameters are
+suggested; a draw an ``[[exclude]]`` matches is pruned; a conditional grid is
+:class:`PointGrid` (its valid points enqueued), since GridSampler's grid is the full product.
+
 ``--resume``: a trial a killed harness left RUNNING is marked FAIL, the server group it
 recorded is stopped if still alive, and its parameters are queued again; finished
 trials are never measured again.
@@ -39,7 +43,7 @@ from optuna.trial import FrozenTrial, TrialState
 
 from harness.errors import ConfigError, UsageError
 from harness.profiles import Profile
-from harness.tune import claim, launch, storage
+from harness.tune import claim, conditions, launch, slo_step, storage
 from harness.tune.confirm import confirm_winner
 from harness.tune.outcome import FEASIBLE, TrialResult
 from harness.tune.report import TrialRecord, TuneReport
@@ -63,6 +67,7 @@ class MeasureTrial(Protocol):
         incumbent: float | None,
         *,
         name: str,
+        reference: Path | None = None,
     ) -> TrialResult: ...
 
 
@@ -137,6 +142,26 @@ def grid_space(space: Space) -> dict[str, list[Choice]]:
     return grid
 
 
+class PointGrid(RandomSampler):
+    """The grid of a space with conditions or exclusions: its valid points
+    (:meth:`Space.grid_points`, the baseline first, the rest shuffled by the seed) are
+    enqueued when the study is created, and each trial takes the next. GridSampler cannot:
+    its grid is the full product, inactive and excluded combinations included. Random only
+    for a trial that finds the queue empty (another worker took the last point): it draws a
+    valid point, measured unless a trial holds it (harness/tune/claim.py)."""
+
+    def __init__(self, points: list[dict[str, Choice]], seed: int) -> None:
+        super().__init__(seed=seed)
+        self.points = points
+
+
+def _points_covered(points: list[dict[str, Choice]], study: optuna.Study) -> bool:
+    """Every point measured or being measured (a COMPLETE or RUNNING trial holds it)."""
+    states = (TrialState.COMPLETE, TrialState.RUNNING)
+    seen = {conditions.point_key(claim.values_of(t)) for t in study.get_trials(states=states)}
+    return all(conditions.point_key(p) in seen for p in points)
+
+
 def _constraints(trial: FrozenTrial) -> Sequence[float]:
     return [float(trial.user_attrs.get("constraint", 0.0))]
 
@@ -152,6 +177,8 @@ def choose_sampler(space: Space, name: SamplerName, seed: int) -> tuple[str, Bas
                 f"--sampler grid needs choice lists; {', '.join(ranged)} are ranges",
                 hint="use --sampler tpe or random, or list the values",
             )
+        if space.conditional:  # GridSampler's grid is the full product: enqueued points
+            return "grid", PointGrid(space.grid_points(seed=seed), seed=seed)
         search: Any = grid_space(space)
         return "grid", GridSampler(search, seed=seed)
     if name == "tpe":
@@ -196,8 +223,11 @@ def open_study(cfg: TuneConfig, sampler: BaseSampler, sampler_name: str) -> optu
         return study
     study.set_user_attr("sampler", sampler_name)
     study.set_user_attr("space", cfg.space.model_dump_json())
-    if cfg.space.baseline:
-        study.enqueue_trial(dict(cfg.space.baseline))
+    points = sampler.points if isinstance(sampler, PointGrid) else []
+    if cfg.space.baseline and points[:1] != [cfg.space.baseline]:
+        study.enqueue_trial(dict(cfg.space.baseline))  # first; partial: the rest drawn
+    for point in points:  # a conditional grid: every valid point, the baseline's first
+        study.enqueue_trial(dict(point))
     return study
 
 
@@ -328,6 +358,11 @@ def _stop_reason(cfg: TuneConfig, study: optuna.Study, sampler: BaseSampler, t0:
         return "minutes budget"
     if isinstance(sampler, GridSampler) and _grid_covered(cfg.space, study) and not _waiting(study):
         return "grid exhausted"
+    finite = cfg.space.all_choices() and cfg.space.conditional
+    if finite and not _waiting(study) and _points_covered(cfg.space.grid_points(), study):
+        # PointGrid: its grid is done; tpe or random: each further draw would be a pruned
+        # duplicate, without end
+        return "grid exhausted" if isinstance(sampler, PointGrid) else "every point measured"
     return ""
 
 
@@ -368,6 +403,7 @@ def run_tune(
     hooks = hooks or TuneHooks()
     sampler_name, sampler = choose_sampler(cfg.space, cfg.sampler, cfg.seed)
     preflight(cfg.space, cfg.profile, cfg.folder)
+    slo_step.preflight(cfg.space, cfg.profile)
     prepare_folder(cfg)
     study = open_study(cfg, sampler, sampler_name)
     if cfg.resume:
@@ -415,7 +451,14 @@ def _measure_trial(
     box: list[tuple[int, float]],
 ) -> float:
     trial.set_user_attr("root", str(cfg.folder.resolve()))  # this worker's tune folder
-    values: dict[str, Choice] = {k: suggest(trial, k, d) for k, d in dists.items()}
+    # only the active parameters are drawn (Optuna's conditional search space)
+    values = conditions.active_values(
+        list(dists), cfg.space.conditions(), lambda k: suggest(trial, k, dists[k])
+    )
+    rule = conditions.excluded_by(cfg.space.exclusions(), values)
+    if rule is not None:  # drawn by TPE or random: never measured, told as infeasible
+        trial.set_user_attr("constraint", 1.0)
+        raise optuna.TrialPruned(f"excluded by exclude.{rule}")
     held = claim.holder(study, trial.number, values)
     if held is not None:  # e.g. the grid's own copy of the enqueued baseline: never twice
         if held.state == TrialState.RUNNING:
@@ -434,6 +477,7 @@ def _measure_trial(
         folder,
         _incumbent(study),
         name=f"{cfg.space.name}-t{trial.number:03d}",
+        reference=slo_step.baseline_folder(study, cfg.space, values, folder, cfg.folder),
     )
     feasible = res.status in FEASIBLE
     attrs: dict[str, Any] = {

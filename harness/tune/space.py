@@ -10,7 +10,7 @@ import math
 import re
 import tomllib
 from pathlib import Path
-from typing import Annotated, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import (
     BaseModel,
@@ -22,6 +22,8 @@ from pydantic import (
 )
 
 from harness.errors import ConfigError
+from harness.tune import conditions
+from harness.tune.slo import Slo
 
 Choice = str | int | float | bool
 NAME_RE = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
@@ -86,6 +88,8 @@ class Range(Strict):
 
 
 Param = Annotated[list[Choice], Field(min_length=1)] | Range
+# a condition or an exclusion: parameter → a value, or a list of values (any of)
+Match = dict[str, Choice | list[Choice]]
 
 
 class Budget(Strict):
@@ -154,6 +158,31 @@ class Space(Strict):
     options: TuneOptions = Field(default_factory=TuneOptions)
     confirm: Confirm = Field(default_factory=Confirm)
     race: Race = Field(default_factory=Race)
+    # [params.NAME] when = {...}: moved here from each parameter's table (see _lift_when)
+    when: dict[str, Match] = Field(default_factory=dict)
+    exclude: list[Annotated[Match, Field(min_length=1)]] = Field(default_factory=list)
+    slo: list[Slo] = Field(default_factory=list)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _lift_when(cls, data: Any) -> Any:
+        """``[params.NAME]`` tables may carry ``when``; a choice list may be written as a
+        table ``choices = [...]`` to carry one. Both become plain parameters here, their
+        conditions collected into ``when``."""
+        if not isinstance(data, dict) or not isinstance(data.get("params"), dict):
+            return data
+        if "when" in data:
+            raise ValueError("when: a condition goes in its parameter's table: [params.NAME] when")
+        params: dict[str, Any] = {}
+        when: dict[str, Any] = {}
+        for name, p in data["params"].items():
+            if isinstance(p, dict) and "when" in p:
+                p = {k: v for k, v in p.items() if k != "when"}
+                when[name] = data["params"][name]["when"]
+            if isinstance(p, dict) and set(p) == {"choices"}:
+                p = p["choices"]
+            params[name] = p
+        return {**data, "params": params, "when": when}
 
     @model_validator(mode="after")
     def _consistent(self) -> Space:
@@ -167,7 +196,66 @@ class Space(Strict):
                 raise ValueError(f"baseline.{name}: not a parameter ({', '.join(self.params)})")
             if not allowed(self.params[name], value):
                 raise ValueError(f"baseline.{name}: {value!r} is not in its parameter's values")
+        self._check_conditions()
+        for i, slo in enumerate(self.slo):
+            if slo.uses_baseline and not self.baseline:
+                raise ValueError(f'slo.{i}: a "baseline" bound needs a [baseline]')
         return self
+
+    def _check_match(self, where: str, match: Match, owner: str | None = None) -> None:
+        for key, raw in match.items():
+            if key == owner:
+                raise ValueError(f"{where}.{key}: a parameter's condition cannot name itself")
+            if key not in self.params:
+                others = ", ".join(k for k in self.params if k != owner)
+                raise ValueError(f"{where}.{key}: not a parameter ({others})")
+            param = self.params[key]
+            if not isinstance(param, list):
+                raise ValueError(f"{where}.{key}: a range; conditions name choice parameters")
+            for value in raw if isinstance(raw, list) else [raw]:
+                if not allowed(param, value):
+                    raise ValueError(f"{where}.{key}: {value!r} is not in its parameter's values")
+
+    def _check_conditions(self) -> None:
+        for name, match in self.when.items():
+            self._check_match(f"params.{name}.when", match, owner=name)
+        for i, rule in enumerate(self.exclude):
+            self._check_match(f"exclude.{i}", rule)
+        names = list(self.params)
+        conditions.order(names, self.conditions())  # a cycle is refused
+        base = self.baseline
+        for name in base:
+            cond = self.conditions().get(name)
+            known = cond is not None and all(k in base for k in cond)
+            if cond is not None and known and not conditions.matches(cond, base):
+                raise ValueError(
+                    f"baseline.{name}: inactive in the baseline (params.{name}.when: "
+                    f"{conditions.rule_text(cond)}); leave it out"
+                )
+        hit = conditions.excluded_by(self.exclusions(), base) if base else None
+        if hit is not None:
+            raise ValueError(f"baseline: excluded by exclude.{hit}")
+        if self.conditional and not self.grid_points():
+            raise ValueError("exclude: every combination of the parameters is excluded")
+
+    @property
+    def conditional(self) -> bool:
+        """Conditions or exclusions: the grid is built from its valid points."""
+        return bool(self.when or self.exclude)
+
+    def conditions(self) -> dict[str, dict[str, list[Choice]]]:
+        return {name: _lists(cond) for name, cond in self.when.items()}
+
+    def exclusions(self) -> list[dict[str, list[Choice]]]:
+        return [_lists(rule) for rule in self.exclude]
+
+    def grid_points(self, seed: int | None = None) -> list[dict[str, Choice]]:
+        """Every valid point of the choice parameters (the whole point of an all-choice
+        space; ranges are left out): harness/tune/conditions.py."""
+        choices = {k: p for k, p in self.params.items() if isinstance(p, list)}
+        return conditions.grid_points(
+            choices, self.conditions(), self.exclusions(), self.baseline, seed
+        )
 
     def all_choices(self) -> bool:
         return all(isinstance(p, list) for p in self.params.values())
@@ -175,7 +263,13 @@ class Space(Strict):
     def grid_size(self) -> int | None:
         if not self.all_choices():
             return None
+        if self.conditional:
+            return len(self.grid_points())
         return math.prod(len(p) for p in self.params.values() if isinstance(p, list))
+
+
+def _lists(match: Match) -> dict[str, list[Choice]]:
+    return {k: v if isinstance(v, list) else [v] for k, v in match.items()}
 
 
 def allowed(param: Param, value: Choice) -> bool:

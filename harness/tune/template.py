@@ -6,12 +6,15 @@ from __future__ import annotations
 import json
 import shlex
 import string
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 
 from harness.errors import ConfigError
 from harness.tune.space import Choice, Serve
 
 _FORMATTER = string.Formatter()
+# what an inactive parameter's placeholder fills (harness/tune/conditions.py): the shell
+# word holding it is then left out of the command, and an env variable using it is unset
+INACTIVE = "\x1finactive\x1f"
 
 
 def render(value: Choice) -> str:
@@ -21,10 +24,18 @@ def render(value: Choice) -> str:
     return str(value)
 
 
-def fill(template: str, values: Mapping[str, Choice], port: int, where: str) -> str:
-    """``template`` with ``{port}`` and each ``{NAME}`` filled; an unknown field is a
-    ConfigError naming it (``where``: the key of SPACE.toml it comes from)."""
-    fields = {"port": str(port), **{k: render(v) for k, v in values.items()}}
+def fill(
+    template: str,
+    values: Mapping[str, Choice],
+    port: int,
+    where: str,
+    inactive: Collection[str] = (),
+) -> str:
+    """``template`` with ``{port}`` and each ``{NAME}`` filled (an ``inactive`` parameter:
+    :data:`INACTIVE`); an unknown field is a ConfigError naming it (``where``: the key of
+    SPACE.toml it comes from)."""
+    fields = {"port": str(port), **{k: INACTIVE for k in inactive}}
+    fields |= {k: render(v) for k, v in values.items()}
     out: list[str] = []
     try:
         parsed = list(_FORMATTER.parse(template))
@@ -44,12 +55,14 @@ def fill(template: str, values: Mapping[str, Choice], port: int, where: str) -> 
     return "".join(out)
 
 
-def launch_argv(serve: Serve, values: Mapping[str, Choice], port: int) -> list[str]:
+def launch_argv(
+    serve: Serve, values: Mapping[str, Choice], port: int, inactive: Collection[str] = ()
+) -> list[str]:
     """The candidate's argv: the filled command split like a shell would (an empty value
-    leaves no argument)."""
-    text = fill(serve.command or "", values, port, "serve.command")
+    leaves no argument; a word holding an ``inactive`` parameter is left out)."""
+    text = fill(serve.command or "", values, port, "serve.command", inactive)
     try:
-        argv = shlex.split(text)
+        argv = [a for a in shlex.split(text) if INACTIVE not in a]
     except ValueError as err:
         raise ConfigError(f"SPACE.toml: serve.command: {err} in {text!r}") from None
     if not argv:
@@ -57,12 +70,15 @@ def launch_argv(serve: Serve, values: Mapping[str, Choice], port: int) -> list[s
     return argv
 
 
-def launch_args(serve: Serve, values: Mapping[str, Choice], port: int) -> list[str]:
+def launch_args(
+    serve: Serve, values: Mapping[str, Choice], port: int, inactive: Collection[str] = ()
+) -> list[str]:
     """An image candidate's container command (``args``, filled and split like a shell
-    would; ``{port}`` is the profile's port inside the container)."""
-    text = fill(serve.args, values, port, "serve.args")
+    would; ``{port}`` is the profile's port inside the container; a word holding an
+    ``inactive`` parameter is left out)."""
+    text = fill(serve.args, values, port, "serve.args", inactive)
     try:
-        return shlex.split(text)
+        return [a for a in shlex.split(text) if INACTIVE not in a]
     except ValueError as err:
         raise ConfigError(f"SPACE.toml: serve.args: {err} in {text!r}") from None
 
@@ -86,12 +102,18 @@ def dockerfile(image: str, env: Mapping[str, str], args: list[str]) -> str:
     return "\n".join(lines) + "\n"
 
 
-def launch_env(serve: Serve, values: Mapping[str, Choice], port: int) -> dict[str, str]:
-    return {k: fill(v, values, port, f"serve.env.{k}") for k, v in serve.env.items()}
+def launch_env(
+    serve: Serve, values: Mapping[str, Choice], port: int, inactive: Collection[str] = ()
+) -> dict[str, str]:
+    """The candidate's environment (a variable using an ``inactive`` parameter is unset)."""
+    filled = {k: fill(v, values, port, f"serve.env.{k}", inactive) for k, v in serve.env.items()}
+    return {k: v for k, v in filled.items() if INACTIVE not in v}
 
 
-def launch_url(serve: Serve, values: Mapping[str, Choice], port: int) -> str:
-    return fill(serve.url, values, port, "serve.url")
+def launch_url(
+    serve: Serve, values: Mapping[str, Choice], port: int, inactive: Collection[str] = ()
+) -> str:
+    return fill(serve.url, values, port, "serve.url", inactive).replace(INACTIVE, "")
 
 
 def shell_line(argv: list[str], env: Mapping[str, str]) -> str:

@@ -19,7 +19,7 @@ from harness.profiles import Profile
 from harness.registry import AnyKind
 from harness.report.ledger import record_run
 from harness.target import Target
-from harness.tune import candidate
+from harness.tune import candidate, slo_step
 from harness.tune.launch import Server, plan_launch, write_params
 from harness.tune.outcome import FEASIBLE as FEASIBLE  # re-exported: the statuses' home moved
 from harness.tune.outcome import Status as Status
@@ -73,10 +73,13 @@ def run_trial(
     incumbent: float | None,
     *,
     name: str,
+    reference: Path | None = None,
 ) -> TrialResult:
     """Measure one candidate into ``folder`` (already made); the server is stopped on every
-    way out, Ctrl-C included."""
-    how = plan_launch(space.serve, values, profile.server.port)
+    way out, Ctrl-C included. ``reference``: the baseline trial's folder, for the SLOs
+    bounded by the baseline (harness/tune/slo_step.py)."""
+    off = [k for k in space.params if k not in values]  # inactive (harness/tune/conditions.py)
+    how = plan_launch(space.serve, values, profile.server.port, off)
     launch = how.line
     note = diff_text(values, space.baseline)
     meta = {"params": dict(values), "note": note, **how.meta()}
@@ -93,7 +96,17 @@ def run_trial(
         url = cand.url
         if url != how.url:
             write_params(folder, meta, url)
-        result = _measure(space, profile, folder, url, incumbent, name=name, note=note, cand=cand)
+        result = _measure(
+            space,
+            profile,
+            folder,
+            url,
+            incumbent,
+            name=name,
+            note=note,
+            cand=cand,
+            reference=reference,
+        )
         result.cold_start_s = round(cold, 3)
         result.launch = launch
         return result
@@ -117,6 +130,7 @@ def _measure(
     name: str,
     note: str,
     cand: Server,
+    reference: Path | None = None,
 ) -> TrialResult:
     plan = GatePlan(
         url=url,
@@ -161,10 +175,14 @@ def _measure(
     blocking = None
     if interim.verdict is Verdict.FAIL:
         blocking = _first_blocking(_conclude(plan, skipped))
+    slo_failed = None
+    if space.slo and blocking is None and not raced:  # a raced run is partial: no SLO on it
+        slo_failed = slo_step.check_folder(space.slo, folder, reference)
     ended = after_speed(
         raced=raced,
         bound=racer.bound if racer is not None else None,
         blocking=blocking,
+        slo=slo_failed,
         score=score,
         incumbent=incumbent,
         quality_next=bool(deferred),

@@ -45,7 +45,9 @@ STATUS_GROUPS: tuple[tuple[str, frozenset[str], Color], ...] = (
     ("slower (quality not measured)", frozenset({"slower"}), "s0"),
     (
         "infeasible",
-        frozenset({"gate-failed", "disqualified", "failed-to-start", "crashed", "error"}),
+        frozenset(
+            {"gate-failed", "slo-failed", "disqualified", "failed-to-start", "crashed", "error"}
+        ),
         "bad",
     ),
 )
@@ -95,7 +97,7 @@ def gates_text(v: TrialView) -> str:
     for q in quality:
         mark = "" if q.passed is None else " ✓" if q.passed else " ✗"
         parts.append(f"{q.title} {fmt.num(q.score, '.3f')}{mark}")
-    if not quality and v.record.status in ("ok", "slower", "gate-failed"):
+    if not quality and v.record.status in ("ok", "slower", "gate-failed", "slo-failed"):
         parts.append("quality not measured")
     return " · ".join(parts) or fmt.DASH
 

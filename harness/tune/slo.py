@@ -1,0 +1,194 @@
+"""SLOs written in SPACE.toml (``[[slo]]``), checked on a trial's latency report after its
+speed step (pure: the report in, the checks out). docs/tune.md, "SLOs".
+
+A metric is ``speedup`` (the grader's ``baseline_ms / median`` per bucket) or
+``STAT_QUANTITY_ms``: STAT one of mean, median, p90, p95, p99; QUANTITY one of ``e2e`` (the
+scored mode's end-to-end latency: official when measured), ``ttft``, ``tpot``, ``itl``
+(streamed: the strict mode's, so the latency mode must include strict). A bound is a
+number or ``"baseline"``: the baseline trial's own value of that metric in that bucket,
+times ``1 ± slack_pct / 100``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+
+from harness.latency.report import BucketResult, LatencyReport
+
+STATS = ("mean", "median", "p90", "p95", "p99")
+QUANTITIES = ("e2e", "ttft", "tpot", "itl")
+STREAMED = frozenset({"ttft", "tpot", "itl"})  # measured by the strict mode only
+METRICS = ("speedup", *(f"{s}_{q}_ms" for q in QUANTITIES for s in STATS))
+Bound = float | str  # a number, or "baseline"
+
+
+class Slo(BaseModel):
+    """One ``[[slo]]`` entry: ``metric`` within ``max`` and/or ``min`` in ``bucket`` (absent:
+    every measured bucket)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    metric: str
+    bucket: str | None = None
+    max: Bound | None = None
+    min: Bound | None = None
+    slack_pct: float = Field(0.0, ge=0)  # a "baseline" bound's tolerance, in %
+
+    @field_validator("metric")
+    @classmethod
+    def _known(cls, metric: str) -> str:
+        if metric not in METRICS:
+            raise ValueError(
+                f"unknown metric {metric!r}: speedup or STAT_QUANTITY_ms with STAT in "
+                f"{'/'.join(STATS)} and QUANTITY in {'/'.join(QUANTITIES)} (e.g. p99_ttft_ms)"
+            )
+        return metric
+
+    @field_validator("max", "min")
+    @classmethod
+    def _bound(cls, bound: Bound | None) -> Bound | None:
+        if isinstance(bound, str) and bound != "baseline":
+            raise ValueError(f'{bound!r}: a number, or "baseline" (the baseline trial\'s value)')
+        return bound
+
+    @model_validator(mode="after")
+    def _bounded(self) -> Slo:
+        if self.max is None and self.min is None:
+            raise ValueError(f"{self.metric}: give max and/or min")
+        return self
+
+    @property
+    def streamed(self) -> bool:
+        return self.metric != "speedup" and self.metric.split("_")[1] in STREAMED
+
+    @property
+    def uses_baseline(self) -> bool:
+        return "baseline" in (self.max, self.min)
+
+    def text(self) -> str:
+        where = f" in {self.bucket}" if self.bucket else " in every bucket"
+        parts = [f"≤ {_bound_text(self.max, self.slack_pct, 1)}"] if self.max is not None else []
+        if self.min is not None:
+            parts.append(f"≥ {_bound_text(self.min, self.slack_pct, -1)}")
+        return f"{self.metric} {' and '.join(parts)}{where}"
+
+
+def _bound_text(bound: Bound, slack_pct: float, sign: int) -> str:
+    if not isinstance(bound, str):
+        return f"{bound:g}"
+    return "the baseline's" + (f" {'+' if sign > 0 else '−'}{slack_pct:g} %" if slack_pct else "")
+
+
+@dataclass(frozen=True)
+class SloCheck:
+    """One SLO in one bucket: the measured value, the limit it was held to, and the verdict."""
+
+    slo: int  # its index in the file
+    text: str  # the SLO as written (``p99_ttft_ms ≤ 800 in long``)
+    bucket: str
+    value: float | None  # None: not measured
+    limit: float | None  # None: a baseline bound with no baseline measurement
+    side: Literal["max", "min"]
+    ok: bool
+    why: str  # "" when ok
+
+    def as_dict(self) -> dict[str, object]:
+        return {
+            "slo": self.slo,
+            "text": self.text,
+            "bucket": self.bucket,
+            "value": self.value,
+            "limit": self.limit,
+            "side": self.side,
+            "ok": self.ok,
+            "why": self.why,
+        }
+
+
+def _bucket(buckets: Sequence[BucketResult], name: str) -> BucketResult | None:
+    return next((b for b in buckets if b.name == name), None)
+
+
+def metric_value(report: LatencyReport, metric: str, bucket: str) -> float | None:
+    """``metric`` in ``bucket`` of ``report`` (None: not measured there)."""
+    if metric == "speedup":
+        b = _bucket(report.buckets(), bucket)
+        return b.speedup if b is not None else None
+    stat, quantity, _ = metric.split("_")
+    b = _bucket(report.strict if quantity in STREAMED else report.buckets(), bucket)
+    dist = None if b is None else b.e2e if quantity == "e2e" else getattr(b, quantity)
+    value = getattr(dist, stat) if dist is not None else None
+    return float(value) if value is not None else None
+
+
+def _limit(
+    bound: Bound, slo: Slo, bucket: str, side: str, reference: LatencyReport | None
+) -> float | None:
+    if not isinstance(bound, str):
+        return float(bound)
+    base = metric_value(reference, slo.metric, bucket) if reference is not None else None
+    if base is None:
+        return None
+    factor = 1 + slo.slack_pct / 100 if side == "max" else 1 - slo.slack_pct / 100
+    return base * factor
+
+
+def _unit(metric: str) -> str:
+    return "×" if metric == "speedup" else " ms"
+
+
+def check_slos(
+    slos: Sequence[Slo], report: LatencyReport, reference: LatencyReport | None
+) -> list[SloCheck]:
+    """Every SLO in every bucket it names (absent: every bucket the report scored), against
+    ``report``; ``reference``: the baseline trial's report, for ``"baseline"`` bounds."""
+    out: list[SloCheck] = []
+    for i, slo in enumerate(slos):
+        names = [slo.bucket] if slo.bucket else [b.name for b in report.buckets()]
+        for name in names:
+            value = metric_value(report, slo.metric, name)
+            for side, bound in (("max", slo.max), ("min", slo.min)):
+                if bound is None:
+                    continue
+                limit = _limit(bound, slo, name, side, reference)
+                out.append(_judge(i, slo, name, value, limit, side))
+    return out
+
+
+def _judge(
+    i: int, slo: Slo, bucket: str, value: float | None, limit: float | None, side: str
+) -> SloCheck:
+    unit, f = _unit(slo.metric), ".3f" if slo.metric == "speedup" else ".1f"
+    head = f"slo[{i}] {slo.text()}"
+    if value is None:
+        why = f"{head}: {slo.metric} not measured in {bucket}"
+    elif limit is None:
+        why = f"{head}: no baseline measurement of {slo.metric} in {bucket} to compare with"
+    elif (value > limit) if side == "max" else (value < limit):
+        op = ">" if side == "max" else "<"
+        why = f"{head}: measured {value:{f}}{unit} {op} {limit:{f}}{unit} in {bucket}"
+    else:
+        why = ""
+    return SloCheck(
+        slo=i,
+        text=slo.text(),
+        bucket=bucket,
+        value=value,
+        limit=limit,
+        side="max" if side == "max" else "min",
+        ok=not why,
+        why=why,
+    )
+
+
+def failed_why(checks: Sequence[SloCheck]) -> str | None:
+    """The trial's why when an SLO is violated (the first, and how many more); None: all met."""
+    failed = [c for c in checks if not c.ok]
+    if not failed:
+        return None
+    more = f" (and {len(failed) - 1} more)" if len(failed) > 1 else ""
+    return failed[0].why + more

@@ -1,0 +1,210 @@
+"""SLOs of SPACE.toml (harness/tune/slo.py, slo_step.py): parsing, the checks on a literal
+latency report, "baseline" bounds, and what is refused before anything starts."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from harness.cli import main
+from harness.errors import ConfigError
+from harness.latency.report import BucketResult, Dist, LatencyReport
+from harness.profiles import load_profile
+from harness.tune import slo_step
+from harness.tune.outcome import FEASIBLE, after_speed
+from harness.tune.slo import METRICS, Slo, check_slos, failed_why, metric_value
+from harness.tune.space import parse_space
+
+BASE = """
+[serve]
+command = "x --port {port} {n}"
+[params]
+n = [1, 2]
+[baseline]
+n = 1
+"""
+
+
+def _bucket(name: str, mode: str, median: float, baseline_ms: float, **dists: Dist) -> BucketResult:
+    return BucketResult(
+        name=name,
+        mode=mode,  # type: ignore[arg-type]
+        endpoint="/v1/completions",
+        prompt_tokens_nominal=100,
+        prompt_tokens=100,
+        max_tokens=16,
+        baseline_ms=baseline_ms,
+        n_ok=10,
+        n_failed=0,
+        median_ms=median,
+        speedup=baseline_ms / median,
+        e2e=Dist(n=10, median=median, p50=median, p99=median * 1.5, mean=median),
+        **dists,
+    )
+
+
+def _report(short_ms: float, long_ms: float, long_p99_ttft: float) -> LatencyReport:
+    ttft = Dist(n=10, median=long_p99_ttft / 2, p99=long_p99_ttft, p90=long_p99_ttft * 0.8)
+    return LatencyReport(
+        mode="both",
+        official=[
+            _bucket("short", "official", short_ms, 1000.0),
+            _bucket("long", "official", long_ms, 4000.0),
+        ],
+        strict=[
+            _bucket("short", "strict", short_ms + 5, 1000.0, ttft=Dist(n=10, p99=50.0)),
+            _bucket("long", "strict", long_ms + 5, 4000.0, ttft=ttft),
+        ],
+    )
+
+
+def test_slo_entries_parse() -> None:
+    text = BASE + (
+        '[[slo]]\nmetric = "p99_ttft_ms"\nbucket = "long"\nmax = 800\n'
+        '[[slo]]\nmetric = "median_e2e_ms"\nmax = "baseline"\nslack_pct = 2\n'
+        '[[slo]]\nmetric = "speedup"\nmin = 1.0\n'
+    )
+    space = parse_space(text)
+    assert [s.text() for s in space.slo] == [
+        "p99_ttft_ms ≤ 800 in long",
+        "median_e2e_ms ≤ the baseline's +2 % in every bucket",
+        "speedup ≥ 1 in every bucket",
+    ]
+    assert space.slo[0].streamed and not space.slo[1].streamed
+    assert "p99_ttft_ms" in METRICS and "median_itl_ms" in METRICS
+
+
+@pytest.mark.parametrize(
+    ("entry", "message"),
+    [
+        ('metric = "p99_ttf_ms"\nmax = 1', "slo.0.metric: unknown metric 'p99_ttf_ms'"),
+        ('metric = "p99_ttft_ms"', "slo.0: p99_ttft_ms: give max and/or min"),
+        (
+            'metric = "p99_ttft_ms"\nmax = "basline"',
+            "slo.0.max: 'basline': a number, or \"baseline\"",
+        ),
+        ('metric = "p99_ttft_ms"\nmax = 1\nbukket = "long"', "slo.0.bukket: Extra inputs"),
+    ],
+)
+def test_a_bad_slo_is_one_line_naming_it(entry: str, message: str) -> None:
+    with pytest.raises(ConfigError) as err:
+        parse_space(BASE + f"[[slo]]\n{entry}\n")
+    assert err.value.exit_code == 2
+    assert f"SPACE.toml: {message}" in err.value.message and "\n" not in err.value.message
+
+
+def test_a_baseline_bound_needs_a_baseline() -> None:
+    text = (
+        BASE.replace("[baseline]\nn = 1\n", "") + '[[slo]]\nmetric = "speedup"\nmin = "baseline"\n'
+    )
+    with pytest.raises(ConfigError, match=r"slo\.0: a \"baseline\" bound needs a \[baseline\]"):
+        parse_space(text)
+
+
+def test_metric_values_come_from_the_right_mode() -> None:
+    r = _report(200.0, 1000.0, 900.0)
+    assert metric_value(r, "median_e2e_ms", "long") == 1000.0  # official: the scored mode
+    assert metric_value(r, "p99_ttft_ms", "long") == 900.0  # streamed: the strict mode
+    assert metric_value(r, "speedup", "short") == 5.0
+    assert metric_value(r, "p99_itl_ms", "long") is None  # not measured
+    assert metric_value(r, "p99_ttft_ms", "medium") is None
+
+
+def test_checks_on_a_literal_report() -> None:
+    slos = [
+        Slo(metric="p99_ttft_ms", bucket="long", max=800),
+        Slo(metric="speedup", min=1.0),
+    ]
+    fast = check_slos(slos, _report(200.0, 1000.0, 700.0), None)
+    assert [(c.bucket, c.ok) for c in fast] == [("long", True), ("short", True), ("long", True)]
+    assert failed_why(fast) is None
+    slow = check_slos(slos, _report(200.0, 5000.0, 912.4), None)
+    assert [c.ok for c in slow] == [False, True, False]
+    why = failed_why(slow)
+    assert why == (
+        "slo[0] p99_ttft_ms ≤ 800 in long: measured 912.4 ms > 800.0 ms in long (and 1 more)"
+    )
+    assert slow[2].why == "slo[1] speedup ≥ 1 in every bucket: measured 0.800× < 1.000× in long"
+
+
+def test_baseline_bounds_with_slack() -> None:
+    slos = [Slo(metric="median_e2e_ms", max="baseline", slack_pct=2)]
+    base = _report(200.0, 1000.0, 700.0)
+    ok = check_slos(slos, _report(150.0, 1019.0, 700.0), base)  # long within +2 %
+    assert all(c.ok for c in ok) and ok[1].limit == pytest.approx(1020.0)
+    slower = check_slos(slos, _report(150.0, 1030.0, 700.0), base)  # short faster, long slower
+    assert [c.ok for c in slower] == [True, False]
+    assert "measured 1030.0 ms > 1020.0 ms in long" in (failed_why(slower) or "")
+    missing = check_slos(slos, _report(150.0, 1000.0, 700.0), None)
+    assert not missing[0].ok and "no baseline measurement of median_e2e_ms" in missing[0].why
+
+
+def test_an_slo_failure_is_infeasible_after_a_gate_failure_and_a_lost_race() -> None:
+    kw = {"bound": None, "score": 6.0, "incumbent": 5.0, "quality_next": True}
+    ended = after_speed(raced=None, blocking=None, slo="slo[0] …", **kw)  # type: ignore[arg-type]
+    assert ended is not None and ended.status == "slo-failed" and ended.score == 6.0
+    assert ended.status not in FEASIBLE and ended.objective == 0.0
+    gate = after_speed(raced=None, blocking="check failed", slo="slo[0] …", **kw)  # type: ignore[arg-type]
+    assert gate is not None and gate.status == "gate-failed"
+    assert after_speed(raced=None, blocking=None, slo=None, **kw) is None  # type: ignore[arg-type]
+
+
+def test_check_folder_writes_slo_json(tmp_path: Path) -> None:
+    trial, base = tmp_path / "t001", tmp_path / "t000"
+    for folder, report in (
+        (trial, _report(150.0, 1100.0, 700.0)),
+        (base, _report(200.0, 1000.0, 700.0)),
+    ):
+        folder.mkdir()
+        report.save(folder)
+    slos = [Slo(metric="median_e2e_ms", max="baseline")]
+    why = slo_step.check_folder(slos, trial, base)
+    assert why is not None and "measured 1100.0 ms > 1000.0 ms in long" in why
+    record = json.loads((trial / slo_step.SLO_JSON).read_text())
+    assert record["ok"] is False and [c["ok"] for c in record["checks"]] == [True, False]
+    assert slo_step.check_folder(slos, base, base) is None  # the baseline against itself
+    assert (
+        slo_step.check_folder(slos, tmp_path, base) == "slo: no latency report to check the SLOs on"
+    )
+
+
+def test_preflight_refuses_what_cannot_be_measured() -> None:
+    profile = load_profile("efficient-qwen")
+    slo = '[[slo]]\nmetric = "p99_ttft_ms"\nbucket = "{b}"\nmax = 800\n'
+    slo_step.preflight(parse_space(BASE + slo.format(b="long")), profile)  # fine
+    cases = [
+        (BASE + slo.format(b="huge"), "slo.0.bucket: 'huge' is not a bucket of efficient-qwen"),
+        (
+            BASE + '[options]\nbuckets = "short"\n' + slo.format(b="long"),
+            "slo.0.bucket: long is not measured",
+        ),
+        (
+            BASE + '[options]\nlatency_mode = "official"\n' + slo.format(b="long"),
+            "slo.0.metric: p99_ttft_ms is streamed",
+        ),
+    ]
+    for text, message in cases:
+        with pytest.raises(ConfigError) as err:
+            slo_step.preflight(parse_space(text), profile)
+        assert err.value.exit_code == 2 and f"SPACE.toml: {message}" in err.value.message
+
+
+@pytest.mark.parametrize(
+    ("extra", "named"),
+    [
+        ('[[slo]]\nmetric = "p99_ttf_ms"\nmax = 1\n', "slo.0.metric: unknown metric 'p99_ttf_ms'"),
+        ("[params.m]\nchoices = [1]\nwhen = { n = 3 }\n", "params.m.when.n: 3 is not in"),
+        ("[params.m]\nchoices = [1]\nwhen = { k = 1 }\n", "params.m.when.k: not a parameter"),
+    ],
+)
+def test_the_cli_exits_2_with_one_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], extra: str, named: str
+) -> None:
+    path = tmp_path / "space.toml"
+    path.write_text(BASE.replace("[baseline]", extra + "[baseline]"))
+    assert main(["tune", str(path), "--out", str(tmp_path / "out")]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.count("\n") == 0 and f"space.toml: {named}" in err
+    assert not (tmp_path / "out").exists()  # nothing started, no folder
