@@ -358,7 +358,7 @@ def _stop_reason(cfg: TuneConfig, study: optuna.Study, sampler: BaseSampler, t0:
         return "minutes budget"
     if isinstance(sampler, GridSampler) and _grid_covered(cfg.space, study) and not _waiting(study):
         return "grid exhausted"
-    finite = cfg.space.all_choices() and cfg.space.conditional
+    finite = cfg.space.all_choices()
     if finite and not _waiting(study) and _points_covered(cfg.space.grid_points(), study):
         # PointGrid: its grid is done; tpe or random: each further draw would be a pruned
         # duplicate, without end

@@ -168,6 +168,9 @@ def test_a_plan_is_never_changed_once_made(tmp_path: Path) -> None:
 NAMES_KINDS: dict[str, str] = {
     "cli/vlm.py": "its sub-command `vlm latency` is spelled like the latency kind; it names"
     " the HTTP procedure of the vlm kind, not that kind",
+    "tune/slo.py": "SPACE.toml's SLOs are latency figures by definition (p99 TTFT of a bucket,"
+    " no bucket slower than the baseline); a facet for them waits for a second kind with SLOs",
+    "tune/slo_step.py": "reads the trial's latency report for those SLOs (as tune/slo.py)",
 }
 
 

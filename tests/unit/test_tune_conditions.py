@@ -274,3 +274,40 @@ def test_a_resumed_conditional_grid_measures_each_point_once(tmp_path: Path) -> 
     measured = [conditions.point_key(p) for p in seen if "interrupted" not in p]
     assert sorted(measured) == sorted(conditions.point_key(p) for p in space.grid_points())
     assert [t.status for t in report.trials].count("interrupted") == 1
+
+
+PLAIN = f"""
+[serve]
+command = "vllm serve /m --port {{port}} --max-num-seqs {{max_num_seqs}} {{prefix_caching}}"
+[params]
+max_num_seqs = [4, 8]
+prefix_caching = ["{ON}", "{OFF}"]
+[baseline]
+max_num_seqs = 8
+prefix_caching = "{OFF}"
+[budget]
+trials = 10
+[confirm]
+rounds = 0
+[options]
+data_dir = "{SAMPLES_DIR}"
+"""
+
+
+@pytest.mark.parametrize("sampler", ["tpe", "random"])
+def test_a_finite_space_without_conditions_ends_once_every_point_is_measured(
+    tmp_path: Path, sampler: str
+) -> None:
+    # 4 points and a budget of 10: every further draw would be a pruned duplicate, forever
+    seen: list[dict[str, Choice]] = []
+    cfg = TuneConfig(
+        space=parse_space(PLAIN),
+        space_text=PLAIN,
+        profile=load_profile("efficient-qwen"),
+        folder=tmp_path / "tune",
+        sampler=sampler,  # type: ignore[arg-type]
+        confirm=False,
+    )
+    report = run_tune(cfg, measure=_fake(seen))  # type: ignore[arg-type]
+    assert report.stopped_by == "every point measured"
+    assert len(seen) == 4 and len({conditions.point_key(p) for p in seen}) == 4
