@@ -65,7 +65,7 @@ from scipy.stats import binom
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from harness.data.layout import SAMPLES_DIR
-from harness.flags import Target
+from harness.target import Target
 from harness.latency.config import LatencyConfig, LatencyOverrides, from_profile
 from harness.profiles import Profile, load_profile
 from harness.quality.decide_stats import passes
