@@ -39,7 +39,7 @@ checks, latency requests, quality at 8 concurrent) against the grid's (goal <= 1
 Racing's own error: among lost races, how often the stopped candidate's true score was
 at least the incumbent's measured score (the rule's promise: <= 5 %, without drift).
 
-Usage: .venv/bin/python bench/tune_landscape.py [--landscapes 100] [--seed 0] [--budget 12]
+Usage: .venv/bin/python bench/tune_landscape.py [--landscapes 100] [--seed 0] [--budget 16]
        [--sampler auto|tpe|random|grid] [--drift 1] [--answers fixed|redrawn] [--json]
 """
 
@@ -427,7 +427,12 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--landscapes", type=int, default=100)
     ap.add_argument("--seed", type=int, default=0)
-    ap.add_argument("--budget", type=int, default=12, help="tune's and random's trials")
+    ap.add_argument(
+        "--budget",
+        type=int,
+        default=16,
+        help="tune's and random's trials (16: a third of the grid)",
+    )
     ap.add_argument(
         "--sampler",
         choices=("auto", "tpe", "random", "grid"),
