@@ -39,8 +39,8 @@ checks, latency requests, quality at 8 concurrent) against the grid's (goal <= 1
 Racing's own error: among lost races, how often the stopped candidate's true score was
 at least the incumbent's measured score (the rule's promise: <= 5 %, without drift).
 
-Usage: .venv/bin/python bench/tune_landscape.py [--landscapes 100] [--seed 0] [--budget 12]
-       [--drift 1] [--answers fixed|redrawn] [--json]
+Usage: .venv/bin/python bench/tune_landscape.py [--landscapes 100] [--seed 0] [--budget 16]
+       [--sampler auto|tpe|random|grid] [--drift 1] [--answers fixed|redrawn] [--json]
 """
 
 from __future__ import annotations
@@ -71,7 +71,7 @@ from harness.quality.decide_stats import passes
 from harness.target import Target
 from harness.tune.outcome import TrialResult, after_quality, after_speed
 from harness.tune.racing import Racer, RaceSeat
-from harness.tune.search import TuneConfig, run_tune
+from harness.tune.search import SamplerName, TuneConfig, run_tune
 from harness.tune.space import Choice, Space, parse_space
 
 PARAMS: dict[str, list[Choice]] = {
@@ -361,7 +361,13 @@ class Pick:
 
 
 def run_landscape(
-    profile: Profile, seed: int, budget: int, tmp: Path, fixed: bool, drift_pct: float
+    profile: Profile,
+    seed: int,
+    budget: int,
+    tmp: Path,
+    fixed: bool,
+    drift_pct: float,
+    sampler: SamplerName = "auto",
 ) -> tuple[Landscape, list[Pick], Machine]:
     land = make_landscape(profile, seed, fixed, drift_pct)
     cfg = latency_config(profile)
@@ -385,7 +391,9 @@ def run_landscape(
     text = space_text(budget)
     space = parse_space(text)
     folder = tmp / f"l{seed}"
-    tcfg = TuneConfig(space=space, space_text=text, profile=profile, folder=folder, seed=seed)
+    tcfg = TuneConfig(
+        space=space, space_text=text, profile=profile, folder=folder, seed=seed, sampler=sampler
+    )
     report = run_tune(tcfg, measure=simulated_trial(land, m, profile))
     best = key_of(report.best.params) if report.best else None
     m.statuses.update(t.status for t in report.trials)
@@ -420,7 +428,18 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--landscapes", type=int, default=100)
     ap.add_argument("--seed", type=int, default=0)
-    ap.add_argument("--budget", type=int, default=12, help="tune's and random's trials")
+    ap.add_argument(
+        "--budget",
+        type=int,
+        default=16,
+        help="tune's and random's trials (16: a third of the grid)",
+    )
+    ap.add_argument(
+        "--sampler",
+        choices=("auto", "tpe", "random", "grid"),
+        default="auto",
+        help="harness tune's --sampler (auto: TPE at this budget)",
+    )
     ap.add_argument(
         "--answers",
         choices=("fixed", "redrawn"),
@@ -443,7 +462,7 @@ def main() -> int:
         for i in range(args.landscapes):
             fixed = args.answers == "fixed"
             land, picks, tm = run_landscape(
-                profile, args.seed + i, args.budget, Path(tmp), fixed, args.drift
+                profile, args.seed + i, args.budget, Path(tmp), fixed, args.drift, args.sampler
             )
             statuses += tm.statuses
             races += tm.races
@@ -472,6 +491,7 @@ def main() -> int:
         "seed": args.seed,
         "budget": args.budget,
         "answers": args.answers,
+        "sampler": args.sampler,
         "drift_pct_per_hour": args.drift,
         "seconds": round(elapsed, 1),
         "rows": [],
@@ -482,7 +502,8 @@ def main() -> int:
     print(
         f"{n} landscapes (seed {args.seed}), 48 candidates each, answers {args.answers}, "
         f"drift up to ±{args.drift:g} %/h, "
-        f"budget {args.budget} trials for tune and random; {elapsed:.0f} s",
+        f"budget {args.budget} trials for tune (--sampler {args.sampler}) and random; "
+        f"{elapsed:.0f} s",
         file=sys.stderr,
     )
     head = (

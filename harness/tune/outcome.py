@@ -41,8 +41,9 @@ class TrialResult:
 
     @property
     def objective(self) -> float:
-        """What the study is told: the score, a lost race's bound, 0 when infeasible."""
-        if self.status not in FEASIBLE:
+        """What the study is told: the score (a gate-failed trial's measured speed too: why,
+        harness/tune/sampling.py), a lost race's bound, 0 with no speed measured."""
+        if self.status not in FEASIBLE and self.status != "gate-failed":
             return 0.0
         return float(self.score if self.score is not None else self.bound or 0.0)
 

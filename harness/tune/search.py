@@ -3,9 +3,10 @@
 trial in there), and the study is told its score (a ``lost-race`` trial: its bound).
 
 Samplers: ``grid`` (every combination of an all-choice space; a grid point equal to a
-measured trial, the enqueued baseline, is pruned, not measured again), ``tpe`` (with ``constraints_func``: a trial that failed a gate
-or a check, or did not start, is infeasible), ``random``; ``auto`` picks grid when the
-whole grid fits the trial budget, else tpe. The baseline is measured first (enqueued). An infeasible trial is told a score of 0 and its constraint 1.
+measured trial, the enqueued baseline, is pruned, not measured again), ``tpe`` (settings
+and the value a trial is told: harness/tune/sampling.py), ``random``; ``auto`` picks grid
+when the whole grid fits the trial budget, else tpe. The baseline is measured first
+(enqueued).
 
 Conditions between parameters (harness/tune/conditions.py): only active parameters are
 suggested; a draw an ``[[exclude]]`` matches is pruned; a conditional grid is
@@ -25,8 +26,7 @@ from __future__ import annotations
 import itertools
 import logging
 import time
-import warnings
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal, Protocol
@@ -38,7 +38,7 @@ from optuna.distributions import (
     FloatDistribution,
     IntDistribution,
 )
-from optuna.samplers import BaseSampler, GridSampler, RandomSampler, TPESampler
+from optuna.samplers import BaseSampler, GridSampler, RandomSampler
 from optuna.trial import FrozenTrial, TrialState
 
 from harness.errors import ConfigError, UsageError
@@ -47,6 +47,7 @@ from harness.tune import claim, conditions, launch, slo_step, storage
 from harness.tune.confirm import confirm_winner
 from harness.tune.outcome import FEASIBLE, TrialResult
 from harness.tune.report import TrialRecord, TuneReport
+from harness.tune.sampling import tpe_sampler
 from harness.tune.space import Choice, Space, load_space
 from harness.tune.template import diff_text
 from harness.tune.trial import preflight, run_trial, trial_folder
@@ -162,10 +163,6 @@ def _points_covered(points: list[dict[str, Choice]], study: optuna.Study) -> boo
     return all(conditions.point_key(p) in seen for p in points)
 
 
-def _constraints(trial: FrozenTrial) -> Sequence[float]:
-    return [float(trial.user_attrs.get("constraint", 0.0))]
-
-
 def choose_sampler(space: Space, name: SamplerName, seed: int) -> tuple[str, BaseSampler]:
     if name == "auto":
         size, cap = space.grid_size(), space.budget.trials
@@ -182,10 +179,7 @@ def choose_sampler(space: Space, name: SamplerName, seed: int) -> tuple[str, Bas
         search: Any = grid_space(space)
         return "grid", GridSampler(search, seed=seed)
     if name == "tpe":
-        with warnings.catch_warnings():  # constraints_func is marked experimental in Optuna
-            warnings.simplefilter("ignore", optuna.exceptions.ExperimentalWarning)
-            warnings.simplefilter("ignore", FutureWarning)
-            return "tpe", TPESampler(seed=seed, constraints_func=_constraints)
+        return "tpe", tpe_sampler(seed)
     return "random", RandomSampler(seed=seed)
 
 

@@ -100,8 +100,11 @@ def test_a_trials_decisions_come_in_the_gates_order() -> None:
     best = after_quality(blocking=None, score=6.5, incumbent=6.0, verdict="PASS")
     assert (best.status, best.why) == ("ok", "new incumbent")
     gate = after_quality(blocking="MMLU-Pro 0.60 < 0.621", score=6.5, incumbent=6.0, verdict="FAIL")
-    assert gate.status == "gate-failed" and gate.objective == 0.0
+    # a gate-failed trial teaches the sampler its measured speed (harness/tune/sampling.py)
+    assert gate.status == "gate-failed" and gate.objective == 6.5
     assert TrialResult("crashed", "x", 3.0).objective == 0.0
+    assert TrialResult("disqualified", "x").objective == 0.0
+    assert TrialResult("gate-failed", "no speed measured").objective == 0.0
 
 
 SPACE = """
