@@ -71,7 +71,8 @@ from harness.quality.decide_stats import passes
 from harness.target import Target
 from harness.tune.outcome import TrialResult, after_quality, after_speed
 from harness.tune.racing import Racer, RaceSeat
-from harness.tune.search import SamplerName, TuneConfig, run_tune
+from harness.tune.samplers import SamplerName
+from harness.tune.search import TuneConfig, run_tune
 from harness.tune.space import Choice, Space, parse_space
 
 PARAMS: dict[str, list[Choice]] = {

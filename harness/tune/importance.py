@@ -47,7 +47,7 @@ def param_importance(report: TuneReport, space: Space | None) -> Importance:
     """The shares, or an empty result whose ``basis`` says why not."""
     if space is None:
         return Importance(basis="not computed: the tune folder holds no readable space.toml")
-    from harness.tune.search import distributions  # the study's own distributions
+    from harness.tune.samplers import distributions  # the study's own distributions
 
     dists = distributions(space)
     trials = [t for t in _usable(report) if _fits(t, dists)]

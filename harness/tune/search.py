@@ -29,16 +29,13 @@ import time
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal, Protocol
+from typing import Any, Protocol
 
 import optuna
 from optuna.distributions import (
     BaseDistribution,
-    CategoricalDistribution,
-    FloatDistribution,
-    IntDistribution,
 )
-from optuna.samplers import BaseSampler, GridSampler, RandomSampler
+from optuna.samplers import BaseSampler, GridSampler
 from optuna.trial import FrozenTrial, TrialState
 
 from harness.errors import ConfigError, UsageError
@@ -47,12 +44,18 @@ from harness.tune import claim, conditions, launch, slo_step, storage
 from harness.tune.confirm import confirm_winner
 from harness.tune.outcome import FEASIBLE, TrialResult
 from harness.tune.report import TrialRecord, TuneReport
-from harness.tune.sampling import tpe_sampler
+from harness.tune.samplers import (
+    PointGrid,
+    SamplerName,
+    choose_sampler,
+    distributions,
+    grid_space,
+    points_covered,
+    suggest,
+)
 from harness.tune.space import Choice, Space, load_space
 from harness.tune.template import diff_text
 from harness.tune.trial import preflight, run_trial, trial_folder
-
-SamplerName = Literal["auto", "grid", "tpe", "random"]
 
 
 class MeasureTrial(Protocol):
@@ -108,79 +111,6 @@ def resume_space(folder: Path) -> tuple[Space, str]:
             hint="pass the folder a harness tune wrote",
         )
     return load_space(path), path.read_text(encoding="utf-8")
-
-
-def distributions(space: Space) -> dict[str, BaseDistribution]:
-    out: dict[str, BaseDistribution] = {}
-    for name, p in space.params.items():
-        if isinstance(p, list):
-            out[name] = CategoricalDistribution(p)
-        elif p.is_int:
-            out[name] = IntDistribution(int(p.low), int(p.high), step=int(p.step or 1), log=p.log)
-        else:
-            out[name] = FloatDistribution(float(p.low), float(p.high), step=p.step, log=p.log)
-    return out
-
-
-def suggest(trial: optuna.Trial, name: str, dist: BaseDistribution) -> Choice:
-    """The trial's value for one parameter, through Optuna's public suggest API."""
-    if isinstance(dist, CategoricalDistribution):
-        value: Any = trial.suggest_categorical(name, list(dist.choices))
-        return value
-    if isinstance(dist, IntDistribution):
-        return trial.suggest_int(name, dist.low, dist.high, step=dist.step, log=dist.log)
-    assert isinstance(dist, FloatDistribution)
-    return trial.suggest_float(name, dist.low, dist.high, step=dist.step, log=dist.log)
-
-
-def grid_space(space: Space) -> dict[str, list[Choice]]:
-    """The grid with each parameter's baseline value first: grid point 0 is the baseline."""
-    grid: dict[str, list[Choice]] = {}
-    for name, p in space.params.items():
-        assert isinstance(p, list)
-        first = [v for v in p if name in space.baseline and v == space.baseline[name]]
-        grid[name] = first[:1] + [v for v in p if v not in first[:1]]
-    return grid
-
-
-class PointGrid(RandomSampler):
-    """The grid of a space with conditions or exclusions: its valid points
-    (:meth:`Space.grid_points`, the baseline first, the rest shuffled by the seed) are
-    enqueued when the study is created, and each trial takes the next. GridSampler cannot:
-    its grid is the full product, inactive and excluded combinations included. Random only
-    for a trial that finds the queue empty (another worker took the last point): it draws a
-    valid point, measured unless a trial holds it (harness/tune/claim.py)."""
-
-    def __init__(self, points: list[dict[str, Choice]], seed: int) -> None:
-        super().__init__(seed=seed)
-        self.points = points
-
-
-def _points_covered(points: list[dict[str, Choice]], study: optuna.Study) -> bool:
-    """Every point measured or being measured (a COMPLETE or RUNNING trial holds it)."""
-    states = (TrialState.COMPLETE, TrialState.RUNNING)
-    seen = {conditions.point_key(claim.values_of(t)) for t in study.get_trials(states=states)}
-    return all(conditions.point_key(p) in seen for p in points)
-
-
-def choose_sampler(space: Space, name: SamplerName, seed: int) -> tuple[str, BaseSampler]:
-    if name == "auto":
-        size, cap = space.grid_size(), space.budget.trials
-        name = "grid" if size is not None and (cap is None or size <= cap) else "tpe"
-    if name == "grid":
-        if not space.all_choices():
-            ranged = [k for k, p in space.params.items() if not isinstance(p, list)]
-            raise UsageError(
-                f"--sampler grid needs choice lists; {', '.join(ranged)} are ranges",
-                hint="use --sampler tpe or random, or list the values",
-            )
-        if space.conditional:  # GridSampler's grid is the full product: enqueued points
-            return "grid", PointGrid(space.grid_points(seed=seed), seed=seed)
-        search: Any = grid_space(space)
-        return "grid", GridSampler(search, seed=seed)
-    if name == "tpe":
-        return "tpe", tpe_sampler(seed)
-    return "random", RandomSampler(seed=seed)
 
 
 def open_study(cfg: TuneConfig, sampler: BaseSampler, sampler_name: str) -> optuna.Study:
@@ -353,7 +283,7 @@ def _stop_reason(cfg: TuneConfig, study: optuna.Study, sampler: BaseSampler, t0:
     if isinstance(sampler, GridSampler) and _grid_covered(cfg.space, study) and not _waiting(study):
         return "grid exhausted"
     finite = cfg.space.all_choices()
-    if finite and not _waiting(study) and _points_covered(cfg.space.grid_points(), study):
+    if finite and not _waiting(study) and points_covered(cfg.space.grid_points(), study):
         # PointGrid: its grid is done; tpe or random: each further draw would be a pruned
         # duplicate, without end
         return "grid exhausted" if isinstance(sampler, PointGrid) else "every point measured"

@@ -15,7 +15,8 @@ from harness.errors import ConfigError
 from harness.profiles import Profile, load_profile
 from harness.tune import conditions
 from harness.tune.outcome import TrialResult
-from harness.tune.search import PointGrid, TuneConfig, choose_sampler, run_tune
+from harness.tune.samplers import PointGrid, choose_sampler
+from harness.tune.search import TuneConfig, run_tune
 from harness.tune.space import Choice, Space, parse_space
 from harness.tune.template import diff_text, launch_argv, launch_env
 

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from harness.errors import ConfigError, UsageError
-from harness.tune.search import choose_sampler, grid_space
+from harness.tune.samplers import choose_sampler, grid_space
 from harness.tune.space import Range, parse_space
 from harness.tune.template import diff_text, launch_argv, launch_env, shell_line
 from harness.tune.trial import trial_folder
@@ -100,7 +100,7 @@ def test_distributions_and_tpe() -> None:
     from optuna.distributions import CategoricalDistribution, FloatDistribution, IntDistribution
     from optuna.samplers import TPESampler
 
-    from harness.tune.search import distributions
+    from harness.tune.samplers import distributions
 
     text = GOOD + "\n[params.tokens]\nlow = 1024\nhigh = 8192\nstep = 1024\n"
     text += "\n[params.mem]\nlow = 0.5\nhigh = 0.9\nlog = true\n"

@@ -16,7 +16,8 @@ from optuna.trial import TrialState
 from harness.errors import UsageError
 from harness.profiles import load_profile
 from harness.tune import claim
-from harness.tune.search import TuneConfig, choose_sampler, open_study, prepare_folder
+from harness.tune.samplers import choose_sampler
+from harness.tune.search import TuneConfig, open_study, prepare_folder
 from harness.tune.space import parse_space
 from harness.tune.storage import open_storage, record, resume_url, shown
 
