@@ -29,9 +29,15 @@ def new_run_folder(out: str | Path | None, name: str | None, command: str) -> Pa
         return make_folder(Path(out))
     stamp = time.strftime("%Y%m%d-%H%M%S")
     slug = _SLUG.sub("-", name or command).strip("-") or command
-    root = make_folder(reports_dir())
+    return fresh_folder(make_folder(reports_dir()), f"{stamp}-{slug}")
+
+
+def fresh_folder(root: Path, base: str, what: str = "run folder") -> Path:
+    """``root/base``, made with ``mkdir`` without ``exist_ok``: a name already taken, even by
+    another process in the same instant, gets ``-2``, ``-3``, … (the kernel decides who gets
+    a name, so two never share one). ``root`` must exist."""
     for n in range(1, 10_000):
-        folder = root / (f"{stamp}-{slug}" if n == 1 else f"{stamp}-{slug}-{n}")
+        folder = root / (base if n == 1 else f"{base}-{n}")
         try:
             folder.mkdir()
         except FileExistsError:
@@ -39,10 +45,10 @@ def new_run_folder(out: str | Path | None, name: str | None, command: str) -> Pa
         except OSError as err:
             why = err.strerror or type(err).__name__
             raise ConfigError(
-                f"cannot create run folder {folder}: {why}; pass --out to a writable folder"
+                f"cannot create {what} {folder}: {why}; pass --out to a writable folder"
             ) from None
         return folder
-    raise ConfigError(f"no free run folder name for {stamp}-{slug} in {root}")
+    raise ConfigError(f"no free {what} name for {base} in {root}")
 
 
 def make_folder(folder: Path, what: str = "run folder", flag: str = "--out") -> Path:

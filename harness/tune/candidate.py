@@ -143,16 +143,29 @@ def start(
 
 def wait_ready(cand: Candidate, path: str, timeout_s: float) -> float:
     """Seconds until ``url + path`` answers 200; StartFailed if it exits or times out."""
+    return poll_ready(
+        cand.url.rstrip("/") + path,
+        timeout_s,
+        exited=lambda: (
+            None
+            if (rc := cand.proc.poll()) is None
+            else f"failed to start: exited with code {rc} before it was ready"
+        ),
+        tail=lambda: log_tail(cand.log),
+    )
+
+
+def poll_ready(
+    url: str, timeout_s: float, *, exited: Callable[[], str | None], tail: Callable[[], str]
+) -> float:
+    """Seconds until ``url`` answers 200, polled every 0.2 s; :class:`StartFailed` once
+    ``exited`` says why the candidate is gone (a process, a container) or after
+    ``timeout_s``, with ``tail`` of its log."""
     t0 = time.monotonic()
-    url = cand.url.rstrip("/") + path
     while True:
-        rc = cand.proc.poll()
-        if rc is not None:
-            raise StartFailed(
-                f"failed to start: exited with code {rc} before it was ready",
-                why="exited",
-                log_tail=log_tail(cand.log),
-            )
+        gone = exited()
+        if gone is not None:
+            raise StartFailed(gone, why="exited", log_tail=tail())
         try:
             with urllib.request.urlopen(url, timeout=2.0) as resp:
                 if resp.status == 200:
@@ -163,7 +176,7 @@ def wait_ready(cand: Candidate, path: str, timeout_s: float) -> float:
             raise StartFailed(
                 f"failed to start: {url} not ready after {timeout_s:.0f} s",
                 why="not ready",
-                log_tail=log_tail(cand.log),
+                log_tail=tail(),
             )
         time.sleep(0.2)
 

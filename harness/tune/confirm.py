@@ -22,9 +22,9 @@ from typing import Protocol
 
 from pydantic import ValidationError
 
-from harness.errors import HarnessError
 from harness.paired.stats import MIN_EFFECT_PCT
 from harness.profiles import Profile
+from harness.run_folder import fresh_folder, make_folder
 from harness.tune import launch
 from harness.tune.confirm_leg import AnyKind, run_leg, speed_kind
 from harness.tune.confirm_record import (
@@ -110,16 +110,7 @@ def read_legs(root: Path) -> dict[tuple[int, int], ConfirmLeg]:
 
 def leg_folder(root: Path, round_no: int, trial: int) -> Path:
     """``root/rR-tNNN``, made without ``exist_ok``: a taken name gets ``-2``, ``-3``, …"""
-    root.mkdir(parents=True, exist_ok=True)
-    base = f"r{round_no}-t{trial:03d}"
-    for n in range(1, 1000):
-        folder = root / (base if n == 1 else f"{base}-{n}")
-        try:
-            folder.mkdir()
-        except FileExistsError:
-            continue
-        return folder
-    raise HarnessError(f"no free leg folder name for {base} under {root}")
+    return fresh_folder(make_folder(root, "leg folder"), f"r{round_no}-t{trial:03d}", "leg folder")
 
 
 def build_record(

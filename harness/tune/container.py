@@ -16,16 +16,13 @@ from __future__ import annotations
 
 import contextlib
 import json
-import time
-import urllib.error
-import urllib.request
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from harness.errors import HarnessError, UsageError
-from harness.tune.candidate import LOG, RECORD, StartFailed
+from harness.tune.candidate import LOG, RECORD, StartFailed, poll_ready
 
 LABEL = "tune"  # the containers' label: harness=tune
 TAIL_LINES = 20
@@ -80,30 +77,17 @@ class ContainerCandidate:
 
     def wait_ready(self, path: str, timeout_s: float) -> float:
         """Seconds until ``url + path`` answers 200; StartFailed if it exits or times out."""
-        t0 = time.monotonic()
-        url = self.url.rstrip("/") + path
-        while True:
+
+        def exited() -> str | None:
             code = self.poll()
-            if code is not None:
-                raise StartFailed(
-                    f"failed to start: the container of {self.image} exited with code {code} "
-                    "before it was ready",
-                    why="exited",
-                    log_tail=self.tail(),
-                )
-            try:
-                with urllib.request.urlopen(url, timeout=2.0) as resp:
-                    if resp.status == 200:
-                        return time.monotonic() - t0
-            except (urllib.error.URLError, OSError, ValueError):
-                pass
-            if time.monotonic() - t0 > timeout_s:
-                raise StartFailed(
-                    f"failed to start: {url} not ready after {timeout_s:.0f} s",
-                    why="not ready",
-                    log_tail=self.tail(),
-                )
-            time.sleep(0.2)
+            if code is None:
+                return None
+            return (
+                f"failed to start: the container of {self.image} exited with code {code} "
+                "before it was ready"
+            )
+
+        return poll_ready(self.url.rstrip("/") + path, timeout_s, exited=exited, tail=self.tail)
 
     def stop(self) -> None:
         """Stop it (SIGTERM, SIGKILL after ``grace_s``), keep its log in ``server.log``, remove

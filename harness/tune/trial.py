@@ -18,6 +18,7 @@ from harness.gate.report import GateReport, Verdict
 from harness.profiles import Profile
 from harness.registry import AnyKind
 from harness.report.ledger import record_run
+from harness.run_folder import fresh_folder, make_folder
 from harness.target import Target
 from harness.tune import candidate, slo_step
 from harness.tune.launch import Server, plan_launch, write_params
@@ -31,16 +32,7 @@ from harness.tune.template import diff_text
 
 def trial_folder(root: Path, number: int) -> Path:
     """``root/tNNN``, created race-free: an existing folder (another worker's) gets a suffix."""
-    root.mkdir(parents=True, exist_ok=True)
-    base = f"t{number:03d}"
-    for n in range(1, 1000):
-        folder = root / (base if n == 1 else f"{base}-{n}")
-        try:
-            folder.mkdir()
-        except FileExistsError:
-            continue
-        return folder
-    raise HarnessError(f"no free trial folder name for {base} under {root}")
+    return fresh_folder(make_folder(root, "trial folder"), f"t{number:03d}", "trial folder")
 
 
 def preflight(space: Space, profile: Profile, folder: Path) -> None:
