@@ -8,14 +8,16 @@ anything is measured) and stopped on every way out, Ctrl-C included.
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
 from harness.errors import EXIT_TARGET, HarnessError
 from harness.gate.hooks import NO_HOOKS
-from harness.gate.orchestrate import GatePlan, run_step
+from harness.gate.orchestrate import UNSTARTED, GatePlan, run_step
 from harness.kinds.record import MeasurementKind
+from harness.manifest.record import record_manifest
 from harness.profiles import Profile
 from harness.report_base import load_report
 from harness.target import Target
@@ -30,8 +32,8 @@ AnyKind = MeasurementKind[Any, Any, Any, Any]
 
 def speed_kind(profile: Profile, space: Space) -> AnyKind | None:
     """The profile's speed step: the first of the gate's steps that carries a score."""
-    url = "http://127.0.0.1:1"  # no request is sent: only the steps are listed
-    plan = GatePlan(url=url, folder=Path("."), profile=profile, options=space.options.gate())
+    opts = space.options.gate()
+    plan = GatePlan(url=UNSTARTED, folder=Path("."), profile=profile, options=opts)
     return next((k for k in plan.steps() if k.score is not None), None)
 
 
@@ -69,6 +71,8 @@ def run_leg(
         leg.cold_start_s = round(cold, 3)
         if cand.url != how.url:
             write_params(folder, meta, cand.url)
+        # what ran, with the launch only the tuner knows; the speed step's take keeps it
+        asyncio.run(record_manifest(folder, cand.url, taken="before", launched=how.launched()))
         name = f"{space.name}-confirm-r{round_no}-t{trial:03d}"
         plan = GatePlan(
             url=cand.url,

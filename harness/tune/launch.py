@@ -10,6 +10,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Protocol
 
+from harness.manifest.launch import launched_process, serving_env
+from harness.manifest.model import Launched
 from harness.tune import candidate
 from harness.tune.space import Choice, Serve
 from harness.tune.template import (
@@ -23,6 +25,7 @@ from harness.tune.template import (
 )
 
 PARAMS = "params.json"
+BY = "harness tune"  # the manifest's launch.by
 DOCKERFILE = "Dockerfile"  # an image candidate baked: `docker build -t T - < Dockerfile`
 
 
@@ -57,6 +60,18 @@ class Launch:
         if self.serve.image is not None:
             out |= {"image": self.serve.image, "env": self.env, "args": self.argv}
         return out
+
+    def launched(self) -> Launched:
+        """What the trial's ``manifest.json`` records of the launch (docs/manifest.md): a
+        command's argv and serving environment; an image's reference, env and args."""
+        if self.serve.image is None:
+            return launched_process(BY, self.argv, self.env)
+        return Launched(
+            by=BY,
+            argv=tuple(self.argv),
+            env=serving_env(self.env, {}),
+            image={"ref": self.serve.image},
+        )
 
     def start(self, folder: Path) -> Server:
         """Start it; ``candidate.json`` is written before it can be measured. StartFailed

@@ -6,6 +6,7 @@ stop the server. Every measurement is a core the gate already runs; nothing is r
 
 from __future__ import annotations
 
+import asyncio
 import time
 from collections.abc import Mapping, Sequence
 from pathlib import Path
@@ -13,8 +14,9 @@ from pathlib import Path
 from harness.errors import EXIT_FAIL, EXIT_TARGET, HarnessError
 from harness.gate.hooks import NO_HOOKS
 from harness.gate.judge import judge_folder
-from harness.gate.orchestrate import GatePlan, conclude, run_step
+from harness.gate.orchestrate import UNSTARTED, GatePlan, check_plan, conclude, run_step
 from harness.gate.report import GateReport, Verdict
+from harness.manifest.record import record_manifest
 from harness.profiles import Profile
 from harness.registry import AnyKind
 from harness.report.ledger import record_run
@@ -39,17 +41,12 @@ def preflight(space: Space, profile: Profile, folder: Path) -> None:
     """Every step's prerequisites (quality: its data), as the gate checks them, before the
     first candidate is started: a missing one is the step's own error (exit 2); an image
     candidate's engine and image (exit 3 / 2)."""
-    url = "http://127.0.0.1:1"  # no request is sent: only the configs are built
-    plan = GatePlan(url=url, folder=folder, profile=profile, options=space.options.gate())
+    plan = GatePlan(url=UNSTARTED, folder=folder, profile=profile, options=space.options.gate())
     if space.serve.image is not None:  # the engine answers and has the image
         from harness.tune.container import check_image
 
         check_image(space.serve.image, space.serve.docker_host)
-    for kind in plan.steps():
-        if kind.preflight is not None:
-            kind.preflight(
-                kind.from_profile(profile, Target(folder=folder, url=url), plan.overrides(kind))
-            )
+    check_plan(plan)
 
 
 def _first_blocking(report: GateReport) -> str:
@@ -88,6 +85,8 @@ def run_trial(
         url = cand.url
         if url != how.url:
             write_params(folder, meta, url)
+        # what ran, with the launch only the tuner knows; the steps' takes keep it
+        asyncio.run(record_manifest(folder, url, taken="before", launched=how.launched()))
         result = _measure(
             space,
             profile,

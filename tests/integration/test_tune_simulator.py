@@ -16,6 +16,8 @@ import pytest
 
 from harness.cli import main
 from harness.data.layout import SAMPLES_DIR
+from harness.manifest.diff import diff_settings
+from harness.manifest.model import load_manifest
 from harness.profiles import PROFILES_DIR
 from harness.tune.candidate import group_alive
 
@@ -89,9 +91,27 @@ def _check_done(out: Path) -> dict:
     assert trap_fast["status"] == "gate-failed" and not trap_fast["feasible"]
     baseline = next(t for t in measured if t["note"] == "baseline")
     assert baseline["number"] == 0
+    _check_manifests(out, measured)
     for pgid in _pgids(out):
         assert not group_alive(pgid)
     return tune
+
+
+def _check_manifests(out: Path, measured: list[dict]) -> None:
+    """Each trial's manifest.json carries the tuner's launch; one knob apart is another
+    configuration, and the diff names it (docs/manifest.md)."""
+    by_params = {}
+    for t in measured:
+        manifest = load_manifest(out / t["folder"])
+        assert manifest is not None, t["folder"]
+        assert manifest.settings["launch.by"] == "harness tune"
+        assert f"--itl-ms {t['params']['itl_ms']}" in str(manifest.settings["launch.argv"])
+        assert manifest.settings["harness_sim_config.itl_ms"] == t["params"]["itl_ms"]
+        by_params[(t["params"]["itl_ms"], t["params"]["quant"])] = manifest
+    slow, fast = by_params[(4, GOOD)], by_params[(1, GOOD)]
+    assert slow.config_id != fast.config_id
+    lines = [c.text for c in diff_settings(slow.settings, fast.settings)]
+    assert any(line.startswith("itl_ms 4") for line in lines), lines
 
 
 def _start_tune(tmp_path: Path, out: Path, *, stderr: int) -> subprocess.Popen[str]:
