@@ -16,7 +16,7 @@ from types import MappingProxyType
 
 from rich.console import Console
 
-from harness.errors import EXIT_FAIL, EXIT_INTERRUPTED, EXIT_OK
+from harness.errors import EXIT_FAIL, EXIT_INTERRUPTED, EXIT_OK, HarnessError
 from harness.manifest.launch import launched_process
 from harness.manifest.model import Launched
 from harness.paths import cache_dir
@@ -94,16 +94,32 @@ def demo_launch(model_dir: Path, port: int) -> Launched:
 
 def run_demo(cfg: DemoConfig, console: Console) -> int:
     from harness.gate.console import ConsoleGateHooks
-    from harness.gate.orchestrate import GatePlan, conclude, exit_code, run_steps
+    from harness.gate.orchestrate import (
+        UNSTARTED,
+        GatePlan,
+        check_plan,
+        conclude,
+        exit_code,
+        run_steps,
+    )
     from harness.gate.render import render_gate
     from harness.manifest.record import record_manifest
     from harness.report.ledger import record_run
-    from reference_server.build_test_model import ensure_test_model
+    from reference_server.build_test_model import ensure_test_model, test_model_folder
     from reference_server.launch import ServerProcess
 
+    data_dir = prepare_sample_data()
+    options = cfg.gate_options(data_dir, test_model_folder())
+    # every step's settings (--buckets, …) and data, before the model is built and the
+    # server takes minutes to start
+    try:
+        check_plan(GatePlan(url=UNSTARTED, folder=cfg.folder, profile=cfg.profile, options=options))
+    except HarnessError:
+        if cfg.folder.is_dir() and not any(cfg.folder.iterdir()):
+            cfg.folder.rmdir()  # refused before anything ran: no empty run folder left
+        raise
     with console.status("building the small test model (SmolLM2-135M, first run only) …"):
         model_dir = ensure_test_model()
-    data_dir = prepare_sample_data()
     cfg.folder.mkdir(parents=True, exist_ok=True)
     server = ServerProcess.start(
         "cpu", model_dir, port=cfg.port, log_path=cfg.folder / "server.log"
@@ -124,7 +140,7 @@ def run_demo(cfg: DemoConfig, console: Console) -> int:
             url=server.url,
             folder=cfg.folder,
             profile=cfg.profile,
-            options=cfg.gate_options(data_dir, model_dir),
+            options=options,
             name=cfg.name,
             note=cfg.note,
             experiment=cfg.experiment,

@@ -66,9 +66,14 @@ def is_complete(folder: Path) -> bool:
         return False
 
 
+def test_model_folder(cache_dir: Path | None = None) -> Path:
+    """Where :func:`ensure_test_model` keeps the model (built or not)."""
+    return (cache_dir or default_cache_dir()) / "models" / MODEL_FOLDER
+
+
 def ensure_test_model(cache_dir: Path | None = None) -> Path:
     """Return the HF folder of SmolLM2-135M-Instruct, building it if it is not cached."""
-    folder = (cache_dir or default_cache_dir()) / "models" / MODEL_FOLDER
+    folder = test_model_folder(cache_dir)
     if is_complete(folder):
         return folder
     gguf = find_gguf()

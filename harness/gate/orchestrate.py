@@ -158,6 +158,21 @@ def _and(names: list[str]) -> str:
     return " and ".join(filter(None, [", ".join(names[:-1]), *names[-1:]]))
 
 
+# The URL of a plan built before its server is started (check_plan sends no request).
+UNSTARTED = "http://127.0.0.1:1"
+
+
+def check_plan(plan: GatePlan) -> None:
+    """Build every step's config from the plan (a bad ``--buckets`` is a ConfigError here)
+    and check its prerequisites (quality: its data). Sends no request, so a launcher (demo,
+    tune) calls it before it starts a server. Raises the step's HarnessError."""
+    target = Target(folder=plan.folder, url=plan.url)
+    for kind in plan.steps():
+        cfg = kind.from_profile(plan.profile, target, plan.overrides(kind))
+        if kind.preflight is not None:
+            kind.preflight(cfg)
+
+
 def run_steps(plan: GatePlan, hooks: GateHooks) -> int:
     """Run each step; stop early on Ctrl-C or an unreachable server. Returns the worst stop code.
 
@@ -167,13 +182,11 @@ def run_steps(plan: GatePlan, hooks: GateHooks) -> int:
     what is in the folder."""
     steps = plan.steps()
     target = Target(folder=plan.folder, url=plan.url)
-    for kind in steps:  # every step's prerequisites (its data, …) before the first measures
-        if kind.preflight is not None:
-            try:
-                kind.preflight(kind.from_profile(plan.profile, target, plan.overrides(kind)))
-            except HarnessError as err:
-                hooks.error(err)
-                return exit_code_for(err)
+    try:  # every step's settings and prerequisites (its data, …) before the first measures
+        check_plan(plan)
+    except HarnessError as err:
+        hooks.error(err)
+        return exit_code_for(err)
     for i, kind in enumerate(steps):
         hooks.step(kind.name)
         try:

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import pytest
 
+from tests.fixtures.wrong_invocation import run_harness
 from tests.fixtures.wrong_world import QUICK, World, judge_row, target, usage, verdict
 from tests.fixtures.wrong_world import world as world  # the module's fixture
 
@@ -126,6 +127,9 @@ DEMO = [
     usage("demo", "--port", "abc", says="is not a whole number"),
     usage("demo", "--profile", "nosuch", says="no profile 'nosuch'"),
     usage("demo", "--latency-mode", "fast", says="invalid choice: 'fast'"),
+    # refused before the model is built and the reference server started (minutes)
+    usage("demo", "--buckets", "short,short", says="names short twice"),
+    usage("demo", "--buckets", "nosuch", "--out", "{W}/demo-out", says="unknown bucket 'nosuch'"),
 ]
 
 THROUGHPUT = [
@@ -180,3 +184,15 @@ def test_wrong_invocation(
     world: World, args: tuple[str, ...], rc: int, says: str | None, how: str
 ) -> None:
     judge_row(world, args, rc, says, how)
+
+
+def test_demo_refuses_bad_buckets_before_building_and_leaves_no_folder(world: World) -> None:
+    """Every step's settings are checked before the small model is built and the reference
+    server started (minutes): a bad ``--buckets`` is one line, exit 2, and no run folder."""
+    out = world.folder / "demo-refused"
+    answer = run_harness(
+        ["demo", "--buckets", "long,nosuch", "--out", str(out)], reports=world.folder / "reports"
+    )
+    assert answer.rc == 2
+    assert "unknown bucket 'nosuch'" in answer.stderr and "Traceback" not in answer.stderr
+    assert not out.exists()
