@@ -9,7 +9,10 @@
 The server runs as ``python -m reference_server`` in a new session, which execs
 vLLM in place: its process id is the process group id, and vLLM's engine
 processes are in that group too. ``stop()`` signals the group by that id
-(SIGTERM, then SIGKILL after a bounded wait), so nothing outlives it.
+(SIGTERM, then SIGKILL after a bounded wait), so nothing outlives it. If the process
+that started it dies without ``stop()`` (kill -9), vLLM gets SIGKILL from the kernel
+(``PR_SET_PDEATHSIG``) and a watcher process stops the rest of its group
+(harness/children.py: ``GroupWatch``).
 """
 
 from __future__ import annotations
@@ -30,6 +33,7 @@ from pathlib import Path
 from types import TracebackType
 from typing import IO
 
+from harness.children import GroupWatch, die_with_parent
 from harness.errors import UnreachableError
 from reference_server.recipes import get_recipe
 
@@ -61,6 +65,8 @@ class ServerProcess:
     started_at: float  # time.monotonic() at launch
     ready_after_s: float | None = None
     _log_file: IO[bytes] | None = field(default=None, repr=False)
+    # stops the whole group (vLLM's engine core too) if this process dies without stop()
+    _watch: GroupWatch | None = field(default=None, repr=False)
 
     @property
     def pid(self) -> int:
@@ -117,10 +123,14 @@ class ServerProcess:
                 stdout=log_file,
                 stderr=subprocess.STDOUT,
                 start_new_session=True,  # its own process group, killed as one
+                # SIGKILLed by the kernel when this process dies, even by kill -9 (Linux;
+                # kept across the execve into vLLM): a killed harness leaves no server
+                preexec_fn=die_with_parent,
             )
         except OSError:
             log_file.close()
             raise
+        watch = GroupWatch.start(proc.pid)
         url_host = f"[{host}]" if ":" in host else host
         return cls(
             process=proc,
@@ -130,6 +140,7 @@ class ServerProcess:
             log_path=log,
             started_at=time.monotonic(),
             _log_file=log_file,
+            _watch=watch,
         )
 
     def wait_ready(self, timeout_s: float = 180.0, poll_s: float = 0.5) -> float:
@@ -182,6 +193,9 @@ class ServerProcess:
             if self._log_file is not None:
                 self._log_file.close()
                 self._log_file = None
+            if self._watch is not None:
+                self._watch.release()
+                self._watch = None
         return self.process.returncode
 
     def _signal_group(self, sig: signal.Signals) -> None:

@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO
 
-from harness.children import die_with_parent
+from harness.children import GroupWatch, die_with_parent
 from harness.errors import HarnessError
 
 RECORD = "candidate.json"
@@ -87,6 +87,8 @@ class Candidate:
     log: Path
     grace_s: float
     _log_file: IO[bytes]
+    # stops the whole group (an engine's own processes too) if harness dies without stop()
+    _watch: GroupWatch | None = None
 
     @property
     def pgid(self) -> int:
@@ -110,6 +112,9 @@ class Candidate:
             self.proc.kill()
             self.proc.wait()
         self._log_file.close()
+        if self._watch is not None:
+            self._watch.release()
+            self._watch = None
 
 
 def start(
@@ -138,7 +143,7 @@ def start(
         ) from None
     record = {"pid": proc.pid, "pgid": proc.pid, "argv": argv, "url": url}
     (folder / RECORD).write_text(json.dumps(record, indent=2), encoding="utf-8")
-    return Candidate(proc, url, log, grace_s, out)
+    return Candidate(proc, url, log, grace_s, out, GroupWatch.start(proc.pid, grace_s))
 
 
 def wait_ready(cand: Candidate, path: str, timeout_s: float) -> float:
