@@ -91,7 +91,7 @@ def runner_argv(argv: Sequence[str]) -> list[str]:
     out: list[str] = []
     after_path_flag = False
     for i, arg in enumerate(argv):
-        if after_path_flag or (i < 2 and PurePath(arg).is_absolute()):
+        if after_path_flag or i < 2:  # the interpreter and the runner script
             out.append(PurePath(arg).name)
         else:
             out.append(arg)

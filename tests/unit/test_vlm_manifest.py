@@ -150,6 +150,7 @@ def test_the_runner_command_line_names_no_machine_path() -> None:
         "--answer-tokens",
         "8",
     ]
+    assert runner_argv(["venv/bin/python", *argv[1:]])[0] == "python"
     assert runner_argv(argv) == [
         "python3",
         "runner_script.py",
