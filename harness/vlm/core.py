@@ -3,7 +3,8 @@
 ``measure_vlm`` owns ``harness vlm run``: it starts the runner script in the
 participant's Python (harness/vlm/run.py), turns its records into the report
 (official means, harness's own figures, scores, typed flags), and saves
-``vlm.json`` and the official ``result.json``. On Ctrl-C (KeyboardInterrupt) or
+``vlm.json``, the official ``result.json`` and ``manifest.json`` (what ran,
+harness/vlm/manifest.py). On Ctrl-C (KeyboardInterrupt) or
 an error mid-run, whatever the runner recorded is saved as a partial report
 (``complete: false``) before the exception goes on. ``measure_vlm_http`` is the
 same over HTTP (``vlm latency``), ``import_vlm`` the same from records written
