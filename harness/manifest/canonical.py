@@ -104,8 +104,11 @@ def _number(x: float) -> Scalar:
 
 
 def is_secret(name: str) -> bool:
-    upper = name.upper()
-    return any(word in upper for word in SECRET_WORDS)
+    """A name whose words (split at ``-``, ``_`` and the like) include one ending in a secret
+    word: ``HF_TOKEN``, ``--api-key``, ``APIKEY``; not ``--max-num-batched-tokens`` nor
+    ``TOKENIZERS_PARALLELISM`` (counts and settings, not secrets)."""
+    words = re.split(r"[^A-Z0-9]+", name.upper())
+    return any(word.endswith(SECRET_WORDS) for word in words if word)
 
 
 def redact_env(env: Mapping[str, str]) -> dict[str, str]:

@@ -25,6 +25,7 @@ from harness.profiles import Profile, VlmSpec
 from harness.target import Target
 
 API_KEY_ENV = "HARNESS_API_KEY"  # vlm latency's bearer token, as harness submit's
+NO_MODEL_PATH = Path(".")  # vlm import without --model-path
 
 # the contest settings an override may lower (each one makes the run non-official)
 OVERRIDABLE: tuple[str, ...] = (
@@ -225,7 +226,7 @@ def import_from_profile(profile: Profile, o: VlmOverrides) -> VlmRunConfig:
     spec = profile.require_vlm()
     return VlmRunConfig(
         wrapper_dir=Path("."),
-        model_path=o.model_path or Path("."),
+        model_path=o.model_path or NO_MODEL_PATH,
         dataset_path=Path("."),
         spec=spec,
         python="(imported)",

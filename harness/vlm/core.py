@@ -3,7 +3,8 @@
 ``measure_vlm`` owns ``harness vlm run``: it starts the runner script in the
 participant's Python (harness/vlm/run.py), turns its records into the report
 (official means, harness's own figures, scores, typed flags), and saves
-``vlm.json`` and the official ``result.json``. On Ctrl-C (KeyboardInterrupt) or
+``vlm.json``, the official ``result.json`` and ``manifest.json`` (what ran,
+harness/vlm/manifest.py). On Ctrl-C (KeyboardInterrupt) or
 an error mid-run, whatever the runner recorded is saved as a partial report
 (``complete: false``) before the exception goes on. ``measure_vlm_http`` is the
 same over HTTP (``vlm latency``), ``import_vlm`` the same from records written
@@ -27,13 +28,15 @@ from harness.errors import (
     ConfigError,
     TargetError,
 )
+from harness.manifest.record import record_manifest
 from harness.provenance import Provenance, with_facts
 from harness.report_base import load_report
 from harness.run_folder import write_json
 from harness.vlm import flags as flag_rules
 from harness.vlm.analysis import analyze, official_result
-from harness.vlm.config import OVERRIDABLE, VlmHttpConfig, VlmRunConfig
+from harness.vlm.config import NO_MODEL_PATH, OVERRIDABLE, VlmHttpConfig, VlmRunConfig
 from harness.vlm.hooks import NO_HOOKS, VlmHooks
+from harness.vlm.manifest import record_import_manifest, record_run_manifest
 from harness.vlm.over_http import measure_http
 from harness.vlm.report import VlmReport, VlmSample
 from harness.vlm.run import LOG, RECORDS, Record, RunnerOutcome, log_tail, read_records, run_runner
@@ -154,9 +157,11 @@ def measure_vlm(
     except BaseException as err:
         if outcome.lines:
             hooks.partial(save(finish(f"interrupted ({type(err).__name__})"), folder))
+            record_run_manifest(cfg, outcome.lines, folder)
         raise
     rep = finish()
     save(rep, folder)
+    record_run_manifest(cfg, outcome.lines, folder)  # what ran, once the runner has stopped
     if not outcome.started:
         raise TargetError(
             f"the runner failed before measuring (exit {outcome.exit_code}): "
@@ -194,6 +199,9 @@ def import_vlm(
     if records.resolve() != (folder / RECORDS).resolve():
         (folder / RECORDS).write_text(records.read_text(encoding="utf-8"), encoding="utf-8")
     save(rep, folder)
+    # the model folder's weights only when --model-path named one (import's default is ".")
+    model_dir = cfg.model_path if cfg.model_path != NO_MODEL_PATH else None
+    record_import_manifest(start, model_dir, folder)
     return rep
 
 
@@ -230,9 +238,13 @@ async def measure_vlm_http(
         )
         return analyze(rep, cfg.spec)
 
+    async def manifest_before() -> None:
+        # what the server tells about itself, before the first request (docs/manifest.md)
+        await record_manifest(folder, cfg.url, taken="before")
+
     hooks.measuring(cfg.num_samples or 0)
     try:
-        await measure_http(cfg, on_sample)
+        await measure_http(cfg, on_sample, before=manifest_before)
     except BaseException:
         if samples:
             hooks.partial(save(finish(False), folder))

@@ -21,7 +21,7 @@ import base64
 import hashlib
 import json
 import time
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -158,9 +158,15 @@ async def _call(
 
 
 async def measure_http(
-    cfg: VlmHttpConfig, on_sample: Callable[[VlmSample], None] | None = None
+    cfg: VlmHttpConfig,
+    on_sample: Callable[[VlmSample], None] | None = None,
+    before: Callable[[], Awaitable[object]] | None = None,
 ) -> list[VlmSample]:
+    """Every sample's three calls, one at a time. ``before`` runs once the samples are read
+    and before the first request (the manifest's take: never between timed requests)."""
     samples = load_samples(cfg.dataset_path, cfg.num_samples, cfg.spec.max_samples)
+    if before is not None:
+        await before()
     url = cfg.url.rstrip("/") + cfg.spec.http_endpoint
     headers = {"Content-Type": "application/json"}
     if cfg.api_key:

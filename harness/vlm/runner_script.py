@@ -28,6 +28,7 @@ present (the one deliberate difference, so the procedure runs on CPU tests).
 from __future__ import annotations
 
 import argparse
+import hashlib
 import importlib
 import importlib.util
 import json
@@ -148,6 +149,21 @@ def _eos_ids(wrapper: Any) -> set[int]:
         elif isinstance(eos, list | tuple):
             ids.update(int(e) for e in eos)
     return ids
+
+
+def _attn_implementation(model: Any) -> str | None:
+    """The attention implementation transformers resolved for the model (e.g. ``sdpa``)."""
+    impl = getattr(getattr(model, "config", None), "_attn_implementation", None)
+    return impl if isinstance(impl, str) else None
+
+
+def _file_sha256(path: str) -> str | None:
+    """The first 16 hex digits of a file's SHA-256 (the wrapper: what ran), None if unreadable."""
+    try:
+        with open(path, "rb") as fh:
+            return hashlib.sha256(fh.read()).hexdigest()[:16]
+    except OSError:
+        return None
 
 
 def _grid(inputs: Any, processor: Any) -> tuple[list[int] | None, int | None]:
@@ -337,6 +353,8 @@ def main(argv: list[str] | None = None) -> int:
             "model_dtype": str(getattr(wrapper.model, "dtype", "")),
             "transformers_version": importlib.import_module("transformers").__version__,
             "processor_class": type(wrapper.processor).__name__,
+            "attn_implementation": _attn_implementation(wrapper.model),
+            "wrapper_sha256": _file_sha256(os.path.join(args.wrapper_dir, "evaluation_wrapper.py")),
             "runner_args": {k: v for k, v in vars(args).items() if k != "records"},
             "processor_pixels": {
                 "size": dict(getattr(ip, "size", None) or {}),

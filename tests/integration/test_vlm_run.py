@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from harness.cli import main as harness_main
+from harness.manifest.model import load_manifest
 from harness.vlm.report import VlmReport
 from tests.fixtures.signals import interruptible
 from tests.fixtures.tiny_vlm import WRAPPER_DIR, tiny_vlm, write_textvqa
@@ -188,6 +189,8 @@ def test_ctrl_c_keeps_what_was_measured(model: Path, dataset: Path, tmp_path: Pa
     assert rep.complete is False
     assert 1 <= len(rep.samples) < N
     assert json.loads((out / "result.json").read_text())["answers"]
+    manifest = load_manifest(out)  # what ran is known for the partial run too
+    assert manifest is not None and manifest.settings["model.path"] == model.name
 
 
 def test_tiny_model_is_real_shaped(model: Path) -> None:
