@@ -19,7 +19,6 @@ import heapq
 import io
 import json
 import posixpath
-import struct
 import tarfile
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -27,9 +26,10 @@ from pathlib import Path
 from typing import IO, Any, cast
 
 from harness.image import fs
+from harness.image.headers import read_safetensors_header
+from harness.image.headers import safetensors_parameters as safetensors_parameters  # re-exported
 from harness.image.model_id import model_identity
 from harness.image.stream import GZIP_MAGIC, ArchiveError, ArchiveStream
-from harness.manifest.weights import HEADER_MAX, header_sha256, read_header
 
 _JSON_MAX = 8 * 1024 * 1024  # configs and manifests are small; layers are not
 WEIGHT_SUFFIXES = (".safetensors", ".bin", ".pt", ".pth", ".gguf")
@@ -100,55 +100,6 @@ def _norm(path: str) -> str:
     return posixpath.normpath("/" + path.lstrip("./")).lstrip("/")
 
 
-def safetensors_parameters(header: bytes) -> int:
-    """Parameter count from a safetensors JSON header (sum of prod(shape), metadata skipped)."""
-    meta = json.loads(header)
-    total = 0
-    for name, spec in meta.items():
-        if name == "__metadata__":
-            continue
-        count = 1
-        for dim in spec["shape"]:
-            count *= int(dim)
-        total += count
-    return total
-
-
-class _Head(io.RawIOBase):
-    """A stream that keeps its first 8 bytes as they are read: why a header was unreadable."""
-
-    def __init__(self, stream: IO[bytes]) -> None:
-        self._stream = stream
-        self.first = b""
-
-    def read(self, n: int = -1) -> bytes:
-        data = self._stream.read(n)
-        if len(self.first) < 8:
-            self.first += data[: 8 - len(self.first)]
-        return data
-
-
-def _why_unreadable(first: bytes) -> str:
-    if len(first) < 8:
-        return "shorter than a safetensors header"
-    (length,) = struct.unpack("<Q", first)
-    if length > HEADER_MAX:
-        return f"header length {length} is implausible"
-    return "truncated safetensors header"
-
-
-def _read_safetensors_header(stream: IO[bytes]) -> tuple[int | None, str | None, str | None]:
-    """(parameters, why unreadable, the header's SHA-256) of one safetensors stream."""
-    head = _Head(stream)
-    header = read_header(cast(IO[bytes], head))
-    if header is None:
-        return None, _why_unreadable(head.first), None
-    try:
-        return safetensors_parameters(header), None, header_sha256(header)
-    except (ValueError, KeyError, TypeError) as err:
-        return None, f"unreadable safetensors header: {err}", None
-
-
 def _tree_kind(member: tarfile.TarInfo, head: bytes, tree: dict[str, str]) -> str:
     """The entry's kind in the image tree (fs.py); ``head``: an executable file's first bytes."""
     if member.isdir():
@@ -203,7 +154,7 @@ def summarise_layer(stream: IO[bytes], model_dir: str) -> LayerSummary:
                 if path.endswith(".safetensors"):
                     fobj = data or layer.extractfile(member)
                     if fobj is not None:
-                        read = _read_safetensors_header(fobj)
+                        read = read_safetensors_header(fobj)
                         entry.parameters, entry.header_error, entry.header_sha256 = read
                 summary.files[path] = entry
             elif member.issym() or member.islnk():

@@ -7,7 +7,8 @@ import json
 import struct
 from pathlib import Path
 
-from harness.image.archive import _read_safetensors_header, inspect_archive, summarise_layer
+from harness.image.archive import inspect_archive, summarise_layer
+from harness.image.headers import read_safetensors_header
 from harness.image.model_id import model_identity, relative
 from harness.image.package_manifest import package_manifest, package_settings
 from harness.image.report import NOT_RECORDED, PackageReport
@@ -36,26 +37,26 @@ def _image(tmp_path: Path, name: str, layers: list[dict[str, bytes]]) -> Path:
 def test_header_reader_keeps_its_error_texts_and_gives_the_digest() -> None:
     st = safetensors_bytes({"w": [3, 4]})
     (length,) = struct.unpack("<Q", st[:8])
-    params, error, sha = _read_safetensors_header(io.BytesIO(st))
+    params, error, sha = read_safetensors_header(io.BytesIO(st))
     assert (params, error) == (12, None) and sha == header_sha256(st[8 : 8 + length])
-    assert _read_safetensors_header(io.BytesIO(b"abc")) == (
+    assert read_safetensors_header(io.BytesIO(b"abc")) == (
         None,
         "shorter than a safetensors header",
         None,
     )
     huge = struct.pack("<Q", 200 * 1024 * 1024)
-    assert _read_safetensors_header(io.BytesIO(huge)) == (
+    assert read_safetensors_header(io.BytesIO(huge)) == (
         None,
         f"header length {200 * 1024 * 1024} is implausible",
         None,
     )
-    assert _read_safetensors_header(io.BytesIO(st[:20])) == (
+    assert read_safetensors_header(io.BytesIO(st[:20])) == (
         None,
         "truncated safetensors header",
         None,
     )
     bad = struct.pack("<Q", 4) + b"[1]x"
-    params, error, sha = _read_safetensors_header(io.BytesIO(bad))
+    params, error, sha = read_safetensors_header(io.BytesIO(bad))
     assert params is None and sha is None and error is not None
     assert error.startswith("unreadable safetensors header:")
 
