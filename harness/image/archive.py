@@ -19,7 +19,6 @@ import heapq
 import io
 import json
 import posixpath
-import struct
 import tarfile
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -27,10 +26,12 @@ from pathlib import Path
 from typing import IO, Any, cast
 
 from harness.image import fs
+from harness.image.headers import read_safetensors_header
+from harness.image.headers import safetensors_parameters as safetensors_parameters  # re-exported
+from harness.image.model_id import model_identity
 from harness.image.stream import GZIP_MAGIC, ArchiveError, ArchiveStream
 
 _JSON_MAX = 8 * 1024 * 1024  # configs and manifests are small; layers are not
-_SAFETENSORS_HEADER_MAX = 100 * 1024 * 1024
 WEIGHT_SUFFIXES = (".safetensors", ".bin", ".pt", ".pth", ".gguf")
 
 
@@ -39,6 +40,7 @@ class FileEntry:
     size: int
     parameters: int | None = None  # from a safetensors header
     header_error: str | None = None
+    header_sha256: str | None = None  # of the safetensors header's bytes (the weights id's part)
 
 
 _DIR_DEPTH = 5  # sizes are summed per directory this deep (usr/local/lib/python3.11/site-packages)
@@ -88,40 +90,14 @@ class ImageContents:
     # sha256 of the config's bytes: the image id Docker and Podman show (harness submit
     # ties the archive to the gate verdicts recorded for that id)
     config_digest: str | None = None
+    # the model files' identity (harness/manifest/weights.py) over the surviving safetensors
+    # files; None with why in ``weights_note`` (none there, or a header unreadable)
+    weights_id: str | None = None
+    weights_note: str = ""
 
 
 def _norm(path: str) -> str:
     return posixpath.normpath("/" + path.lstrip("./")).lstrip("/")
-
-
-def safetensors_parameters(header: bytes) -> int:
-    """Parameter count from a safetensors JSON header (sum of prod(shape), metadata skipped)."""
-    meta = json.loads(header)
-    total = 0
-    for name, spec in meta.items():
-        if name == "__metadata__":
-            continue
-        count = 1
-        for dim in spec["shape"]:
-            count *= int(dim)
-        total += count
-    return total
-
-
-def _read_safetensors_header(stream: IO[bytes]) -> tuple[int | None, str | None]:
-    raw = stream.read(8)
-    if len(raw) < 8:
-        return None, "shorter than a safetensors header"
-    (length,) = struct.unpack("<Q", raw)
-    if length > _SAFETENSORS_HEADER_MAX:
-        return None, f"header length {length} is implausible"
-    header = stream.read(length)
-    if len(header) < length:
-        return None, "truncated safetensors header"
-    try:
-        return safetensors_parameters(header), None
-    except (ValueError, KeyError, TypeError) as err:
-        return None, f"unreadable safetensors header: {err}"
 
 
 def _tree_kind(member: tarfile.TarInfo, head: bytes, tree: dict[str, str]) -> str:
@@ -178,7 +154,8 @@ def summarise_layer(stream: IO[bytes], model_dir: str) -> LayerSummary:
                 if path.endswith(".safetensors"):
                     fobj = data or layer.extractfile(member)
                     if fobj is not None:
-                        entry.parameters, entry.header_error = _read_safetensors_header(fobj)
+                        read = read_safetensors_header(fobj)
+                        entry.parameters, entry.header_error, entry.header_sha256 = read
                 summary.files[path] = entry
             elif member.issym() or member.islnk():
                 summary.files[path] = FileEntry(size=0, header_error="link")
@@ -359,15 +336,21 @@ def inspect_stream(
         )
     # A layer present but not a tar we read (zstd, say) counts as empty, as before.
     summaries = [out.layers.get(_resolve(_norm(n), out.links), LayerSummary()) for n in layer_names]
+    model_files = merge_layers(summaries)
+    identity = model_identity(
+        {p: (e.header_sha256, e.header_error) for p, e in model_files.items()}, model_dir
+    )
     return ImageContents(
         tags=tags,
         config=config,
         layer_count=len(layer_names),
-        model_files=merge_layers(summaries),
+        model_files=model_files,
         layout=layout,
         layers=summaries,
         tree=fs.merge_tree((x.tree, x.deleted, x.opaque_all) for x in summaries),
         config_digest=f"sha256:{out.json_sha256[config_key]}",
+        weights_id=identity.weights_id,
+        weights_note=identity.note,
     )
 
 

@@ -7,18 +7,29 @@ The only image module the package step needs that imports the Docker SDK (with
 from __future__ import annotations
 
 import hashlib
+from dataclasses import dataclass
 
 import docker
 
 from harness.image.archive import inspect_archive
 from harness.image.config import PackageConfig
+from harness.image.package_manifest import package_manifest
 from harness.image.preflight import platform_rule, size_breakdown
 from harness.image.report import PackageReport
 from harness.image.rules import ImageFacts, facts_from_config, failed, judge
 from harness.image.save import Progress, SaveResult, save_image
+from harness.manifest.model import Manifest
 
 
-def build_report(cfg: PackageConfig, saved: SaveResult | None) -> PackageReport:
+@dataclass(frozen=True)
+class Packaged:
+    """The verdict (``package.json``) and what the image is (``manifest.json``)."""
+
+    report: PackageReport
+    manifest: Manifest
+
+
+def build_report(cfg: PackageConfig, saved: SaveResult | None) -> Packaged:
     """Inspect ``cfg.archive`` and judge it; ``saved`` carries the save figures when we made it."""
     sha = hashlib.sha256()  # of an archive we did not write: taken in the inspection's one read
     contents = inspect_archive(
@@ -35,7 +46,7 @@ def build_report(cfg: PackageConfig, saved: SaveResult | None) -> PackageReport:
     )
     # the platform first: an arm64 image fails on the grader whatever else is right
     rules = [platform_rule(contents.config), *judge(facts, cfg.spec)]
-    return PackageReport(
+    report = PackageReport(
         image=cfg.image,
         image_id=saved.image_id if saved else None,
         archive=cfg.archive.name,
@@ -55,6 +66,8 @@ def build_report(cfg: PackageConfig, saved: SaveResult | None) -> PackageReport:
         env_names=[e.split("=", 1)[0] for e in facts.env],
         model_files=facts.model_files,
         parameters=facts.parameters,
+        weights_id=contents.weights_id,
+        weights_note=contents.weights_note,
         rules=rules,
         passed=not failed(rules),
         platform="/".join(
@@ -63,11 +76,12 @@ def build_report(cfg: PackageConfig, saved: SaveResult | None) -> PackageReport:
         or None,
         sizes=size_breakdown(contents, cfg.spec.model_dir),
     )
+    return Packaged(report, package_manifest(report, contents.config, contents.config_digest))
 
 
 def package(
     cfg: PackageConfig, client: docker.DockerClient | None, progress: Progress | None = None
-) -> PackageReport:
+) -> Packaged:
     saved = None
     if cfg.image is not None:
         assert client is not None

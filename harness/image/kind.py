@@ -21,18 +21,21 @@ from harness.verdict import Judgement
 
 
 def run(cfg: PackageConfig, env: RunEnv[PackageHooks]) -> PackageReport:
-    """Save (when ``cfg.image``), inspect and judge; ``package.json`` saved in the folder."""
+    """Save (when ``cfg.image``), inspect and judge; ``package.json`` and ``manifest.json``
+    (what the image is: docs/manifest.md) saved in the folder."""
     from harness.image.core import package
     from harness.image.engine import connect
 
     client = connect(cfg.docker_host) if cfg.image else None
     try:
-        report = package(cfg, client, env.hooks.bytes)
+        packaged = package(cfg, client, env.hooks.bytes)
     finally:
         if client is not None:
             client.close()
+    report = packaged.report
     report.provenance = env.provenance
     report.save(env.folder)
+    packaged.manifest.save(env.folder)
     return report
 
 

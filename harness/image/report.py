@@ -7,15 +7,26 @@ the report reader read this file without importing docker.
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any, ClassVar
 
 from harness.image.preflight import SizeBreakdown
 from harness.image.rules import RuleResult, failed
-from harness.report_base import Report, load_report
+from harness.report_base import Migration, Report, load_report
 
 STARTS = "starts"  # the rule gate --image adds when the engine cannot start the image
+NOT_RECORDED = "not recorded (package.json schema 1)"
+
+
+def _v1_to_v2(data: dict[str, Any]) -> dict[str, Any]:
+    """Schema 2 added ``weights_id`` and ``weights_note``: unknown in a schema-1 report."""
+    data.setdefault("weights_id", None)
+    data.setdefault("weights_note", NOT_RECORDED)
+    return data
 
 
 class PackageReport(Report):
+    SCHEMA_VERSION: ClassVar[int] = 2
+    MIGRATIONS: ClassVar[dict[int, Migration]] = {1: _v1_to_v2}
     FILENAME = "package.json"
     kind: str = "package"
     image: str | None = None
@@ -37,6 +48,10 @@ class PackageReport(Report):
     env_names: list[str]  # names only: env values can hold tokens
     model_files: dict[str, int]
     parameters: int | None
+    # the model files' identity (harness/manifest/weights.py): 16 hex digits over each
+    # safetensors file's path under the model folder and its header's SHA-256; None with why
+    weights_id: str | None = None
+    weights_note: str = ""
     rules: list[RuleResult]
     passed: bool
     platform: str | None = None  # os/architecture from the image config

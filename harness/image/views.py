@@ -58,6 +58,23 @@ def size_lines(rep: PackageReport, *, top: int = 5) -> list[Text]:
     return [text(*lines), text(*sizes.hints, tone="warn", prefix="  hint: ")]
 
 
+def parameters_text(n: int | None) -> str:
+    if n is None:
+        return "parameters unknown"
+    return f"{n / 1e9:.2f} B parameters" if n >= 100_000_000 else f"{n:,} parameters"
+
+
+def model_line(rep: PackageReport) -> Text:
+    """``model files: 3 safetensors, 4.02 B parameters, weights id 3f0c9e1b6a2d4c77``."""
+    count = sum(1 for p in rep.model_files if p.endswith(".safetensors"))
+    ident = (
+        f"weights id {rep.weights_id}"
+        if rep.weights_id
+        else f"no weights id: {rep.weights_note or 'unknown'}"
+    )
+    return text(f"model files: {count} safetensors, {parameters_text(rep.parameters)}, {ident}")
+
+
 def verdict(rep: PackageReport) -> Text:
     if rep.passed:
         return text("PASS: ready to submit", tone="good")
@@ -72,6 +89,7 @@ def sections(rep: PackageReport) -> list[Section]:
             rules_table(rep),
             archive_facts(rep),
             *size_lines(rep),
+            model_line(rep),
             verdict(rep),
         )
     ]

@@ -13,26 +13,38 @@ import aiohttp
 
 from harness.errors import ConfigError
 from harness.manifest.canonical import config_id
-from harness.manifest.model import Launched, Manifest, Taken, load_manifest
+from harness.manifest.model import Launched, Manifest, Scalar, Taken, load_manifest
 from harness.manifest.take import take_manifest
 
 LAUNCH_SECTIONS = ("launch.", "image.")
+# what ``harness package`` read of the image's model files (gate --image packages first)
+MODEL_SECTIONS = ("model.",)
+_KEPT = ((LAUNCH_SECTIONS, ("launch",)), (MODEL_SECTIONS, ("model", "archive")))
 
 
 def keep_launch(new: Manifest, old: Manifest | None) -> Manifest:
-    """``new`` with the launch and image settings of ``old`` where ``new`` has none (pure)."""
-    if old is None or any(k.startswith(LAUNCH_SECTIONS) for k in new.settings):
+    """``new`` with the launch and image settings of ``old`` where ``new`` has none, and
+    likewise the model settings (pure)."""
+    if old is None:
         return new
-    kept = {k: v for k, v in old.settings.items() if k.startswith(LAUNCH_SECTIONS)}
+    kept: dict[str, Scalar] = {}
+    sources: dict[str, str] = {}
+    for sections, source_keys in _KEPT:
+        if any(k.startswith(sections) for k in new.settings):
+            continue
+        found = {k: v for k, v in old.settings.items() if k.startswith(sections)}
+        if found:
+            kept.update(found)
+            sources.update({s: old.sources[s] for s in source_keys if s in old.sources})
     if not kept:
         return new
     settings = {**new.settings, **kept}
-    sources = {
-        **new.sources,
-        **({"launch": old.sources["launch"]} if "launch" in old.sources else {}),
-    }
     return new.model_copy(
-        update={"settings": settings, "sources": sources, "config_id": config_id(settings)}
+        update={
+            "settings": settings,
+            "sources": {**new.sources, **sources},
+            "config_id": config_id(settings),
+        }
     )
 
 

@@ -81,6 +81,10 @@ def test_gate_image_fails_on_missing_endpoints(podman: PodmanService, tmp_path: 
     image_id = manifest["settings"]["image.id"].removeprefix("sha256:")
     assert image_id == package["image_id"].removeprefix("sha256:")
     assert manifest["settings"]["launch.argv"] == "/bin/busybox httpd -f -p 8080 -h /www"
+    # the model files' identity from the package step, kept through the launch and the check
+    assert package["weights_id"] is not None
+    assert manifest["settings"]["model.weights_id"] == package["weights_id"]
+    assert manifest["sources"]["archive"] == "image.tar.gz"
     # the container is gone afterwards
     assert podman.client.containers.list(all=True, filters={"label": "harness=gate"}) == []
 

@@ -15,7 +15,16 @@ from harness.cli import main
 from harness.image.archive import inspect_archive
 from harness.image.core import PackageReport
 from harness.image.engine import connect
-from tests.fixtures.podman import PROGRAM_STUB, PodmanService, build_image, model_files
+from harness.manifest.canonical import config_id
+from harness.manifest.model import load_manifest
+from harness.manifest.weights import folder_headers, weights_id
+from tests.fixtures.podman import (
+    PROGRAM_STUB,
+    PodmanService,
+    build_image,
+    model_files,
+    safetensors_bytes,
+)
 
 pytestmark = [pytest.mark.podman, pytest.mark.timeout(300)]
 
@@ -141,6 +150,62 @@ def test_inspect_existing_archive_and_engine_errors(podman: PodmanService, tmp_p
         == 3
     )
     assert connect(podman.socket_url).ping()
+
+
+def test_the_weights_id_names_the_model_files(
+    podman: PodmanService, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Issue 28: two images with the same model files share a weights id (another tag, another
+    env, a shard added then deleted by a whiteout), one with another header gets another;
+    package.json and the folder's manifest.json carry it, and the console says it."""
+    shard = safetensors_bytes({"extra.weight": [16, 8]})
+    same = {
+        **model_files([1000, 64]),
+        "/opt/ml/model/sub/extra.safetensors": shard,
+        "/opt/ml/model/gone.safetensors": shard,
+    }
+    build_image(podman, "harness-test/w-a:1", dict(list(same.items())[:-1]))
+    build_image(
+        podman,
+        "harness-test/w-b:1",
+        {**same, "/opt/ml/model/.wh.gone.safetensors": b""},
+        env=["HF_HUB_OFFLINE=1", "TRANSFORMERS_OFFLINE=1", "HF_DATASETS_OFFLINE=1", "X=2"],
+    )
+    other = {**model_files([1000, 65]), "/opt/ml/model/sub/extra.safetensors": shard}
+    build_image(podman, "harness-test/w-c:1", other)
+    reports = []
+    for tag in ("w-a", "w-b", "w-c"):
+        code, report = _package(podman, tmp_path / tag, f"harness-test/{tag}:1")
+        assert code == 0, report.failures()
+        reports.append(report)
+    a, b, c = reports
+    assert a.weights_id is not None and len(a.weights_id) == 16 and a.weights_note == ""
+    assert a.sha256 != b.sha256 and a.weights_id == b.weights_id
+    assert c.weights_id is not None and c.weights_id != a.weights_id
+    # the same files on disk give the same id (harness/manifest/weights.py)
+    disk = tmp_path / "disk"
+    (disk / "sub").mkdir(parents=True)
+    (disk / "model.safetensors").write_bytes(same["/opt/ml/model/model.safetensors"])
+    (disk / "sub" / "extra.safetensors").write_bytes(shard)
+    assert weights_id(folder_headers(disk)) == a.weights_id
+    # manifest.json beside package.json: what the image is
+    manifest = load_manifest(tmp_path / "w-b" / "run")
+    assert manifest is not None and manifest.taken == "after"
+    assert manifest.settings["model.weights_id"] == a.weights_id
+    assert manifest.settings["model.files"] == 2
+    assert manifest.settings["model.parameters"] == b.parameters
+    assert manifest.settings["image.entrypoint"] == '["/bin/serve"]'
+    assert manifest.settings["image.env.X"] == "2"
+    assert str(manifest.settings["image.id"]).startswith("sha256:")
+    assert manifest.sources["archive"] == "image.tar.gz"
+    assert manifest.config_id == config_id(manifest.settings)
+    # the console line (inspecting the archive again, not quiet)
+    capsys.readouterr()
+    archive = tmp_path / "w-a" / "run" / "image.tar.gz"
+    assert main(["package", "--archive", str(archive), "--out", str(tmp_path / "again")]) == 0
+    out = " ".join(capsys.readouterr().out.split())
+    assert f"model files: 2 safetensors, 64,640 parameters, weights id {a.weights_id}" in out
+    assert PackageReport.load(tmp_path / "again").weights_id == a.weights_id
 
 
 BUSYBOX = "/bin/busybox"  # Debian busybox-static: statically linked, runs FROM scratch

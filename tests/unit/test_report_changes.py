@@ -116,3 +116,24 @@ def test_the_waterfall_labels_each_frontier_step_with_its_diff(tmp_path: Path) -
     )
     settings = {e.id: read_settings(tmp_path / e.id) for e in es}
     assert step_changes([], settings) == [] and step_changes(es[:1], settings) == [[]]
+
+
+def test_a_package_folders_manifest_is_no_runs_previous_run(tmp_path: Path) -> None:
+    """``harness package`` writes manifest.json (what the image is) in a folded folder: it is
+    never the run before a server run of the same profile and name."""
+    from harness.image.package_manifest import package_manifest
+    from harness.provenance import Provenance
+    from tests.fixtures.report_kinds import write_package
+
+    first = _run(tmp_path, 1, "tune", 1.0, {"enable_prefix_caching": False})
+    package = tmp_path / "20260102-120000-tune"
+    rep = write_package(package)
+    rep.provenance = Provenance(profile="efficient-qwen", started_at="2026-01-02T12:00:00+00:00")
+    rep.save(package)
+    package_manifest(rep, {}, "sha256:" + "c" * 64).save(package)
+    third = _run(tmp_path, 3, "tune", 1.5, {"enable_prefix_caching": True})
+    es = [entry_for_folder(f) for f in (first, package, third)]
+    assert es[1].short_label() == "tune" and es[1].profile == es[2].profile
+    board = arrange(es, tmp_path)
+    assert board.folded == "1 package folder"
+    assert board.changes == {es[2].id: ["enable_prefix_caching false → true"]}
