@@ -20,7 +20,7 @@ from harness.report.changes import Settings, read_settings, step_changes, what_c
 from harness.report.eligibility import why_not
 from harness.report.entry import LedgerEntry
 from harness.report.experiment import GroupKey, group_entries, in_experiment
-from harness.report.fold import IMAGE_ONLY, fold_line, folded_kind, split, submit_folders
+from harness.report.fold import fold_line, folded_kind, split, submit_folders
 from harness.report.frontier import Frontier, WaterfallStep, frontier, waterfall
 from harness.report.hidden import is_hidden
 
@@ -93,7 +93,9 @@ def arrange(
     """Group the ledger's runs, rank each group, fold the folders that measure nothing."""
     rows, folded = split(entries)
     kinds = [folded_kind(e, root) for e in folded]
-    image_only = {e.id for e, kind in zip(folded, kinds, strict=True) if kind in IMAGE_ONLY}
+    # a folded folder measured nothing (a package's manifest says what an image is, not
+    # how a server ran): no run's "previous run" for what changed (docs/manifest.md)
+    unmeasured = {e.id for e in folded}
     known = {e.id for e in entries}
     kinds += ["submit" for name in submit_folders(root) if name not in known]
     hidden = {e.id for e in rows if is_hidden(root / e.id)}
@@ -114,7 +116,7 @@ def arrange(
         groups.append(GroupView(g.key, g.entries, fr, reasons, steps, diffs))
     return Board(
         groups=groups,
-        changes=what_changed([e for e in entries if e.id not in image_only], settings),
+        changes=what_changed([e for e in entries if e.id not in unmeasured], settings),
         folded=fold_line(kinds),
         hidden=len([e for e in rows if e.id in hidden]) if not show_hidden else 0,
     )

@@ -20,9 +20,6 @@ from harness.report.folder import is_run_folder
 
 SUBMIT_FILENAME = "submit.json"  # submit is not a measurement kind: no ledger entry
 SUBMIT = "submit"
-# folded folders whose manifest.json (if any) says what an image is, not how a server ran:
-# no run's "previous run" for what changed (docs/manifest.md)
-IMAGE_ONLY = ("package", SUBMIT)
 
 
 @cache
