@@ -220,6 +220,15 @@ def test_the_network_view_shows_the_table_only_over_a_network():
     rep.network = network_section(rep, _probes(100.0, 50.0))
     (net,) = [s for s in sections(rep) if s.key == "latency-network"]
     assert any(getattr(b, "key", "") == "latency-network" for b in net.blocks)
+    assert "localhost-equivalent score ESTIMATE" in _text(net)
     rep.network = network_section(_report([295.0, 295.1, 295.2]), _probes(0.4, 0.2))
     (net,) = [s for s in sections(rep) if s.key == "latency-network"]
     assert not any(getattr(b, "columns", None) for b in net.blocks)
+    # loopback: the measured score is the localhost one; no ESTIMATE beside it
+    assert "LOOPBACK" in _text(net) and "ESTIMATE" not in _text(net)
+
+
+def _text(sec: object) -> str:
+    return "\n".join(
+        line for b in getattr(sec, "blocks", []) for line in (getattr(b, "lines", None) or [])
+    )
