@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import math
 import re
+import string
 import tomllib
 from pathlib import Path
 from typing import Annotated, Any, Literal
@@ -197,10 +198,36 @@ class Space(Strict):
             if not allowed(self.params[name], value):
                 raise ValueError(f"baseline.{name}: {value!r} is not in its parameter's values")
         self._check_conditions()
+        self._check_templates()
         for i, slo in enumerate(self.slo):
             if slo.uses_baseline and not self.baseline:
                 raise ValueError(f'slo.{i}: a "baseline" bound needs a [baseline]')
         return self
+
+    def _check_templates(self) -> None:
+        """Every ``{NAME}`` of serve's templates is ``{port}`` or a parameter: a misspelt one
+        is refused when the file is read, before any data check or candidate."""
+        serve = self.serve
+        templates = {"serve.command": serve.command or "", "serve.args": serve.args}
+        templates |= {"serve.url": serve.url} if serve.image is None else {}
+        templates |= {f"serve.env.{k}": v for k, v in serve.env.items()}
+        known = ["port", *self.params]
+        for where, template in templates.items():
+            try:
+                parsed = [p for p in string.Formatter().parse(template) if p[1] is not None]
+            except ValueError as err:
+                raise ValueError(f"{where}: bad template ({err})") from None
+            for _, field, spec, conv in parsed:
+                if spec or conv:
+                    raise ValueError(
+                        f"{where}: {{{field}}} takes no format spec or conversion "
+                        f"(write {{{field}}}: the value is inserted as written)"
+                    )
+                if field not in known:
+                    allowed_ = ", ".join("{" + k + "}" for k in known)
+                    raise ValueError(
+                        f"{where}: unknown placeholder {{{field}}} (a template may use {allowed_})"
+                    )
 
     def _check_match(self, where: str, match: Match, owner: str | None = None) -> None:
         for key, raw in match.items():
@@ -292,7 +319,10 @@ def parse_space(text: str, source: str = "SPACE.toml") -> Space:
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as err:
-        raise ConfigError(f"{source}: not valid TOML ({err})") from None
+        raise ConfigError(
+            f"{source}: not valid TOML ({err})",
+            hint="fix the line it names; docs/tune.md has a SPACE.toml to start from",
+        ) from None
     try:
         return Space.model_validate(data)
     except ValidationError as err:

@@ -57,10 +57,25 @@ def test_a_bad_key_is_named(text: str, where: str) -> None:
     assert f"SPACE.toml: {where}" in err.value.message
 
 
-def test_unknown_placeholder_is_named() -> None:
-    space = parse_space(GOOD.replace("{prefix_caching}", "{prefix}"))
+@pytest.mark.parametrize(
+    ("old", "new", "says"),
+    [
+        ("{prefix_caching}", "{prefix}", r"serve.command: unknown placeholder \{prefix\} \("),
+        ("{prefix_caching}", "{prefix_caching!r}", r"serve.command: \{prefix_caching\} takes no"),
+        ("{prefix_caching}", "{prefix_caching", r"serve.command: bad template"),
+    ],
+)
+def test_a_bad_placeholder_is_refused_when_the_file_is_read(old: str, new: str, says: str) -> None:
+    """Before any data check or candidate (the template's fill would refuse it later)."""
+    with pytest.raises(ConfigError, match=says):
+        parse_space(GOOD.replace(old, new))
+
+
+def test_fill_still_names_an_unknown_placeholder() -> None:
+    space = parse_space(GOOD)
+    serve = space.serve.model_copy(update={"command": "vllm serve {prefix}"})
     with pytest.raises(ConfigError, match=r"serve.command: unknown placeholder \{prefix\}"):
-        launch_argv(space.serve, {"max_num_seqs": 4, "prefix_caching": ""}, 1)
+        launch_argv(serve, {"max_num_seqs": 4, "prefix_caching": ""}, 1)
 
 
 def test_ranges() -> None:
