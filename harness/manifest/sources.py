@@ -15,6 +15,7 @@
 from __future__ import annotations
 
 import shlex
+from collections.abc import Mapping
 from typing import Any
 
 from prometheus_client.parser import text_string_to_metric_families
@@ -78,6 +79,21 @@ def from_metrics_text(text: str) -> dict[str, Scalar]:
                 if label == ENGINE_INDEX and value.isdigit():
                     continue
                 out[f"{section}.{label}"] = normalise(value)
+    return out
+
+
+def info_settings(info: Mapping[str, Mapping[str, str]]) -> dict[str, Scalar]:
+    """The same settings as :func:`from_metrics_text`, from a parsed snapshot's ``*_info``
+    labels (``MetricsSnapshot.info``: metric → labels)."""
+    out: dict[str, Scalar] = {}
+    for name, labels in sorted(info.items()):
+        if not name.endswith("_info") or name in DYNAMIC_INFO:
+            continue
+        section = section_of(name)
+        for label, value in sorted(labels.items()):
+            if label == ENGINE_INDEX and value.isdigit():
+                continue
+            out[f"{section}.{label}"] = normalise(value)
     return out
 
 

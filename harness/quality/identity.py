@@ -5,7 +5,10 @@ the body's model name, what the server says of itself (served models, engine and
 version: :mod:`harness.client.fingerprint`) and, where it exposes one, its process
 start time (``process_start_time_seconds`` on ``/metrics``: vLLM and the simulator
 publish prometheus_client's process metric), so a restarted server at the same URL
-is a different server. Taking it costs three GETs the grader never sends
+is a different server; and the ``config_id`` of its ``*_info`` metrics (its configuration,
+harness/manifest: vLLM's ``cache_config_info``), so a server restarted with another
+configuration is noticed where there is no single start time (vLLM with several API
+server processes exports no process metrics). Taking it costs three GETs the grader never sends
 (``/version``, ``/v1/models``, ``/metrics``), before the first benchmark; a
 ``--fresh`` run takes none (it reuses nothing) and records "not taken".
 """
@@ -19,6 +22,8 @@ from datetime import UTC, datetime
 
 from harness.client.fingerprint import take_fingerprint_and_metrics
 from harness.client.metrics import MetricsSnapshot
+from harness.manifest.canonical import config_id
+from harness.manifest.sources import info_settings
 from harness.provenance import ServerFingerprint
 
 START_METRIC = "process_start_time_seconds"
@@ -36,6 +41,7 @@ class ServerIdentity:
     version: str | None = None
     models: tuple[str, ...] = ()
     started_at: float | None = None  # process_start_time_seconds, when the server has it
+    config: str | None = None  # config_id of its *_info metrics, when it has any
 
     def key(self) -> str:
         """What the answer cache hashes into every key (stable across runs)."""
@@ -50,6 +56,8 @@ class ServerIdentity:
         parts.append(
             f"process started {_when(self.started_at)}" if self.started_at else "no start time"
         )
+        if self.config:
+            parts.append(f"config {self.config}")
         return " · ".join(parts)
 
     @classmethod
@@ -80,7 +88,17 @@ def identity_of(
         version=fp.version,
         models=tuple(fp.models),
         started_at=started,
+        config=served_config(metrics),
     )
+
+
+def served_config(metrics: MetricsSnapshot | None) -> str | None:
+    """Pure: the ``config_id`` of the ``*_info`` metrics' labels (the manifest's rule:
+    harness/manifest/sources.py), None when the server has none."""
+    if metrics is None:
+        return None
+    settings = info_settings(metrics.info)
+    return config_id(settings) if settings else None
 
 
 def changes(before: ServerIdentity, now: ServerIdentity) -> list[str]:
@@ -92,6 +110,8 @@ def changes(before: ServerIdentity, now: ServerIdentity) -> list[str]:
     out: list[str] = []
     if before.url != now.url or before.model != now.model:
         out.append(f"{before.url} {before.model} → {now.url} {now.model}")
+    if before.config != now.config:
+        out.append(f"configuration {before.config or 'unknown'} → {now.config or 'unknown'}")
     if before.started_at != now.started_at:
         was = _when(before.started_at) if before.started_at else "unknown"
         is_ = _when(now.started_at) if now.started_at else "unknown"

@@ -107,3 +107,24 @@ def test_the_simulator_publishes_its_start_time() -> None:
     assert (
         "process_start_time_seconds" not in parse_exposition(exposition(SimCounters(), "m")).values
     )
+
+
+def test_a_server_without_a_start_time_is_told_apart_by_its_configuration() -> None:
+    """vLLM with several API server processes exports no process metrics: a restart with
+    another configuration still sets the cached answers aside (its *_info labels)."""
+    cache_on = (
+        'vllm:cache_config_info{block_size="16",enable_prefix_caching="True",engine="0"} 1.0\n'
+    )
+    cache_off = cache_on.replace('"True"', '"False"')
+    other_engine = cache_on.replace('engine="0"', 'engine="1"')
+
+    def ident(text: str) -> ServerIdentity:
+        return identity_of(URL, "Qwen/Qwen3.5-4B", FP, parse_exposition(text))
+
+    on, off = ident(cache_on), ident(cache_off)
+    assert on.started_at is None and on.config is not None and on.config != off.config
+    assert ident(other_engine).config == on.config  # the engine's index is no setting
+    assert changes(on, off) == [f"configuration {on.config} → {off.config}"]
+    assert changes(on, ident(cache_on)) == []
+    assert f"config {on.config}" in on.label()
+    assert identity_of(URL, "m", FP, MetricsSnapshot()).config is None
