@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from harness.children import GroupWatch
+from tests.fixtures.procs import alive
 
 pytestmark = [
     pytest.mark.timeout(60),
@@ -30,19 +31,11 @@ LEADER = (
 )
 
 
-def _alive(pid: int) -> bool:
-    try:
-        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
-    except OSError:
-        return False
-    return state != "Z"
-
-
 def _gone_within(pids: list[int], seconds: float) -> bool:
     end = time.monotonic() + seconds
-    while any(_alive(p) for p in pids) and time.monotonic() < end:
+    while any(alive(p) for p in pids) and time.monotonic() < end:
         time.sleep(0.1)
-    return not any(_alive(p) for p in pids)
+    return not any(alive(p) for p in pids)
 
 
 def test_a_killed_harness_leaves_no_member_of_the_group() -> None:
@@ -63,7 +56,7 @@ def test_a_killed_harness_leaves_no_member_of_the_group() -> None:
     )
     assert proc.stdout is not None
     leader, child = (int(x) for x in proc.stdout.readline().split())
-    assert _alive(leader) and _alive(child)
+    assert alive(leader) and alive(child)
     proc.kill()
     proc.wait()
     assert _gone_within([leader, child], 15), "a member of the server's group outlived harness"
@@ -82,9 +75,9 @@ def test_release_after_an_orderly_stop_leaves_the_group_alone() -> None:
         t0 = time.monotonic()
         watch.release()
         assert time.monotonic() - t0 < 5
-        assert not _alive(watch.pid)
+        assert not alive(watch.pid)
         time.sleep(1.5)
-        assert _alive(leader.pid) and _alive(child)  # untouched
+        assert alive(leader.pid) and alive(child)  # untouched
     finally:
         os.killpg(leader.pid, signal.SIGKILL)
         leader.wait()

@@ -16,6 +16,7 @@ import pytest
 
 from harness.simulate import SimConfig
 from harness.simulate.process import SimProcess
+from tests.fixtures.procs import alive
 from tests.fixtures.signals import SIGINT_DEFAULT
 
 pytestmark = pytest.mark.timeout(90)
@@ -113,14 +114,6 @@ def _children(pid: int) -> list[int]:
     return found
 
 
-def _alive(pid: int) -> bool:
-    try:
-        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
-    except OSError:
-        return False
-    return state != "Z"
-
-
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="PR_SET_PDEATHSIG is Linux's")
 def test_a_simulator_harness_started_dies_with_a_killed_harness(tmp_path: Path) -> None:
     """SimProcess's child (e.g. latency's self-test simulator) gets SIGKILL when the
@@ -139,6 +132,6 @@ def test_a_simulator_harness_started_dies_with_a_killed_harness(tmp_path: Path) 
     parent.kill()
     parent.wait()
     end = time.monotonic() + 10
-    while _alive(child) and time.monotonic() < end:
+    while alive(child) and time.monotonic() < end:
         time.sleep(0.1)
-    assert not _alive(child)
+    assert not alive(child)
