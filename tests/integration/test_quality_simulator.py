@@ -57,6 +57,16 @@ def _quality(url: str, out: Path, nltk: Path, *extra: str) -> int:
     )
 
 
+def _recorded_identity(run: Path) -> str | None:
+    """The server identity the run's answer cache last stored answers under."""
+    db = sqlite3.connect(run / "cache" / "answers.sqlite")
+    try:
+        row = db.execute("SELECT value FROM meta WHERE name = 'server'").fetchone()
+    finally:
+        db.close()
+    return str(row[0]) if row is not None else None
+
+
 def _cached(run: Path) -> int:
     path = run / "cache" / "answers.sqlite"
     if not path.exists():
@@ -186,13 +196,26 @@ def test_killed_run_resumes_without_asking_again(sim_process, tmp_path, nltk_dat
         proc.wait(timeout=30)
     first = len([e for e in sim.fetch_log() if e.path == "/invocations"])
     assert 12 <= first < 28
+    before = _recorded_identity(out)  # the killed run's server identity
     sim.clear_log()
     assert _quality(sim.url, out, nltk_data, "--only", "mmlu_pro", "--limit", "0.9") == 1
     report = QualityReport.load(out)
     mmlu = report.benchmarks[0]
     asked_again = len([e for e in sim.fetch_log() if e.path == "/invocations"])
-    assert mmlu.requests == 28 and mmlu.cached >= 12
+    # a miss names both identities: the answers are keyed on the server that gave them
+    seen = f"killed run's identity {before}\nresumed run's {_recorded_identity(out)}"
+    assert mmlu.requests == 28 and mmlu.cached >= 12, seen
     assert asked_again == 28 - mmlu.cached
+
+
+def _recorded_identity(run: Path) -> str | None:
+    """The server identity the run's answer cache last stored answers under."""
+    db = sqlite3.connect(run / "cache" / "answers.sqlite")
+    try:
+        row = db.execute("SELECT value FROM meta WHERE name = 'server'").fetchone()
+    finally:
+        db.close()
+    return str(row[0]) if row is not None else None
 
 
 def _cached(run: Path) -> int:
