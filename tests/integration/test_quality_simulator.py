@@ -57,27 +57,6 @@ def _quality(url: str, out: Path, nltk: Path, *extra: str) -> int:
     )
 
 
-def _recorded_identity(run: Path) -> str | None:
-    """The server identity the run's answer cache last stored answers under."""
-    db = sqlite3.connect(run / "cache" / "answers.sqlite")
-    try:
-        row = db.execute("SELECT value FROM meta WHERE name = 'server'").fetchone()
-    finally:
-        db.close()
-    return str(row[0]) if row is not None else None
-
-
-def _cached(run: Path) -> int:
-    path = run / "cache" / "answers.sqlite"
-    if not path.exists():
-        return 0
-    with contextlib.closing(sqlite3.connect(path, timeout=5)) as db:
-        try:
-            return int(db.execute("SELECT COUNT(*) FROM answers").fetchone()[0])
-        except sqlite3.OperationalError:  # the table is not created yet
-            return 0
-
-
 def _peak(entries: list) -> int:
     events = []
     for e in entries:
@@ -208,26 +187,35 @@ def test_killed_run_resumes_without_asking_again(sim_process, tmp_path, nltk_dat
     assert asked_again == 28 - mmlu.cached
 
 
+def _open_cache(run: Path) -> sqlite3.Connection | None:
+    """The run's answer cache (harness/quality/cache.py), read-only, without locking it."""
+    db = run / "cache" / "answers.sqlite"
+    return sqlite3.connect(f"file:{db}?mode=ro", uri=True, timeout=1) if db.exists() else None
+
+
 def _recorded_identity(run: Path) -> str | None:
     """The server identity the run's answer cache last stored answers under."""
-    db = sqlite3.connect(run / "cache" / "answers.sqlite")
-    try:
-        row = db.execute("SELECT value FROM meta WHERE name = 'server'").fetchone()
-    finally:
-        db.close()
+    conn = _open_cache(run)
+    if conn is None:
+        return None
+    with contextlib.closing(conn):
+        try:
+            row = conn.execute("SELECT value FROM meta WHERE name = 'server'").fetchone()
+        except sqlite3.Error:  # no table yet
+            return None
     return str(row[0]) if row is not None else None
 
 
 def _cached(run: Path) -> int:
-    """Answers in the run's answer cache (harness/quality/cache.py), read without locking it."""
-    db = run / "cache" / "answers.sqlite"
-    if not db.exists():
+    """Answers in the run's answer cache."""
+    conn = _open_cache(run)
+    if conn is None:
         return 0
-    try:
-        with sqlite3.connect(f"file:{db}?mode=ro", uri=True, timeout=1) as conn:
+    with contextlib.closing(conn):
+        try:
             return int(conn.execute("SELECT COUNT(*) FROM answers").fetchone()[0])
-    except sqlite3.Error:  # created but no table yet, or busy: not 12 answers yet
-        return 0
+        except sqlite3.Error:  # created but no table yet, or busy: not 12 answers yet
+            return 0
 
 
 def test_streamed_gpqa_uses_an_idle_timeout(sim_process, tmp_path, nltk_data):
