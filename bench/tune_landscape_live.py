@@ -25,15 +25,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from harness.cli import main as harness_main
-from harness.profiles import PROFILES_DIR
-
-
-def profile_without_quality(folder: Path) -> Path:
-    text = (PROFILES_DIR / "efficient-qwen.toml").read_text()
-    start, end = text.index("[quality]\n"), text.index("[package]\n")
-    path = folder / "profile.toml"
-    path.write_text(text[:start] + text[end:])
-    return path
+from tests.fixtures.tune_profiles import without_quality
 
 
 def space(folder: Path, runs: int, buckets: str, jitter: float, race: bool) -> Path:
@@ -42,7 +34,7 @@ def space(folder: Path, runs: int, buckets: str, jitter: float, race: bool) -> P
     path.write_text(
         f"""
 name = "live-{"race" if race else "full"}"
-profile = "{profile_without_quality(folder)}"
+profile = "{without_quality(folder)}"
 [serve]
 command = "{sim} --itl-ms {{itl_ms}} --ttft-ms {{ttft_ms}}"
 stop_grace_s = 3

@@ -19,18 +19,10 @@ from pathlib import Path
 import pytest
 
 from harness.cli import main
-from harness.profiles import PROFILES_DIR
 from harness.tune.candidate import group_alive
+from tests.fixtures.tune_profiles import without_quality
 
 pytestmark = pytest.mark.timeout(400)
-
-
-def _profile(tmp_path: Path) -> Path:
-    text = (PROFILES_DIR / "efficient-qwen.toml").read_text()
-    start, end = text.index("[quality]\n"), text.index("[package]\n")
-    path = tmp_path / "profile.toml"
-    path.write_text(text[:start] + text[end:])
-    return path
 
 
 def _space(tmp_path: Path, *, same: bool, rounds: int = 3) -> Path:
@@ -46,7 +38,7 @@ def _space(tmp_path: Path, *, same: bool, rounds: int = 3) -> Path:
     path.write_text(
         f"""
 name = "confirmtest"
-profile = "{_profile(tmp_path)}"
+profile = "{without_quality(tmp_path)}"
 [serve]
 command = "{sys.executable} -m harness simulate --port {{port}} --quiet --ttft-ms 20 {serve}
 stop_grace_s = 3

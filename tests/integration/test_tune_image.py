@@ -17,9 +17,9 @@ import pytest
 
 from harness.cli import main
 from harness.data.layout import SAMPLES_DIR
-from harness.profiles import PROFILES_DIR
 from tests.fixtures.podman import PodmanService
 from tests.fixtures.python_image import build_simulator_image
+from tests.fixtures.tune_profiles import multiple_choice_quality
 
 pytestmark = [pytest.mark.podman, pytest.mark.timeout(600)]
 
@@ -33,24 +33,12 @@ def sim_image(podman: PodmanService) -> str:
     return TAG
 
 
-def _profile(tmp_path: Path) -> Path:
-    """efficient-qwen with short retry pauses and without IFEval (the simulator's --accuracy
-    answers the multiple-choice benchmarks only)."""
-    text = (PROFILES_DIR / "efficient-qwen.toml").read_text()
-    text = text.replace("retry_sleeps_s = [5.0, 10.0]", "retry_sleeps_s = [0.05, 0.05]")
-    start = text.index('[[quality.benchmarks]]\nname = "ifeval"')
-    end = text.index('[[quality.benchmarks]]\nname = "gpqa_diamond"')
-    path = tmp_path / "profile.toml"
-    path.write_text(text[:start] + text[end:])
-    return path
-
-
 def _space(tmp_path: Path, podman: PodmanService, image: str, *, itl: str = "[4, 1]") -> Path:
     path = tmp_path / "space.toml"
     path.write_text(
         f"""
 name = "imgtune"
-profile = "{_profile(tmp_path)}"
+profile = "{multiple_choice_quality(tmp_path)}"
 [serve]
 image = "{image}"
 docker_host = "{podman.socket_url}"

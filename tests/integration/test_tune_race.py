@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from harness.cli import main
-from harness.profiles import PROFILES_DIR
+from tests.fixtures.tune_profiles import without_quality
 
 pytestmark = pytest.mark.timeout(300)
 
@@ -19,21 +19,12 @@ RUNS = 30
 SLOW = "--ttft-ms 300"  # ~430 ms a request against the baseline's ~130 ms
 
 
-def _profile(tmp_path: Path) -> Path:
-    """efficient-qwen without its quality gates: a trial is check → latency."""
-    text = (PROFILES_DIR / "efficient-qwen.toml").read_text()
-    start, end = text.index("[quality]\n"), text.index("[package]\n")
-    path = tmp_path / "profile.toml"
-    path.write_text(text[:start] + text[end:])
-    return path
-
-
 def _space(tmp_path: Path, race: str) -> Path:
     path = tmp_path / "space.toml"
     path.write_text(
         f"""
 name = "simrace"
-profile = "{_profile(tmp_path)}"
+profile = "{without_quality(tmp_path)}"
 [serve]
 command = "{sys.executable} -m harness simulate --port {{port}} --quiet --itl-ms 1 {{slow}}"
 stop_grace_s = 3

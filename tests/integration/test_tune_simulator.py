@@ -18,8 +18,8 @@ from harness.cli import main
 from harness.data.layout import SAMPLES_DIR
 from harness.manifest.diff import diff_settings
 from harness.manifest.model import load_manifest
-from harness.profiles import PROFILES_DIR
 from harness.tune.candidate import group_alive
+from tests.fixtures.tune_profiles import multiple_choice_quality
 
 pytestmark = pytest.mark.timeout(400)
 
@@ -27,24 +27,12 @@ GOOD = "--accuracy 1.0 --ttft-ms 30"
 TRAP = "--accuracy 0.0"  # no TTFT: the fastest, and fails MMLU-Pro
 
 
-def _profile(tmp_path: Path) -> Path:
-    """efficient-qwen with short retry pauses and without IFEval (the simulator's --accuracy
-    answers the multiple-choice benchmarks only)."""
-    text = (PROFILES_DIR / "efficient-qwen.toml").read_text()
-    text = text.replace("retry_sleeps_s = [5.0, 10.0]", "retry_sleeps_s = [0.05, 0.05]")
-    start = text.index('[[quality.benchmarks]]\nname = "ifeval"')
-    end = text.index('[[quality.benchmarks]]\nname = "gpqa_diamond"')
-    path = tmp_path / "profile.toml"
-    path.write_text(text[:start] + text[end:])
-    return path
-
-
 def _space(tmp_path: Path) -> Path:
     path = tmp_path / "space.toml"
     path.write_text(
         f"""
 name = "simtrap"
-profile = "{_profile(tmp_path)}"
+profile = "{multiple_choice_quality(tmp_path)}"
 [serve]
 command = "{sys.executable} -m harness simulate --port {{port}} --quiet --itl-ms {{itl_ms}} {{quant}}"
 stop_grace_s = 3

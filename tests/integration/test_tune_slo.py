@@ -13,20 +13,11 @@ from pathlib import Path
 import pytest
 
 from harness.cli import main
-from harness.profiles import PROFILES_DIR
+from tests.fixtures.tune_profiles import without_quality
 
 pytestmark = pytest.mark.timeout(300)
 
 SIM = f"{sys.executable} -m harness simulate --port {{port}} --quiet"
-
-
-def _profile(tmp_path: Path) -> Path:
-    """efficient-qwen without its quality gates: the SLOs are what this test is about."""
-    text = (PROFILES_DIR / "efficient-qwen.toml").read_text()
-    start, end = text.index("[quality]\n"), text.index("[package]\n")
-    path = tmp_path / "profile.toml"
-    path.write_text(text[:start] + text[end:])
-    return path
 
 
 def _space(tmp_path: Path) -> Path:
@@ -36,7 +27,7 @@ def _space(tmp_path: Path) -> Path:
     path.write_text(
         f"""
 name = "simslo"
-profile = "{_profile(tmp_path)}"
+profile = "{without_quality(tmp_path)}"
 [serve]
 command = "{SIM} --itl-ms {{itl_ms}} --ttft-ms={{ttft_ms}}"
 stop_grace_s = 3
