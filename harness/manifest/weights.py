@@ -27,17 +27,24 @@ def header_sha256(header: bytes) -> str:
     return hashlib.sha256(header).hexdigest()
 
 
-def read_header(stream: IO[bytes]) -> bytes | None:
-    """The JSON header bytes at the start of a safetensors stream, or None when the stream is
-    shorter than its declared header or declares an implausible one."""
+class UnreadableHeader(ValueError):
+    """A stream that holds no safetensors header; the message says why."""
+
+
+def read_header(stream: IO[bytes]) -> bytes:
+    """The JSON header bytes at the start of a safetensors stream. UnreadableHeader when the
+    stream is shorter than a header's length field or than its declared header, or declares
+    an implausible one."""
     raw = stream.read(8)
     if len(raw) < 8:
-        return None
+        raise UnreadableHeader("shorter than a safetensors header")
     (length,) = struct.unpack("<Q", raw)
     if length > HEADER_MAX:
-        return None
+        raise UnreadableHeader(f"header length {length} is implausible")
     header = stream.read(length)
-    return header if len(header) == length else None
+    if len(header) < length:
+        raise UnreadableHeader("truncated safetensors header")
+    return header
 
 
 def weights_id(headers: Mapping[str, str]) -> str | None:
@@ -59,8 +66,7 @@ def folder_headers(folder: Path) -> dict[str, str]:
         try:
             with path.open("rb") as stream:
                 header = read_header(stream)
-        except OSError:
+        except (OSError, UnreadableHeader):
             continue
-        if header is not None:
-            out[path.relative_to(folder).as_posix()] = header_sha256(header)
+        out[path.relative_to(folder).as_posix()] = header_sha256(header)
     return out

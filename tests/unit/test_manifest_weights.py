@@ -8,7 +8,15 @@ import json
 import struct
 from pathlib import Path
 
-from harness.manifest.weights import folder_headers, header_sha256, read_header, weights_id
+import pytest
+
+from harness.manifest.weights import (
+    UnreadableHeader,
+    folder_headers,
+    header_sha256,
+    read_header,
+    weights_id,
+)
 
 
 def _safetensors(tensors: dict[str, list[int]]) -> bytes:
@@ -22,9 +30,12 @@ def test_read_header_returns_the_json_bytes_and_refuses_a_cut_file() -> None:
     data = _safetensors({"w": [2, 2]})
     header = read_header(io.BytesIO(data))
     assert header is not None and json.loads(header)["w"]["shape"] == [2, 2]
-    assert read_header(io.BytesIO(data[:12])) is None
-    assert read_header(io.BytesIO(b"\x01\x02")) is None
-    assert read_header(io.BytesIO(struct.pack("<Q", 1 << 40))) is None
+    with pytest.raises(UnreadableHeader, match="truncated safetensors header"):
+        read_header(io.BytesIO(data[:12]))
+    with pytest.raises(UnreadableHeader, match="shorter than a safetensors header"):
+        read_header(io.BytesIO(b"\x01\x02"))
+    with pytest.raises(UnreadableHeader, match="is implausible"):
+        read_header(io.BytesIO(struct.pack("<Q", 1 << 40)))
 
 
 def test_weights_id_is_order_free_and_changes_with_a_header_or_a_path() -> None:
