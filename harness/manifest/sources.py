@@ -64,27 +64,19 @@ def from_metrics_text(text: str) -> dict[str, Scalar]:
     """Every configuration ``*_info`` gauge in a Prometheus text exposition, as settings.
 
     One sample per metric is read (the first engine's: engines of one server share a
-    configuration); ``engine="0"``-style index labels are dropped. Raises ValueError on
-    text prometheus_client's parser cannot read."""
-    out: dict[str, Scalar] = {}
-    seen: set[str] = set()
+    configuration). Raises ValueError on text prometheus_client's parser cannot read."""
+    first: dict[str, dict[str, str]] = {}
     for family in text_string_to_metric_families(text):
         for sample in family.samples:
-            name = sample.name
-            if not name.endswith("_info") or name in DYNAMIC_INFO or name in seen:
-                continue
-            seen.add(name)
-            section = section_of(name)
-            for label, value in sorted(sample.labels.items()):
-                if label == ENGINE_INDEX and value.isdigit():
-                    continue
-                out[f"{section}.{label}"] = normalise(value)
-    return out
+            if sample.name.endswith("_info"):
+                first.setdefault(sample.name, dict(sample.labels))
+    return info_settings(first)
 
 
 def info_settings(info: Mapping[str, Mapping[str, str]]) -> dict[str, Scalar]:
-    """The same settings as :func:`from_metrics_text`, from a parsed snapshot's ``*_info``
-    labels (``MetricsSnapshot.info``: metric → labels)."""
+    """``*_info`` metrics' labels (metric → labels, e.g. ``MetricsSnapshot.info``) as
+    settings: ``<section>.<label>``, state metrics (:data:`DYNAMIC_INFO`) left out, and
+    ``engine="0"``-style index labels dropped."""
     out: dict[str, Scalar] = {}
     for name, labels in sorted(info.items()):
         if not name.endswith("_info") or name in DYNAMIC_INFO:
