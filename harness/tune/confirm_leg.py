@@ -8,7 +8,6 @@ anything is measured) and stopped on every way out, Ctrl-C included.
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -17,7 +16,6 @@ from harness.errors import EXIT_TARGET, HarnessError
 from harness.gate.hooks import NO_HOOKS
 from harness.gate.orchestrate import UNSTARTED, GatePlan, run_step
 from harness.kinds.record import MeasurementKind
-from harness.manifest.record import record_manifest
 from harness.profiles import Profile
 from harness.report_base import load_report
 from harness.target import Target
@@ -71,8 +69,7 @@ def run_leg(
         leg.cold_start_s = round(cold, 3)
         if cand.url != how.url:
             write_params(folder, meta, cand.url)
-        # what ran, with the launch only the tuner knows; the speed step's take keeps it
-        asyncio.run(record_manifest(folder, cand.url, taken="before", launched=how.launched()))
+        how.take_manifest(folder, cand.url)  # what ran, with the launch only the tuner knows
         name = f"{space.name}-confirm-r{round_no}-t{trial:03d}"
         plan = GatePlan(
             url=cand.url,

@@ -4,6 +4,7 @@ harness/tune/container.py); both started, waited for and stopped through one fac
 
 from __future__ import annotations
 
+import asyncio
 import json
 from collections.abc import Collection, Mapping
 from dataclasses import dataclass, field
@@ -12,6 +13,7 @@ from typing import Protocol
 
 from harness.manifest.launch import launched_process, serving_env
 from harness.manifest.model import Launched
+from harness.manifest.record import record_manifest
 from harness.tune import candidate
 from harness.tune.space import Choice, Serve
 from harness.tune.template import (
@@ -72,6 +74,11 @@ class Launch:
             env=serving_env(self.env, {}),
             image={"ref": self.serve.image},
         )
+
+    def take_manifest(self, folder: Path, url: str) -> None:
+        """``folder/manifest.json`` of the ready candidate at ``url``, with this launch (the
+        steps' later takes keep it; docs/manifest.md)."""
+        asyncio.run(record_manifest(folder, url, taken="before", launched=self.launched()))
 
     def start(self, folder: Path) -> Server:
         """Start it; ``candidate.json`` is written before it can be measured. StartFailed

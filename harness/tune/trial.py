@@ -6,7 +6,6 @@ stop the server. Every measurement is a core the gate already runs; nothing is r
 
 from __future__ import annotations
 
-import asyncio
 import time
 from collections.abc import Mapping, Sequence
 from pathlib import Path
@@ -16,7 +15,6 @@ from harness.gate.hooks import NO_HOOKS
 from harness.gate.judge import judge_folder
 from harness.gate.orchestrate import UNSTARTED, GatePlan, check_plan, conclude, run_step
 from harness.gate.report import GateReport, Verdict
-from harness.manifest.record import record_manifest
 from harness.profiles import Profile
 from harness.registry import AnyKind
 from harness.report.ledger import record_run
@@ -85,8 +83,7 @@ def run_trial(
         url = cand.url
         if url != how.url:
             write_params(folder, meta, url)
-        # what ran, with the launch only the tuner knows; the steps' takes keep it
-        asyncio.run(record_manifest(folder, url, taken="before", launched=how.launched()))
+        how.take_manifest(folder, url)  # what ran, with the launch only the tuner knows
         result = _measure(
             space,
             profile,
