@@ -6,6 +6,7 @@ import json
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from harness.chat_template import Message, UnrenderableChat, render_qwen35
 from harness.simulate.images import VISION_BLOCK, ImagePartError, parse_image_part
 
 Kind = Literal["completion", "chat"]
@@ -66,19 +67,19 @@ def _opt_bool(body: dict[str, Any], name: str) -> bool:
     return value
 
 
-def render_chat(messages: list[dict[str, str]], *, thinking: bool) -> str:
-    """Qwen's ChatML, with the empty think block Qwen3 templates add when thinking is off."""
-    parts = [f"<|im_start|>{m['role']}\n{m['content']}<|im_end|>\n" for m in messages]
-    parts.append("<|im_start|>assistant\n")
-    if not thinking:
-        parts.append("<think>\n\n</think>\n\n")
-    return "".join(parts)
+def render_chat(messages: list[Message], *, thinking: bool) -> str:
+    """Qwen3.5's chat template (harness/chat_template.py); what it refuses is a 400, as
+    vLLM answers when a template raises."""
+    try:
+        return render_qwen35(messages, enable_thinking=thinking)
+    except UnrenderableChat as err:
+        raise BadRequest(str(err), "messages") from None
 
 
-def _messages(value: Any) -> list[dict[str, str]]:
+def _messages(value: Any) -> list[Message]:
     if not isinstance(value, list) or not value:
         raise BadRequest("messages must be a non-empty list", "messages")
-    out = []
+    out: list[Message] = []
     for i, m in enumerate(value):
         if not isinstance(m, dict):
             raise BadRequest(f"messages[{i}] must be an object", "messages")

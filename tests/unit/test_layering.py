@@ -26,7 +26,7 @@ unit may import its own modules and any lower layer):
 0. foundations: client, stats, profiles, errors, provenance, run_folder, report_base,
    risk, verdict, target, argtypes, flags, overrides, attribution, console_hooks, hooks
    (the cores' no-op hooks base), view (view models and their console/PNG renderers),
-   tokenizer, usage, prompts, paths, manifest, children (and the package root,
+   tokenizer, chat_template, usage, prompts, paths, manifest, children (and the package root,
    ``harness/__init__.py``, which holds the version).
 
 Within a layer above 0, units are side by side: one may import another only along an
@@ -96,6 +96,7 @@ LAYERS: dict[str, int] = {
             "children",
             "view",
             "tokenizer",
+            "chat_template",
             "usage",
             "prompts",
             "paths",

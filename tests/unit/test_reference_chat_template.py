@@ -6,9 +6,15 @@ from typing import Any
 
 import jinja2.ext
 import pytest
+from jinja2.exceptions import TemplateError
 from jinja2.sandbox import ImmutableSandboxedEnvironment
 
 from reference_server.recipes import CHAT_TEMPLATE
+from tests.fixtures.qwen35_chat import CASES, REFUSED, ChatCase
+
+
+def raise_exception(message: str) -> None:
+    raise TemplateError(message)
 
 
 def render(
@@ -18,6 +24,7 @@ def render(
     env = ImmutableSandboxedEnvironment(
         trim_blocks=True, lstrip_blocks=True, extensions=[jinja2.ext.loopcontrols]
     )
+    env.globals["raise_exception"] = raise_exception
     template = env.from_string(CHAT_TEMPLATE.read_text())
     return template.render(messages=messages, add_generation_prompt=add_generation_prompt, **kwargs)
 
@@ -54,12 +61,32 @@ def test_system_and_history_keep_only_the_answer_of_earlier_turns() -> None:
 
 def test_content_parts_and_no_generation_prompt() -> None:
     messages: list[dict[str, Any]] = [
-        {"role": "user", "content": [{"type": "text", "text": "a"}, {"type": "text", "text": "b"}]},
+        {
+            "role": "user",
+            "content": [{"type": "text", "text": " a"}, {"type": "text", "text": "b "}],
+        },
         {"role": "assistant", "content": None},
     ]
     assert render(messages, add_generation_prompt=False) == (
-        "<|im_start|>user\nab<|im_end|>\n<|im_start|>assistant\n<|im_end|>\n"
+        "<|im_start|>user\nab<|im_end|>\n<|im_start|>assistant\n<think>\n\n</think>\n\n<|im_end|>\n"
     )
+
+
+@pytest.mark.parametrize("case", CASES, ids=lambda c: c.name)
+def test_renders_what_qwen35s_template_renders(case: ChatCase) -> None:
+    # the server's usage.prompt_tokens then agrees with harness's count (issue 35)
+    got = render(
+        case.messages,
+        add_generation_prompt=case.add_generation_prompt,
+        enable_thinking=case.enable_thinking,
+    )
+    assert got == case.expected
+
+
+@pytest.mark.parametrize("name", sorted(REFUSED))
+def test_raises_where_qwen35s_template_raises(name: str) -> None:
+    with pytest.raises(TemplateError):
+        render(REFUSED[name])
 
 
 def test_lm_eval_message_with_extra_type_field() -> None:

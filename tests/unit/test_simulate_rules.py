@@ -72,7 +72,7 @@ def test_parse_flags() -> None:
     assert not parse_request(chat, "chat").thinking
     assert parse_request({**chat, "thinking": True}, "chat").thinking
     on = parse_request({**chat, "chat_template_kwargs": {"enable_thinking": True}}, "chat")
-    assert on.thinking and "<think>" not in on.prompt_text
+    assert on.thinking and on.prompt_text.endswith("<|im_start|>assistant\n<think>\n")
     assert (
         parse_request({**chat, "max_tokens": 9, "max_completion_tokens": 4}, "chat").max_tokens == 4
     )

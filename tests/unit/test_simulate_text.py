@@ -6,10 +6,11 @@ import json
 
 import pytest
 
-from harness.simulate.requests import render_chat
+from harness.simulate.requests import BadRequest, parse_request, render_chat
 from harness.simulate.shapes import ChunkTemplate
 from harness.simulate.textgen import Vocabulary, join
 from harness.tokenizer import load_tokenizer
+from tests.fixtures.qwen35_chat import CASES, REFUSED, ChatCase
 
 
 @pytest.fixture(scope="module")
@@ -78,10 +79,29 @@ def test_chunk_template_bytes_are_vllm_json() -> None:
 def test_chat_template_counts_like_chatml() -> None:
     tok = load_tokenizer("qwen:Qwen/Qwen3.5-4B")
     text = render_chat([{"role": "user", "content": "hi"}], thinking=True)
-    assert text == "<|im_start|>user\nhi<|im_end|>\n<|im_start|>assistant\n"
+    assert text == "<|im_start|>user\nhi<|im_end|>\n<|im_start|>assistant\n<think>\n"
     ids = tok.encode(text)
     assert (
         ids[0] == 248045 and ids.count(248046) == 1
     )  # <|im_start|>, <|im_end|> are single specials
     off = render_chat([{"role": "user", "content": "hi"}], thinking=False)
     assert off.endswith("<think>\n\n</think>\n\n")
+
+
+@pytest.mark.parametrize(
+    "case", [c for c in CASES if c.add_generation_prompt], ids=lambda c: c.name
+)
+def test_chat_prompt_is_qwen35s_template(case: ChatCase) -> None:
+    # usage.prompt_tokens is the count of what Qwen3.5's template renders (issue 35)
+    body = {
+        "messages": case.messages,
+        "chat_template_kwargs": {"enable_thinking": case.enable_thinking},
+    }
+    assert parse_request(body, "chat").prompt_text == case.expected
+
+
+@pytest.mark.parametrize("name", sorted(n for n in REFUSED if REFUSED[n]))
+def test_messages_the_template_refuses_are_a_400(name: str) -> None:
+    with pytest.raises(BadRequest) as err:
+        parse_request({"messages": REFUSED[name]}, "chat")
+    assert err.value.param == "messages"

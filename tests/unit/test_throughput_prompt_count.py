@@ -1,9 +1,11 @@
-"""Paris prompt counts are the grader's, prompt by prompt (issue 28): the grader templates
-the WHOLE messages (``apply_chat_template(..., add_generation_prompt=True,
-enable_thinking=False)``) to one string and encodes it, so a content that begins or ends
-with whitespace merges with the role line and counts differently from content + a
-constant. The grader's rule is written here on its own: the chat template rendered by
-jinja2 (as ``transformers`` does), then the Qwen3.5 BPE's encode."""
+"""Paris prompt counts are the grader's, prompt by prompt (issues 28, 35): the grader
+templates the WHOLE messages (``apply_chat_template(..., add_generation_prompt=True,
+enable_thinking=False)``) to one string and encodes it. Qwen3.5's template trims each
+content first, so whitespace at either end counts nothing and a token cut at the
+boundary re-merges: the count is not content + a constant. The grader's rule is written
+here on its own: the reference server's template (held to Qwen3.5's by
+tests/unit/test_reference_chat_template.py) rendered by jinja2 (as ``transformers``
+does), then the Qwen3.5 BPE's encode."""
 
 from __future__ import annotations
 
@@ -64,9 +66,10 @@ def test_whitespace_at_the_role_boundary_counts_as_the_grader_counts_it(
 
 
 def test_the_count_is_not_content_plus_a_constant(graders_count) -> None:
-    # "\n" + content: the role line's newline and the content's merge into one token
+    # the content is trimmed before it is wrapped: "\n" + content counts as content does,
+    # though "\n" + content alone is one token more
     body = "What is 7 * 8? Only output the number, nothing else."
-    plain, merged = graders_count(body), graders_count("\n" + body)
+    plain, padded = graders_count(body), graders_count("\n" + body + " ")
     assert TOK.count("\n" + body) - TOK.count(body) == 1
-    assert merged - plain == 0  # the template's "\n" + "\n…" is one token, not two
-    assert chat_prompt_tokens(TOK, [{"role": "user", "content": "\n" + body}]) == merged
+    assert padded == plain
+    assert chat_prompt_tokens(TOK, [{"role": "user", "content": "\n" + body + " "}]) == padded
