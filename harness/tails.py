@@ -170,20 +170,24 @@ class BoundCheck(BaseModel):
 
     @property
     def why(self) -> str:
-        pct = f"p{self.p * 100:g}"
+        return self.text()
+
+    def text(self, unit: str = "") -> str:
+        """Met or not, and why, in words; ``unit`` follows the bound (`` ms``)."""
+        pct, bound = f"p{self.p * 100:g}", f"{self.bound:g}{unit}"
         if self.met:
             return (
-                f"{pct} ≤ {self.bound:g} shown at {self.confidence:.0%}: {self.over} of "
+                f"{pct} ≤ {bound} shown at {self.confidence:.0%}: {self.over} of "
                 f"{self.n} samples over it, {self.allowed} allowed"
             )
         if self.n < self.min_samples:
             return (
-                f"{pct} ≤ {self.bound:g} needs ≥ {self.min_samples} samples with none over; "
+                f"{pct} ≤ {bound} needs ≥ {self.min_samples} samples with none over; "
                 f"{self.n} measured"
             )
         return (
-            f"{pct} ≤ {self.bound:g} not shown at {self.confidence:.0%}: {self.over} of "
-            f"{self.n} samples over it, at most {self.allowed} allowed"
+            f"{pct} ≤ {bound} not shown at {self.confidence:.0%}: {self.over} of "
+            f"{self.n} samples over it, at most {max(self.allowed, 0)} allowed"
         )
 
 
