@@ -34,7 +34,7 @@ def _ms3(v: float | None) -> str:
 
 def _tail_line(d: Dist) -> str:
     """A p99 in a sentence, with what its samples can claim."""
-    return fmt.tail(d.p99, d.tail("p99"), _ms3) + " ms"
+    return fmt.tail(d.p99, d.tail("p99"), lambda v: f"{_ms3(v)} ms")
 
 
 def render(console: Console, cfg: SelfTestConfig, res: SelfTestResult) -> None:

@@ -141,13 +141,17 @@ def until_ci_lines(rep: LatencyReport) -> Text:
     return text(*lines)
 
 
+def _ms2(v: float | None) -> str:
+    return f"{fmt.num(v, '.2f')} ms"
+
+
 def calibration_line(rep: LatencyReport) -> Text | None:
     if rep.calibration is None or not rep.calibration.ttft_error_ms.n:
         return None
     c = rep.calibration.ttft_error_ms
     return text(
         f"client timing error (self-test): median {fmt.num(c.median, '.2f')} ms, "
-        f"p99 {fmt.tail(c.p99, c.tail('p99'), lambda v: fmt.num(v, '.2f'))} ms",
+        f"p99 {fmt.tail(c.p99, c.tail('p99'), _ms2)}",
         tone="dim",
     )
 

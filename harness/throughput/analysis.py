@@ -71,11 +71,10 @@ def level_flags(
     steady = lv.dispatch_lag_steady_ms
     lag = steady.p99
     if lag is not None and lag > LAG_FLAG_MS:
-        said = fmt.tail(lag, steady.tail("p99"), lambda v: fmt.num(v, ".1f"))
+        said = fmt.tail(lag, steady.tail("p99"), lambda v: f"{fmt.num(v, '.1f')} ms")
         add(
             FlagKind.CLIENT_BOTTLENECK,
-            f"client dispatch lag p99 {said} ms after the first wave "
-            "(the client may be a bottleneck)",
+            f"client dispatch lag p99 {said} after the first wave (the client may be a bottleneck)",
         )
     if lv.client_busy is not None and lv.client_busy > BUSY_FLAG:
         add(
