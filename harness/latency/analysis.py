@@ -182,7 +182,7 @@ def build_report(
             if kept_itl is not None:  # a bucket kept by --resume: its samples are not here
                 result.itl = kept_itl
             if cfg.until_ci is not None and not pooled:
-                result.until_ci = until_ci_record(rows, cfg.until_ci, cfg.runs)
+                result.until_ci = until_ci_record(rows, cfg.until_ci, cfg.runs, cfg.until_ci_at)
             out.append(result)
     n_buckets = len(cfg.buckets)
 
@@ -239,6 +239,7 @@ def build_report(
             "seed_source": "drawn" if cfg.seed_drawn else "given",
             "usage_tolerance": cfg.usage_tolerance,
             "until_ci": cfg.until_ci,
+            "until_ci_at": cfg.until_ci_at,
             # a bucket stopped early by --until-ci is an estimate, not the grader's procedure
             "official_procedure": cfg.spec is not None
             and not stopped_early
