@@ -31,7 +31,7 @@ look from the first interval to the cap (the promise: at most 4.5 %, so 95 % at 
 stopping time), beside the exact probability the boundary computed and its first look.
 
 Usage: .venv/bin/python bench/tails.py [--runs 20000] [--seed 0] [--json | --markdown]
-(~15 s on one core at the defaults.)
+(~15 s of CPU at the defaults.)
 """
 
 from __future__ import annotations

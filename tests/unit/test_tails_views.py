@@ -31,3 +31,11 @@ def test_strict_itl_p99_says_how_much_it_claims() -> None:
     assert cells["ITL p99"].text == "18.0 (≤ 18.0 at 99%)"
     assert cells["lag p99"].text == "0.6, not enough samples (50 of 662 needed)"
     assert cells["lag p99"].tone == "dim"
+
+
+def test_throughput_levels_print_their_p99_with_its_claim() -> None:
+    from harness.throughput.views import _p50_p99
+
+    assert _p50_p99(dist([100.0] * 40)) == "100 / 100, not enough samples (40 of 662 needed)"
+    assert _p50_p99(dist([float(i) for i in range(1000)])).startswith("500 / 989 (≤ ")
+    assert _p50_p99(dist([])) == "—"
