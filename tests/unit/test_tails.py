@@ -95,3 +95,11 @@ def test_fixed_bound_some_over() -> None:
     c = check_bound(many, 0.90, 800.0)
     assert not c.met and "248 of 2048 samples over it" in c.why
     assert check_bound([float("nan")] * 50, 0.90, 800.0).over == 50  # a failure counts over
+
+
+def test_p99_of_40000_is_the_353rd_largest() -> None:
+    # mlcommons/endpoints' early-stopping design note: n 40,000, its "discarded" 353
+    # is t, the estimate's rank from the top; LoadGen's message says "discard t - 1"
+    assert over_allowed(40000, 0.99) == 353
+    c = claim([float(i) for i in range(40000)], 0.99)
+    assert c.estimate == 40000 - 353 and c.discarded == 352
