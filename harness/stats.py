@@ -11,13 +11,18 @@ from collections.abc import Sequence
 import numpy as np
 from pydantic import BaseModel
 
+from harness.tails import PERCENTILES, TailClaim, claims, unrecorded
+
 
 class Dist(BaseModel):
     """The one summary of a distribution (ms, tokens, …) in every report.
 
     Its JSON keys are report data: latency.json, throughput.json and the
     self-test write them (docs/reports.md). ``ci95`` is the bootstrap 95 % CI
-    of the median, filled only where a report asks for it.
+    of the median, filled only where a report asks for it. ``p90``/``p95``/``p99`` are
+    the empirical percentiles; ``tails`` says what each can claim (harness/tails.py: the
+    conservative estimate at 99 %, or not enough samples). A report written before
+    ``tails`` existed has none: :meth:`tail` rebuilds the floor from ``n``.
     """
 
     n: int = 0
@@ -31,6 +36,15 @@ class Dist(BaseModel):
     max: float | None = None
     stdev: float | None = None
     ci95: tuple[float, float] | None = None
+    tails: dict[str, TailClaim] | None = None
+
+    def tail(self, key: str) -> TailClaim | None:
+        """What the percentile ``key`` (``p90``, ``p95``, ``p99``) can claim; None when empty."""
+        if not self.n:
+            return None
+        if self.tails is not None and key in self.tails:
+            return self.tails[key]
+        return unrecorded(self.n, PERCENTILES[key])
 
 
 def median(xs: Sequence[float]) -> float | None:
@@ -59,6 +73,7 @@ def dist(xs: Sequence[float], *, ci: bool = False, seed: int = 0) -> Dist:
         max=float(a.max()),
         stdev=float(a.std(ddof=1)) if a.size > 1 else 0.0,
         ci95=bootstrap_median_ci(xs, seed=seed) if ci else None,
+        tails=claims(xs),
     )
 
 

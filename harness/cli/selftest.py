@@ -14,6 +14,8 @@ from rich.table import Table
 from harness.cli.common import make_console, print_json
 from harness.errors import EXIT_OK
 from harness.latency.selftest import SelfTestConfig, SelfTestResult, run_self_test
+from harness.stats import Dist
+from harness.view import fmt
 
 
 def config_from_args(args: argparse.Namespace) -> SelfTestConfig:
@@ -24,6 +26,15 @@ def config_from_args(args: argparse.Namespace) -> SelfTestConfig:
         itl_ms=args.st_itl_ms,
         output_tokens=args.st_output_tokens,
     )
+
+
+def _ms3(v: float | None) -> str:
+    return fmt.num(v, ".3f")
+
+
+def _tail_line(d: Dist) -> str:
+    """A p99 in a sentence, with what its samples can claim."""
+    return fmt.tail(d.p99, d.tail("p99"), lambda v: f"{_ms3(v)} ms")
 
 
 def render(console: Console, cfg: SelfTestConfig, res: SelfTestResult) -> None:
@@ -43,18 +54,21 @@ def render(console: Console, cfg: SelfTestConfig, res: SelfTestResult) -> None:
         t.add_row(
             name,
             str(d.n),
-            *(f"{v:.3f}" if v is not None else "—" for v in (d.median, d.p90, d.p99, d.max)),
+            _ms3(d.median),
+            fmt.tail(d.p90, d.tail("p90"), _ms3),
+            fmt.tail(d.p99, d.tail("p99"), _ms3),
+            _ms3(d.max),
         )
     console.print(t)
     console.print(
         f"{res.requests_ok} ok / {res.requests_failed} failed in {res.wall_s:.2f} s: "
         f"{res.tokens_per_s:,.0f} tokens/s; client CPU {res.cpu_s_per_1000_requests:.2f} s per 1000 requests; "
-        f"dispatch lag p99 {res.dispatch_lag_ms.p99 or 0:.3f} ms"
+        f"dispatch lag p99 {_tail_line(res.dispatch_lag_ms)}"
     )
     q = res.sim_queue_ms
     if q.n and q.p99 is not None and q.median is not None:
         console.print(
-            f"The simulator queued requests {q.median:.2f} ms (median), {q.p99:.2f} ms (p99) "
+            f"The simulator queued requests {q.median:.2f} ms (median), p99 {_tail_line(q)} "
             "between receiving them and starting their handlers; TTFT from bytes received "
             "leaves that wait out: it is the harness's own error."
         )

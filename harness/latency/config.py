@@ -35,6 +35,29 @@ Mode = Literal["official", "strict", "both"]
 MetricsChoice = Literal["auto", "on", "off"]
 
 
+UNTIL_CI_STATS = ("median", "p90", "p95", "p99")
+
+
+def _tail_can_stop(pct: float | None, at: str, runs: int) -> None:
+    """``--until-ci-at pXX``: refused without ``--until-ci``, or where no look up to
+    ``runs`` has an interval of that percentile at all (it could never stop)."""
+    from harness.latency.quantile_sequence import quantile_boundary
+    from harness.tails import PERCENTILES
+
+    if pct is None:
+        raise ConfigError(
+            f"--until-ci-at {at} names what --until-ci stops on, and --until-ci is off",
+            hint=f"add --until-ci PCT (e.g. --until-ci 5 --until-ci-at {at})",
+        )
+    if quantile_boundary(runs, PERCENTILES[at]).first is None:
+        raise ConfigError(
+            f"--until-ci-at {at}: no 95 % interval of a {at} exists within {runs} runs, so "
+            "it could never stop early",
+            hint="stop on the median or a lower percentile, or raise --runs (a p90 has its "
+            "first interval at about 37 runs, a p95 at 92, a p99 at 461)",
+        )
+
+
 @dataclass(frozen=True)
 class LatencyOverrides(Overrides):
     """What a user may set for a latency run; None: the profile's value."""
@@ -107,6 +130,14 @@ class LatencyOverrides(Overrides):
         "(default: off, every run)",
         gate="--until-ci",
     )
+    until_ci_at: str | None = option(
+        "--until-ci-at",
+        choices=UNTIL_CI_STATS,
+        help="the statistic --until-ci stops on: median (default; the one the grader scores) "
+        "or a percentile, whose interval needs many runs (at the earliest: a p90 37, a p95 "
+        "92, a p99 461): within the grader's 50 runs only the median and the p90 can stop",
+        gate="--until-ci-at",
+    )
 
 
 @dataclass(frozen=True)
@@ -149,6 +180,9 @@ class LatencyConfig:
     # --until-ci PCT: stop a bucket once the 95 % interval of its median is within ±PCT %
     # of the median (a confidence sequence, harness/latency/sequential.py); None = all runs
     until_ci: float | None
+    # --until-ci-at: the statistic it stops on, the median or a percentile
+    # (harness/latency/quantile_sequence.py)
+    until_ci_at: str = "median"
     seed_drawn: bool = False  # True when from_profile drew it (recorded: "drawn" vs "given")
     # round-trip probes before/after each bucket (a harness extra; docs/timing.md, Network)
     rtt_probes: bool = True
@@ -165,6 +199,8 @@ class LatencyConfig:
                 f"--until-ci must be a positive percentage (got {self.until_ci:g})",
                 hint="e.g. --until-ci 1 stops a bucket at ±1 % of its median",
             )
+        if self.until_ci_at != "median":
+            _tail_can_stop(self.until_ci, self.until_ci_at, self.runs)
         if self.until_ci is not None and self.concurrency != 1 and self.mode != "official":
             raise ConfigError(
                 "--until-ci looks after every request, one at a time: it cannot be combined "
@@ -218,6 +254,7 @@ def from_profile(profile: Profile, target: Target, o: LatencyOverrides) -> Laten
         usage_probe=o.usage_probe,
         usage_tolerance=profile.check.usage_tolerance_tokens,
         until_ci=o.until_ci,
+        until_ci_at=o.until_ci_at or "median",
         wait_for_start=o.wait_for_start,
         rtt_probes=o.rtt_probes,
     )

@@ -17,7 +17,7 @@ from harness.latency.config import LatencyConfig
 from harness.latency.hooks import LatencyHooks
 from harness.latency.report import LatencyReport, RequestRow
 from harness.latency.resume import Resumption
-from harness.latency.sequential import Look
+from harness.latency.until_ci import AnyLook
 from harness.latency.views import sections
 from harness.profiles import Bucket
 from harness.prompts import seed_line
@@ -68,7 +68,7 @@ class LatencyProgress:
         self._done += 1
         self.progress.update(self._task, advance=1, stats=self._stats)  # type: ignore[arg-type]
 
-    def on_look(self, row: RequestRow, look: Look, pct: float) -> None:
+    def on_look(self, row: RequestRow, look: AnyLook, pct: float) -> None:
         """--until-ci: the interval's half-width on the bucket's line; the bar ends when narrow."""
         width = "—" if look.half_width_pct is None else f"±{look.half_width_pct:.2f} %"
         stats = f"{self._stats}  CI {width} (target ±{pct:g} %)"
@@ -141,7 +141,7 @@ class ConsoleHooks(SpinnerAndBars, LatencyHooks):
     def row(self, row: RequestRow, total: int) -> None:
         self.bars.on_row(row, total)
 
-    def look(self, row: RequestRow, look: Look, pct: float) -> None:
+    def look(self, row: RequestRow, look: AnyLook, pct: float) -> None:
         self.bars.on_look(row, look, pct)
 
     def partial(self, path: Path) -> None:

@@ -6,7 +6,7 @@ from __future__ import annotations
 from harness.hooks import ServerHooks
 from harness.latency.config import LatencyConfig
 from harness.latency.report import RequestRow
-from harness.latency.sequential import Look
+from harness.latency.until_ci import AnyLook
 from harness.profiles import Bucket
 
 
@@ -20,8 +20,9 @@ class LatencyHooks(ServerHooks):
     def row(self, row: RequestRow, total: int) -> None:
         """One request ended; ``total`` requests in its bucket and phase."""
 
-    def look(self, row: RequestRow, look: Look, pct: float) -> None:
-        """``--until-ci PCT``: the interval of the median after the timed request ``row``."""
+    def look(self, row: RequestRow, look: AnyLook, pct: float) -> None:
+        """``--until-ci PCT``: the interval of the median (or ``--until-ci-at``'s percentile)
+        after the timed request ``row``."""
 
     def repeat(self, index: int, total: int) -> None:
         """Repetition ``index`` of ``total`` starts (``--repeats``)."""

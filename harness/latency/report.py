@@ -34,7 +34,8 @@ StopReason = Literal["narrow", "cap", "interrupted"]
 class UntilCi(BaseModel):
     """One bucket under ``--until-ci PCT``: runs used, the interval and why it stopped.
 
-    The interval is the confidence sequence's (harness/latency/sequential.py): valid at
+    The interval is the confidence sequence's (harness/latency/sequential.py; for a
+    percentile, ``at``, harness/latency/quantile_sequence.py): valid at
     whatever look the bucket stopped. ``stopped``: ``narrow`` (within ±PCT %), ``cap``
     (the run count reached first) or ``interrupted`` (the run was stopped)."""
 
@@ -52,6 +53,8 @@ class UntilCi(BaseModel):
     nominal_level: float  # the per-look level of every look's ranks
     # exact P(some look's interval misses the median): <= the looks' budget, 4.5 % < alpha
     miss_probability: float
+    # --until-ci-at: the statistic the interval is of (absent in older reports: the median)
+    at: str = "median"
 
     @property
     def stopped_early(self) -> bool:

@@ -44,6 +44,7 @@ _SAME = (
     "concurrency",
     "force_length",
     "until_ci",
+    "until_ci_at",
 )
 
 
@@ -117,6 +118,7 @@ def resume_from(cfg: LatencyConfig, partial: LatencyReport, folder: Path) -> Res
         "concurrency": cfg.concurrency,
         "force_length": cfg.force_length,
         "until_ci": cfg.until_ci,
+        "until_ci_at": cfg.until_ci_at,
     }
     for key in _SAME:
         if key in old and old[key] != new[key]:

@@ -31,9 +31,8 @@ from harness.client.urllib_client import post_like_grader
 from harness.latency.config import LatencyConfig
 from harness.latency.metrics import to_row
 from harness.latency.report import RequestRow
-from harness.latency.sequential import Look
 from harness.latency.state import LatencyState
-from harness.latency.until_ci import Stopper
+from harness.latency.until_ci import AnyLook, Stopper
 from harness.latency.usage_check import probe_targets
 from harness.profiles import Bucket
 from harness.prompts import exact_prompt
@@ -42,14 +41,14 @@ from harness.usage import UsageCheck
 
 Phase = Literal["warmup", "timed"]
 OnRow = Callable[[RequestRow, int], None]  # (row, total requests in this bucket+phase)
-OnLook = Callable[[RequestRow, Look, float], None]  # --until-ci: (row, the interval, PCT)
+OnLook = Callable[[RequestRow, AnyLook, float], None]  # --until-ci: (row, the interval, PCT)
 Edge = Literal["before", "after"]
 BucketHook = Callable[[str, Bucket, Edge], Awaitable[None]]  # (mode, bucket, edge)
 NOT_TAKEN = "not taken: official mode sends only the grader's requests"
 
 
 def _stopper(cfg: LatencyConfig) -> Stopper | None:
-    return Stopper(cfg.until_ci, cfg.runs) if cfg.until_ci is not None else None
+    return Stopper(cfg.until_ci, cfg.runs, cfg.until_ci_at) if cfg.until_ci is not None else None
 
 
 def official_body(cfg: LatencyConfig, bucket: Bucket) -> dict[str, Any]:

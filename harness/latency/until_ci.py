@@ -5,33 +5,54 @@ The runner asks a :class:`Stopper` after every timed request; the report's per-b
 :func:`until_ci_record` (so a partial or interrupted run says the same), and a bucket
 stopped before its cap is an estimate, not the grader's procedure: :func:`until_ci_flag`
 (an ``estimate`` risk flag, as quality's ``--decide`` raises).
-The statistics are in harness/latency/sequential.py (pure); docs/timing.md says why
-they hold under optional stopping.
+The statistics are in harness/latency/sequential.py (the median) and
+harness/latency/quantile_sequence.py (``--until-ci-at`` a percentile), pure; docs/timing.md
+says why they hold under optional stopping.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
+from harness.latency.quantile_sequence import (
+    QuantileBoundary,
+    QuantileLook,
+    quantile_boundary,
+    quantile_look,
+)
 from harness.latency.report import BucketResult, RequestRow, StopReason, UntilCi
 from harness.latency.sequential import MIN_RUNS, Boundary, Look, boundary, look
 from harness.risk import FlagKind, RiskFlag
+from harness.tails import PERCENTILES
+
+QUANTILE_RULE = "quantile confidence sequence (order statistics, exact band over the looks)"
+AnyLook = Look | QuantileLook  # the median's look, or a percentile's (--until-ci-at)
+
+
+def _boundary(cap: int, at: str) -> Boundary | QuantileBoundary:
+    return boundary(cap, MIN_RUNS) if at == "median" else quantile_boundary(cap, PERCENTILES[at])
+
+
+def _look(values: list[float], bound: Boundary | QuantileBoundary, pct: float) -> AnyLook:
+    if isinstance(bound, Boundary):
+        return look(values, bound, pct)
+    return quantile_look(values, bound, pct)
 
 
 class Stopper:
     """One bucket's looks: feed it every timed request; ``narrow`` says stop now."""
 
-    def __init__(self, pct: float, cap: int) -> None:
+    def __init__(self, pct: float, cap: int, at: str = "median") -> None:
         self.pct = pct
-        self.bound: Boundary = boundary(cap, MIN_RUNS)
+        self.bound = _boundary(cap, at)
         self.values: list[float] = []
-        self.last: Look | None = None
+        self.last: AnyLook | None = None
 
-    def add(self, ok: bool, e2e_ms: float | None) -> Look:
+    def add(self, ok: bool, e2e_ms: float | None) -> AnyLook:
         """One timed request ended; a failure adds nothing (the grader drops it)."""
         if ok and e2e_ms is not None:
             self.values.append(e2e_ms)
-        self.last = look(self.values, self.bound, self.pct)
+        self.last = _look(self.values, self.bound, self.pct)
         return self.last
 
     @property
@@ -43,11 +64,13 @@ class Stopper:
         return self.narrow
 
 
-def _why(rec_pct: float, lk: Look, stopped: StopReason, runs: int, cap: int) -> str:
+def _why(
+    rec_pct: float, lk: AnyLook, stopped: StopReason, runs: int, cap: int, at: str = "median"
+) -> str:
     width = "no interval yet" if lk.half_width_pct is None else f"±{lk.half_width_pct:.2f} %"
     if stopped == "narrow":
         return (
-            f"stopped after {runs} of {cap} runs: the 95 % interval of the median is "
+            f"stopped after {runs} of {cap} runs: the 95 % interval of the {at} is "
             f"{width}, within ±{rec_pct:g} %"
         )
     if stopped == "cap":
@@ -55,12 +78,14 @@ def _why(rec_pct: float, lk: Look, stopped: StopReason, runs: int, cap: int) -> 
     return f"interrupted after {runs} of {cap} runs ({width})"
 
 
-def until_ci_record(rows: Sequence[RequestRow], pct: float, cap: int) -> UntilCi:
+def until_ci_record(
+    rows: Sequence[RequestRow], pct: float, cap: int, at: str = "median"
+) -> UntilCi:
     """The record of one bucket from its rows (timed rows in the order they were sent)."""
     timed = [r for r in rows if r.phase == "timed"]
     values = [r.e2e_ms for r in timed if r.ok and r.e2e_ms is not None]
-    bound = boundary(cap, MIN_RUNS)
-    lk = look(values, bound, pct)
+    bound = _boundary(cap, at)
+    lk = _look(values, bound, pct)
     stopped: StopReason = "narrow" if lk.narrow else "cap" if len(timed) >= cap else "interrupted"
     interval = (lk.lo, lk.hi) if lk.lo is not None and lk.hi is not None else None
     return UntilCi(
@@ -71,11 +96,13 @@ def until_ci_record(rows: Sequence[RequestRow], pct: float, cap: int) -> UntilCi
         interval_ms=interval,
         half_width_pct=lk.half_width_pct,
         stopped=stopped,
-        why=_why(pct, lk, stopped, len(timed), cap),
+        why=_why(pct, lk, stopped, len(timed), cap, at),
         floor=bound.floor,
         alpha=bound.alpha,
         nominal_level=bound.nominal,
         miss_probability=bound.miss,
+        at=at,
+        **({} if at == "median" else {"rule": QUANTILE_RULE}),
     )
 
 
@@ -91,7 +118,7 @@ def until_ci_flag(buckets: Sequence[BucketResult]) -> list[RiskFlag]:
         width = (
             ""
             if u.half_width_pct is None
-            else f", its median's 95 % interval ±{u.half_width_pct:.2f} %"
+            else f", its {u.at}'s 95 % interval ±{u.half_width_pct:.2f} %"
         )
         text = (
             f"{b.mode} {b.name} is an estimate (--until-ci {u.pct:g} stopped it after "

@@ -14,9 +14,21 @@ from harness.attribution import attribution_section
 from harness.latency.network_views import network_section_view
 from harness.latency.report import BucketResult, LatencyReport
 from harness.prompts import seed_line
+from harness.stats import Dist
 from harness.view import fmt
 from harness.view.chart import Bars, BarSeries, Boxes, BoxPanel, series_color
-from harness.view.model import Cell, CellLike, Figure, Section, Table, Text, section, table, text
+from harness.view.model import (
+    Cell,
+    CellLike,
+    Figure,
+    Section,
+    Table,
+    Text,
+    Tone,
+    section,
+    table,
+    text,
+)
 
 GAP_NOTE = "share of speedup: the part of the official speedup that strict mode does not see"
 
@@ -39,6 +51,15 @@ def not_graders(rep: LatencyReport) -> str:
     runs, warm-ups and buckets are the grader's (``settings.departures``, from the profile)."""
     what = rep.settings.get("departures")
     return f"not the grader's procedure ({what})" if what else ""
+
+
+def _p99(d: Dist | None) -> Cell:
+    """An empirical p99 with what its samples can claim (harness/tails.py)."""
+    if d is None or not d.n:
+        return Cell(fmt.DASH)
+    claim = d.tail("p99")
+    tone: Tone = "plain" if claim is not None and claim.sufficient else "dim"
+    return Cell(fmt.tail(d.p99, claim), tone)
 
 
 def bucket_table(mode: str, buckets: Sequence[BucketResult], departed: str = "") -> Table:
@@ -71,8 +92,8 @@ def bucket_table(mode: str, buckets: Sequence[BucketResult], departed: str = "")
             row += [
                 fmt.ms(b.ttft.median if b.ttft else None),
                 fmt.ms(b.tpot.median if b.tpot else None),
-                fmt.ms(b.itl.p99 if b.itl else None),
-                fmt.ms(b.dispatch_lag.p99 if b.dispatch_lag else None),
+                _p99(b.itl),
+                _p99(b.dispatch_lag),
             ]
         rows.append(row)
     return table(f"latency-{mode}", title, cols, rows, left=["bucket"])
@@ -120,13 +141,17 @@ def until_ci_lines(rep: LatencyReport) -> Text:
     return text(*lines)
 
 
+def _ms2(v: float | None) -> str:
+    return f"{fmt.num(v, '.2f')} ms"
+
+
 def calibration_line(rep: LatencyReport) -> Text | None:
     if rep.calibration is None or not rep.calibration.ttft_error_ms.n:
         return None
     c = rep.calibration.ttft_error_ms
     return text(
         f"client timing error (self-test): median {fmt.num(c.median, '.2f')} ms, "
-        f"p99 {fmt.num(c.p99, '.2f')} ms",
+        f"p99 {fmt.tail(c.p99, c.tail('p99'), _ms2)}",
         tone="dim",
     )
 

@@ -19,6 +19,7 @@ from harness.usage import (
     probe_flags,
     unsettled_line,
 )
+from harness.view import fmt
 
 # harness's own thresholds (not the grader's):
 LAG_FLAG_MS = 10.0  # p99 dispatch lag above this: the client may be holding the server back
@@ -67,12 +68,13 @@ def level_flags(
             )
     if lv.n_ok == 0:
         return out  # nothing was served: the client's timing says nothing about a bottleneck
-    lag = lv.dispatch_lag_steady_ms.p99
+    steady = lv.dispatch_lag_steady_ms
+    lag = steady.p99
     if lag is not None and lag > LAG_FLAG_MS:
+        said = fmt.tail(lag, steady.tail("p99"), lambda v: f"{fmt.num(v, '.1f')} ms")
         add(
             FlagKind.CLIENT_BOTTLENECK,
-            f"client dispatch lag p99 {lag:.1f} ms after the first wave "
-            "(the client may be a bottleneck)",
+            f"client dispatch lag p99 {said} after the first wave (the client may be a bottleneck)",
         )
     if lv.client_busy is not None and lv.client_busy > BUSY_FLAG:
         add(

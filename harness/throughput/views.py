@@ -16,7 +16,11 @@ from harness.view.model import Cell, CellLike, Figure, Section, Table, Text, sec
 
 
 def _p50_p99(d: Dist, spec: str = ",.0f") -> str:
-    return f"{fmt.num(d.p50, spec)} / {fmt.num(d.p99, spec)}" if d.n else fmt.DASH
+    """``p50 / p99``, the p99 with what its samples can claim (harness/tails.py)."""
+    if not d.n:
+        return fmt.DASH
+    p99 = fmt.tail(d.p99, d.tail("p99"), lambda v: fmt.num(v, spec))
+    return f"{fmt.num(d.p50, spec)} / {p99}"
 
 
 def level_table(rep: ThroughputReport) -> Table:

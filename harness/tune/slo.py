@@ -7,6 +7,11 @@ scored mode's end-to-end latency: official when measured), ``ttft``, ``tpot``, `
 (streamed: the strict mode's, so the latency mode must include strict). A bound is a
 number or ``"baseline"``: the baseline trial's own value of that metric in that bucket,
 times ``1 ± slack_pct / 100``.
+
+A percentile (p90, p95, p99) is a tail, and a ``max`` on it a fixed bound: it is met only
+when the samples show it at 99 % by MLPerf LoadGen's rule (harness/tails.py:
+``check_bound``), never by the empirical percentile of a few runs (with none over it, a
+p99 needs 459 samples). ITL, summarised per bucket, is held to its conservative estimate.
 """
 
 from __future__ import annotations
@@ -18,6 +23,8 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from harness.latency.report import BucketResult, LatencyReport
+from harness.stats import Dist
+from harness.tails import PERCENTILES, check_bound
 
 STATS = ("mean", "median", "p90", "p95", "p99")
 QUANTITIES = ("e2e", "ttft", "tpot", "itl")
@@ -59,7 +66,17 @@ class Slo(BaseModel):
     def _bounded(self) -> Slo:
         if self.max is None and self.min is None:
             raise ValueError(f"{self.metric}: give max and/or min")
+        if self.tail is not None and self.min is not None:
+            raise ValueError(
+                f"{self.metric}: a percentile takes a max (a bound on the tail); for a lower "
+                "bound use median or mean"
+            )
         return self
+
+    @property
+    def tail(self) -> float | None:
+        """The percentile (0.99 for ``p99_…``) of a tail metric; None for the others."""
+        return PERCENTILES.get(self.metric.split("_")[0])
 
     @property
     def streamed(self) -> bool:
@@ -95,9 +112,13 @@ class SloCheck:
     side: Literal["max", "min"]
     ok: bool
     why: str  # "" when ok
+    samples: int | None = None  # a tail: the samples the bound was checked on
+    over: int | None = None  # a tail: how many were over it (None: ITL, by its estimate)
 
     def as_dict(self) -> dict[str, object]:
         return {
+            "samples": self.samples,
+            "over": self.over,
             "slo": self.slo,
             "text": self.text,
             "bucket": self.bucket,
@@ -113,14 +134,38 @@ def _bucket(buckets: Sequence[BucketResult], name: str) -> BucketResult | None:
     return next((b for b in buckets if b.name == name), None)
 
 
+_ROW_FIELD = {"e2e": "e2e_ms", "ttft": "ttft_ms", "tpot": "tpot_ms"}
+
+
+def _dist(
+    report: LatencyReport, metric: str, bucket: str
+) -> tuple[BucketResult | None, Dist | None]:
+    _, quantity, _ = metric.split("_")
+    b = _bucket(report.strict if quantity in STREAMED else report.buckets(), bucket)
+    dist = None if b is None else b.e2e if quantity == "e2e" else getattr(b, quantity)
+    return b, dist
+
+
+def tail_samples(report: LatencyReport, metric: str, bucket: str) -> list[float] | None:
+    """The per-request values a tail metric's bucket was summarised from (the timed
+    successes of its mode); None for ITL (kept per bucket only) or a report without rows."""
+    quantity = metric.split("_")[1]
+    b, _ = _dist(report, metric, bucket)
+    if b is None or quantity not in _ROW_FIELD or not report.requests:
+        return None
+    field = _ROW_FIELD[quantity]
+    rows = [r for r in report.requests if r.bucket == bucket and r.mode == b.mode]
+    values = (getattr(r, field) for r in rows if r.phase == "timed" and r.ok)
+    return [float(v) for v in values if v is not None]
+
+
 def metric_value(report: LatencyReport, metric: str, bucket: str) -> float | None:
     """``metric`` in ``bucket`` of ``report`` (None: not measured there)."""
     if metric == "speedup":
         b = _bucket(report.buckets(), bucket)
         return b.speedup if b is not None else None
-    stat, quantity, _ = metric.split("_")
-    b = _bucket(report.strict if quantity in STREAMED else report.buckets(), bucket)
-    dist = None if b is None else b.e2e if quantity == "e2e" else getattr(b, quantity)
+    stat = metric.split("_")[0]
+    _, dist = _dist(report, metric, bucket)
     value = getattr(dist, stat) if dist is not None else None
     return float(value) if value is not None else None
 
@@ -155,7 +200,10 @@ def check_slos(
                 if bound is None:
                     continue
                 limit = _limit(bound, slo, name, side, reference)
-                out.append(_judge(i, slo, name, value, limit, side))
+                if slo.tail is not None and value is not None and limit is not None:
+                    out.append(_judge_tail(i, slo, name, value, limit, report))
+                else:
+                    out.append(_judge(i, slo, name, value, limit, side))
     return out
 
 
@@ -182,6 +230,41 @@ def _judge(
         side="max" if side == "max" else "min",
         ok=not why,
         why=why,
+    )
+
+
+def _judge_tail(
+    i: int, slo: Slo, bucket: str, value: float, limit: float, report: LatencyReport
+) -> SloCheck:
+    """A ``max`` on a percentile, a fixed bound: met when its samples show it at 99 %."""
+    p = slo.tail or 0.0
+    xs = tail_samples(report, slo.metric, bucket)
+    over: int | None
+    if xs is not None:
+        chk = check_bound(xs, p, limit)
+        ok, n, over, said = chk.met, chk.n, chk.over, chk.text(" ms")
+    else:  # ITL: its conservative estimate (one rank stricter than counting samples over)
+        _, dist = _dist(report, slo.metric, bucket)
+        claim = dist.tail(slo.metric.split("_")[0]) if dist is not None else None
+        n, over = (claim.n if claim is not None else 0), None
+        ok = claim is not None and claim.estimate is not None and claim.estimate <= limit
+        pct = slo.metric.split("_")[0]
+        said = (
+            f"{pct} ≤ {limit:g} ms shown at 99 %: its estimate {claim.text()}"
+            if ok and claim is not None
+            else f"{pct} ≤ {limit:g} ms not shown: {claim.text() if claim else 'no samples'}"
+        )
+    return SloCheck(
+        slo=i,
+        text=slo.text(),
+        bucket=bucket,
+        value=value,
+        limit=limit,
+        side="max",
+        ok=ok,
+        why="" if ok else f"slo[{i}] {slo.text()}: {said} in {bucket}",
+        samples=n,
+        over=over,
     )
 
 

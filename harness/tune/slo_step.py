@@ -16,6 +16,7 @@ from optuna.trial import TrialState
 from harness.errors import ConfigError
 from harness.latency.report import LatencyReport
 from harness.profiles import Profile
+from harness.tails import PERCENTILES, bound_floor
 from harness.tune import conditions
 from harness.tune.slo import Slo, check_slos, failed_why
 from harness.tune.space import Choice, Space
@@ -55,6 +56,36 @@ def preflight(space: Space, profile: Profile) -> None:
                 "strict mode only (options.latency_mode = 'official')",
                 hint='set options.latency_mode = "both" (the gate\'s default)',
             )
+        covered = [slo.bucket] if slo.bucket else measured
+        tokens = min(
+            (b.max_tokens for b in profile.latency.buckets if b.name in covered), default=2
+        )
+        _supported(i, slo, space.options.runs or profile.latency.runs, tokens)
+
+
+def _supported(i: int, slo: Slo, runs: int, max_tokens: int) -> None:
+    """A tail SLO that ``runs`` runs can never show met is refused (harness/tails.py): with
+    none over its bound, a p90 / p95 / p99 needs 44 / 90 / 459 samples; ITL has one per
+    token gap of every run, the others one per run."""
+    if slo.tail is None:
+        return
+    floor = bound_floor(slo.tail)
+    gaps = max(max_tokens - 1, 1)
+    itl = slo.metric.split("_")[1] == "itl"
+    most = runs * gaps if itl else runs
+    if most >= floor:
+        return
+    rest = slo.metric.split("_", 1)[1]
+    fewer = [k for k, p in PERCENTILES.items() if bound_floor(p) <= most]
+    ways = [f"fewer nines ({fewer[-1]}_{rest})"] if fewer else []
+    ways += [f"more runs (options.runs ≥ {-(-floor // gaps) if itl else floor})"]
+    ways += [f"or a median or mean SLO (median_{rest})"]
+    each = f"{runs} runs x {gaps} token gaps" if itl else f"options.runs = {runs}"
+    raise ConfigError(
+        f"SPACE.toml: slo.{i}.metric: {slo.text()} needs ≥ {floor} samples with none over "
+        f"it to be shown at 99 %, and {each} can never give that many",
+        hint=", ".join(ways),
+    )
 
 
 def _load(folder: Path | None) -> LatencyReport | None:

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from harness.tails import TailClaim
+
 DASH = "—"
 
 
@@ -53,3 +55,20 @@ def yes_no(v: bool | None, yes: str = "yes", no: str = "no") -> str:
 def text(v: object) -> str:
     """Free text or a count; None and "" become a dash."""
     return DASH if v is None or v == "" else str(v)
+
+
+def tail(
+    value: float | None, claim: TailClaim | None, f: Callable[[float | None], str] = ms
+) -> str:
+    """An empirical percentile with what it can claim (harness/tails.py): ``41.2 (≤ 45.0 at
+    99%)``, or ``4.7, not enough samples (10 of 662 needed)``; a bare number only for a
+    figure with no claim."""
+    if value is None:
+        return DASH
+    if claim is None:
+        return f(value)
+    if claim.sufficient and claim.estimate is not None:
+        return f"{f(value)} (≤ {f(claim.estimate)} at {claim.confidence:.0%})"
+    if claim.sufficient:
+        return f"{f(value)} (estimate not recorded)"
+    return f"{f(value)}, not enough samples ({claim.n} of {claim.min_samples} needed)"

@@ -163,3 +163,30 @@ async def test_repeats_keep_each_record_and_flag_the_pool(simulator, tmp_path):
     carried = [f for f in pooled.flags if f.kind is not FlagKind.NON_OFFICIAL]
     assert [f.kind for f in carried] == [FlagKind.ESTIMATE, FlagKind.ESTIMATE]
     assert [f.text[:9] for f in carried] == ["repeat 1:", "repeat 2:"]
+
+
+async def test_until_ci_at_the_p90_stops_on_its_own_interval(simulator):
+    sim = await simulator(ttft_ms=200, itl_ms=5)
+    # the p90's interval reaches up to the largest sample: a loose target, ±50 %
+    cfg = cfg_for(sim.url, runs=50, until_ci=50.0, until_ci_at="p90")
+    state = LatencyState()
+    await run_latency(cfg, TOK, state)
+    rep = build_report(cfg, state, Provenance(), complete=True)
+    rec = rep.official[0].until_ci
+    assert rec is not None and rec.at == "p90" and rec.stopped == "narrow"
+    assert 37 <= rec.runs_used < 50  # no interval of a p90 before 37 successes
+    assert generation_requests(sim, "/invocations") == 1 + rec.runs_used
+    lo, hi = rec.interval_ms or (0.0, 0.0)
+    p90 = rep.official[0].e2e.p90
+    assert p90 is not None and lo <= p90 <= hi
+    assert rep.settings["until_ci_at"] == "p90"
+    [flag] = [f for f in rep.flags if f.kind is FlagKind.ESTIMATE]
+    assert "its p90's 95 % interval" in flag.text
+
+
+def test_a_p99_that_cannot_stop_within_the_runs_is_a_usage_error(capsys):
+    argv = ["latency", "--url", "http://127.0.0.1:9", "--until-ci", "5", "--until-ci-at", "p99"]
+    assert main([*argv, "--quiet"]) == EXIT_USAGE
+    err = capsys.readouterr().err.strip()
+    assert err.count("\n") == 0
+    assert "--until-ci-at p99: no 95 % interval of a p99 exists within 50 runs" in err

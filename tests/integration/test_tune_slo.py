@@ -1,6 +1,8 @@
 """harness tune on simulators with SLOs in SPACE.toml: the fastest candidate answers with a
-long time to first token, violates ``p99_ttft_ms ≤ 80`` and is never recommended; the
+long time to first token, violates ``median_ttft_ms ≤ 80`` and is never recommended; the
 "no bucket slower than the baseline" SLO is checked against the baseline trial's folder.
+A tail SLO (``p99_ttft_ms ≤ 80``) that 3 runs can never show is refused before anything
+starts.
 A conditional parameter (the TTFT of the fast candidate only) is filled only where it is
 active."""
 
@@ -20,7 +22,7 @@ pytestmark = pytest.mark.timeout(300)
 SIM = f"{sys.executable} -m harness simulate --port {{port}} --quiet"
 
 
-def _space(tmp_path: Path) -> Path:
+def _space(tmp_path: Path, ttft: str = "median_ttft_ms") -> Path:
     path = tmp_path / "space.toml"
     # e2e of the short bucket (128 tokens): itl 4 → ~520 ms, itl 3 → ~390 ms,
     # itl 1 with a 150 ms TTFT → ~280 ms: the fastest, and its TTFT breaks the SLO
@@ -49,7 +51,7 @@ enabled = false
 [confirm]
 rounds = 0
 [[slo]]
-metric = "p99_ttft_ms"
+metric = "{ttft}"
 bucket = "short"
 max = 80
 [[slo]]
@@ -71,7 +73,7 @@ def test_an_slo_disqualifies_the_otherwise_fastest_candidate(tmp_path: Path) -> 
     fast = trials[1]
     assert fast["params"] == {"itl_ms": 1, "ttft_ms": 150}
     assert fast["status"] == "slo-failed" and not fast["feasible"]
-    assert fast["why"].startswith("slo[0] p99_ttft_ms ≤ 80 in short: measured ")
+    assert fast["why"].startswith("slo[0] median_ttft_ms ≤ 80 in short: measured ")
     assert fast["score"] > trials[3]["score"]  # the fastest by the grader's score
     assert "--ttft-ms=150" in fast["launch"]
     for itl in (3, 4):  # ttft_ms inactive: not in the launch, not in the diff
@@ -86,3 +88,18 @@ def test_an_slo_disqualifies_the_otherwise_fastest_candidate(tmp_path: Path) -> 
     kept = json.loads((out / trials[3]["folder"] / "slo.json").read_text())
     e2e = [c for c in kept["checks"] if c["text"].startswith("median_e2e_ms")]
     assert e2e and e2e[0]["ok"] and e2e[0]["limit"] is not None  # the baseline's, +10 %
+
+
+def test_a_tail_slo_the_runs_cannot_show_is_refused_up_front(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = tmp_path / "tune"
+    assert main(["tune", str(_space(tmp_path, "p99_ttft_ms")), "--out", str(out)]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.count("\n") == 0, err
+    assert (
+        "slo.0.metric: p99_ttft_ms ≤ 80 in short needs ≥ 459 samples with none over it to be "
+        "shown at 99 %, and options.runs = 3 can never give that many — more runs "
+        "(options.runs ≥ 459), or a median or mean SLO (median_ttft_ms)"
+    ) in err
+    assert not out.exists()

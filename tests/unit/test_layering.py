@@ -25,8 +25,9 @@ unit may import its own modules and any lower layer):
    drift, sides, comparability, the generic section records and their cells).
 0. foundations: client, stats, profiles, errors, provenance, run_folder, report_base,
    risk, verdict, target, argtypes, flags, overrides, attribution, console_hooks, hooks
-   (the cores' no-op hooks base), view (view models and their console/PNG renderers),
-   tokenizer, chat_template, usage, prompts, paths, manifest, children (and the package root,
+   (the cores' no-op hooks base), tails (what a percentile can claim), view (view models
+   and their console/PNG renderers), tokenizer, chat_template, usage, prompts, paths,
+   manifest, children (and the package root,
    ``harness/__init__.py``, which holds the version).
 
 Within a layer above 0, units are side by side: one may import another only along an
@@ -79,6 +80,7 @@ LAYERS: dict[str, int] = {
         (
             "client",
             "stats",
+            "tails",
             "profiles",
             "errors",
             "provenance",

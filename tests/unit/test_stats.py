@@ -1,6 +1,9 @@
+import json
+
 import pytest
 
 from harness.stats import (
+    Dist,
     binomial_stderr,
     bootstrap_median_ci,
     bootstrap_score_ci,
@@ -95,3 +98,34 @@ def test_wilson_interval():
 def test_binomial_stderr():
     assert binomial_stderr(0.5, 100) == pytest.approx(0.05)
     assert binomial_stderr(0.5, 0) is None
+
+
+def test_dist_records_what_each_percentile_can_claim() -> None:
+    from harness.view import fmt
+
+    small = dist([float(i) for i in range(50)])
+    assert small.p99 is not None and small.tails is not None
+    p99 = small.tail("p99")
+    assert p99 is not None and not p99.sufficient and p99.min_samples == 662
+    assert fmt.tail(small.p99, p99) == "48.5, not enough samples (50 of 662 needed)"
+    big = dist([float(i) for i in range(2048)])
+    p90 = big.tail("p90")
+    assert p90 is not None and p90.estimate == 1875.0 and p90.discarded == 172
+    assert fmt.tail(big.p90, p90) == "1,842 (≤ 1,875 at 99%)"
+    # JSON keeps the empirical value where old readers look, the claim beside it
+    data = json.loads(big.model_dump_json())
+    assert data["p90"] == big.p90 and data["tails"]["p90"]["estimate"] == 1875.0
+    assert set(data["tails"]["p99"]) >= {"estimate", "sufficient", "min_samples"}
+    assert Dist.model_validate(data) == big
+
+
+def test_a_dist_written_before_claims_knows_its_floor_only() -> None:
+    from harness.view import fmt
+
+    old = Dist.model_validate({"n": 50, "p99": 9.0})
+    claim = old.tail("p99")
+    assert claim is not None and not claim.recorded and not claim.sufficient
+    assert fmt.tail(old.p99, claim) == "9.0, not enough samples (50 of 662 needed)"
+    many = Dist.model_validate({"n": 5000, "p99": 9.0})
+    assert fmt.tail(many.p99, many.tail("p99")) == "9.0 (estimate not recorded)"
+    assert Dist().tail("p99") is None

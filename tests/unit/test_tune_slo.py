@@ -10,8 +10,9 @@ import pytest
 
 from harness.cli import main
 from harness.errors import ConfigError
-from harness.latency.report import BucketResult, Dist, LatencyReport
+from harness.latency.report import BucketResult, Dist, LatencyReport, RequestRow
 from harness.profiles import load_profile
+from harness.stats import dist
 from harness.tune import slo_step
 from harness.tune.outcome import FEASIBLE, after_speed
 from harness.tune.slo import METRICS, Slo, check_slos, failed_why, metric_value
@@ -114,7 +115,7 @@ def test_metric_values_come_from_the_right_mode() -> None:
 
 def test_checks_on_a_literal_report() -> None:
     slos = [
-        Slo(metric="p99_ttft_ms", bucket="long", max=800),
+        Slo(metric="median_ttft_ms", bucket="long", max=400),
         Slo(metric="speedup", min=1.0),
     ]
     fast = check_slos(slos, _report(200.0, 1000.0, 700.0), None)
@@ -124,7 +125,7 @@ def test_checks_on_a_literal_report() -> None:
     assert [c.ok for c in slow] == [False, True, False]
     why = failed_why(slow)
     assert why == (
-        "slo[0] p99_ttft_ms ≤ 800 in long: measured 912.4 ms > 800.0 ms in long (and 1 more)"
+        "slo[0] median_ttft_ms ≤ 400 in long: measured 456.2 ms > 400.0 ms in long (and 1 more)"
     )
     assert slow[2].why == "slo[1] speedup ≥ 1 in every bucket: measured 0.800× < 1.000× in long"
 
@@ -172,8 +173,8 @@ def test_check_folder_writes_slo_json(tmp_path: Path) -> None:
 
 def test_preflight_refuses_what_cannot_be_measured() -> None:
     profile = load_profile("efficient-qwen")
-    slo = '[[slo]]\nmetric = "p99_ttft_ms"\nbucket = "{b}"\nmax = 800\n'
-    slo_step.preflight(parse_space(BASE + slo.format(b="long")), profile)  # fine
+    slo = '[[slo]]\nmetric = "p90_ttft_ms"\nbucket = "{b}"\nmax = 800\n'
+    slo_step.preflight(parse_space(BASE + slo.format(b="long")), profile)  # 50 runs: fine
     cases = [
         (BASE + slo.format(b="huge"), "slo.0.bucket: 'huge' is not a bucket of efficient-qwen"),
         (
@@ -182,13 +183,26 @@ def test_preflight_refuses_what_cannot_be_measured() -> None:
         ),
         (
             BASE + '[options]\nlatency_mode = "official"\n' + slo.format(b="long"),
-            "slo.0.metric: p99_ttft_ms is streamed",
+            "slo.0.metric: p90_ttft_ms is streamed",
+        ),
+        (  # the grader's 50 runs can never show a p99 bound: 459 with none over
+            BASE + slo.format(b="long").replace("p90", "p99"),
+            "slo.0.metric: p99_ttft_ms ≤ 800 in long needs ≥ 459 samples with none over it "
+            "to be shown at 99 %, and options.runs = 50 can never give that many — fewer "
+            "nines (p90_ttft_ms), more runs (options.runs ≥ 459), or a median or mean SLO "
+            "(median_ttft_ms)",
+        ),
+        (
+            BASE + "[options]\nruns = 10\n" + slo.format(b="long"),
+            "options.runs = 10 can never give that many — more runs (options.runs ≥ 44), or",
         ),
     ]
     for text, message in cases:
         with pytest.raises(ConfigError) as err:
             slo_step.preflight(parse_space(text), profile)
-        assert err.value.exit_code == 2 and f"SPACE.toml: {message}" in err.value.message
+        assert err.value.exit_code == 2 and message in str(err.value)
+    itl = BASE + "[options]\nruns = 10\n" + slo.format(b="long").replace("p90_ttft", "p99_itl")
+    slo_step.preflight(parse_space(itl), profile)  # 10 runs of hundreds of token gaps: fine
 
 
 @pytest.mark.parametrize(
@@ -208,3 +222,53 @@ def test_the_cli_exits_2_with_one_line(
     err = capsys.readouterr().err.strip()
     assert err.count("\n") == 0 and f"space.toml: {named}" in err
     assert not (tmp_path / "out").exists()  # nothing started, no folder
+
+
+def _with_rows(ttfts: list[float]) -> LatencyReport:
+    """A strict short bucket whose rows hold ``ttfts`` (the samples a tail SLO counts)."""
+    rows = [
+        RequestRow(
+            bucket="short", mode="strict", phase="timed", index=k, ok=True, e2e_ms=900.0, ttft_ms=v
+        )
+        for k, v in enumerate(ttfts)
+    ]
+    rows.append(
+        RequestRow(bucket="short", mode="strict", phase="warmup", index=0, ok=True, ttft_ms=5e3)
+    )
+    b = _bucket("short", "strict", 900.0, 1000.0, ttft=dist(ttfts))
+    return LatencyReport(mode="strict", strict=[b], requests=rows)
+
+
+def test_a_tail_slo_is_a_fixed_bound_shown_at_99_percent() -> None:
+    slo = [Slo(metric="p99_ttft_ms", bucket="short", max=80)]
+    # 50 runs all under the bound: the empirical p99 is 78.6, and still not shown
+    [few] = check_slos(slo, _with_rows([40.0 + 39 * k / 49 for k in range(50)]), None)
+    assert few.value == pytest.approx(78.61) and not few.ok and few.samples == 50
+    assert few.why == (
+        "slo[0] p99_ttft_ms ≤ 80 in short: p99 ≤ 80 ms needs ≥ 459 samples with none "
+        "over; 50 measured in short"
+    )
+    # 459 under it (the warm-up's 5 s is not a sample): shown
+    [met] = check_slos(slo, _with_rows([50.0] * 459), None)
+    assert met.ok and (met.samples, met.over) == (459, 0)
+    # 700 with 2 over: the empirical p99 is under 80, LoadGen's rule allows only 1 over
+    [two] = check_slos(slo, _with_rows([50.0] * 698 + [95.0] * 2), None)
+    assert two.value is not None and two.value < 80 and not two.ok and two.over == 2
+    assert "not shown at 99%: 2 of 700 samples over it, at most 1 allowed" in two.why
+    record = two.as_dict()
+    assert (record["samples"], record["over"]) == (700, 2)
+
+
+def test_an_itl_tail_is_held_to_its_estimate() -> None:
+    slo = [Slo(metric="p99_itl_ms", max=12)]
+    many = _bucket("short", "strict", 900.0, 1000.0, itl=dist([10.0] * 5000 + [11.0] * 40))
+    [ok] = check_slos(slo, LatencyReport(mode="strict", strict=[many]), None)
+    assert ok.ok and ok.samples == 5040 and ok.over is None
+    few = _bucket("short", "strict", 900.0, 1000.0, itl=dist([10.0] * 100))
+    [no] = check_slos(slo, LatencyReport(mode="strict", strict=[few]), None)
+    assert not no.ok and "not enough samples (100 of 662 needed)" in no.why
+
+
+def test_a_percentile_takes_no_min() -> None:
+    with pytest.raises(ValueError, match="a percentile takes a max"):
+        Slo(metric="p90_e2e_ms", min=100)
