@@ -147,9 +147,9 @@ def run_step(
         cfg = configure(cfg)
     argv = kind.command_line(target, overrides, plan.profile_ref)
     env = RunEnv(provenance=plan.provenance(argv), folder=plan.folder, hooks=hooks.hooks(kind))
-    report = kind.run(cfg, env)
+    report = kind.measure(cfg, env)
     hooks.done(kind, report)
-    rc: int = kind.exit_code(report)
+    rc: int = kind.exit_code_of(report)
     return rc
 
 
@@ -168,9 +168,7 @@ def check_plan(plan: GatePlan) -> None:
     tune) calls it before it starts a server. Raises the step's HarnessError."""
     target = Target(folder=plan.folder, url=plan.url)
     for kind in plan.steps():
-        cfg = kind.from_profile(plan.profile, target, plan.overrides(kind))
-        if kind.preflight is not None:
-            kind.preflight(cfg)
+        kind.check_first(kind.from_profile(plan.profile, target, plan.overrides(kind)))
 
 
 def run_steps(plan: GatePlan, hooks: GateHooks) -> int:

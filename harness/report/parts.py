@@ -25,7 +25,8 @@ AnySummary = KindSummary[Any, Any]
 @cache
 def summaries() -> tuple[tuple[AnyKind, AnySummary], ...]:
     """Every kind that has a summary facet, with it, in the registry's order."""
-    return tuple((k, k.summary()) for k in KINDS if k.summary is not None)
+    facets = ((k, k.summary_facet()) for k in KINDS)
+    return tuple((k, s) for k, s in facets if s is not None)
 
 
 def ranked_kind() -> tuple[AnyKind, AnySummary] | None:

@@ -4,6 +4,7 @@ and compare take their kinds from it (nothing else keeps a list of kinds)."""
 from __future__ import annotations
 
 import dataclasses
+import inspect
 import re
 from pathlib import Path
 
@@ -15,12 +16,14 @@ from harness.gate.options import gate_options
 from harness.gate.orchestrate import GatePlan, step_names
 from harness.gate.report import GateReport
 from harness.gate.rules import GateInputs, required_reports
+from harness.kinds.lazy import module_of, resolve
 from harness.kinds.record import KindConsole, MeasurementKind
 from harness.overrides import Overrides
 from harness.profiles import load_profile
 from harness.registry import KINDS, kind_named
 from harness.report.folder import REPORT_KINDS
 from harness.target import Target
+from harness.view.summary import KindSummary
 
 PACKAGE = Path(__file__).resolve().parents[2] / "harness"
 QWEN, PARIS, AICAS = (load_profile(n) for n in ("efficient-qwen", "gpumode-paris", "aicas-vlm"))
@@ -49,7 +52,7 @@ def test_every_kind_has_every_part(kind: MeasurementKind, tmp_path: Path) -> Non
     assert issubclass(kind.overrides, Overrides) and dataclasses.is_dataclass(kind.overrides)
     # every field of the overrides record is a flag: the record is what the user may say
     assert all(flag_of(f) is not None for f in dataclasses.fields(kind.overrides))
-    for part in (kind.from_profile, kind.run, kind.exit_code, kind.required, kind.rules):
+    for part in (kind.from_profile, kind.required, kind.rules):
         assert callable(part)
     # compare reads what a change can make better or worse: not checks, not packages
     assert (kind.compare is not None) == (kind.name not in ("check", "package"))
@@ -63,6 +66,49 @@ def test_every_kind_has_every_part(kind: MeasurementKind, tmp_path: Path) -> Non
     assert cfg is not None
     # a folder without its report: the kind's rules say nothing (the gate says "missing")
     assert kind.judge(GateInputs(profile=profile)) == ([], [])
+
+
+def references(kind: MeasurementKind) -> dict[str, tuple[str, int | None]]:
+    """The record's ``"module:name"`` references: facet → (reference, the parameters its
+    function takes; None: an object)."""
+    refs: dict[str, tuple[str | None, int | None]] = {
+        "run": (kind.run, 2),
+        "exit_code": (kind.exit_code, 1),
+        "silent_hooks": (kind.silent_hooks, None),
+        "preflight": (kind.preflight, 1),
+        "summary": (kind.summary, None),
+    }
+    if kind.console is not None:
+        refs |= {"console hooks": (kind.console.hooks, 2), "render": (kind.console.render, 3)}
+    return {facet: (ref, n) for facet, (ref, n) in refs.items() if ref is not None}
+
+
+@pytest.mark.parametrize("kind", KINDS, ids=lambda k: k.name)
+def test_every_reference_names_its_own_packages_facet(kind: MeasurementKind) -> None:
+    """A heavy facet is a reference into the kind's own package (harness/kinds/lazy.py), to a
+    function taking what the record passes it, or to the object the record reads."""
+    package = kind.report.__module__.rsplit(".", 1)[0]  # harness.latency
+    refs = references(kind)
+    assert {"run", "exit_code", "silent_hooks"} <= set(refs)
+    for facet, (ref, params) in refs.items():
+        assert module_of(ref).startswith(package + "."), (facet, ref)
+        target = resolve(ref)
+        if params is None:
+            assert not callable(target) or isinstance(target, KindSummary), (facet, ref)
+        else:
+            assert len(inspect.signature(target).parameters) == params, (facet, ref)
+    facet = kind.summary_facet()
+    assert (facet is None) == (kind.summary is None) and (
+        facet is None or isinstance(facet, KindSummary)
+    )
+
+
+def test_a_record_refuses_a_malformed_reference() -> None:
+    latency = kind_named("latency")
+    with pytest.raises(ValueError, match=r"is not a 'harness\.package\.module:name' reference"):
+        dataclasses.replace(latency, run="harness.latency.core.run")
+    with pytest.raises(ValueError, match="reference"):
+        dataclasses.replace(latency, summary="latency.summary:SUMMARY")
 
 
 @pytest.mark.parametrize("kind", KINDS, ids=lambda k: k.name)
