@@ -7,7 +7,7 @@ import contextlib
 import sys
 from pathlib import Path
 
-from harness.cli.common import add_common, http_url, make_console
+from harness.cli.common import add_common, http_url, make_console, print_json
 from harness.errors import EXIT_OK, ConfigError, UsageError
 from harness.gate.console import ConsoleGateHooks
 from harness.gate.image_id import GateImageOverrides, judged_image_id, resolve_image_id
@@ -190,5 +190,5 @@ def run(args: argparse.Namespace) -> int:
     record_run(folder, args.name, args.note)
     render_gate(console, report, str(folder), judged_as=profile.title)
     if args.json:
-        sys.stdout.write(report.to_json() + "\n")
+        print_json(report)
     return exit_code(report, rc)
