@@ -162,6 +162,13 @@ def _and(names: list[str]) -> str:
 UNSTARTED = "http://127.0.0.1:1"
 
 
+def check_usage(profile: Profile, options: Mapping[str, object]) -> None:
+    """Every kind's usage check of the gate's options under ``profile`` (latency: --buckets
+    names the profile's buckets): light, said before a run folder is made."""
+    for kind in KINDS:
+        kind.check_usage(profile, kind.overrides.from_gate(options))
+
+
 def check_plan(plan: GatePlan) -> None:
     """Build every step's config from the plan (a bad ``--buckets`` is a ConfigError here)
     and check its prerequisites (quality: its data). Sends no request, so a launcher (demo,

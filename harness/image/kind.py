@@ -13,7 +13,7 @@ from harness.image import views as image_views
 from harness.image.config import PackageConfig, PackageOverrides, from_profile
 from harness.image.gate_rules import package_rules
 from harness.image.report import PackageReport
-from harness.kinds.record import GateInputs, KindConsole, MeasurementKind
+from harness.kinds.record import GateInputs, KindConsole, KindImage, MeasurementKind
 from harness.profiles import Profile
 from harness.verdict import Judgement
 
@@ -49,5 +49,6 @@ KIND: MeasurementKind[PackageConfig, PackageOverrides, PackageReport, PackageHoo
             render="harness.image.console:render_with_path",
         ),
         views=image_views.sections,
+        image=KindImage(serve="harness.image.serve:serve", identify="harness.image.serve:identify"),
     )
 )

@@ -31,6 +31,7 @@ from typing import Any, Generic, Literal, Protocol, TypeVar, cast, runtime_check
 
 from rich.console import Console
 
+from harness.errors import HarnessError
 from harness.kinds.lazy import checked, resolve
 from harness.overrides import Overrides
 from harness.paired.model import CompareSection
@@ -140,6 +141,42 @@ class KindCompare(Generic[R, S]):
 
 
 @dataclass(frozen=True)
+class ImageRun:
+    """What the gate hands the kind that starts the image it packaged (``gate --image``)."""
+
+    image: str
+    overrides: Any  # the kind's overrides record, from the gate's options
+    profile: Profile
+    folder: Path  # the run folder: the kind's report there records an image that did not start
+    ready_timeout_s: float
+    say: Callable[[str], None]  # a line for the user
+    error: Callable[[HarnessError], None]  # an error shown in one line
+    # the gate's server steps against the running image's URL → their worst stop code
+    measure: Callable[[str], int]
+
+
+@dataclass(frozen=True)
+class KindImage:
+    """The container engine behind a kind that packages an image: starting it for the gate's
+    server steps (``gate --image``) and naming an image by its id (``gate --image-id``)."""
+
+    serve: Ref  # a function (ImageRun) → the worst stop code
+    identify: Ref  # a function (name, overrides) → "sha256:…"; raises a HarnessError
+
+    def __post_init__(self) -> None:
+        checked(self.serve)
+        checked(self.identify)
+
+    def serve_image(self, run: ImageRun) -> int:
+        """Start the packaged image with no route out, measure it, stop it."""
+        return cast(Callable[[ImageRun], int], resolve(self.serve))(run)
+
+    def image_id(self, name: str, overrides: Any) -> str:
+        """``name``'s full id in the engine the overrides name."""
+        return cast(Callable[[str, Any], str], resolve(self.identify))(name, overrides)
+
+
+@dataclass(frozen=True)
 class MeasurementKind(Generic[C, Ov, R, H]):
     name: str  # = the report's ``kind`` and file stem
     command: tuple[str, ...]  # the ``harness`` command that runs it: ("latency",)
@@ -163,6 +200,11 @@ class MeasurementKind(Generic[C, Ov, R, H]):
     # step's before its first step measures; raises a HarnessError (usage: exit 2).
     # A function (cfg) → None
     preflight: Ref | None = None
+    # what its options must satisfy under a profile, said before a run folder exists
+    # (latency: --buckets names the profile's buckets); raises a HarnessError (exit 2)
+    usage: Callable[[Profile, Ov], None] | None = None
+    # the container engine behind the image it packages (package: gate --image, --image-id)
+    image: KindImage | None = None
     score: KindScore[R] | None = None
     console: KindConsole[R, H] | None = None
     compare: KindCompare[R, Any] | None = None
@@ -191,6 +233,11 @@ class MeasurementKind(Generic[C, Ov, R, H]):
         """Its preflight over ``cfg``, when it has one (raises a HarnessError)."""
         if self.preflight is not None:
             cast(Callable[[C], None], resolve(self.preflight))(cfg)
+
+    def check_usage(self, profile: Profile, overrides: Ov) -> None:
+        """Its options' usage check under ``profile``, when it has one."""
+        if self.usage is not None:
+            self.usage(profile, overrides)
 
     def summary_facet(self) -> KindSummary[R, Any] | None:
         """Its summary facet (harness/view/summary.py), None when it shows none."""

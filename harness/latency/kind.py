@@ -9,6 +9,7 @@ from harness.kinds.record import GateInputs, KindCompare, KindConsole, KindScore
 from harness.latency import compare as latency_compare
 from harness.latency import compare_views as latency_compare_views
 from harness.latency import views as latency_views
+from harness.latency.buckets import choose_buckets
 from harness.latency.compare import LatencySection
 from harness.latency.config import LatencyConfig, LatencyOverrides, from_profile
 from harness.latency.gate_rules import latency_rules
@@ -27,6 +28,12 @@ def rules(report: LatencyReport, inputs: GateInputs) -> Judgement:
 
 def required(profile: Profile, image: bool) -> bool:
     return profile.latency is not None
+
+
+def usage(profile: Profile, o: LatencyOverrides) -> None:
+    """``--buckets`` names the profile's buckets (a ConfigError before a run folder exists)."""
+    if profile.latency is not None:
+        choose_buckets(profile.latency, o.buckets)
 
 
 def repeats_beside(folder: Path, report: LatencyReport) -> RepeatsReport | None:
@@ -49,6 +56,7 @@ KIND: MeasurementKind[LatencyConfig, LatencyOverrides, LatencyReport, LatencyHoo
         required=required,
         rules=rules,
         gate_step="server",
+        usage=usage,
         score=KindScore("mean speedup", lambda r: r.score),
         console=KindConsole(
             hooks="harness.latency.console:console_hooks",

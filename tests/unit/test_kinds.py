@@ -11,16 +11,17 @@ from pathlib import Path
 import pytest
 
 from harness.cli import build_parser
+from harness.errors import ConfigError
 from harness.flags import flag_of
 from harness.gate.options import gate_options
-from harness.gate.orchestrate import GatePlan, step_names
+from harness.gate.orchestrate import GatePlan, check_usage, step_names
 from harness.gate.report import GateReport
 from harness.gate.rules import GateInputs, required_reports
 from harness.kinds.lazy import module_of, resolve
 from harness.kinds.record import KindConsole, MeasurementKind
 from harness.overrides import Overrides
 from harness.profiles import load_profile
-from harness.registry import KINDS, kind_named
+from harness.registry import KINDS, engine_kind, kind_named
 from harness.report.folder import REPORT_KINDS
 from harness.target import Target
 from harness.view.summary import KindSummary
@@ -80,6 +81,8 @@ def references(kind: MeasurementKind) -> dict[str, tuple[str, int | None]]:
     }
     if kind.console is not None:
         refs |= {"console hooks": (kind.console.hooks, 2), "render": (kind.console.render, 3)}
+    if kind.image is not None:
+        refs |= {"serve": (kind.image.serve, 1), "identify": (kind.image.identify, 2)}
     return {facet: (ref, n) for facet, (ref, n) in refs.items() if ref is not None}
 
 
@@ -283,3 +286,36 @@ def test_the_demos_options_are_gate_options(tmp_path: Path) -> None:
     )
     assert plan.overrides(kind_named("check")).tokenizer == str(tmp_path / "m")
     assert plan.overrides(kind_named("quality")).max_gen_toks == 24
+
+
+def test_gate_options_are_checked_by_the_kinds_own_usage() -> None:
+    """``gate`` asks each kind's record to check its options before a run folder exists
+    (latency: --buckets names the profile's buckets); a profile without latency asks none."""
+    with pytest.raises(ConfigError, match="--buckets"):
+        check_usage(QWEN, {"buckets": "short,tiny"})
+    check_usage(QWEN, {"buckets": "short,long"})
+    check_usage(PARIS, {"buckets": "short,tiny"})  # no latency step: nothing to check
+
+
+def test_the_container_engine_is_the_package_kinds() -> None:
+    kind, engine = engine_kind()
+    assert kind.name == "package" and engine is kind.image
+    assert [k.name for k in KINDS if k.image is not None] == ["package"]
+
+
+# The modules that drive the gate's steps and the image: they reach the kinds only through
+# the registry and their records' facets, never a kind's package itself.
+THROUGH_RECORDS = ("cli/gate.py", "gate/image.py", "gate/orchestrate.py", "gate/image_id.py")
+
+
+@pytest.mark.parametrize("rel", THROUGH_RECORDS)
+def test_the_gates_drivers_import_no_kinds_package(rel: str) -> None:
+    from tests.unit.test_layering import harness_imports, unit
+
+    packages = {unit(k.report.__module__) for k in KINDS}  # latency, image, …
+    found = [
+        f"{rel}:{line} imports {target}"
+        for line, target in harness_imports(PACKAGE / rel)
+        if unit(target) in packages
+    ]
+    assert not found, found
