@@ -15,7 +15,7 @@ steps on a copy that names the container's URL.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -58,6 +58,13 @@ def steps_for(
         for k in KINDS
         if k.gate_step == where and k.required(profile, image) and k.name not in skip
     ]
+
+
+def speed_step(steps: Sequence[AnyKind]) -> AnyKind | None:
+    """The speed step among the gate's steps: the first whose record carries a score (its
+    ``KindScore`` names it and its unit: latency's mean speedup ×, throughput's weighted
+    tok/s); None when no step is scored."""
+    return next((k for k in steps if k.score is not None), None)
 
 
 @dataclass(frozen=True)

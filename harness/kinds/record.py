@@ -41,6 +41,7 @@ from harness.provenance import Provenance
 from harness.report_base import Report
 from harness.target import Target
 from harness.verdict import Judgement
+from harness.view.fmt import DASH
 from harness.view.model import Block, Section
 from harness.view.summary import KindSummary
 
@@ -91,11 +92,16 @@ class GateInputs:
 class KindScore(Generic[R]):
     """The competition score a report carries, for the gate's headline."""
 
-    name: str  # e.g. "mean speedup"
+    name: str  # e.g. "mean speedup": what a page calls the score (gate.json's score_name)
     of: Callable[[R], float | None]
     # the score the grader would give, given the folder's other reports (Paris: 0 when
     # its correctness gate fails); None: the measured score is the grader's
     graded: Callable[[R, GateInputs], float | None] | None = None
+    unit: str = ""  # written after the figure ("×" for a speedup; tok/s is in the name)
+
+    def text(self, value: float | None, digits: int = 3) -> str:
+        """``2.500×``: the figure as a page shows it, its unit after it (— when none)."""
+        return DASH if value is None else f"{value:.{digits}f}{self.unit}"
 
 
 @runtime_checkable

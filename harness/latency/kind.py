@@ -57,7 +57,7 @@ KIND: MeasurementKind[LatencyConfig, LatencyOverrides, LatencyReport, LatencyHoo
         rules=rules,
         gate_step="server",
         usage=usage,
-        score=KindScore("mean speedup", lambda r: r.score),
+        score=KindScore("mean speedup", lambda r: r.score, unit="×"),
         console=KindConsole(
             hooks="harness.latency.console:console_hooks",
             render="harness.latency.console:render_report",

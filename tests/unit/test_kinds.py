@@ -14,7 +14,7 @@ from harness.cli import build_parser
 from harness.errors import ConfigError
 from harness.flags import flag_of
 from harness.gate.options import gate_options
-from harness.gate.orchestrate import GatePlan, check_usage, step_names
+from harness.gate.orchestrate import GatePlan, check_usage, speed_step, step_names
 from harness.gate.report import GateReport
 from harness.gate.rules import GateInputs, required_reports
 from harness.kinds.lazy import module_of, resolve
@@ -319,3 +319,43 @@ def test_the_gates_drivers_import_no_kinds_package(rel: str) -> None:
         if unit(target) in packages
     ]
     assert not found, found
+
+
+def test_the_speed_steps_record_names_the_score_and_its_unit() -> None:
+    """What a page calls the score and how it writes it come from the speed step's record."""
+    qwen = speed_step(GatePlan(url="http://h:1", folder=Path("."), profile=QWEN).steps())
+    paris = speed_step(GatePlan(url="http://h:1", folder=Path("."), profile=PARIS).steps())
+    assert qwen is not None and qwen.score is not None and paris is not None
+    assert (qwen.name, qwen.score.name, qwen.score.text(2.5)) == (
+        "latency",
+        "mean speedup",
+        "2.500×",
+    )
+    assert paris.score is not None
+    assert (paris.name, paris.score.name, paris.score.text(1234.5, 1)) == (
+        "throughput",
+        "weighted tok/s",
+        "1234.5",
+    )
+    assert qwen.score.text(None) == "—"
+    assert speed_step([kind_named("check"), kind_named("quality")]) is None
+
+
+def test_a_runs_gate_cells_come_from_the_kinds_summaries(tmp_path: Path) -> None:
+    from harness.report.entry import entry_for_folder
+    from harness.report.parts import gate_cells
+    from tests.fixtures.report_kinds import write_check
+    from tests.unit.test_report_data import make_run
+
+    run = make_run(
+        tmp_path,
+        "a",
+        started_at="2026-02-01T10:00:00+00:00",
+        medians={"short": 1291.0, "medium": 2720.5, "long": 3288.0},
+        quality={"mmlu_pro": (0.71, 0.621, 120)},
+    )
+    write_check(run)
+    cells = [(k.name, c) for k, c in gate_cells(entry_for_folder(run).parts)]
+    assert cells == [("check", ["checks 3/3"]), ("quality", ["MMLU-Pro 0.710 ✓"])]
+    bare = [(k.name, c) for k, c in gate_cells({})]
+    assert bare == [("check", []), ("quality", [])]
