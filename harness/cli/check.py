@@ -54,7 +54,7 @@ def _measure(run: KindRun, hooks: CheckHooks) -> Outcome:
     from harness.conformance.kind import KIND
     from harness.kinds.record import RunEnv
 
-    report = KIND.run(run.cfg, RunEnv(run.ctx.provenance, run.ctx.folder, hooks))
+    report = KIND.measure(run.cfg, RunEnv(run.ctx.provenance, run.ctx.folder, hooks))
 
     def server(console: Console) -> None:
         if report.provenance.server is not None:

@@ -18,6 +18,7 @@ from harness.argtypes import positive_int as positive_int
 from harness.console_hooks import byte_progress as byte_progress
 from harness.profiles import DEFAULT_PROFILE, Profile, load_profile
 from harness.provenance import Provenance, redact_argv
+from harness.report_base import Report
 from harness.run_folder import new_run_folder
 from harness.target import EXPERIMENT, NAME, NOTE, OUT, PROFILE
 from harness.view.fitted import console_for
@@ -50,8 +51,17 @@ def add_common(
             help="the ledger group this run belongs to: its best and frontier compare only "
             "runs of one experiment (default: grouped by profile and server)",
         )
-    p.add_argument("--json", action="store_true", help="machine-readable JSON on stdout")
+    add_json(p)
     p.add_argument("--quiet", action="store_true", help="no progress output")
+
+
+JSON_HELP = "machine-readable JSON on stdout"
+
+
+def add_json(p: argparse.ArgumentParser, help: str = JSON_HELP) -> None:
+    """``--json``, declared here for every command (``print_json`` writes it; ``make_console``
+    then sends the human output to stderr)."""
+    p.add_argument("--json", action="store_true", help=help)
 
 
 def int_list(text: str) -> list[int]:
@@ -65,9 +75,13 @@ def int_list(text: str) -> list[int]:
     return values
 
 
-def print_json(document: object) -> None:
-    """``--json``: the one spelling every command prints its report with (stdout)."""
-    sys.stdout.write(json.dumps(document, indent=2) + "\n")
+def print_json(document: Report | object) -> None:
+    """``--json``: the one writer of every command's machine output (stdout, one document,
+    indented). A saved report is written as it is saved (``Report.to_json``: what ``gate``,
+    ``compare`` and ``tune`` print is their file's bytes); any other document (a report's
+    dump less its per-request records, a ledger) through ``json.dumps``."""
+    text = document.to_json() if isinstance(document, Report) else json.dumps(document, indent=2)
+    sys.stdout.write(text + "\n")
 
 
 def make_console(args: argparse.Namespace) -> Console:

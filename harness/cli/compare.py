@@ -3,11 +3,10 @@
 from __future__ import annotations
 
 import argparse
-import sys
 from pathlib import Path
 
 from harness.argtypes import non_negative_float
-from harness.cli.common import make_console
+from harness.cli.common import add_json, make_console, print_json
 from harness.compare.core import CompareConfig, compare_runs
 from harness.compare.render import render
 from harness.errors import EXIT_OK, UsageError
@@ -34,7 +33,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         action="store_true",
         help="do not write compare.json into RUN_B (report.html's compare section reads it)",
     )
-    p.add_argument("--json", action="store_true", help="machine-readable JSON on stdout")
+    add_json(p)
     p.add_argument("--quiet", action="store_true", help="no console tables")
     p.set_defaults(func=run)
 
@@ -56,5 +55,5 @@ def run(args: argparse.Namespace) -> int:
             console.print(f"[yellow]note: compare.json not saved in {b}: {err.strerror}[/]")
     render(console, report)
     if args.json:
-        sys.stdout.write(report.to_json() + "\n")
+        print_json(report)
     return EXIT_OK

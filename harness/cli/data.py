@@ -3,11 +3,9 @@
 from __future__ import annotations
 
 import argparse
-import json
-import sys
 from pathlib import Path
 
-from harness.cli.common import make_console
+from harness.cli.common import add_json, make_console, print_json
 from harness.data.fetch import copy_samples, fetch
 from harness.data.layout import DATA_DIR_ENV, default_data_dir, nltk_dir
 from harness.data.punkt import write_punkt_tab
@@ -36,7 +34,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     f.add_argument(
         "--samples", action="store_true", help="copy the small sample data instead (offline)"
     )
-    f.add_argument("--json", action="store_true", help="machine-readable JSON on stdout")
+    add_json(f)
     f.add_argument("--quiet", action="store_true", help="no progress output")
     f.set_defaults(func=run_fetch)
     q = actions.add_parser(
@@ -55,7 +53,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         metavar="DIR",
         help="NLTK data folder, instead of --out's nltk_data (default: none)",
     )
-    q.add_argument("--json", action="store_true", help="machine-readable JSON on stdout")
+    add_json(q)
     q.add_argument("--quiet", action="store_true", help="no progress output")
     q.set_defaults(func=run_prepare)
 
@@ -76,9 +74,7 @@ def run_fetch(args: argparse.Namespace) -> int:
         )
     console.print(f"data folder ready: {out} (next: harness data prepare --out {out})")
     if args.json:
-        sys.stdout.write(
-            json.dumps({"data_dir": str(out), "files": [str(p) for p in written]}) + "\n"
-        )
+        print_json({"data_dir": str(out), "files": [str(p) for p in written]})
     return EXIT_OK
 
 
@@ -90,7 +86,5 @@ def run_prepare(args: argparse.Namespace) -> int:
     folder = write_punkt_tab(target.resolve())
     console.print(f"wrote NLTK punkt_tab (English) to {folder}")
     if args.json:
-        sys.stdout.write(
-            json.dumps({"nltk_data": str(target.resolve()), "punkt_tab": str(folder)}) + "\n"
-        )
+        print_json({"nltk_data": str(target.resolve()), "punkt_tab": str(folder)})
     return EXIT_OK

@@ -7,7 +7,7 @@ import contextlib
 import sys
 from pathlib import Path
 
-from harness.cli.common import add_common, http_url, make_console
+from harness.cli.common import add_common, http_url, make_console, print_json
 from harness.errors import EXIT_OK, ConfigError, UsageError
 from harness.gate.console import ConsoleGateHooks
 from harness.gate.image_id import GateImageOverrides, judged_image_id, resolve_image_id
@@ -15,6 +15,7 @@ from harness.gate.judge import folder_profile
 from harness.gate.options import add_gate_options, options_from_args
 from harness.gate.orchestrate import (
     GatePlan,
+    check_usage,
     conclude,
     exit_code,
     run_steps,
@@ -22,8 +23,6 @@ from harness.gate.orchestrate import (
     steps_for,
 )
 from harness.gate.render import render_gate
-from harness.image.config import PackageOverrides
-from harness.latency.buckets import choose_buckets
 from harness.profiles import Profile, load_profile
 from harness.provenance import Provenance, redact_argv
 from harness.report.ledger import record_run
@@ -154,11 +153,8 @@ def run(args: argparse.Namespace) -> int:
     _check_skips(profile, skip, image)
     options = options_from_args(args)
     given = GateImageOverrides.from_args(args).image_id
-    image_id = (
-        resolve_image_id(given, PackageOverrides.from_gate(options).docker_host) if given else None
-    )
-    if args.buckets is not None and profile.latency is not None:
-        choose_buckets(profile.latency, args.buckets)  # said before a run folder is made
+    image_id = resolve_image_id(given, options) if given else None
+    check_usage(profile, options)  # said before a run folder is made
     rc = EXIT_OK
     folder = Path(args.run_dir) if args.run_dir else new_run_folder(args.out, args.name, "gate")
     plan = GatePlan(
@@ -190,5 +186,5 @@ def run(args: argparse.Namespace) -> int:
     record_run(folder, args.name, args.note)
     render_gate(console, report, str(folder), judged_as=profile.title)
     if args.json:
-        sys.stdout.write(report.to_json() + "\n")
+        print_json(report)
     return exit_code(report, rc)

@@ -106,14 +106,14 @@ def run(args: argparse.Namespace, command: tuple[str, ...], kind: AnyKind, front
             outcome = front.measure(job, hooks)
         else:
             env = RunEnv(provenance=ctx.provenance, folder=ctx.folder, hooks=hooks)
-            outcome = Outcome(kind.run(cfg, env))
+            outcome = Outcome(kind.measure(cfg, env))
     finally:
         if isinstance(hooks, Closable):
             hooks.close()
     _render(kind, ctx, outcome)
     if args.json:
         print_json(json_document(kind, front, outcome))
-    rc = kind.exit_code(outcome.report)
+    rc = kind.exit_code_of(outcome.report)
     line = front.failure_line(outcome.report, rc) if front.failure_line is not None else None
     if line:  # the report is saved; stderr says why in one line
         print(f"harness: error: {line}", file=sys.stderr)
@@ -123,14 +123,14 @@ def run(args: argparse.Namespace, command: tuple[str, ...], kind: AnyKind, front
 def _console_hooks(kind: AnyKind, ctx: RunContext) -> Any:
     if kind.console is None:
         return kind.no_hooks
-    return kind.console.hooks(ctx.console, ctx.profile.name)
+    return kind.console.make_hooks(ctx.console, ctx.profile.name)
 
 
 def _render(kind: AnyKind, ctx: RunContext, outcome: Outcome) -> None:
     if outcome.heading:
         ctx.console.print(outcome.heading)
     if kind.console is not None:
-        kind.console.render(ctx.console, outcome.report, str(ctx.folder))
+        kind.console.show(ctx.console, outcome.report, str(ctx.folder))
     if outcome.more is not None:
         outcome.more(ctx.console)
 

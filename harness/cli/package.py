@@ -46,7 +46,7 @@ def _measure(run: KindRun, hooks: PackageHooks) -> Outcome:
     output = PackageOverrides.from_args(run.args).output
     if output is not None:  # before the engine is asked anything
         make_folder(output.parent, "the folder of --output", "--output")
-    return Outcome(KIND.run(run.cfg, RunEnv(run.ctx.provenance, run.ctx.folder, hooks)))
+    return Outcome(KIND.measure(run.cfg, RunEnv(run.ctx.provenance, run.ctx.folder, hooks)))
 
 
 FRONT = Front(

@@ -9,7 +9,7 @@ from collections.abc import Iterator
 
 from aiohttp import web
 
-from harness.cli.common import http_url, make_console, port_number, positive_int
+from harness.cli.common import add_json, http_url, make_console, port_number, positive_int
 from harness.errors import EXIT_OK, UsageError
 from harness.portal.app import Portal, PortalConfig
 from harness.portal.s3proxy import S3Proxy
@@ -96,9 +96,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         action="store_true",
         help="hand out URLs straight to S3 (default: through a proxy that rejects what real S3 rejects)",
     )
-    p.add_argument(
-        "--json", action="store_true", help="(accepted for symmetry; the portal prints its URL)"
-    )
+    add_json(p, help="(accepted for symmetry; the portal prints its URL)")
     p.add_argument("--quiet", action="store_true", help="no banner")
     p.set_defaults(func=run)
 

@@ -4,10 +4,9 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
 from pathlib import Path
 
-from harness.cli.common import make_console
+from harness.cli.common import add_json, make_console, print_json
 from harness.errors import EXIT_OK, UsageError
 from harness.paths import reports_dir
 from harness.profiles import available_profiles, load_profile
@@ -74,7 +73,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         help="show these hidden runs again (default: none)",
     )
     p.add_argument("--all", action="store_true", help="show hidden runs too (marked; never ★)")
-    p.add_argument("--json", action="store_true", help="machine-readable JSON on stdout")
+    add_json(p)
     p.add_argument("--quiet", action="store_true", help="no console tables")
     p.set_defaults(func=run)
 
@@ -148,7 +147,7 @@ def run_hide(args: argparse.Namespace) -> int:
             word = "hidden" if hidden else "shown again"
             console.print(f"{raw}: {word}" + ("" if changed else " (already)"))
     if args.json:
-        sys.stdout.write(json.dumps(done) + "\n")
+        print_json(done)
     return EXIT_OK
 
 
@@ -180,7 +179,7 @@ def run_ledger(args: argparse.Namespace) -> int:
         for line in fold_text(board):
             console.print(line)
         if args.json:
-            sys.stdout.write(json.dumps({"runs": [], "best": None, "html": None}) + "\n")
+            print_json({"runs": [], "best": None, "html": None})
         return EXIT_OK
     render_ledger(console, board, f"{root.name}/{LEDGER_FILENAME}")
     html_path = None
@@ -194,7 +193,7 @@ def run_ledger(args: argparse.Namespace) -> int:
             **_board_json(board),
             "html": str(html_path) if html_path else None,
         }
-        sys.stdout.write(json.dumps(out, indent=2) + "\n")
+        print_json(out)
     return EXIT_OK
 
 
@@ -228,7 +227,7 @@ def run_detail(args: argparse.Namespace) -> int:
             data["html"] = str(html_path)
         out.append(data)
     if args.json:
-        sys.stdout.write(json.dumps(out if len(out) > 1 else out[0], indent=2) + "\n")
+        print_json(out if len(out) > 1 else out[0])
     return EXIT_OK
 
 
@@ -241,7 +240,7 @@ def run_tune(args: argparse.Namespace, folder: Path) -> int:
     report = show_tune(console, folder, html_path)
     if args.json:
         out = {"tune": json.loads(report.to_json()), "html": str(html_path) if html_path else None}
-        sys.stdout.write(json.dumps(out, indent=2) + "\n")
+        print_json(out)
     return EXIT_OK
 
 

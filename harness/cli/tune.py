@@ -4,10 +4,9 @@ its gates (docs/tune.md); ``--resume DIR`` continues a tune."""
 from __future__ import annotations
 
 import argparse
-import sys
 from pathlib import Path
 
-from harness.cli.common import NEW_FOLDER, make_console
+from harness.cli.common import NEW_FOLDER, add_json, make_console, print_json
 from harness.errors import EXIT_INTERRUPTED, EXIT_OK, UsageError
 from harness.profiles import load_profile
 from harness.run_folder import new_run_folder
@@ -50,7 +49,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p.add_argument(
         "--out", metavar="DIR", help="tune folder (default: reports/<time>-tune-<name>/)"
     )
-    p.add_argument("--json", action="store_true", help="tune.json on stdout")
+    add_json(p, help="tune.json on stdout")
     p.add_argument("--quiet", action="store_true", help="no progress output")
     p.set_defaults(func=run)
 
@@ -93,7 +92,7 @@ def run(args: argparse.Namespace) -> int:
     report = run_tune(cfg, ConsoleTuneHooks(console))
     render_tune(console, report, str(cfg.folder))
     if args.json:
-        sys.stdout.write(report.to_json() + "\n")
+        print_json(report)
     if report.interrupted:
         return EXIT_INTERRUPTED
     return EXIT_OK if report.best is not None else EXIT_NO_FEASIBLE

@@ -13,12 +13,14 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from harness.client.fingerprint import take_fingerprint
+from harness.conformance.config import CheckPlan
 from harness.conformance.context import CheckConfig
 from harness.conformance.hooks import NO_HOOKS, CheckHooks
 from harness.conformance.registry import PlannedCheck
 from harness.conformance.report import Check, CheckReport
 from harness.conformance.runner import run_checks
 from harness.errors import EXIT_FAIL, EXIT_OK
+from harness.kinds.record import RunEnv
 from harness.manifest.record import record_manifest
 from harness.provenance import Provenance
 from harness.tokenizer import load_tokenizer
@@ -66,3 +68,13 @@ async def measure_check(
 def exit_code(report: CheckReport) -> int:
     """1 when a required check failed, else 0."""
     return EXIT_OK if report.ok else EXIT_FAIL
+
+
+def run(plan: CheckPlan, env: RunEnv[CheckHooks]) -> CheckReport:
+    """The kind record's core (harness/kinds/record.py: ``run``): the run's provenance, folder
+    and hooks from ``env``."""
+    return asyncio.run(
+        measure_check(
+            plan.cfg, plan.planned, provenance=env.provenance, folder=env.folder, hooks=env.hooks
+        )
+    )

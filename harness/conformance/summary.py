@@ -28,6 +28,13 @@ def facts(part: CheckLedger) -> list[tuple[str, str]]:
     return [("checks failed", f"{part.checks_failed}/{part.checks_total}")]
 
 
+def gate_cells(part: CheckLedger) -> list[str]:
+    """``checks 20/20``: the checks that passed, of those run."""
+    if part.checks_total is None:
+        return []
+    return [f"checks {part.checks_total - (part.checks_failed or 0)}/{part.checks_total}"]
+
+
 SUMMARY: KindSummary[CheckReport, CheckLedger] = KindSummary(
-    part=CheckLedger, of=ledger_fields, facts=facts, ledger_row=False
+    part=CheckLedger, of=ledger_fields, facts=facts, ledger_row=False, gate_cells=gate_cells
 )

@@ -37,7 +37,7 @@ class ConsoleGateHooks(GateHooks):
     def hooks(self, kind: MeasurementKind[Any, Any, Any, Any]) -> Any:
         if kind.console is None:
             return kind.no_hooks
-        hooks = kind.console.hooks(self.console, self.profile)
+        hooks = kind.console.make_hooks(self.console, self.profile)
         if isinstance(hooks, Closable):
             self._open = hooks
         return hooks
@@ -47,4 +47,4 @@ class ConsoleGateHooks(GateHooks):
             self._open.close()
             self._open = None
         if kind.console is not None:
-            kind.console.render(self.console, report, self.folder)
+            kind.console.show(self.console, report, self.folder)

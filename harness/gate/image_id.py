@@ -9,6 +9,7 @@ for these records (docs/submit.md, "Submit what was gated"; harness/gate/records
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -16,7 +17,7 @@ from harness.errors import HarnessError, UsageError
 from harness.flags import option
 from harness.gate.report import GateReport
 from harness.overrides import Overrides
-from harness.registry import KINDS
+from harness.registry import KINDS, engine_kind
 from harness.report_base import Report
 from harness.submit.gated import bare_id, is_image_id
 
@@ -36,15 +37,14 @@ class GateImageOverrides(Overrides):
     )
 
 
-def resolve_image_id(given: str, docker_host: str | None) -> str:
-    """``given`` as a full ``sha256:…`` id: an id is kept, a name is looked up in the engine."""
+def resolve_image_id(given: str, options: Mapping[str, object]) -> str:
+    """``given`` as a full ``sha256:…`` id: an id is kept, a name is looked up in the engine
+    of the kind that packages images (its record's ``image`` facet), under the gate's options."""
     if is_image_id(given):
         return "sha256:" + bare_id(given)
-    from harness.image.engine import connect, engine_errors
-
+    kind, engine = engine_kind()
     try:
-        with engine_errors(f"looking up image {given}"):
-            found = str(connect(docker_host, timeout_s=30).images.get(given).id)
+        found = engine.image_id(given, kind.overrides.from_gate(options))
     except HarnessError as err:
         raise UsageError(
             f"--image-id {given}: not an image id, and the container engine cannot name its id"

@@ -15,7 +15,7 @@ steps on a copy that names the container's URL.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -58,6 +58,13 @@ def steps_for(
         for k in KINDS
         if k.gate_step == where and k.required(profile, image) and k.name not in skip
     ]
+
+
+def speed_step(steps: Sequence[AnyKind]) -> AnyKind | None:
+    """The speed step among the gate's steps: the first whose record carries a score (its
+    ``KindScore`` names it and its unit: latency's mean speedup ×, throughput's weighted
+    tok/s); None when no step is scored."""
+    return next((k for k in steps if k.score is not None), None)
 
 
 @dataclass(frozen=True)
@@ -147,9 +154,9 @@ def run_step(
         cfg = configure(cfg)
     argv = kind.command_line(target, overrides, plan.profile_ref)
     env = RunEnv(provenance=plan.provenance(argv), folder=plan.folder, hooks=hooks.hooks(kind))
-    report = kind.run(cfg, env)
+    report = kind.measure(cfg, env)
     hooks.done(kind, report)
-    rc: int = kind.exit_code(report)
+    rc: int = kind.exit_code_of(report)
     return rc
 
 
@@ -162,15 +169,20 @@ def _and(names: list[str]) -> str:
 UNSTARTED = "http://127.0.0.1:1"
 
 
+def check_usage(profile: Profile, options: Mapping[str, object]) -> None:
+    """Every kind's usage check of the gate's options under ``profile`` (latency: --buckets
+    names the profile's buckets): light, said before a run folder is made."""
+    for kind in KINDS:
+        kind.check_usage(profile, kind.overrides.from_gate(options))
+
+
 def check_plan(plan: GatePlan) -> None:
     """Build every step's config from the plan (a bad ``--buckets`` is a ConfigError here)
     and check its prerequisites (quality: its data). Sends no request, so a launcher (demo,
     tune) calls it before it starts a server. Raises the step's HarnessError."""
     target = Target(folder=plan.folder, url=plan.url)
     for kind in plan.steps():
-        cfg = kind.from_profile(plan.profile, target, plan.overrides(kind))
-        if kind.preflight is not None:
-            kind.preflight(cfg)
+        kind.check_first(kind.from_profile(plan.profile, target, plan.overrides(kind)))
 
 
 def run_steps(plan: GatePlan, hooks: GateHooks) -> int:

@@ -27,7 +27,7 @@ def headline_figures(reports: Mapping[str, Report]) -> dict[str, Any]:
     a kind without its report gives the same keys, empty."""
     out: dict[str, Any] = {}
     for kind in KINDS:
-        facet = kind.summary() if kind.summary is not None else None
+        facet = kind.summary_facet()
         if facet is not None and facet.headline is not None:
             report = reports.get(kind.name)
             out.update(facet.headline(report if isinstance(report, kind.report) else None))

@@ -43,3 +43,8 @@ def render_with_path(console: Console, report: PackageReport, folder: str) -> No
     """The verdict, then where package.json is (the command and the gate show both)."""
     render(report, console)
     console.print(f"report: {folder}/{report.FILENAME}")
+
+
+def console_hooks(console: Console, profile: str) -> PackageHooks:
+    """The kind record's console hooks (harness/kinds/record.py: ``KindConsole``)."""
+    return ConsoleHooks(console)

@@ -11,13 +11,17 @@ from dataclasses import dataclass
 
 import docker
 
+from harness.errors import EXIT_FAIL, EXIT_OK
 from harness.image.archive import inspect_archive
 from harness.image.config import PackageConfig
+from harness.image.engine import connect
+from harness.image.hooks import PackageHooks
 from harness.image.package_manifest import package_manifest
 from harness.image.preflight import platform_rule, size_breakdown
 from harness.image.report import PackageReport
 from harness.image.rules import ImageFacts, facts_from_config, failed, judge
 from harness.image.save import Progress, SaveResult, save_image
+from harness.kinds.record import RunEnv
 from harness.manifest.model import Manifest
 
 
@@ -95,3 +99,24 @@ def package(
             progress=progress,
         )
     return build_report(cfg, saved)
+
+
+def run(cfg: PackageConfig, env: RunEnv[PackageHooks]) -> PackageReport:
+    """The kind record's core (harness/kinds/record.py: ``run``): save (when ``cfg.image``),
+    inspect and judge; ``package.json`` and ``manifest.json`` (what the image is:
+    docs/manifest.md) saved in the folder."""
+    client = connect(cfg.docker_host) if cfg.image else None
+    try:
+        packaged = package(cfg, client, env.hooks.bytes)
+    finally:
+        if client is not None:
+            client.close()
+    report = packaged.report
+    report.provenance = env.provenance
+    report.save(env.folder)
+    packaged.manifest.save(env.folder)
+    return report
+
+
+def exit_code(report: PackageReport) -> int:
+    return EXIT_OK if report.passed else EXIT_FAIL

@@ -9,11 +9,12 @@ record: its report class, its typed overrides (the flags), the one function
 that builds its config from a profile, its core, exit code, gate rules,
 console hooks and comparison.
 
-Heavy facets are bound lazily: a record's ``run``, ``exit_code``, silent hooks, console,
-preflight and summary are small functions in its ``kind.py`` that import the core, the console
-and the HTTP client only when called, so judging a run folder (``gate RUN_DIR``,
-``harness report``) imports no aiohttp, matplotlib, prometheus_client or docker
-(tests/unit/test_light_judging.py).
+Heavy facets are bound lazily: a record names its core (``run``), ``exit_code``, silent
+hooks, console, preflight and summary by ``"module:attribute"`` reference
+(``harness/kinds/lazy.py``), imported when first used through the record's methods
+(:meth:`MeasurementKind.measure`, :meth:`~MeasurementKind.exit_code_of`, …), so building
+the registry and judging a run folder (``gate RUN_DIR``, ``harness report``) import no
+aiohttp, matplotlib, prometheus_client or docker (tests/unit/test_light_judging.py).
 
 Layering: this record type sits below the measurement packages (each package's
 ``kind.py`` builds its record from it) and imports none of them; the registry sits
@@ -26,10 +27,12 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Generic, Literal, Protocol, TypeVar, runtime_checkable
+from typing import Any, Generic, Literal, Protocol, TypeVar, cast, runtime_checkable
 
 from rich.console import Console
 
+from harness.errors import HarnessError
+from harness.kinds.lazy import checked, resolve
 from harness.overrides import Overrides
 from harness.paired.model import CompareSection
 from harness.paired.side import CompareSettings, Side
@@ -38,6 +41,7 @@ from harness.provenance import Provenance
 from harness.report_base import Report
 from harness.target import Target
 from harness.verdict import Judgement
+from harness.view.fmt import DASH
 from harness.view.model import Block, Section
 from harness.view.summary import KindSummary
 
@@ -47,6 +51,9 @@ R = TypeVar("R", bound=Report)  # its report class
 H = TypeVar("H")  # its core's hooks
 T = TypeVar("T", bound=Report)
 S = TypeVar("S", bound=CompareSection)  # its section of a comparison
+
+# A heavy facet, named not imported: "harness.<pkg>.<module>:<name>" (harness/kinds/lazy.py)
+Ref = str
 
 # Where the gate runs a kind: against the server ("server"), on the image before it
 # runs ("image"), or never (the kind's own command writes its report).
@@ -85,11 +92,16 @@ class GateInputs:
 class KindScore(Generic[R]):
     """The competition score a report carries, for the gate's headline."""
 
-    name: str  # e.g. "mean speedup"
+    name: str  # e.g. "mean speedup": what a page calls the score (gate.json's score_name)
     of: Callable[[R], float | None]
     # the score the grader would give, given the folder's other reports (Paris: 0 when
     # its correctness gate fails); None: the measured score is the grader's
     graded: Callable[[R, GateInputs], float | None] | None = None
+    unit: str = ""  # written after the figure ("×" for a speedup; tok/s is in the name)
+
+    def text(self, value: float | None, digits: int = 3) -> str:
+        """``2.500×``: the figure as a page shows it, its unit after it (— when none)."""
+        return DASH if value is None else f"{value:.{digits}f}{self.unit}"
 
 
 @runtime_checkable
@@ -102,8 +114,18 @@ class KindConsole(Generic[R, H]):
     """The kind on a rich console while the gate runs it: the core's console hooks, and the
     report's rendering once it is done (the command shows the same)."""
 
-    hooks: Callable[[Console, str], H]  # (console, profile name) → hooks
-    render: Callable[[Console, R, str], None]  # (console, report, run folder)
+    hooks: Ref  # a function (console, profile name) → hooks
+    render: Ref  # a function (console, report, run folder) → None
+
+    def __post_init__(self) -> None:
+        checked(self.hooks)
+        checked(self.render)
+
+    def make_hooks(self, console: Console, profile: str) -> H:
+        return cast(Callable[[Console, str], H], resolve(self.hooks))(console, profile)
+
+    def show(self, console: Console, report: R, folder: str) -> None:
+        cast(Callable[[Console, R, str], None], resolve(self.render))(console, report, folder)
 
 
 @dataclass(frozen=True)
@@ -125,6 +147,42 @@ class KindCompare(Generic[R, S]):
 
 
 @dataclass(frozen=True)
+class ImageRun:
+    """What the gate hands the kind that starts the image it packaged (``gate --image``)."""
+
+    image: str
+    overrides: Any  # the kind's overrides record, from the gate's options
+    profile: Profile
+    folder: Path  # the run folder: the kind's report there records an image that did not start
+    ready_timeout_s: float
+    say: Callable[[str], None]  # a line for the user
+    error: Callable[[HarnessError], None]  # an error shown in one line
+    # the gate's server steps against the running image's URL → their worst stop code
+    measure: Callable[[str], int]
+
+
+@dataclass(frozen=True)
+class KindImage:
+    """The container engine behind a kind that packages an image: starting it for the gate's
+    server steps (``gate --image``) and naming an image by its id (``gate --image-id``)."""
+
+    serve: Ref  # a function (ImageRun) → the worst stop code
+    identify: Ref  # a function (name, overrides) → "sha256:…"; raises a HarnessError
+
+    def __post_init__(self) -> None:
+        checked(self.serve)
+        checked(self.identify)
+
+    def serve_image(self, run: ImageRun) -> int:
+        """Start the packaged image with no route out, measure it, stop it."""
+        return cast(Callable[[ImageRun], int], resolve(self.serve))(run)
+
+    def image_id(self, name: str, overrides: Any) -> str:
+        """``name``'s full id in the engine the overrides name."""
+        return cast(Callable[[str, Any], str], resolve(self.identify))(name, overrides)
+
+
+@dataclass(frozen=True)
 class MeasurementKind(Generic[C, Ov, R, H]):
     name: str  # = the report's ``kind`` and file stem
     command: tuple[str, ...]  # the ``harness`` command that runs it: ("latency",)
@@ -132,9 +190,10 @@ class MeasurementKind(Generic[C, Ov, R, H]):
     overrides: type[Ov]
     # the one builder of the kind's config: the profile's values, then the overrides
     from_profile: Callable[[Profile, Target, Ov], C]
-    run: Callable[[C, RunEnv[H]], R]  # the core; saves the report (partial on Ctrl-C)
-    exit_code: Callable[[R], int]  # the command's exit policy, reused by the gate
-    silent_hooks: Callable[[], H]  # the core's silent hooks (``no_hooks``)
+    # the heavy facets are references (``Ref``), resolved on first use: ``measure``, …
+    run: Ref  # the core, (cfg, RunEnv) → report; saves the report (partial on Ctrl-C)
+    exit_code: Ref  # (report) → the command's exit code; its policy, reused by the gate
+    silent_hooks: Ref  # the core's silent hooks, an object (``no_hooks``)
     # whether a verdict under ``profile`` needs this report (``image``: gate --image)
     required: Callable[[Profile, bool], bool]
     # the gate's rules over its report (when the folder holds it) and the other inputs
@@ -144,8 +203,14 @@ class MeasurementKind(Generic[C, Ov, R, H]):
     # (--keep-going measures anyway after a failure)
     prerequisite: bool = False
     # what can fail before anything is measured (its data, …): the gate checks every
-    # step's before its first step measures; raises a HarnessError (usage: exit 2)
-    preflight: Callable[[C], None] | None = None
+    # step's before its first step measures; raises a HarnessError (usage: exit 2).
+    # A function (cfg) → None
+    preflight: Ref | None = None
+    # what its options must satisfy under a profile, said before a run folder exists
+    # (latency: --buckets names the profile's buckets); raises a HarnessError (exit 2)
+    usage: Callable[[Profile, Ov], None] | None = None
+    # the container engine behind the image it packages (package: gate --image, --image-id)
+    image: KindImage | None = None
     score: KindScore[R] | None = None
     console: KindConsole[R, H] | None = None
     compare: KindCompare[R, Any] | None = None
@@ -153,14 +218,41 @@ class MeasurementKind(Generic[C, Ov, R, H]):
     # ``sections``; None: the run's summary line only
     views: Callable[[R], list[Section]] | None = None
     # what one run shows outside its sections: its ledger fields and cells, its lines of the
-    # run summary, its gate.json figures (harness/view/summary.py); bound lazily: a function
-    # in its kind.py returning its package's ``summary.SUMMARY``. None: it shows none
-    summary: Callable[[], KindSummary[R, Any]] | None = None
+    # run summary, its gate.json figures (harness/view/summary.py): its package's
+    # ``summary.SUMMARY``, by reference (``summary_facet``). None: it shows none
+    summary: Ref | None = None
+
+    def __post_init__(self) -> None:
+        for ref in (self.run, self.exit_code, self.silent_hooks, self.preflight, self.summary):
+            if ref is not None:
+                checked(ref)
+
+    def measure(self, cfg: C, env: RunEnv[H]) -> R:
+        """Run the core (imported now): its report, saved (partial on Ctrl-C)."""
+        return cast(Callable[[C, RunEnv[H]], R], resolve(self.run))(cfg, env)
+
+    def exit_code_of(self, report: R) -> int:
+        """The command's exit code for ``report`` (the gate reuses it)."""
+        return cast(Callable[[R], int], resolve(self.exit_code))(report)
+
+    def check_first(self, cfg: C) -> None:
+        """Its preflight over ``cfg``, when it has one (raises a HarnessError)."""
+        if self.preflight is not None:
+            cast(Callable[[C], None], resolve(self.preflight))(cfg)
+
+    def check_usage(self, profile: Profile, overrides: Ov) -> None:
+        """Its options' usage check under ``profile``, when it has one."""
+        if self.usage is not None:
+            self.usage(profile, overrides)
+
+    def summary_facet(self) -> KindSummary[R, Any] | None:
+        """Its summary facet (harness/view/summary.py), None when it shows none."""
+        return None if self.summary is None else cast(KindSummary[R, Any], resolve(self.summary))
 
     @property
     def no_hooks(self) -> H:
         """The hooks the core is run with when nobody watches (tests, the gate's silent steps)."""
-        return self.silent_hooks()
+        return cast(H, resolve(self.silent_hooks))
 
     @property
     def filename(self) -> str:

@@ -148,3 +148,8 @@ class ConsoleHooks(SpinnerAndBars, LatencyHooks):
         print(f"harness: partial latency report saved: {path}", file=sys.stderr)
         if self.resume_hint:
             print(f"harness: resume with: {self.resume_hint}", file=sys.stderr)
+
+
+def console_hooks(console: Console, profile: str) -> LatencyHooks:
+    """The kind record's console hooks (harness/kinds/record.py: ``KindConsole``)."""
+    return ConsoleHooks(console)

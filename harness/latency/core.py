@@ -23,6 +23,7 @@ from harness.client.metrics import MetricsRecorder
 from harness.client.readiness import wait_ready
 from harness.client.urllib_client import GraderPoll
 from harness.errors import EXIT_OK, EXIT_TARGET
+from harness.kinds.record import RunEnv
 from harness.latency.analysis import build_report, selftest_flags
 from harness.latency.config import LatencyConfig
 from harness.latency.hooks import NO_HOOKS, LatencyHooks
@@ -209,3 +210,11 @@ def exit_code(report: LatencyReport) -> int:
     if any(b.n_ok == 0 for b in report.buckets()):
         return EXIT_TARGET
     return EXIT_OK
+
+
+def run(cfg: LatencyConfig, env: RunEnv[LatencyHooks]) -> LatencyReport:
+    """The kind record's core (harness/kinds/record.py: ``run``): the run's provenance, folder
+    and hooks from ``env``."""
+    return asyncio.run(
+        measure_latency(cfg, provenance=env.provenance, folder=env.folder, hooks=env.hooks)
+    )

@@ -10,7 +10,8 @@ from harness.console_hooks import SpinnerAndBars
 from harness.profiles import Benchmark
 from harness.quality.decide_stats import ALPHA
 from harness.quality.hooks import QualityHooks
-from harness.quality.render import RichProgress
+from harness.quality.render import RichProgress, render_report
+from harness.quality.report import QualityReport
 from harness.quality.transport import ProgressSink
 
 
@@ -55,3 +56,14 @@ class ConsoleHooks(SpinnerAndBars, QualityHooks):
         self.console.print(f"interrupted: partial report and answer cache in {path.parent}")
         if self.resume_hint:
             self.console.print(f"resume with: {self.resume_hint}")
+
+
+def console_hooks(console: Console, profile: str) -> QualityHooks:
+    """The kind record's console hooks (harness/kinds/record.py: ``KindConsole``)."""
+    return ConsoleHooks(console)
+
+
+def render_in(console: Console, report: QualityReport, folder: str) -> None:
+    """The kind record's rendering: the report's sections, then its run folder."""
+    render_report(console, report)
+    console.print(f"run folder: {folder}")

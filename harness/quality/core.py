@@ -23,6 +23,7 @@ from pathlib import Path
 
 from harness.data.samples import SAMPLE_KEY, SAMPLE_REASON, sample_files
 from harness.errors import EXIT_FAIL, EXIT_INCOMPLETE, EXIT_OK
+from harness.kinds.record import RunEnv
 from harness.manifest.record import record_manifest
 from harness.provenance import Provenance
 from harness.quality.config import QualityConfig
@@ -165,3 +166,9 @@ def exit_code(report: QualityReport) -> int:
     if not report.complete:
         return EXIT_INCOMPLETE
     return EXIT_OK if report.passed else EXIT_FAIL
+
+
+def run(cfg: QualityConfig, env: RunEnv[QualityHooks]) -> QualityReport:
+    """The kind record's core (harness/kinds/record.py: ``run``): the run's provenance, folder
+    and hooks from ``env``."""
+    return measure_quality(cfg, provenance=env.provenance, hooks=env.hooks)

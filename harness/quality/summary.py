@@ -109,8 +109,18 @@ def latest(run: LatestRun[QualityReport, QualityLedger]) -> list[Block | None]:
     return [None if chart is None else Figure(chart), quality_scores(run.part)]
 
 
+def gate_cells(part: QualityLedger) -> list[str]:
+    """``MMLU-Pro 0.357 ✗``: each benchmark's score and whether it passed its threshold."""
+    return [
+        f"{q.title} {fmt.num(q.score, '.3f')}"
+        + ("" if q.passed is None else " ✓" if q.passed else " ✗")
+        for q in part.quality
+    ]
+
+
 SUMMARY: KindSummary[QualityReport, QualityLedger] = KindSummary(
     part=QualityLedger,
+    gate_cells=gate_cells,
     of=ledger_fields,
     facts=facts,
     columns=columns,

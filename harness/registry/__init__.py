@@ -18,7 +18,7 @@ from typing import Any
 from harness.conformance.kind import KIND as CHECK
 from harness.errors import UsageError
 from harness.image.kind import KIND as PACKAGE
-from harness.kinds.record import MeasurementKind
+from harness.kinds.record import KindImage, MeasurementKind
 from harness.latency.kind import KIND as LATENCY
 from harness.quality.kind import KIND as QUALITY
 from harness.throughput.kind import KIND as THROUGHPUT
@@ -40,3 +40,9 @@ def kind_named(name: str) -> AnyKind:
 
 def names(kinds: tuple[AnyKind, ...] = KINDS) -> list[str]:
     return [k.name for k in kinds]
+
+
+def engine_kind() -> tuple[AnyKind, KindImage]:
+    """The kind whose record drives the container engine, with that facet (``image``: it
+    packages images and starts them for ``gate --image``)."""
+    return next((k, k.image) for k in KINDS if k.image is not None)

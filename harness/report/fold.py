@@ -25,7 +25,7 @@ SUBMIT = "submit"
 @cache
 def non_measuring() -> tuple[AnyKind, ...]:
     """The kinds whose reports alone make no ledger row (conformance, the image archive)."""
-    return tuple(k for k in KINDS if k.summary is None or not k.summary().ledger_row)
+    return tuple(k for k in KINDS if not (s := k.summary_facet()) or not s.ledger_row)
 
 
 def _order() -> tuple[str, ...]:

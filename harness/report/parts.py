@@ -7,6 +7,7 @@ registry's order, and name no kind themselves.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from functools import cache
 from typing import Any, TypeVar
 
@@ -25,7 +26,20 @@ AnySummary = KindSummary[Any, Any]
 @cache
 def summaries() -> tuple[tuple[AnyKind, AnySummary], ...]:
     """Every kind that has a summary facet, with it, in the registry's order."""
-    return tuple((k, k.summary()) for k in KINDS if k.summary is not None)
+    facets = ((k, k.summary_facet()) for k in KINDS)
+    return tuple((k, s) for k, s in facets if s is not None)
+
+
+def gate_cells(parts: Mapping[str, BaseModel]) -> list[tuple[AnyKind, list[str]]]:
+    """A run's gates in short cells, by kind in the registry's order (the kinds whose summary
+    has ``gate_cells``: check's ``checks 20/20``, quality's ``MMLU-Pro 0.357 ✗``), from its
+    ledger parts (``LedgerEntry.parts``); a kind whose report is absent has no cells."""
+    out: list[tuple[AnyKind, list[str]]] = []
+    for kind, facet in summaries():
+        if facet.gate_cells is not None:
+            part = next((p for p in parts.values() if isinstance(p, facet.part)), facet.empty())
+            out.append((kind, facet.gate_cells(part)))
+    return out
 
 
 def ranked_kind() -> tuple[AnyKind, AnySummary] | None:

@@ -118,3 +118,8 @@ class ConsoleHooks(SpinnerAndBars, ThroughputHooks):
 
     def partial(self, path: Path) -> None:
         print(f"harness: partial throughput report saved: {path}", file=sys.stderr)
+
+
+def console_hooks(console: Console, profile: str) -> ThroughputHooks:
+    """The kind record's console hooks (harness/kinds/record.py: ``KindConsole``)."""
+    return ConsoleHooks(console)

@@ -11,6 +11,7 @@ incomplete, before the exception goes on. Console output goes through
 
 from __future__ import annotations
 
+import asyncio
 import time
 from pathlib import Path
 
@@ -18,6 +19,7 @@ from harness.attribution import cache_flags, metrics_enabled, section_for
 from harness.client.metrics import MetricsRecorder
 from harness.client.readiness import listening, wait_ready
 from harness.errors import EXIT_FAIL, EXIT_OK, EXIT_TARGET
+from harness.kinds.record import RunEnv
 from harness.manifest.record import record_manifest
 from harness.provenance import Provenance
 from harness.throughput.analysis import build_report, probe_enabled, unsettled_rows
@@ -128,3 +130,11 @@ def exit_code(report: ThroughputReport) -> int:
     if report.passed is False:
         return EXIT_FAIL
     return EXIT_OK
+
+
+def run(cfg: ThroughputConfig, env: RunEnv[ThroughputHooks]) -> ThroughputReport:
+    """The kind record's core (harness/kinds/record.py: ``run``): the run's provenance, folder
+    and hooks from ``env``."""
+    return asyncio.run(
+        measure_throughput(cfg, provenance=env.provenance, folder=env.folder, hooks=env.hooks)
+    )

@@ -2,19 +2,9 @@
 
 from __future__ import annotations
 
-import asyncio
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
-from rich.console import Console
-
-from harness.kinds.record import (
-    GateInputs,
-    KindCompare,
-    KindConsole,
-    KindScore,
-    MeasurementKind,
-    RunEnv,
-)
+from harness.kinds.record import GateInputs, KindCompare, KindConsole, KindScore, MeasurementKind
 from harness.profiles import Profile
 from harness.quality.correctness import evaluate, gated_score
 from harness.quality.gate_rules import quality_metrics
@@ -27,43 +17,9 @@ from harness.throughput.config import ThroughputConfig, ThroughputOverrides, fro
 from harness.throughput.gate_rules import score_zeroed, throughput_rules
 from harness.throughput.report import ThroughputReport
 from harness.verdict import Judgement
-from harness.view.summary import KindSummary
 
 if TYPE_CHECKING:
     from harness.throughput.hooks import ThroughputHooks
-
-
-# The core, its hooks and the console are imported when called (harness/kinds/record.py).
-def run(cfg: ThroughputConfig, env: RunEnv[ThroughputHooks]) -> ThroughputReport:
-    from harness.throughput.core import measure_throughput
-
-    return asyncio.run(
-        measure_throughput(cfg, provenance=env.provenance, folder=env.folder, hooks=env.hooks)
-    )
-
-
-def exit_code(report: ThroughputReport) -> int:
-    from harness.throughput.core import exit_code as core_exit_code
-
-    return core_exit_code(report)
-
-
-def silent_hooks() -> ThroughputHooks:
-    from harness.throughput.hooks import NO_HOOKS
-
-    return NO_HOOKS
-
-
-def console_hooks(console: Console, profile: str) -> ThroughputHooks:
-    from harness.throughput.console import ConsoleHooks
-
-    return ConsoleHooks(console)
-
-
-def render(console: Console, report: ThroughputReport, folder: str) -> None:
-    from harness.throughput.console import render_report
-
-    render_report(console, report, folder)
 
 
 def rules(report: ThroughputReport, inputs: GateInputs) -> Judgement:
@@ -89,13 +45,8 @@ def required(profile: Profile, image: bool) -> bool:
     return profile.throughput is not None
 
 
-def summary() -> KindSummary[ThroughputReport, Any]:
-    """Its ledger fields, cells, summary lines and gate.json figures (throughput/summary.py)."""
-    from harness.throughput.summary import SUMMARY
-
-    return SUMMARY
-
-
+# The core, its hooks, the console and the summary by reference, imported when first used
+# (harness/kinds/lazy.py).
 KIND: MeasurementKind[ThroughputConfig, ThroughputOverrides, ThroughputReport, ThroughputHooks] = (
     MeasurementKind(
         name="throughput",
@@ -103,14 +54,17 @@ KIND: MeasurementKind[ThroughputConfig, ThroughputOverrides, ThroughputReport, T
         report=ThroughputReport,
         overrides=ThroughputOverrides,
         from_profile=from_profile,
-        run=run,
-        exit_code=exit_code,
-        silent_hooks=silent_hooks,
+        run="harness.throughput.core:run",
+        exit_code="harness.throughput.core:exit_code",
+        silent_hooks="harness.throughput.hooks:NO_HOOKS",
         required=required,
         rules=rules,
         gate_step="server",
         score=KindScore("weighted tok/s", lambda r: r.score, graded=graded_score),
-        console=KindConsole(hooks=console_hooks, render=render),
+        console=KindConsole(
+            hooks="harness.throughput.console:console_hooks",
+            render="harness.throughput.console:render_report",
+        ),
         compare=KindCompare(
             section=ThroughputSection,
             load_extra=None,
@@ -120,6 +74,6 @@ KIND: MeasurementKind[ThroughputConfig, ThroughputOverrides, ThroughputReport, T
             legacy=throughput_compare.legacy,
         ),
         views=throughput_views.sections,
-        summary=summary,
+        summary="harness.throughput.summary:SUMMARY",
     )
 )

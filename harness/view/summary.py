@@ -16,7 +16,8 @@ none of them names a kind:
 - ``headline``: its figures in ``gate.json``;
 - ``ranked``: the score the ledger ranks runs by (one kind has it), and ``not_ranked``:
   why a run's may not compete;
-- ``latest``: its figures of the newest run on the ledger page.
+- ``latest``: its figures of the newest run on the ledger page;
+- ``gate_cells``: its short cells of a run's gates (``report/parts.py: gate_cells``).
 
 Plain data over plain data: no I/O, nothing heavy imported.
 """
@@ -90,6 +91,9 @@ class KindSummary(Generic[R, P]):
     latest: Callable[[LatestRun[R, P]], list[Block | None]] | None = None
     # whether a folder holding only its report is a ledger row (check's is folded)
     ledger_row: bool = True
+    # its short cells of a run's gates, shown in one cell beside the score (a tune's trials:
+    # ``checks 20/20``, ``MMLU-Pro 0.357 ✗``); none: it shows none there
+    gate_cells: Callable[[P], list[str]] | None = None
 
     def empty(self) -> P:
         """The part of a run that does not hold this kind's report."""

@@ -60,3 +60,8 @@ class ConsoleHooks(VlmHooks):
 def render_vlm(console: Console, rep: VlmReport, where: str) -> None:
     print_sections(console, sections(rep))
     console.print(f"wrote vlm.json + result.json in {where}")
+
+
+def console_hooks(console: Console, profile: str) -> VlmHooks:
+    """The kind record's console hooks (harness/kinds/record.py: ``KindConsole``)."""
+    return ConsoleHooks(console)

@@ -28,6 +28,7 @@ from harness.errors import (
     ConfigError,
     TargetError,
 )
+from harness.kinds.record import RunEnv
 from harness.manifest.record import record_manifest
 from harness.provenance import Provenance, with_facts
 from harness.report_base import load_report
@@ -261,3 +262,9 @@ def exit_code(report: VlmReport) -> int:
     if not report.complete:
         return EXIT_INCOMPLETE
     return EXIT_OK
+
+
+def run(cfg: VlmRunConfig, env: RunEnv[VlmHooks]) -> VlmReport:
+    """The kind record's core (harness/kinds/record.py: ``run``): the run's provenance, folder
+    and hooks from ``env``."""
+    return measure_vlm(cfg, provenance=env.provenance, folder=env.folder, hooks=env.hooks)

@@ -6,21 +6,11 @@ but does not run it (the benchmark needs the participant's Python and a GPU).
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
-from rich.console import Console
-
-from harness.kinds.record import (
-    GateInputs,
-    KindCompare,
-    KindConsole,
-    KindScore,
-    MeasurementKind,
-    RunEnv,
-)
+from harness.kinds.record import GateInputs, KindCompare, KindConsole, KindScore, MeasurementKind
 from harness.profiles import Profile
 from harness.verdict import Judgement
-from harness.view.summary import KindSummary
 from harness.vlm import compare as vlm_compare
 from harness.vlm import compare_views as vlm_compare_views
 from harness.vlm import views as vlm_views
@@ -33,37 +23,6 @@ if TYPE_CHECKING:
     from harness.vlm.hooks import VlmHooks
 
 
-# The core, its hooks and the console are imported when called (harness/kinds/record.py).
-def run(cfg: VlmRunConfig, env: RunEnv[VlmHooks]) -> VlmReport:
-    from harness.vlm.core import measure_vlm
-
-    return measure_vlm(cfg, provenance=env.provenance, folder=env.folder, hooks=env.hooks)
-
-
-def exit_code(report: VlmReport) -> int:
-    from harness.vlm.core import exit_code as core_exit_code
-
-    return core_exit_code(report)
-
-
-def silent_hooks() -> VlmHooks:
-    from harness.vlm.hooks import NO_HOOKS
-
-    return NO_HOOKS
-
-
-def console_hooks(console: Console, profile: str) -> VlmHooks:
-    from harness.vlm.console import ConsoleHooks
-
-    return ConsoleHooks(console)
-
-
-def render(console: Console, report: VlmReport, folder: str) -> None:
-    from harness.vlm.console import render_vlm
-
-    render_vlm(console, report, folder)
-
-
 def rules(report: VlmReport, inputs: GateInputs) -> Judgement:
     return vlm_rules(report)
 
@@ -72,26 +31,23 @@ def required(profile: Profile, image: bool) -> bool:
     return profile.vlm is not None
 
 
-def summary() -> KindSummary[VlmReport, Any]:
-    """Its ledger fields, cells, summary lines and gate.json figures (vlm/summary.py)."""
-    from harness.vlm.summary import SUMMARY
-
-    return SUMMARY
-
-
+# The core, its hooks, the console and the summary by reference, imported when first used
+# (harness/kinds/lazy.py).
 KIND: MeasurementKind[VlmRunConfig, VlmOverrides, VlmReport, VlmHooks] = MeasurementKind(
     name="vlm",
     command=("vlm", "run"),
     report=VlmReport,
     overrides=VlmOverrides,
     from_profile=from_profile,
-    run=run,
-    exit_code=exit_code,
-    silent_hooks=silent_hooks,
+    run="harness.vlm.core:run",
+    exit_code="harness.vlm.core:exit_code",
+    silent_hooks="harness.vlm.hooks:NO_HOOKS",
     required=required,
     rules=rules,
     score=KindScore("AICAS final score (official baselines)", vlm_score),
-    console=KindConsole(hooks=console_hooks, render=render),
+    console=KindConsole(
+        hooks="harness.vlm.console:console_hooks", render="harness.vlm.console:render_vlm"
+    ),
     compare=KindCompare(
         section=VlmDiff,
         load_extra=None,
@@ -101,5 +57,5 @@ KIND: MeasurementKind[VlmRunConfig, VlmOverrides, VlmReport, VlmHooks] = Measure
         legacy=vlm_compare.legacy,
     ),
     views=vlm_views.sections,
-    summary=summary,
+    summary="harness.vlm.summary:SUMMARY",
 )

@@ -4,23 +4,27 @@ and compare take their kinds from it (nothing else keeps a list of kinds)."""
 from __future__ import annotations
 
 import dataclasses
+import inspect
 import re
 from pathlib import Path
 
 import pytest
 
 from harness.cli import build_parser
+from harness.errors import ConfigError
 from harness.flags import flag_of
 from harness.gate.options import gate_options
-from harness.gate.orchestrate import GatePlan, step_names
+from harness.gate.orchestrate import GatePlan, check_usage, speed_step, step_names
 from harness.gate.report import GateReport
 from harness.gate.rules import GateInputs, required_reports
+from harness.kinds.lazy import module_of, resolve
 from harness.kinds.record import KindConsole, MeasurementKind
 from harness.overrides import Overrides
 from harness.profiles import load_profile
-from harness.registry import KINDS, kind_named
+from harness.registry import KINDS, engine_kind, kind_named
 from harness.report.folder import REPORT_KINDS
 from harness.target import Target
+from harness.view.summary import KindSummary
 
 PACKAGE = Path(__file__).resolve().parents[2] / "harness"
 QWEN, PARIS, AICAS = (load_profile(n) for n in ("efficient-qwen", "gpumode-paris", "aicas-vlm"))
@@ -49,7 +53,7 @@ def test_every_kind_has_every_part(kind: MeasurementKind, tmp_path: Path) -> Non
     assert issubclass(kind.overrides, Overrides) and dataclasses.is_dataclass(kind.overrides)
     # every field of the overrides record is a flag: the record is what the user may say
     assert all(flag_of(f) is not None for f in dataclasses.fields(kind.overrides))
-    for part in (kind.from_profile, kind.run, kind.exit_code, kind.required, kind.rules):
+    for part in (kind.from_profile, kind.required, kind.rules):
         assert callable(part)
     # compare reads what a change can make better or worse: not checks, not packages
     assert (kind.compare is not None) == (kind.name not in ("check", "package"))
@@ -63,6 +67,51 @@ def test_every_kind_has_every_part(kind: MeasurementKind, tmp_path: Path) -> Non
     assert cfg is not None
     # a folder without its report: the kind's rules say nothing (the gate says "missing")
     assert kind.judge(GateInputs(profile=profile)) == ([], [])
+
+
+def references(kind: MeasurementKind) -> dict[str, tuple[str, int | None]]:
+    """The record's ``"module:name"`` references: facet → (reference, the parameters its
+    function takes; None: an object)."""
+    refs: dict[str, tuple[str | None, int | None]] = {
+        "run": (kind.run, 2),
+        "exit_code": (kind.exit_code, 1),
+        "silent_hooks": (kind.silent_hooks, None),
+        "preflight": (kind.preflight, 1),
+        "summary": (kind.summary, None),
+    }
+    if kind.console is not None:
+        refs |= {"console hooks": (kind.console.hooks, 2), "render": (kind.console.render, 3)}
+    if kind.image is not None:
+        refs |= {"serve": (kind.image.serve, 1), "identify": (kind.image.identify, 2)}
+    return {facet: (ref, n) for facet, (ref, n) in refs.items() if ref is not None}
+
+
+@pytest.mark.parametrize("kind", KINDS, ids=lambda k: k.name)
+def test_every_reference_names_its_own_packages_facet(kind: MeasurementKind) -> None:
+    """A heavy facet is a reference into the kind's own package (harness/kinds/lazy.py), to a
+    function taking what the record passes it, or to the object the record reads."""
+    package = kind.report.__module__.rsplit(".", 1)[0]  # harness.latency
+    refs = references(kind)
+    assert {"run", "exit_code", "silent_hooks"} <= set(refs)
+    for facet, (ref, params) in refs.items():
+        assert module_of(ref).startswith(package + "."), (facet, ref)
+        target = resolve(ref)
+        if params is None:
+            assert not callable(target) or isinstance(target, KindSummary), (facet, ref)
+        else:
+            assert len(inspect.signature(target).parameters) == params, (facet, ref)
+    facet = kind.summary_facet()
+    assert (facet is None) == (kind.summary is None) and (
+        facet is None or isinstance(facet, KindSummary)
+    )
+
+
+def test_a_record_refuses_a_malformed_reference() -> None:
+    latency = kind_named("latency")
+    with pytest.raises(ValueError, match=r"is not a 'harness\.package\.module:name' reference"):
+        dataclasses.replace(latency, run="harness.latency.core.run")
+    with pytest.raises(ValueError, match="reference"):
+        dataclasses.replace(latency, summary="latency.summary:SUMMARY")
 
 
 @pytest.mark.parametrize("kind", KINDS, ids=lambda k: k.name)
@@ -237,3 +286,76 @@ def test_the_demos_options_are_gate_options(tmp_path: Path) -> None:
     )
     assert plan.overrides(kind_named("check")).tokenizer == str(tmp_path / "m")
     assert plan.overrides(kind_named("quality")).max_gen_toks == 24
+
+
+def test_gate_options_are_checked_by_the_kinds_own_usage() -> None:
+    """``gate`` asks each kind's record to check its options before a run folder exists
+    (latency: --buckets names the profile's buckets); a profile without latency asks none."""
+    with pytest.raises(ConfigError, match="--buckets"):
+        check_usage(QWEN, {"buckets": "short,tiny"})
+    check_usage(QWEN, {"buckets": "short,long"})
+    check_usage(PARIS, {"buckets": "short,tiny"})  # no latency step: nothing to check
+
+
+def test_the_container_engine_is_the_package_kinds() -> None:
+    kind, engine = engine_kind()
+    assert kind.name == "package" and engine is kind.image
+    assert [k.name for k in KINDS if k.image is not None] == ["package"]
+
+
+# The modules that drive the gate's steps and the image: they reach the kinds only through
+# the registry and their records' facets, never a kind's package itself.
+THROUGH_RECORDS = ("cli/gate.py", "gate/image.py", "gate/orchestrate.py", "gate/image_id.py")
+
+
+@pytest.mark.parametrize("rel", THROUGH_RECORDS)
+def test_the_gates_drivers_import_no_kinds_package(rel: str) -> None:
+    from tests.unit.test_layering import harness_imports, unit
+
+    packages = {unit(k.report.__module__) for k in KINDS}  # latency, image, …
+    found = [
+        f"{rel}:{line} imports {target}"
+        for line, target in harness_imports(PACKAGE / rel)
+        if unit(target) in packages
+    ]
+    assert not found, found
+
+
+def test_the_speed_steps_record_names_the_score_and_its_unit() -> None:
+    """What a page calls the score and how it writes it come from the speed step's record."""
+    qwen = speed_step(GatePlan(url="http://h:1", folder=Path("."), profile=QWEN).steps())
+    paris = speed_step(GatePlan(url="http://h:1", folder=Path("."), profile=PARIS).steps())
+    assert qwen is not None and qwen.score is not None and paris is not None
+    assert (qwen.name, qwen.score.name, qwen.score.text(2.5)) == (
+        "latency",
+        "mean speedup",
+        "2.500×",
+    )
+    assert paris.score is not None
+    assert (paris.name, paris.score.name, paris.score.text(1234.5, 1)) == (
+        "throughput",
+        "weighted tok/s",
+        "1234.5",
+    )
+    assert qwen.score.text(None) == "—"
+    assert speed_step([kind_named("check"), kind_named("quality")]) is None
+
+
+def test_a_runs_gate_cells_come_from_the_kinds_summaries(tmp_path: Path) -> None:
+    from harness.report.entry import entry_for_folder
+    from harness.report.parts import gate_cells
+    from tests.fixtures.report_kinds import write_check
+    from tests.unit.test_report_data import make_run
+
+    run = make_run(
+        tmp_path,
+        "a",
+        started_at="2026-02-01T10:00:00+00:00",
+        medians={"short": 1291.0, "medium": 2720.5, "long": 3288.0},
+        quality={"mmlu_pro": (0.71, 0.621, 120)},
+    )
+    write_check(run)
+    cells = [(k.name, c) for k, c in gate_cells(entry_for_folder(run).parts)]
+    assert cells == [("check", ["checks 3/3"]), ("quality", ["MMLU-Pro 0.710 ✓"])]
+    bare = [(k.name, c) for k, c in gate_cells({})]
+    assert bare == [("check", []), ("quality", [])]

@@ -47,6 +47,7 @@ from itertools import pairwise
 from pathlib import Path
 
 import harness
+from harness.kinds.lazy import REF, module_of
 
 PACKAGE = Path(harness.__file__).resolve().parent
 
@@ -138,10 +139,15 @@ def module_name(path: Path) -> str:
 
 
 def harness_imports(path: Path) -> list[tuple[int, str]]:
-    """(line, module) of every absolute ``harness`` import, lazy ones included."""
+    """(line, module) of every absolute ``harness`` import, lazy ones included: a kind
+    record's ``"harness.<pkg>.<module>:<name>"`` reference (harness/kinds/lazy.py) imports
+    its module when first used, so it counts as an import of it."""
     out: list[tuple[int, str]] = []
     for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-        if isinstance(node, ast.Import):
+        if isinstance(node, ast.Constant) and isinstance(node.value, str):
+            if REF.fullmatch(node.value):
+                out.append((node.lineno, module_of(node.value)))
+        elif isinstance(node, ast.Import):
             out += [(node.lineno, a.name) for a in node.names]
         elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
             out.append((node.lineno, node.module))
@@ -243,6 +249,7 @@ def test_the_checker_sees_upward_sideways_and_core_imports(tmp_path: Path) -> No
         "    from harness.compare.load import load_run\n"
         "    from harness.latency import core\n"
         "    from harness.registry import KINDS\n"
+        'HOOKS = "harness.cli.common:make_console"\n'
     )
     assert violations(probe, "harness.latency.probe") == [
         "harness.latency.probe:3 imports harness.cli.common: layer 3 (latency) imports layer 8",
@@ -254,6 +261,8 @@ def test_the_checker_sees_upward_sideways_and_core_imports(tmp_path: Path) -> No
         "harness.latency.probe:7 imports harness.gate.report: layer 3 (latency) imports layer 5",
         "harness.latency.probe:8 imports harness.compare.load: layer 3 (latency) imports layer 5",
         "harness.latency.probe:10 imports harness.registry: layer 3 (latency) imports layer 4",
+        # a record's reference is a lazy import of its module
+        "harness.latency.probe:11 imports harness.cli.common: layer 3 (latency) imports layer 8",
     ]
     # the gate never imports the report reader: report reads gate.json, one direction
     assert violations(probe, "harness.gate.probe") == [
@@ -261,6 +270,7 @@ def test_the_checker_sees_upward_sideways_and_core_imports(tmp_path: Path) -> No
         "harness.gate.probe:6 imports harness.report.ledger: layer 5 (gate) imports layer 6",
         "harness.gate.probe:8 imports harness.compare.load: "
         "gate and compare are side by side (see SIDEWAYS)",
+        "harness.gate.probe:11 imports harness.cli.common: layer 5 (gate) imports layer 8",
     ]
     # a kind's record is its package's: it binds its own core, never another's, nor the
     # registry or the engines above it
@@ -282,6 +292,8 @@ def test_the_checker_sees_upward_sideways_and_core_imports(tmp_path: Path) -> No
         "harness.throughput.kind:9 imports harness.latency.core: "
         "only gate, demo and cli call a measurement's core",
         "harness.throughput.kind:10 imports harness.registry: layer 3 (throughput) imports layer 4",
+        "harness.throughput.kind:11 imports harness.cli.common: "
+        "layer 3 (throughput) imports layer 8",
     ]
     # the record type imports no package above it
     assert violations(probe, "harness.kinds.record")[1:3] == [

@@ -90,3 +90,29 @@ def test_report_with_its_page_draws_with_matplotlib_and_nothing_else(runs: list[
     answer = _run([["report", str(runs[0]), "--quiet"]], runs[0].parent)
     assert answer == {"rc": [0], "loaded": ["matplotlib"]}
     assert (runs[0] / "report.html").is_file()
+
+
+REGISTRY_CHILD = """
+import json, sys
+from harness.registry import KINDS
+refs = [(k.run, k.exit_code, k.silent_hooks, k.preflight, k.summary) for k in KINDS]
+refs += [(k.console.hooks, k.console.render) for k in KINDS if k.console is not None]
+named = sorted({ref.partition(":")[0] for group in refs for ref in group if ref})
+print(json.dumps({"named": len(named), "loaded": [m for m in named if m in sys.modules]}))
+"""
+
+
+def test_the_registry_imports_no_module_its_records_name() -> None:
+    """The records' references (harness/kinds/lazy.py) stay unimported until used: the cores,
+    consoles, silent hooks, preflight and summaries."""
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
+    out = subprocess.run(
+        [sys.executable, "-c", REGISTRY_CHILD],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env=env,
+        check=True,
+    )
+    answer = json.loads(out.stdout.strip().splitlines()[-1])
+    assert answer["loaded"] == [] and answer["named"] > 0
