@@ -34,7 +34,7 @@ class StartFailed(HarnessError):
 
     def __init__(self, message: str, *, why: str, log_tail: str) -> None:
         super().__init__(message)
-        self.why = why  # "exited" | "not ready"
+        self.why = why  # "exited" | "not ready" | "taken" (another server at its URL)
         self.log_tail = log_tail
 
 
@@ -95,8 +95,12 @@ class Candidate:
         return self.proc.pid  # start_new_session: the leader's pid is the group's id
 
     def poll(self) -> int | None:
-        """Its exit code once it has exited, else None."""
-        return self.proc.poll()
+        """The leader's exit code once its whole process group is gone, else None (a
+        launcher that exits and leaves its server running in the group is alive)."""
+        code = self.proc.poll()  # reaps the leader: an unreaped one counts in the group
+        if code is None or group_alive(self.pgid):
+            return None
+        return code
 
     def tail(self) -> str:
         return log_tail(self.log)
@@ -153,7 +157,7 @@ def wait_ready(cand: Candidate, path: str, timeout_s: float) -> float:
         timeout_s,
         exited=lambda: (
             None
-            if (rc := cand.proc.poll()) is None
+            if (rc := cand.poll()) is None
             else f"failed to start: exited with code {rc} before it was ready"
         ),
         tail=lambda: log_tail(cand.log),
@@ -165,7 +169,8 @@ def poll_ready(
 ) -> float:
     """Seconds until ``url`` answers 200, polled every 0.2 s; :class:`StartFailed` once
     ``exited`` says why the candidate is gone (a process, a container) or after
-    ``timeout_s``, with ``tail`` of its log."""
+    ``timeout_s``, with ``tail`` of its log. A 200 counts only while the candidate is alive
+    (harness/tune/own.py): from a dead candidate it came from another server."""
     t0 = time.monotonic()
     while True:
         gone = exited()
@@ -174,7 +179,15 @@ def poll_ready(
         try:
             with urllib.request.urlopen(url, timeout=2.0) as resp:
                 if resp.status == 200:
-                    return time.monotonic() - t0
+                    waited = time.monotonic() - t0
+                    gone = exited()
+                    if gone is not None:
+                        raise StartFailed(
+                            f"{gone}; the answer at {url} came from another server",
+                            why="exited",
+                            log_tail=tail(),
+                        )
+                    return waited
         except (urllib.error.URLError, OSError, ValueError):
             pass
         if time.monotonic() - t0 > timeout_s:

@@ -132,7 +132,10 @@ def build_record(
         colds = [
             leg.cold_start_s
             for (r, n), leg in legs.items()
-            if n == t.number and r <= rounds and leg.cold_start_s is not None
+            if n == t.number
+            and r <= rounds
+            and leg.cold_start_s is not None
+            and leg.status == "ok"  # a void leg's "cold start" was another server's answer
         ]
         m = mean_ci(measured)
         people.append(

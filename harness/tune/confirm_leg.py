@@ -19,7 +19,7 @@ from harness.kinds.record import MeasurementKind
 from harness.profiles import Profile
 from harness.report_base import load_report
 from harness.target import Target
-from harness.tune import candidate
+from harness.tune import candidate, own
 from harness.tune.confirm_record import ConfirmLeg
 from harness.tune.launch import Server, plan_launch, write_params
 from harness.tune.space import Choice, Space
@@ -80,9 +80,13 @@ def run_leg(
             note=note,
             experiment=space.name,
         )
-        return _measure(kind, plan, leg, cand)
+        measured = _measure(kind, plan, leg, cand)
     finally:
         cand.stop()
+    stray = own.still_answers(cand.url)
+    if stray is not None:  # not (only) the contestant was measured: nothing of it counts
+        return measured.model_copy(update={"status": "void", "why": stray, "score": None})
+    return measured
 
 
 def _measure(kind: AnyKind, plan: GatePlan, leg: ConfirmLeg, cand: Server) -> ConfirmLeg:

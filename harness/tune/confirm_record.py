@@ -13,7 +13,7 @@ class ConfirmLeg(BaseModel):
 
     round: int  # 1-based
     trial: int  # the contestant's trial number
-    status: str  # "ok", "failed-to-start", "crashed", "error"
+    status: str  # "ok", "failed-to-start", "crashed", "error", "void" (harness/tune/own.py)
     why: str = ""
     score: float | None = None
     cold_start_s: float | None = None

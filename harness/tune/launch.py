@@ -14,7 +14,7 @@ from typing import Protocol
 from harness.manifest.launch import launched_process, serving_env
 from harness.manifest.model import Launched
 from harness.manifest.record import record_manifest
-from harness.tune import candidate
+from harness.tune import candidate, own
 from harness.tune.space import Choice, Serve
 from harness.tune.template import (
     docker_line,
@@ -82,9 +82,13 @@ class Launch:
 
     def start(self, folder: Path) -> Server:
         """Start it; ``candidate.json`` is written before it can be measured. StartFailed
-        when it cannot start."""
+        when it cannot start, or when another server answers at its URL already
+        (harness/tune/own.py; an image's container address is its own, new)."""
         grace = self.serve.stop_grace_s
         if self.serve.image is None:
+            busy = own.taken(self.url)
+            if busy is not None:
+                raise candidate.StartFailed(busy, why="taken", log_tail="")
             return candidate.start(self.argv, self.env, self.url, folder, grace)
         from harness.tune.container import start_container
 

@@ -22,6 +22,7 @@ Status = Literal[
     "failed-to-start",  # exited or never ready
     "crashed",  # the server died while measured
     "error",  # a measurement stopped with an error
+    "void",  # its URL still answered after it was stopped: another server was measured
 ]
 # feasible as far as known: never recommended unless ``ok``, but not a constraint violation
 FEASIBLE: frozenset[str] = frozenset({"ok", "slower", "lost-race"})

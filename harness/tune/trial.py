@@ -20,7 +20,7 @@ from harness.registry import AnyKind
 from harness.report.ledger import record_run
 from harness.run_folder import fresh_folder, make_folder
 from harness.target import Target
-from harness.tune import candidate, slo_step
+from harness.tune import candidate, own, slo_step
 from harness.tune.launch import Server, plan_launch, write_params
 from harness.tune.outcome import FEASIBLE as FEASIBLE  # re-exported: the statuses' home moved
 from harness.tune.outcome import Status as Status
@@ -73,7 +73,7 @@ def run_trial(
     write_params(folder, meta)
     try:
         cand = how.start(folder)
-    except candidate.StartFailed as err:  # an image the engine refuses to start
+    except candidate.StartFailed as err:  # another server at its URL; an image refused
         return TrialResult("failed-to-start", err.message, launch=launch, log_tail=err.log_tail)
     try:
         try:
@@ -97,9 +97,12 @@ def run_trial(
         )
         result.cold_start_s = round(cold, 3)
         result.launch = launch
-        return result
     finally:
         cand.stop()
+    stray = own.still_answers(cand.url)
+    if stray is not None:  # measured, but not (only) the candidate: nothing of it counts
+        return TrialResult("void", stray, launch=launch, cold_start_s=result.cold_start_s)
+    return result
 
 
 def deferred_steps(steps: Sequence[AnyKind]) -> list[AnyKind]:
