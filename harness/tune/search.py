@@ -23,6 +23,7 @@ resumed worker recovers only its own trials.
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 import logging
 import time
@@ -36,9 +37,10 @@ from optuna.distributions import (
     BaseDistribution,
 )
 from optuna.samplers import BaseSampler, GridSampler
+from optuna.storages import RDBStorage
 from optuna.trial import FrozenTrial, TrialState
 
-from harness.errors import ConfigError, UsageError
+from harness.errors import ConfigError, HarnessError, UsageError
 from harness.profiles import Profile
 from harness.tune import claim, conditions, launch, slo_step, storage
 from harness.tune.confirm import confirm_winner
@@ -113,10 +115,15 @@ def resume_space(folder: Path) -> tuple[Space, str]:
     return load_space(path), path.read_text(encoding="utf-8")
 
 
-def open_study(cfg: TuneConfig, sampler: BaseSampler, sampler_name: str) -> optuna.Study:
+def open_study(
+    cfg: TuneConfig,
+    sampler: BaseSampler,
+    sampler_name: str,
+    store: RDBStorage | None = None,
+) -> optuna.Study:
     """The tune's study: created (baseline enqueued) or, under ``--storage``, joined when
     another worker created it first; on ``--resume``, loaded and this worker's trials
-    recovered."""
+    recovered. ``store``: the storage, when the caller opened it already."""
     # ERROR: Optuna logs a trial stopped by Ctrl-C / SIGTERM as a WARNING with a traceback
     optuna.logging.set_verbosity(logging.ERROR)
     name = cfg.space.name or "tune"
@@ -125,7 +132,8 @@ def open_study(cfg: TuneConfig, sampler: BaseSampler, sampler_name: str) -> optu
         raise UsageError(
             f"{cfg.folder} holds no {STUDY_DB}", hint="start it again without --resume"
         )
-    store = storage.open_storage(cfg.storage or storage.local_url(cfg.folder), shared=shared)
+    if store is None:
+        store = storage.open_storage(cfg.storage or storage.local_url(cfg.folder), shared=shared)
     if cfg.resume:
         try:
             study = optuna.load_study(study_name=name, storage=store, sampler=sampler)
@@ -290,11 +298,13 @@ def _stop_reason(cfg: TuneConfig, study: optuna.Study, sampler: BaseSampler, t0:
     return ""
 
 
-def prepare_folder(cfg: TuneConfig) -> None:
+def prepare_folder(cfg: TuneConfig) -> list[Path]:
     """The tune folder, this worker's alone: ``space.toml`` is created exclusively, so a second
-    worker pointed at the same folder stops with exit 2 instead of sharing it."""
+    worker pointed at the same folder stops with exit 2 instead of sharing it. Returns what
+    it made (:func:`unmake`: a start refused before its study exists leaves nothing)."""
     if cfg.resume:
-        return
+        return []
+    made = [] if cfg.folder.exists() else [cfg.folder]
     try:
         cfg.folder.mkdir(parents=True, exist_ok=True)
     except OSError as err:
@@ -315,8 +325,22 @@ def prepare_folder(cfg: TuneConfig) -> None:
             f"{cfg.folder} is another tune's folder (it holds {SPACE_COPY})",
             hint="give each worker its own --out, or continue that tune with --resume",
         ) from None
+    made.append(cfg.folder / SPACE_COPY)
     if cfg.storage is not None:
         storage.record(cfg.folder, cfg.storage)
+        made.append(cfg.folder / storage.STORAGE_RECORD)
+    return made
+
+
+def unmake(made: list[Path]) -> None:
+    """Remove what :func:`prepare_folder` made (files, then the folder if it is empty), so a
+    refused start leaves no folder that neither ``--resume`` nor a new start can take."""
+    for path in reversed(made):
+        if path.is_dir():
+            with contextlib.suppress(OSError):  # not empty: something else lives there
+                path.rmdir()
+        else:
+            path.unlink(missing_ok=True)
 
 
 def run_tune(
@@ -328,8 +352,15 @@ def run_tune(
     sampler_name, sampler = choose_sampler(cfg.space, cfg.sampler, cfg.seed)
     preflight(cfg.space, cfg.profile, cfg.folder)
     slo_step.preflight(cfg.space, cfg.profile)
-    prepare_folder(cfg)
-    study = open_study(cfg, sampler, sampler_name)
+    # a shared storage is opened before the folder is made: a bad URL leaves nothing behind
+    shared = cfg.storage if cfg.storage is not None and not cfg.resume else None
+    store = storage.open_storage(shared, shared=True) if shared is not None else None
+    made = prepare_folder(cfg)
+    try:
+        study = open_study(cfg, sampler, sampler_name, store)
+    except HarnessError:  # e.g. another SPACE.toml's study: the start is refused whole
+        unmake([*made, cfg.folder / STUDY_DB] if store is None else made)
+        raise
     if cfg.resume:
         sampler_name = str(study.user_attrs.get("sampler", sampler_name))
     score_name = "mean speedup" if cfg.profile.latency is not None else "score"

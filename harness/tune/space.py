@@ -8,14 +8,13 @@ from __future__ import annotations
 
 import math
 import re
+import shlex
 import string
 import tomllib
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
 from pydantic import (
-    BaseModel,
-    ConfigDict,
     Field,
     ValidationError,
     field_validator,
@@ -24,42 +23,13 @@ from pydantic import (
 
 from harness.errors import ConfigError
 from harness.tune import conditions
+from harness.tune.serve import Serve as Serve
+from harness.tune.serve import Strict
 from harness.tune.slo import Slo
 
 Choice = str | int | float | bool
 NAME_RE = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
-
-
-class Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
-
-
-class Serve(Strict):
-    """How a candidate is started: ``command`` (``{port}`` by harness, ``{NAME}`` by each
-    parameter), its ``env`` (values may use parameters), and the ``url`` it answers on; or
-    ``image`` (run as ``gate --image`` runs it; harness/tune/container.py) with ``env`` and
-    ``args`` templates, through the engine at ``docker_host``."""
-
-    command: str | None = Field(None, min_length=1)
-    image: str | None = Field(None, min_length=1)
-    args: str = ""  # image only: the container's command (CMD), split like a shell would
-    docker_host: str | None = None  # image only (default: DOCKER_HOST, else Docker's socket)
-    env: dict[str, str] = Field(default_factory=dict)
-    url: str = "http://127.0.0.1:{port}"
-    ready_timeout_s: float = Field(600.0, gt=0)
-    stop_grace_s: float = Field(10.0, ge=0)
-
-    @model_validator(mode="after")
-    def _one_way(self) -> Serve:
-        if (self.command is None) == (self.image is None):
-            raise ValueError("give command or image, not both")
-        if self.image is None:
-            extra = [k for k in ("args", "docker_host") if k in self.model_fields_set]
-            if extra:
-                raise ValueError(f"{extra[0]} goes with image, not command")
-        elif "url" in self.model_fields_set:
-            raise ValueError("url goes with command: an image is reached at its container")
-        return self
+_FORMAT = string.Formatter()
 
 
 class Range(Strict):
@@ -228,6 +198,30 @@ class Space(Strict):
                     raise ValueError(
                         f"{where}: unknown placeholder {{{field}}} (a template may use {allowed_})"
                     )
+        for where in ("serve.command", "serve.args"):
+            self._check_quotes(where, templates[where])
+
+    def _check_quotes(self, where: str, template: str) -> None:
+        """The command is split like a shell would: a quote left open, in the template or in
+        a value it takes, is refused now, not when the first trial is launched."""
+        words = "".join(
+            lit + ("x" if f is not None else "") for lit, f, _, _ in _FORMAT.parse(template)
+        )
+        try:
+            shlex.split(words)
+        except ValueError as err:
+            raise ValueError(f"{where}: {err} (it is split like a shell would)") from None
+        for name, param in self.params.items():
+            if "{" + name + "}" not in template or not isinstance(param, list):
+                continue
+            for value in param:
+                try:
+                    shlex.split(str(value))
+                except ValueError as err:
+                    raise ValueError(
+                        f"params.{name}: {value!r}: {err} (it goes into {where}, split like a "
+                        "shell would)"
+                    ) from None
 
     def _check_match(self, where: str, match: Match, owner: str | None = None) -> None:
         for key, raw in match.items():
