@@ -90,7 +90,8 @@ def _config(args: argparse.Namespace) -> TuneConfig:
 def run(args: argparse.Namespace) -> int:
     cfg = _config(args)
     console = make_console(args)
-    report = run_tune(cfg, ConsoleTuneHooks(console))
+    hooks = ConsoleTuneHooks(console, cfg.profile.name, str(cfg.folder))
+    report = run_tune(cfg, hooks)
     render_tune(console, report, str(cfg.folder))
     if args.json:
         sys.stdout.write(report.to_json() + "\n")

@@ -22,6 +22,7 @@ from typing import Protocol
 
 from pydantic import ValidationError
 
+from harness.gate.hooks import GateHooks
 from harness.paired.stats import MIN_EFFECT_PCT
 from harness.profiles import Profile
 from harness.run_folder import fresh_folder, make_folder
@@ -48,6 +49,9 @@ class Say(Protocol):
     """Where the confirmation's progress lines go (the search's hooks)."""
 
     def say(self, text: str) -> None: ...
+
+    @property
+    def steps(self) -> GateHooks: ...  # each leg's start and speed step, as the gate shows them
 
 
 def changes(values: Mapping[str, Choice], baseline: Mapping[str, Choice]) -> int:
@@ -280,7 +284,18 @@ def _run(
                     continue
                 where = leg_folder(root, r, n)
                 rel = str(where.relative_to(folder))
-                leg = run_leg(space, profile, kind, params[n], where, round_no=r, trial=n, rel=rel)
+                hooks.say(f"confirm r{r}/{rounds} trial {n:>3} starting")
+                leg = run_leg(
+                    space,
+                    profile,
+                    kind,
+                    params[n],
+                    where,
+                    round_no=r,
+                    trial=n,
+                    rel=rel,
+                    hooks=hooks.steps,
+                )
                 (where / LEG_FILE).write_text(leg.model_dump_json(indent=2), encoding="utf-8")
                 legs[(r, n)] = leg
                 hooks.say(leg_line(leg, rounds))

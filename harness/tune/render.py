@@ -2,12 +2,21 @@
 
 from __future__ import annotations
 
+import shlex
+from pathlib import Path
+from typing import Any
+
 from rich.console import Console
 from rich.markup import escape
 
+from harness.gate.console import ConsoleGateHooks
+from harness.gate.hooks import GateHooks
+from harness.kinds.record import MeasurementKind
+from harness.report_base import Report
 from harness.tune.confirm_view import confirm_lines
 from harness.tune.report import TrialRecord, TuneReport
 from harness.tune.search import TuneHooks
+from harness.tune.storage import recorded
 
 _STYLE = {
     "ok": "green",
@@ -29,9 +38,26 @@ def trial_line(record: TrialRecord, rank: int | None, total: int) -> str:
     )
 
 
+class StepLines(ConsoleGateHooks):
+    """A trial's (or a confirmation leg's) steps as the gate shows them, indented under the
+    trial, each step's progress bar included; the step's own report is not printed (the
+    trial's line sums it up)."""
+
+    def step(self, name: str) -> None:
+        self.console.print(f"  ▸ {name}")
+
+    def done(self, kind: MeasurementKind[Any, Any, Any, Any], report: Report) -> None:
+        self.step_end(kind.name)
+
+
 class ConsoleTuneHooks(TuneHooks):
-    def __init__(self, console: Console) -> None:
+    def __init__(self, console: Console, profile: str = "", folder: str = "") -> None:
         self.console = console
+        self._steps = StepLines(console, profile=profile, folder=folder)
+
+    @property
+    def steps(self) -> GateHooks:
+        return self._steps
 
     def trial_done(self, record: TrialRecord, rank: int | None, total: int) -> None:
         self.console.print(trial_line(record, rank, total))
@@ -63,3 +89,13 @@ def render_tune(console: Console, report: TuneReport, folder: str) -> None:
         launch = report.confirm.pick_command if report.confirm else None
         console.print(f"launch: {escape(launch or best.launch)}", soft_wrap=True)
     console.print(f"tune.json: {folder}/tune.json")
+    if report.interrupted:
+        console.print(f"resume: {escape(resume_line(folder))}", soft_wrap=True)
+
+
+def resume_line(folder: str) -> str:
+    """The command that continues this tune (``--storage`` asked again when its password
+    was not kept: harness/tune/storage.py)."""
+    kept = recorded(Path(folder))
+    again = " --storage URL" if kept is not None and "***" in kept else ""
+    return f"harness tune --resume {shlex.quote(folder)}{again}"

@@ -41,6 +41,7 @@ from optuna.storages import RDBStorage
 from optuna.trial import FrozenTrial, TrialState
 
 from harness.errors import ConfigError, HarnessError, UsageError
+from harness.gate.hooks import NO_HOOKS, GateHooks
 from harness.profiles import Profile
 from harness.tune import claim, conditions, launch, slo_step, storage
 from harness.tune.confirm import confirm_winner
@@ -74,6 +75,7 @@ class MeasureTrial(Protocol):
         *,
         name: str,
         reference: Path | None = None,
+        hooks: GateHooks = ...,
     ) -> TrialResult: ...
 
 
@@ -103,6 +105,12 @@ class TuneHooks:
 
     def say(self, text: str) -> None:
         """A line for the user."""
+
+    @property
+    def steps(self) -> GateHooks:
+        """What a trial or a confirmation leg says while it runs: its start, its wait, each
+        step's progress (the gate's own hooks)."""
+        return NO_HOOKS
 
 
 def resume_space(folder: Path) -> tuple[Space, str]:
@@ -388,7 +396,7 @@ def _one(
     box: list[tuple[int, float]] = []
 
     def objective(trial: optuna.Trial) -> float:
-        return _measure_trial(cfg, study, dists, trial, measure, box)
+        return _measure_trial(cfg, study, dists, trial, measure, box, hooks)
 
     # optimize (one trial at a time) rather than ask/tell: a sampler may stop the study from
     # inside it (GridSampler, once the grid is done); Ctrl-C leaves the trial FAIL
@@ -404,6 +412,7 @@ def _measure_trial(
     trial: optuna.Trial,
     measure: MeasureTrial,
     box: list[tuple[int, float]],
+    hooks: TuneHooks,
 ) -> float:
     trial.set_user_attr("root", str(cfg.folder.resolve()))  # this worker's tune folder
     # only the active parameters are drawn (Optuna's conditional search space)
@@ -425,6 +434,7 @@ def _measure_trial(
     note = diff_text(values, cfg.space.baseline)
     trial.set_user_attr("note", note)
     t0 = time.monotonic()
+    hooks.say(f"trial {trial.number:>3} starting — {note or 'baseline'}")
     res = measure(
         cfg.space,
         cfg.profile,
@@ -433,6 +443,7 @@ def _measure_trial(
         _incumbent(study),
         name=f"{cfg.space.name}-t{trial.number:03d}",
         reference=slo_step.baseline_folder(study, cfg.space, values, folder, cfg.folder),
+        hooks=hooks.steps,
     )
     feasible = res.status in FEASIBLE
     attrs: dict[str, Any] = {
