@@ -1,7 +1,10 @@
 """The tune page: what a tune found, as view sections (harness/view/), printed by ``harness
 report TUNE_DIR`` and drawn into its report.html (harness/tune/page.py).
 
-- the summary: the tune, why it stopped, the best trial and its launch line;
+- the summary: the tune, why it stopped, the best trial and its launch line (with a
+  confirmation: its pick as the recommendation, with the pick's launch line);
+- the confirmation (harness/tune/confirm_page.py): contestants, confirmed scores and CIs,
+  the call, the selection error, the pick;
 - every trial: its parameters, score with its 95 % CI (from the trial's latency report),
   its gates (required checks, each quality benchmark), status and minutes;
 - the score of each trial against its number, with the best feasible score so far;
@@ -20,6 +23,7 @@ from pathlib import Path
 from harness.conformance.summary import CheckLedger
 from harness.quality.summary import QualityLedger
 from harness.report.entry import LedgerEntry, entry_for_folder
+from harness.tune.confirm_page import confirm_section
 from harness.tune.importance import Importance
 from harness.tune.report import TrialRecord, TuneReport
 from harness.tune.template import diff_text
@@ -122,15 +126,22 @@ def _summary(report: TuneReport, views: list[TrialView]) -> Section:
         ("stopped by", report.stopped_by or "still running, or stopped without saying"),
         ("trials", ", ".join(f"{n} {s}" for s, n in counts.items()) or "none"),
     ]
+    pick = report.confirm.pick if report.confirm is not None else None
     if best is not None:
         ci = next((v.ci for v in views if v.record.number == best.number), None)
-        pairs.append(
-            (
-                "best",
-                Cell(f"trial {best.number}: {score_text(best.score, ci)} ({best.note})", "good"),
-            )
-        )
-        pairs.append(("launch", best.launch))
+        found = f"trial {best.number}: {score_text(best.score, ci)} ({best.note})"
+        if pick is not None and report.confirm is not None:
+            # the confirmation's pick is the recommendation; the search's best is its input
+            pairs.append(("search's best", found))
+            picked = next((t for t in report.trials if t.number == pick), None)
+            why = report.confirm.pick_by
+            note = f" ({picked.note})" if picked is not None else ""
+            pairs.append(("recommended", Cell(f"trial {pick}{note} — {why}", "good")))
+            launch = report.confirm.pick_command or (picked.launch if picked else best.launch)
+            pairs.append(("launch", launch))
+        else:
+            pairs.append(("best", Cell(found, "good")))
+            pairs.append(("launch", best.launch))
     else:
         pairs.append(("best", Cell("no feasible trial measured in full", "bad")))
     return section("tune", f"Tune {report.name}", facts("tune-summary", "", pairs))
@@ -148,6 +159,8 @@ def _trials(report: TuneReport, views: list[TrialView]) -> Section:
         Column("why", "left", wrap=True),
     ]
     best = report.best.number if report.best is not None else None
+    if report.confirm is not None and report.confirm.pick is not None:
+        best = report.confirm.pick  # the confirmation's pick is the one recommended
     rows: list[Row] = []
     for v in views:
         t = v.record
@@ -164,7 +177,7 @@ def _trials(report: TuneReport, views: list[TrialView]) -> Section:
         rows.append(Row(cells, "strong" if t.number == best else "plain"))
     return section(
         "tune-trials",
-        "Trials (★ row: the best)",
+        "Trials (★ row: the recommended one)",
         table("tune-trials", "", columns, rows, dense=True),
         text(
             "score: the profile's score as the gate computes it; infeasible trials count 0 "
@@ -320,8 +333,11 @@ def _importance(imp: Importance) -> Section:
 def sections(report: TuneReport, folder: Path, importance: Importance) -> list[Section]:
     views = read_trials(report, folder)
     chart = score_chart(report)
+    unit = "×" if report.score_name == "mean speedup" else ""
+    confirm = confirm_section(report.confirm, unit) if report.confirm is not None else None
     return [
         _summary(report, views),
+        *([confirm] if confirm is not None else []),
         _trials(report, views),
         section(
             "tune-score",
