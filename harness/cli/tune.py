@@ -9,11 +9,10 @@ from pathlib import Path
 
 from harness.cli.common import NEW_FOLDER, make_console
 from harness.errors import EXIT_INTERRUPTED, EXIT_OK, UsageError
-from harness.profiles import load_profile
 from harness.run_folder import new_run_folder
 from harness.tune.render import ConsoleTuneHooks, render_tune
 from harness.tune.search import TuneConfig, resume_space, run_tune
-from harness.tune.space import load_space
+from harness.tune.space import load_space, pinned_text, space_profile
 from harness.tune.storage import resume_url, shown
 
 EXIT_NO_FEASIBLE = 1
@@ -61,11 +60,13 @@ def _config(args: argparse.Namespace) -> TuneConfig:
     if args.resume:
         folder = Path(args.resume)
         space, text = resume_space(folder)
+        source = str(folder / "space.toml")
         storage = resume_url(folder, args.storage)
     else:
         path = Path(args.space)
+        source = path.name
         space = load_space(path)
-        text = path.read_text(encoding="utf-8")
+        text = pinned_text(path.read_text(encoding="utf-8"), space)
         if args.out:
             folder = Path(args.out)
         else:  # a new folder (race-free: two workers started in one second get two)
@@ -77,7 +78,7 @@ def _config(args: argparse.Namespace) -> TuneConfig:
     return TuneConfig(
         space=space,
         space_text=text,
-        profile=load_profile(space.profile),
+        profile=space_profile(space, source),
         folder=folder,
         sampler=args.sampler,
         seed=args.seed,

@@ -79,6 +79,7 @@ def run_leg(
             name=name,
             note=note,
             experiment=space.name,
+            profile_arg=space.profile_arg,
         )
         measured = _measure(kind, plan, leg, cand, hooks)
     finally:

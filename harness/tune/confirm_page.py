@@ -35,7 +35,7 @@ def confirm_section(rec: ConfirmRecord, unit: str = "") -> Section:
         pairs.append(("selection error", sel))
     if rec.pick is not None:
         pairs.append(("pick", Cell(f"trial {rec.pick} — {rec.pick_by}", "good")))
-    rows = []
+    rows: list[list[str | Cell]] = []
     for c in rec.contestants:
         ci = c.confirmed_ci95
         conf = _score(c.confirmed_score, unit)
@@ -45,7 +45,7 @@ def confirm_section(rec: ConfirmRecord, unit: str = "") -> Section:
         rows.append(
             [str(c.trial), c.role, _score(c.search_score, unit), conf, cold, c.note or fmt.DASH]
         )
-    comparisons = [
+    comparisons: list[list[str | Cell]] = [
         [
             f"trial {c.opponent}",
             c.role,

@@ -136,6 +136,7 @@ def _measure(
         name=name,
         note=note,
         experiment=space.name,
+        profile_arg=space.profile_arg,
     )
     steps = plan.steps()
     deferred = deferred_steps(steps)

@@ -4,6 +4,7 @@ long it took, each step as the gate shows it; a stopped tune ends with its resum
 from __future__ import annotations
 
 import io
+import json
 import sys
 from pathlib import Path
 
@@ -62,6 +63,10 @@ def test_every_step_of_a_trial_is_said_as_it_happens(
     ]
     assert said == sorted(said)  # in the order they happen
     assert not any(line.startswith("resume:") for line in lines)  # it finished
+    # the trial's reports name the profile so that their command line runs again
+    argv = json.loads((out / "trials" / "t000" / "check.json").read_text())["provenance"]
+    given = argv["command_line"]
+    assert given[given.index("--profile") + 1] == str(tmp_path / "profile.toml")
 
 
 def test_a_stopped_tune_ends_with_its_resume_line(tmp_path: Path) -> None:

@@ -30,6 +30,10 @@ FILES = {
     "https.toml": GOOD.replace("[params]", 'url = "https://127.0.0.1:{port}"\n[params]'),
     "noport.toml": GOOD.replace("--port {port}", "--port 8000"),
     "quote.toml": GOOD.replace("--a {a}", "--a '{a}"),
+    "relprofile.toml": 'profile = "nosuch/p.toml"\n' + GOOD,
+    "reversed.toml": GOOD.replace("a = [1, 2]", "a = { low = 5, high = 1 }"),
+    "twice.toml": GOOD.replace("a = [1, 2]", "a = [1, 2, 1]"),
+    "mixed.toml": GOOD.replace("a = [1, 2]", 'a = [1, "2"]'),
     "good.toml": GOOD,
 }
 
@@ -48,6 +52,10 @@ ROWS = [
     (("{W}/https.toml",), "over plain HTTP"),
     (("{W}/noport.toml",), "command: no {port}"),
     (("{W}/quote.toml",), "serve.command: No closing quotation"),
+    (("{W}/relprofile.toml",), "relprofile.toml: profile: no profile '{W}/nosuch/p.toml'"),
+    (("{W}/reversed.toml",), "params.a: high 1 < low 5"),
+    (("{W}/twice.toml",), "params.a: 1 is given twice"),
+    (("{W}/mixed.toml",), "params.a: choices mix numbers and strings"),
     (("--resume", "{W}/nosuch"), "is not a tune folder"),
     (("--resume", "{W}"), "is not a tune folder"),
     (("{W}/good.toml", "--resume", "{W}"), "give SPACE.toml or --resume"),
@@ -72,8 +80,9 @@ def world(tmp_path_factory: pytest.TempPathFactory) -> Path:
 @pytest.mark.parametrize(("args", "says"), ROWS, ids=[" ".join(a) or "none" for a, _ in ROWS])
 def test_wrong_tune_invocation(world: Path, args: tuple[str, ...], says: str) -> None:
     argv = ["tune", *(a.replace("{W}", str(world)) for a in args)]
-    answer = run_harness(argv, reports=world / "reports")
-    assert_told(answer, 2, says)
+    answer = run_harness(argv, reports=world / "reports", cwd=world / "..")
+    assert_told(answer, 2, says.replace("{W}", str(world)))
+    assert "--profile" not in answer.stderr  # tune has no such flag
     assert not list(world.glob("**/candidate.json"))  # no candidate was started
 
 
