@@ -10,8 +10,8 @@ from pathlib import Path
 from harness.cli.common import NEW_FOLDER, make_console
 from harness.errors import EXIT_INTERRUPTED, EXIT_OK, UsageError
 from harness.run_folder import new_run_folder
-from harness.tune.render import ConsoleTuneHooks, render_tune
-from harness.tune.search import TuneConfig, resume_space, run_tune
+from harness.tune.render import ConsoleTuneHooks, render_tune, unit_of
+from harness.tune.search import TuneConfig, resume_space, run_tune, score_name
 from harness.tune.space import load_space, pinned_text, space_profile
 from harness.tune.storage import resume_url, shown
 
@@ -91,7 +91,8 @@ def _config(args: argparse.Namespace) -> TuneConfig:
 def run(args: argparse.Namespace) -> int:
     cfg = _config(args)
     console = make_console(args)
-    hooks = ConsoleTuneHooks(console, cfg.profile.name, str(cfg.folder))
+    unit = unit_of(score_name(cfg.profile))
+    hooks = ConsoleTuneHooks(console, cfg.profile.name, str(cfg.folder), unit)
     report = run_tune(cfg, hooks)
     render_tune(console, report, str(cfg.folder))
     if args.json:

@@ -19,7 +19,7 @@ from harness.kinds.record import MeasurementKind
 from harness.profiles import Profile
 from harness.report_base import load_report
 from harness.target import Target
-from harness.tune import candidate, own
+from harness.tune import candidate, own, slo_step
 from harness.tune.confirm_record import ConfirmLeg
 from harness.tune.launch import Server, plan_launch, wait_said, write_params
 from harness.tune.space import Choice, Space
@@ -46,8 +46,11 @@ def run_leg(
     trial: int,
     rel: str,
     hooks: GateHooks = NO_HOOKS,
+    reference: Path | None = None,
 ) -> ConfirmLeg:
-    """Measure one leg into ``folder`` (already made); ``hooks``: its progress."""
+    """Measure one leg into ``folder`` (already made); ``hooks``: its progress. The SLOs of
+    SPACE.toml are checked again on the leg's speed report (``reference``: the baseline
+    trial's folder, for a bound at the baseline)."""
     off = [k for k in space.params if k not in values]  # inactive (harness/tune/conditions.py)
     how = plan_launch(space.serve, values, profile.server.port, off)
     launch = how.line
@@ -87,6 +90,10 @@ def run_leg(
     stray = own.still_answers(cand.url)
     if stray is not None:  # not (only) the contestant was measured: nothing of it counts
         return measured.model_copy(update={"status": "void", "why": stray, "score": None})
+    if space.slo and measured.score is not None:
+        broke = slo_step.check_folder(space.slo, folder, reference)
+        if broke is not None:
+            return measured.model_copy(update={"slo": broke})
     return measured
 
 

@@ -35,6 +35,8 @@ def confirm_section(rec: ConfirmRecord, unit: str = "") -> Section:
         pairs.append(("selection error", sel))
     if rec.pick is not None:
         pairs.append(("pick", Cell(f"trial {rec.pick} — {rec.pick_by}", "good")))
+    elif rec.pick_by:
+        pairs.append(("pick", Cell(rec.pick_by, "bad")))
     rows: list[list[str | Cell]] = []
     for c in rec.contestants:
         ci = c.confirmed_ci95
@@ -42,9 +44,9 @@ def confirm_section(rec: ConfirmRecord, unit: str = "") -> Section:
         if ci is not None:
             conf += f" ({ci[0]:.3f}…{ci[1]:.3f})"
         cold = fmt.DASH if c.cold_start_s is None else f"{c.cold_start_s:.2f} s"
-        rows.append(
-            [str(c.trial), c.role, _score(c.search_score, unit), conf, cold, c.note or fmt.DASH]
-        )
+        note = c.note or fmt.DASH
+        role: str | Cell = Cell(f"{c.role}; broke an SLO: {c.slo}", "bad") if c.slo else c.role
+        rows.append([str(c.trial), role, _score(c.search_score, unit), conf, cold, note])
     comparisons: list[list[str | Cell]] = [
         [
             f"trial {c.opponent}",

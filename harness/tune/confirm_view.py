@@ -36,10 +36,16 @@ def leg_line(leg: ConfirmLeg, rounds: int) -> str:
     if leg.score is None:
         return f"{head}  [yellow]{leg.status}[/] — {escape(leg.why)}"
     cold = "" if leg.cold_start_s is None else f"  cold start {leg.cold_start_s:.2f} s"
-    return f"{head}  {leg.score:7.3f}{cold}"
+    broke = f"  [red]{escape(leg.slo)}[/]" if leg.slo else ""
+    return f"{head}  {leg.score:7.3f}{cold}{broke}"
 
 
 def _contestant(c: Contestant, unit: str) -> str:
+    broke = f" [red]— broke an SLO: {escape(c.slo)}[/]" if c.slo else ""
+    return _contestant_text(c, unit) + broke
+
+
+def _contestant_text(c: Contestant, unit: str) -> str:
     ci = c.confirmed_ci95
     conf = _num(c.confirmed_score, unit)
     if ci is not None:
@@ -134,4 +140,6 @@ def confirm_lines(rec: ConfirmRecord, unit: str = "") -> list[str]:
         out.append(sel)
     if rec.pick is not None:
         out.append(f"[bold]pick: trial {rec.pick}[/] — {escape(rec.pick_by)}")
+    elif rec.pick_by:
+        out.append(f"[red]pick: {escape(rec.pick_by)}[/]")
     return out

@@ -28,8 +28,13 @@ _STYLE = {
 }
 
 
-def trial_line(record: TrialRecord, rank: int | None, total: int) -> str:
-    score = "   —   " if record.score is None else f"{record.score:6.3f}×"
+def unit_of(score_name: str) -> str:
+    """The score's unit mark: × for the latency profile's mean speedup, none otherwise."""
+    return "×" if score_name == "mean speedup" else ""
+
+
+def trial_line(record: TrialRecord, rank: int | None, total: int, unit: str = "×") -> str:
+    score = "   —   " if record.score is None else f"{record.score:6.3f}{unit}"
     place = f"#{rank}" if rank is not None else "—"
     style = _STYLE.get(record.status, "yellow")
     return (
@@ -51,8 +56,11 @@ class StepLines(ConsoleGateHooks):
 
 
 class ConsoleTuneHooks(TuneHooks):
-    def __init__(self, console: Console, profile: str = "", folder: str = "") -> None:
+    def __init__(
+        self, console: Console, profile: str = "", folder: str = "", unit: str = "×"
+    ) -> None:
         self.console = console
+        self.unit = unit
         self._steps = StepLines(console, profile=profile, folder=folder)
 
     @property
@@ -60,7 +68,7 @@ class ConsoleTuneHooks(TuneHooks):
         return self._steps
 
     def trial_done(self, record: TrialRecord, rank: int | None, total: int) -> None:
-        self.console.print(trial_line(record, rank, total))
+        self.console.print(trial_line(record, rank, total, self.unit))
         if record.log_tail and record.status in ("failed-to-start", "crashed"):
             self.console.print(escape(record.log_tail), style="dim")
 
@@ -79,15 +87,19 @@ def render_tune(console: Console, report: TuneReport, folder: str) -> None:
         console.print("[red]no feasible trial measured in full: no candidate to recommend[/]")
     else:
         console.print(
-            f"[bold]best: trial {best.number}[/] {best.score:.3f}× {report.score_name} "
+            f"[bold]best: trial {best.number}[/] {best.score:.3f}{unit_of(report.score_name)} "
+            f"{report.score_name} "
             f"({escape(best.note)})"
         )
         if report.confirm is not None:
-            unit = "×" if report.score_name == "mean speedup" else ""
-            for line in confirm_lines(report.confirm, unit):
+            for line in confirm_lines(report.confirm, unit_of(report.score_name)):
                 console.print(line, soft_wrap=True)
-        launch = report.confirm.pick_command if report.confirm else None
-        console.print(f"launch: {escape(launch or best.launch)}", soft_wrap=True)
+        rec = report.confirm
+        if rec is not None and rec.pick is None and not rec.skipped and rec.pick_by:
+            console.print("[red]no launch to recommend: the confirmation picked none[/]")
+        else:
+            launch = rec.pick_command if rec is not None else None
+            console.print(f"launch: {escape(launch or best.launch)}", soft_wrap=True)
     console.print(f"tune.json: {folder}/tune.json")
     if report.interrupted:
         console.print(f"resume: {escape(resume_line(folder))}", soft_wrap=True)

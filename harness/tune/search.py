@@ -306,6 +306,12 @@ def _stop_reason(cfg: TuneConfig, study: optuna.Study, sampler: BaseSampler, t0:
     return ""
 
 
+def score_name(profile: Profile) -> str:
+    """What the tune's score is called: the latency profile's mean speedup, else the
+    profile's own score (GPU MODE Paris: weighted tok/s through the gate's score)."""
+    return "mean speedup" if profile.latency is not None else "score"
+
+
 def prepare_folder(cfg: TuneConfig) -> list[Path]:
     """The tune folder, this worker's alone: ``space.toml`` is created exclusively, so a second
     worker pointed at the same folder stops with exit 2 instead of sharing it. Returns what
@@ -371,17 +377,17 @@ def run_tune(
         raise
     if cfg.resume:
         sampler_name = str(study.user_attrs.get("sampler", sampler_name))
-    score_name = "mean speedup" if cfg.profile.latency is not None else "score"
+    score = score_name(cfg.profile)
     dists = distributions(cfg.space)
     t0 = time.monotonic()
     stopped_by = ""
     try:
         while not (stopped_by := _stop_reason(cfg, study, sampler, t0)):
             _one(cfg, study, dists, hooks, measure)
-            build_report(study, cfg, sampler_name, "", score_name).save(cfg.folder)
+            build_report(study, cfg, sampler_name, "", score).save(cfg.folder)
     except KeyboardInterrupt:
         stopped_by = "interrupted"
-    report = build_report(study, cfg, sampler_name, stopped_by, score_name)
+    report = build_report(study, cfg, sampler_name, stopped_by, score)
     report.save(cfg.folder)
     return confirm_winner(cfg.space, cfg.profile, cfg.folder, report, hooks, enabled=cfg.confirm)
 

@@ -139,6 +139,9 @@ def _summary(report: TuneReport, views: list[TrialView]) -> Section:
             pairs.append(("recommended", Cell(f"trial {pick}{note} — {why}", "good")))
             launch = report.confirm.pick_command or (picked.launch if picked else best.launch)
             pairs.append(("launch", launch))
+        elif report.confirm is not None and report.confirm.pick_by and not report.confirm.skipped:
+            pairs.append(("search's best", found))  # broke an SLO on confirmation, as all did
+            pairs.append(("recommended", Cell(report.confirm.pick_by, "bad")))
         else:
             pairs.append(("best", Cell(found, "good")))
             pairs.append(("launch", best.launch))
