@@ -14,6 +14,7 @@ from harness.gate.hooks import GateHooks
 from harness.kinds.record import MeasurementKind
 from harness.report_base import Report
 from harness.tune.confirm_view import confirm_lines
+from harness.tune.outcome import NEW_INCUMBENT
 from harness.tune.report import TrialRecord, TuneReport
 from harness.tune.search import TuneHooks
 from harness.tune.storage import recorded
@@ -37,9 +38,14 @@ def trial_line(record: TrialRecord, rank: int | None, total: int, unit: str = "�
     score = "   —   " if record.score is None else f"{record.score:6.3f}{unit}"
     place = f"#{rank}" if rank is not None else "—"
     style = _STYLE.get(record.status, "yellow")
+    why = record.why
+    if why == NEW_INCUMBENT and rank is not None and rank > 1:
+        # it beat the incumbent it was raced against; another worker's trial, measured at
+        # the same time, ended higher: "#2 … new incumbent" would say two things at once
+        why = "beat the incumbent it was measured against; another worker's trial ranks higher"
     return (
         f"trial {record.number:>3}  {place:>4}  {score}  [{style}]{record.status:<15}[/]  "
-        f"{escape(record.note)} — {escape(record.why)}"
+        f"{escape(record.note)} — {escape(why)}"
     )
 
 

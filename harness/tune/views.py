@@ -90,10 +90,17 @@ def read_trials(report: TuneReport, folder: Path) -> list[TrialView]:
     return out
 
 
-def score_text(score: float | None, ci: tuple[float, float] | None) -> str:
+def score_text(score: float | None, ci: tuple[float, float] | None, speedup: bool = True) -> str:
+    """A score with its CI: ``4.600× (4.5…4.7)``; a score that is no speedup (throughput's
+    weighted tok/s) without the ×."""
     if score is None:
         return fmt.DASH
-    return fmt.times(score, 3) + (f" ({fmt.span(ci, lambda v: fmt.num(v, '.3f'))})" if ci else "")
+    shown = fmt.times(score, 3) if speedup else fmt.num(score, ".3f")
+    return shown + (f" ({fmt.span(ci, lambda v: fmt.num(v, '.3f'))})" if ci else "")
+
+
+def is_speedup(report: TuneReport) -> bool:
+    return report.score_name == "mean speedup"
 
 
 def gates_text(v: TrialView) -> str:
@@ -129,7 +136,9 @@ def _summary(report: TuneReport, views: list[TrialView]) -> Section:
     pick = report.confirm.pick if report.confirm is not None else None
     if best is not None:
         ci = next((v.ci for v in views if v.record.number == best.number), None)
-        found = f"trial {best.number}: {score_text(best.score, ci)} ({best.note})"
+        found = (
+            f"trial {best.number}: {score_text(best.score, ci, is_speedup(report))} ({best.note})"
+        )
         if pick is not None and report.confirm is not None:
             # the confirmation's pick is the recommendation; the search's best is its input
             pairs.append(("search's best", found))
@@ -171,7 +180,7 @@ def _trials(report: TuneReport, views: list[TrialView]) -> Section:
         cells = (
             Cell(str(t.number)),
             *(Cell(fmt.text(t.params.get(n))) for n in names),
-            Cell(score_text(t.score, v.ci)),
+            Cell(score_text(t.score, v.ci, is_speedup(report))),
             Cell(gates_text(v)),
             Cell(t.status, tone),
             Cell(fmt.num(t.minutes, ".2f")),
@@ -263,7 +272,7 @@ def _frontier(report: TuneReport, views: list[TrialView]) -> Section:
     rows = [
         (
             str(s.record.number),
-            score_text(s.record.score, s.ci),
+            score_text(s.record.score, s.ci, is_speedup(report)),
             fmt.DASH if s.delta is None else f"{s.delta:+.3f}",
             s.change,
             Cell(s.noise or fmt.DASH, "warn" if s.noise == "within noise" else "plain"),
@@ -287,7 +296,13 @@ def _frontier(report: TuneReport, views: list[TrialView]) -> Section:
                         for s in steps
                     ),
                     notes=tuple(
-                        fmt.times(s.record.score) if s.delta is None else f"{s.delta:+.2f}"
+                        (
+                            fmt.times(s.record.score)
+                            if is_speedup(report)
+                            else fmt.num(s.record.score)
+                        )
+                        if s.delta is None
+                        else f"{s.delta:+.2f}"
                         for s in steps
                     ),
                     bottoms=tuple(

@@ -51,3 +51,6 @@ rounds = 0
     assert "▸ throughput" in shown
     results = [line for line in shown.splitlines() if line.startswith(("trial ", "best:"))]
     assert results and not any("×" in line for line in results)  # tok/s is no speedup
+    assert main(["report", str(out), "--no-html"]) == 0
+    page = capsys.readouterr().out
+    assert f"{trials[1]['score']:.3f}" in page and "×" not in page
