@@ -27,6 +27,9 @@ from harness.errors import HarnessError
 
 RECORD = "candidate.json"
 LOG = "server.log"
+# the ready path answered 404 this long in a row: the server has no such route, and waiting
+# the rest of ready_timeout_s would not give it one (as harness/client/readiness.py)
+NO_ROUTE_GIVE_UP_S = 10.0
 
 
 class StartFailed(HarnessError):
@@ -172,6 +175,7 @@ def poll_ready(
     ``timeout_s``, with ``tail`` of its log. A 200 counts only while the candidate is alive
     (harness/tune/own.py): from a dead candidate it came from another server."""
     t0 = time.monotonic()
+    since_404: float | None = None
     while True:
         gone = exited()
         if gone is not None:
@@ -188,7 +192,24 @@ def poll_ready(
                             log_tail=tail(),
                         )
                     return waited
-        except (urllib.error.URLError, OSError, ValueError):
+        except urllib.error.HTTPError as err:
+            now = time.monotonic()
+            since_404 = (since_404 or now) if err.code == 404 else None
+            if since_404 is not None and now - since_404 >= NO_ROUTE_GIVE_UP_S:
+                raise StartFailed(
+                    f"failed to start: {url} answered HTTP 404 for {now - since_404:.0f} s: "
+                    "the server there has no such route (the profile's ready path)",
+                    why="not ready",
+                    log_tail=tail(),
+                ) from None
+        except urllib.error.URLError as err:
+            if isinstance(err.reason, socket.gaierror):  # a name that does not resolve
+                raise StartFailed(
+                    f"failed to start: {url}: its host name does not resolve ({err.reason})",
+                    why="not ready",
+                    log_tail=tail(),
+                ) from None
+        except (OSError, ValueError):
             pass
         if time.monotonic() - t0 > timeout_s:
             raise StartFailed(
