@@ -4,16 +4,18 @@ its gates (docs/tune.md); ``--resume DIR`` continues a tune."""
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from harness.cli.common import NEW_FOLDER, make_console
 from harness.errors import EXIT_INTERRUPTED, EXIT_OK, UsageError
 from harness.run_folder import new_run_folder
-from harness.tune.render import ConsoleTuneHooks, render_tune, unit_of
-from harness.tune.search import TuneConfig, resume_space, run_tune, score_name
 from harness.tune.space import load_space, pinned_text, space_profile
-from harness.tune.storage import resume_url, shown
+
+if TYPE_CHECKING:
+    from harness.tune.search import TuneConfig
 
 EXIT_NO_FEASIBLE = 1
 
@@ -55,6 +57,9 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
 
 
 def _config(args: argparse.Namespace) -> TuneConfig:
+    from harness.tune.search import TuneConfig, resume_space
+    from harness.tune.storage import resume_url, shown
+
     if bool(args.space) == bool(args.resume):
         raise UsageError("give SPACE.toml or --resume DIR", hint="e.g. harness tune space.toml")
     if args.resume:
@@ -89,6 +94,12 @@ def _config(args: argparse.Namespace) -> TuneConfig:
 
 
 def run(args: argparse.Namespace) -> int:
+    # tqdm reads TQDM_DISABLE once, when it is imported (Optuna imports it, so before the
+    # search is): lm-eval's bars stay off the console, where the tune shows its own progress
+    os.environ.setdefault("TQDM_DISABLE", "1")
+    from harness.tune.render import ConsoleTuneHooks, render_tune, unit_of
+    from harness.tune.search import run_tune, score_name
+
     cfg = _config(args)
     console = make_console(args)
     unit = unit_of(score_name(cfg.profile))

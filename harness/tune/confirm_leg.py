@@ -87,7 +87,7 @@ def run_leg(
         measured = _measure(kind, plan, leg, cand, hooks)
     finally:
         cand.stop()
-    stray = own.still_answers(cand.url)
+    stray = own.still_answers(cand.url) if space.serve.image is None else None
     if stray is not None:  # not (only) the contestant was measured: nothing of it counts
         return measured.model_copy(update={"status": "void", "why": stray, "score": None})
     if space.slo and measured.score is not None:

@@ -13,42 +13,44 @@ launcher and a remote URL alike, since each looks at the URL and at what harness
    launcher that outlived its server, or a server the candidate never was, would keep
    answering, and the trial is void.
 
-"Answers" is a TCP connection accepted at the URL's host and port: any server at all, HTTP
-or not, is another server there.
+"Answers" is an HTTP answer, any status (a 404 on ``/`` too): a bare TCP accept is not
+one (a port forwarder or a firewall may accept and then say nothing), and a server that is
+not HTTP cannot be measured in the candidate's place anyway.
+
+An image candidate run by harness is reached at its container's own address, new when the
+container is created and released when it is removed: the container is the candidate, so
+checks 1 and 3 are the engine's (a fresh container; the engine no longer has it), not the
+URL's (a network's gateway may answer for an address no container holds).
 """
 
 from __future__ import annotations
 
-import socket
+import http.client
 import time
+import urllib.error
+import urllib.request
 from urllib.parse import urlsplit
 
-PROBE_TIMEOUT_S = 0.5
+PROBE_TIMEOUT_S = 1.0
 # after the stop: a socket being closed by a dying process may accept for a moment
 RELEASE_WITHIN_S = 5.0
 
 
-def _address(url: str) -> tuple[str, int] | None:
-    parts = urlsplit(url)
-    if not parts.hostname:
-        return None
-    try:
-        port = parts.port
-    except ValueError:
-        return None
-    return parts.hostname, port or (443 if parts.scheme == "https" else 80)
+_DIRECT = urllib.request.build_opener(urllib.request.ProxyHandler({}))
 
 
 def answers(url: str, timeout_s: float = PROBE_TIMEOUT_S) -> bool:
-    """Something accepts a TCP connection at ``url``'s host and port."""
-    where = _address(url)
-    if where is None:
+    """An HTTP answer, any status, comes back from ``url`` (its root path)."""
+    parts = urlsplit(url)
+    if not parts.scheme or not parts.netloc:
         return False
     try:
-        with socket.create_connection(where, timeout=timeout_s):
+        with _DIRECT.open(f"{parts.scheme}://{parts.netloc}/", timeout=timeout_s):
             return True
-    except OSError:  # refused, unreachable, no such name, timed out: nothing answers
-        return False
+    except urllib.error.HTTPError:
+        return True  # an error status is an answer
+    except (urllib.error.URLError, OSError, ValueError, http.client.HTTPException):
+        return False  # refused, unreachable, no such name, no answer in time: nothing
 
 
 def taken(url: str) -> str | None:

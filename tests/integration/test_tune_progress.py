@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import io
 import json
+import os
+import subprocess
 import sys
 from pathlib import Path
 
@@ -12,9 +14,10 @@ import pytest
 from rich.console import Console
 
 from harness.cli import main
+from harness.data.layout import SAMPLES_DIR
 from harness.tune.render import render_tune
 from harness.tune.report import TuneReport
-from tests.fixtures.tune_profiles import without_quality
+from tests.fixtures.tune_profiles import multiple_choice_quality, without_quality
 
 pytestmark = pytest.mark.timeout(300)
 
@@ -75,3 +78,39 @@ def test_a_stopped_tune_ends_with_its_resume_line(tmp_path: Path) -> None:
     buf = io.StringIO()
     render_tune(Console(file=buf, width=200), report, str(tmp_path / "my tune"))
     assert f"resume: harness tune --resume '{tmp_path / 'my tune'}'" in buf.getvalue()
+
+
+def test_third_party_progress_bars_stay_off_a_tunes_console(tmp_path: Path) -> None:
+    """lm-eval's tqdm bars and datasets' ("Generating test split", "Filter: 100%") once
+    flooded a tune's quality step; the tune's own step lines stay."""
+    space = tmp_path / "space.toml"
+    space.write_text(
+        f"""
+name = "q"
+profile = "{multiple_choice_quality(tmp_path)}"
+[serve]
+command = "{sys.executable} -m harness simulate --port {{port}} --quiet --itl-ms 1 --accuracy 1.0"
+stop_grace_s = 3
+[params]
+a = [1]
+[budget]
+trials = 1
+[options]
+runs = 2
+warmup = 0
+buckets = "short"
+limit = 0.1
+max_gen_toks = 16
+data_dir = "{SAMPLES_DIR}"
+[confirm]
+rounds = 0
+"""
+    )
+    env = {k: v for k, v in os.environ.items() if k != "TQDM_DISABLE"}
+    env["PYTHONPATH"] = str(Path(__file__).resolve().parents[2])
+    argv = [sys.executable, "-m", "harness", "tune", str(space), "--out", str(tmp_path / "o")]
+    done = subprocess.run(argv, env=env, capture_output=True, text=True, timeout=240)
+    assert done.returncode == 0, done.stderr
+    assert "  ▸ quality" in done.stdout
+    for noise in ("it/s", "Generating", "Filter", "examples/s"):
+        assert noise not in done.stdout + done.stderr, noise
