@@ -83,6 +83,7 @@ from tune_landscape_truth import (
 )
 
 from harness.data.layout import SAMPLES_DIR
+from harness.gate.hooks import NO_HOOKS, GateHooks
 from harness.latency.config import LatencyConfig, LatencyOverrides, from_profile
 from harness.profiles import Profile, load_profile
 from harness.quality.decide_stats import passes
@@ -183,6 +184,7 @@ def simulated_trial(land: Landscape, m: Machine, profile: Profile) -> Any:
         *,
         name: str,
         reference: Path | None = None,  # the SLOs' baseline folder: no SLOs here
+        hooks: GateHooks = NO_HOOKS,  # progress lines: none in the bench
     ) -> TrialResult:
         t = land.cands[key_of(values)]
         m.start()

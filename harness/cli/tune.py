@@ -4,16 +4,17 @@ its gates (docs/tune.md); ``--resume DIR`` continues a tune."""
 from __future__ import annotations
 
 import argparse
+import os
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from harness.cli.common import NEW_FOLDER, add_json, make_console, print_json
 from harness.errors import EXIT_INTERRUPTED, EXIT_OK, UsageError
-from harness.profiles import load_profile
 from harness.run_folder import new_run_folder
-from harness.tune.render import ConsoleTuneHooks, render_tune
-from harness.tune.search import TuneConfig, resume_space, run_tune
-from harness.tune.space import load_space
-from harness.tune.storage import resume_url, shown
+from harness.tune.space import load_space, pinned_text, space_profile
+
+if TYPE_CHECKING:
+    from harness.tune.search import TuneConfig
 
 EXIT_NO_FEASIBLE = 1
 
@@ -55,16 +56,21 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
 
 
 def _config(args: argparse.Namespace) -> TuneConfig:
+    from harness.tune.search import TuneConfig, resume_space
+    from harness.tune.storage import resume_url, shown
+
     if bool(args.space) == bool(args.resume):
         raise UsageError("give SPACE.toml or --resume DIR", hint="e.g. harness tune space.toml")
     if args.resume:
         folder = Path(args.resume)
         space, text = resume_space(folder)
+        source = str(folder / "space.toml")
         storage = resume_url(folder, args.storage)
     else:
         path = Path(args.space)
+        source = path.name
         space = load_space(path)
-        text = path.read_text(encoding="utf-8")
+        text = pinned_text(path.read_text(encoding="utf-8"), space)
         if args.out:
             folder = Path(args.out)
         else:  # a new folder (race-free: two workers started in one second get two)
@@ -76,7 +82,7 @@ def _config(args: argparse.Namespace) -> TuneConfig:
     return TuneConfig(
         space=space,
         space_text=text,
-        profile=load_profile(space.profile),
+        profile=space_profile(space, source),
         folder=folder,
         sampler=args.sampler,
         seed=args.seed,
@@ -87,9 +93,17 @@ def _config(args: argparse.Namespace) -> TuneConfig:
 
 
 def run(args: argparse.Namespace) -> int:
+    # tqdm reads TQDM_DISABLE once, when it is imported (Optuna imports it, so before the
+    # search is): lm-eval's bars stay off the console, where the tune shows its own progress
+    os.environ.setdefault("TQDM_DISABLE", "1")
+    from harness.tune.render import ConsoleTuneHooks, render_tune, unit_of
+    from harness.tune.search import run_tune, score_name
+
     cfg = _config(args)
     console = make_console(args)
-    report = run_tune(cfg, ConsoleTuneHooks(console))
+    unit = unit_of(score_name(cfg.profile))
+    hooks = ConsoleTuneHooks(console, cfg.profile.name, str(cfg.folder), unit)
+    report = run_tune(cfg, hooks)
     render_tune(console, report, str(cfg.folder))
     if args.json:
         print_json(report)

@@ -33,6 +33,7 @@ import aiohttp
 
 from harness.client.failure import ErrorKind, error_kind
 from harness.client.urllib_client import GraderPoll, poll_once_like_grader
+from harness.client.urls import drop_path_hint
 from harness.errors import UnreachableError, UsageError
 
 # refused (or 404) this long in a row: nothing listens there (unless the server is starting)
@@ -136,7 +137,7 @@ class Watch:
         raise UsageError(
             f"--url {self.base_url}: GET {self.base_url}{self.path} answers 404, "
             f"{root}{self.path} answers {other}",
-            hint=f"drop {parts.path.rstrip('/')} from --url: --url {root}",
+            hint=drop_path_hint(self.base_url, "--url"),
         )
 
 

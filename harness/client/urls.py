@@ -26,3 +26,23 @@ def http_base_url(text: str) -> str:
     except ValueError as err:
         raise UsageError(f"{text!r} is not a valid URL: {err}") from None
     return url
+
+
+def path_to_drop(url: str) -> tuple[str, str] | None:
+    """A base URL with a path (``http://host:8080/v1``, what OpenAI clients take): the path
+    and the root to use instead; None for a root URL. harness adds every route itself
+    (``/ping``, ``/v1/completions``), so a base URL's path doubles it."""
+    parts = urllib.parse.urlsplit(url)
+    path = parts.path.rstrip("/")
+    if not path:
+        return None
+    return path, f"{parts.scheme}://{parts.netloc}"
+
+
+def drop_path_hint(url: str, option: str) -> str | None:
+    """The one wording of "drop the path" for a URL ``option`` (``--url``, ``serve.url``)."""
+    found = path_to_drop(url)
+    if found is None:
+        return None
+    path, root = found
+    return f"drop {path} from {option}: {option} {root}"

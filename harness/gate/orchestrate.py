@@ -82,6 +82,9 @@ class GatePlan:
     name: str | None = None  # the run's ledger name and note, recorded in its provenance
     note: str = ""
     experiment: str | None = None  # the ledger group (--experiment)
+    # how a command line names the profile when its file stem would not find it again (a
+    # profile file outside tasks/profiles: its path)
+    profile_arg: str | None = None
 
     def __post_init__(self) -> None:
         known = {o.key for o in gate_options()}
@@ -94,8 +97,9 @@ class GatePlan:
 
     @property
     def profile_ref(self) -> str:
-        """How a command line names the profile: its file stem, else its name."""
-        return self.profile.source.removesuffix(".toml") or self.profile.name
+        """How a command line names the profile: ``profile_arg``, else its file stem, else
+        its name."""
+        return self.profile_arg or self.profile.source.removesuffix(".toml") or self.profile.name
 
     def steps(self, where: GateStep = "server") -> list[AnyKind]:
         """The kinds to run, in registry order: required by the profile, not skipped."""

@@ -38,14 +38,19 @@ def offline_env(nltk_data: Path, *, verbose: bool = False) -> Iterator[None]:
     """lm-eval's offline environment for the duration of the block, then what was there.
 
     lm-eval and datasets must never reach the network; IFEval's scorer finds punkt
-    under ``nltk_data``; our bars replace tqdm's; lm-eval's log, unless ``verbose``,
+    under ``nltk_data``; our bars replace tqdm's and datasets'; lm-eval's log, unless ``verbose``,
     drops its warning for every default it "overwrites" with the same value. ``PATH`` is
     emptied: lm-eval runs ``git describe`` for its results' git hash and lets git's
     "fatal: not a git repository" through to our stderr wherever the run is not in a
     checkout; with no ``git`` found it takes its own quiet fallback (no hash). Nothing
     else a benchmark does starts a program."""
+    import datasets
     import nltk
 
+    # TQDM_DISABLE reaches only a tqdm imported after it is set (tqdm reads it at import):
+    # datasets' own bars ("Generating test split", "Filter: 100%") have their own switch
+    bars = datasets.is_progress_bar_enabled()
+    datasets.disable_progress_bars()
     names = (*OFFLINE_VARS, "TQDM_DISABLE", "NLTK_DATA", "PATH")
     saved = {name: os.environ.get(name) for name in names}
     saved_path = list(nltk.data.path)
@@ -70,6 +75,8 @@ def offline_env(nltk_data: Path, *, verbose: bool = False) -> Iterator[None]:
                 os.environ[name] = value
         nltk.data.path[:] = saved_path
         logger.setLevel(saved_level)
+        if bars:
+            datasets.enable_progress_bars()
 
 
 def lm_eval_version() -> str:

@@ -27,6 +27,9 @@ from harness.errors import HarnessError
 
 RECORD = "candidate.json"
 LOG = "server.log"
+# the ready path answered 404 this long in a row: the server has no such route, and waiting
+# the rest of ready_timeout_s would not give it one (as harness/client/readiness.py)
+NO_ROUTE_GIVE_UP_S = 10.0
 
 
 class StartFailed(HarnessError):
@@ -34,7 +37,7 @@ class StartFailed(HarnessError):
 
     def __init__(self, message: str, *, why: str, log_tail: str) -> None:
         super().__init__(message)
-        self.why = why  # "exited" | "not ready"
+        self.why = why  # "exited" | "not ready" | "taken" (another server at its URL)
         self.log_tail = log_tail
 
 
@@ -95,8 +98,12 @@ class Candidate:
         return self.proc.pid  # start_new_session: the leader's pid is the group's id
 
     def poll(self) -> int | None:
-        """Its exit code once it has exited, else None."""
-        return self.proc.poll()
+        """The leader's exit code once its whole process group is gone, else None (a
+        launcher that exits and leaves its server running in the group is alive)."""
+        code = self.proc.poll()  # reaps the leader: an unreaped one counts in the group
+        if code is None or group_alive(self.pgid):
+            return None
+        return code
 
     def tail(self) -> str:
         return log_tail(self.log)
@@ -153,7 +160,7 @@ def wait_ready(cand: Candidate, path: str, timeout_s: float) -> float:
         timeout_s,
         exited=lambda: (
             None
-            if (rc := cand.proc.poll()) is None
+            if (rc := cand.poll()) is None
             else f"failed to start: exited with code {rc} before it was ready"
         ),
         tail=lambda: log_tail(cand.log),
@@ -165,8 +172,10 @@ def poll_ready(
 ) -> float:
     """Seconds until ``url`` answers 200, polled every 0.2 s; :class:`StartFailed` once
     ``exited`` says why the candidate is gone (a process, a container) or after
-    ``timeout_s``, with ``tail`` of its log."""
+    ``timeout_s``, with ``tail`` of its log. A 200 counts only while the candidate is alive
+    (harness/tune/own.py): from a dead candidate it came from another server."""
     t0 = time.monotonic()
+    since_404: float | None = None
     while True:
         gone = exited()
         if gone is not None:
@@ -174,8 +183,33 @@ def poll_ready(
         try:
             with urllib.request.urlopen(url, timeout=2.0) as resp:
                 if resp.status == 200:
-                    return time.monotonic() - t0
-        except (urllib.error.URLError, OSError, ValueError):
+                    waited = time.monotonic() - t0
+                    gone = exited()
+                    if gone is not None:
+                        raise StartFailed(
+                            f"{gone}; the answer at {url} came from another server",
+                            why="exited",
+                            log_tail=tail(),
+                        )
+                    return waited
+        except urllib.error.HTTPError as err:
+            now = time.monotonic()
+            since_404 = (since_404 or now) if err.code == 404 else None
+            if since_404 is not None and now - since_404 >= NO_ROUTE_GIVE_UP_S:
+                raise StartFailed(
+                    f"failed to start: {url} answered HTTP 404 for {now - since_404:.0f} s: "
+                    "the server there has no such route (the profile's ready path)",
+                    why="not ready",
+                    log_tail=tail(),
+                ) from None
+        except urllib.error.URLError as err:
+            if isinstance(err.reason, socket.gaierror):  # a name that does not resolve
+                raise StartFailed(
+                    f"failed to start: {url}: its host name does not resolve ({err.reason})",
+                    why="not ready",
+                    log_tail=tail(),
+                ) from None
+        except (OSError, ValueError):
             pass
         if time.monotonic() - t0 > timeout_s:
             raise StartFailed(

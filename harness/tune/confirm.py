@@ -22,10 +22,11 @@ from typing import Protocol
 
 from pydantic import ValidationError
 
+from harness.gate.hooks import GateHooks
 from harness.paired.stats import MIN_EFFECT_PCT
 from harness.profiles import Profile
 from harness.run_folder import fresh_folder, make_folder
-from harness.tune import launch
+from harness.tune import launch, slo_step
 from harness.tune.confirm_leg import AnyKind, run_leg, speed_kind
 from harness.tune.confirm_record import (
     LEG_FILE,
@@ -48,6 +49,9 @@ class Say(Protocol):
     """Where the confirmation's progress lines go (the search's hooks)."""
 
     def say(self, text: str) -> None: ...
+
+    @property
+    def steps(self) -> GateHooks: ...  # each leg's start and speed step, as the gate shows them
 
 
 def changes(values: Mapping[str, Choice], baseline: Mapping[str, Choice]) -> int:
@@ -132,9 +136,17 @@ def build_record(
         colds = [
             leg.cold_start_s
             for (r, n), leg in legs.items()
-            if n == t.number and r <= rounds and leg.cold_start_s is not None
+            if n == t.number
+            and r <= rounds
+            and leg.cold_start_s is not None
+            and leg.status == "ok"  # a void leg's "cold start" was another server's answer
         ]
         m = mean_ci(measured)
+        broke = [
+            leg.slo
+            for (r, n), leg in sorted(legs.items())
+            if n == t.number and r <= rounds and leg.slo
+        ]
         people.append(
             Contestant(
                 trial=t.number,
@@ -148,6 +160,7 @@ def build_record(
                 confirmed_ci95=m.ci95,
                 cold_start_s=median(colds),
                 launch=t.launch,
+                slo=broke[0] if broke else "",
             )
         )
     winner, others = people[0], people[1:]
@@ -183,18 +196,34 @@ def build_record(
         ),
     )
     pick, why = choose(people, comparisons)
-    record.pick, record.pick_by, record.pick_command = pick.trial, why, pick.launch
+    record.pick_by = why
+    if pick is not None:
+        record.pick, record.pick_command = pick.trial, pick.launch
     return record
 
 
 def choose(
     people: Sequence[Contestant], comparisons: Sequence[Comparison]
-) -> tuple[Contestant, str]:
+) -> tuple[Contestant | None, str]:
     """The trial to take away: an opponent that beat the winner beyond noise (when its
     quality was measured), else among the winner and the opponents tied with it the tie
-    rule's pick (harness/tune/confirm_stats.py ``tie_pick``), else the winner."""
+    rule's pick (harness/tune/confirm_stats.py ``tie_pick``), else the winner. A contestant
+    whose fresh legs broke an SLO is never taken (None: none is left to take)."""
     winner = people[0]
+    if winner.slo:
+        kept = [p for p in people if p.status == "ok" and not p.slo]
+        if not kept:
+            return None, (
+                f"none: the winner (trial {winner.trial}) broke an SLO on its confirmation "
+                f"legs ({winner.slo}), and no other ok contestant met them all"
+            )
+        top = max(kept, key=lambda p: p.confirmed_score or 0.0)
+        return top, (
+            f"the winner (trial {winner.trial}) broke an SLO on its confirmation legs "
+            f"({winner.slo}); trial {top.trial} met them all"
+        )
     by_trial = {p.trial: p for p in people}
+    comparisons = [c for c in comparisons if not by_trial[c.opponent].slo]
     beaten = [by_trial[c.opponent] for c in comparisons if c.call == "overturned"]
     if beaten:
         top = max(beaten, key=lambda p: p.confirmed_score or 0.0)
@@ -268,6 +297,7 @@ def _run(
     root = folder / CONFIRM_DIR
     legs = read_legs(root)
     params = {t.number: t.params for t, _ in entrants}
+    reference = baseline_folder(report, space, folder)
     t0 = time.monotonic()
     hooks.say(plan_line(entrants, rounds))
     try:
@@ -277,7 +307,19 @@ def _run(
                     continue
                 where = leg_folder(root, r, n)
                 rel = str(where.relative_to(folder))
-                leg = run_leg(space, profile, kind, params[n], where, round_no=r, trial=n, rel=rel)
+                hooks.say(f"confirm r{r}/{rounds} trial {n:>3} starting")
+                leg = run_leg(
+                    space,
+                    profile,
+                    kind,
+                    params[n],
+                    where,
+                    round_no=r,
+                    trial=n,
+                    rel=rel,
+                    hooks=hooks.steps,
+                    reference=reference,
+                )
                 (where / LEG_FILE).write_text(leg.model_dump_json(indent=2), encoding="utf-8")
                 legs[(r, n)] = leg
                 hooks.say(leg_line(leg, rounds))
@@ -287,6 +329,14 @@ def _run(
         return report
     _save(report, folder, rounds, entrants, legs, space.baseline, t0)
     return report
+
+
+def baseline_folder(report: TuneReport, space: Space, folder: Path) -> Path | None:
+    """The baseline trial's run folder (an SLO bound at the baseline is read there)."""
+    for t in report.trials:
+        if t.folder and t.status != "interrupted" and slo_step.is_baseline(space, t.params):
+            return folder / t.folder  # another worker's: an absolute path, kept as it is
+    return None
 
 
 def _save(

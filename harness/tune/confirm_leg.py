@@ -13,15 +13,15 @@ from pathlib import Path
 from typing import Any
 
 from harness.errors import EXIT_TARGET, HarnessError
-from harness.gate.hooks import NO_HOOKS
+from harness.gate.hooks import NO_HOOKS, GateHooks
 from harness.gate.orchestrate import UNSTARTED, GatePlan, run_step
 from harness.kinds.record import MeasurementKind
 from harness.profiles import Profile
 from harness.report_base import load_report
 from harness.target import Target
-from harness.tune import candidate
+from harness.tune import candidate, own, slo_step
 from harness.tune.confirm_record import ConfirmLeg
-from harness.tune.launch import Server, plan_launch, write_params
+from harness.tune.launch import Server, plan_launch, wait_said, write_params
 from harness.tune.space import Choice, Space
 from harness.tune.template import diff_text
 
@@ -45,8 +45,12 @@ def run_leg(
     round_no: int,
     trial: int,
     rel: str,
+    hooks: GateHooks = NO_HOOKS,
+    reference: Path | None = None,
 ) -> ConfirmLeg:
-    """Measure one leg into ``folder`` (already made)."""
+    """Measure one leg into ``folder`` (already made); ``hooks``: its progress. The SLOs of
+    SPACE.toml are checked again on the leg's speed report (``reference``: the baseline
+    trial's folder, for a bound at the baseline)."""
     off = [k for k in space.params if k not in values]  # inactive (harness/tune/conditions.py)
     how = plan_launch(space.serve, values, profile.server.port, off)
     launch = how.line
@@ -61,10 +65,9 @@ def run_leg(
         update = {"status": "failed-to-start", "why": err.message, "log_tail": err.log_tail}
         return leg.model_copy(update=update)
     try:
-        try:
-            cold = cand.wait_ready(profile.server.ready_path, space.serve.ready_timeout_s)
-        except candidate.StartFailed as err:
-            update = {"status": "failed-to-start", "why": err.message, "log_tail": err.log_tail}
+        cold = wait_said(cand, profile, space, hooks)
+        if isinstance(cold, candidate.StartFailed):
+            update = {"status": "failed-to-start", "why": cold.message, "log_tail": cold.log_tail}
             return leg.model_copy(update=update)
         leg.cold_start_s = round(cold, 3)
         if cand.url != how.url:
@@ -79,17 +82,31 @@ def run_leg(
             name=name,
             note=note,
             experiment=space.name,
+            profile_arg=space.profile_arg,
         )
-        return _measure(kind, plan, leg, cand)
+        measured = _measure(kind, plan, leg, cand, hooks)
     finally:
         cand.stop()
+    stray = own.still_answers(cand.url) if space.serve.image is None else None
+    if stray is not None:  # not (only) the contestant was measured: nothing of it counts
+        return measured.model_copy(update={"status": "void", "why": stray, "score": None})
+    if space.slo and measured.score is not None:
+        broke = slo_step.check_folder(space.slo, folder, reference)
+        if broke is not None:
+            return measured.model_copy(update={"slo": broke})
+    return measured
 
 
-def _measure(kind: AnyKind, plan: GatePlan, leg: ConfirmLeg, cand: Server) -> ConfirmLeg:
+def _measure(
+    kind: AnyKind, plan: GatePlan, leg: ConfirmLeg, cand: Server, hooks: GateHooks
+) -> ConfirmLeg:
+    hooks.step(kind.name)
     try:
-        rc = run_step(kind, plan, NO_HOOKS, Target(folder=plan.folder, url=plan.url))
+        rc = run_step(kind, plan, hooks, Target(folder=plan.folder, url=plan.url))
     except HarnessError as err:
         return leg.model_copy(update={"status": "error", "why": f"{kind.name}: {err.one_line()}"})
+    finally:
+        hooks.step_end(kind.name)
     if (code := cand.poll()) is not None:
         why = f"the server exited (code {code}) during {kind.name}"
         tail = cand.tail()

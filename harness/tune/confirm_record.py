@@ -13,13 +13,14 @@ class ConfirmLeg(BaseModel):
 
     round: int  # 1-based
     trial: int  # the contestant's trial number
-    status: str  # "ok", "failed-to-start", "crashed", "error"
+    status: str  # "ok", "failed-to-start", "crashed", "error", "void" (harness/tune/own.py)
     why: str = ""
     score: float | None = None
     cold_start_s: float | None = None
     folder: str = ""  # relative to the tune folder
     launch: str = ""
     log_tail: str = ""
+    slo: str = ""  # why its speed report broke an SLO of SPACE.toml ("": met, or none)
 
 
 class Contestant(BaseModel):
@@ -34,6 +35,7 @@ class Contestant(BaseModel):
     confirmed_ci95: tuple[float, float] | None = None
     cold_start_s: float | None = None  # the median over its legs
     launch: str = ""  # its trial's launch line
+    slo: str = ""  # the first SLO one of its legs broke ("": every leg met them)
 
 
 class Comparison(BaseModel):
@@ -67,7 +69,7 @@ class ConfirmRecord(BaseModel):
     comparisons: list[Comparison] = Field(default_factory=list)
     call: str = ""  # the winner against the runner-up (a Comparison's call)
     selection: SelectionRecord | None = None
-    pick: int | None = None  # the trial to take away
+    pick: int | None = None  # the trial to take away (None: every one broke an SLO)
     pick_by: str = ""  # why that one ("confirmed", "the simpler diff from the baseline …")
     pick_command: str | None = None  # its launch line
     minutes: float | None = None

@@ -36,10 +36,16 @@ def leg_line(leg: ConfirmLeg, rounds: int) -> str:
     if leg.score is None:
         return f"{head}  [yellow]{leg.status}[/] — {escape(leg.why)}"
     cold = "" if leg.cold_start_s is None else f"  cold start {leg.cold_start_s:.2f} s"
-    return f"{head}  {leg.score:7.3f}{cold}"
+    broke = f"  [red]{escape(leg.slo)}[/]" if leg.slo else ""
+    return f"{head}  {leg.score:7.3f}{cold}{broke}"
 
 
 def _contestant(c: Contestant, unit: str) -> str:
+    broke = f" [red]— broke an SLO: {escape(c.slo)}[/]" if c.slo else ""
+    return _contestant_text(c, unit) + broke
+
+
+def _contestant_text(c: Contestant, unit: str) -> str:
     ci = c.confirmed_ci95
     conf = _num(c.confirmed_score, unit)
     if ci is not None:
@@ -64,29 +70,31 @@ def _who(c: Comparison) -> tuple[str, str]:
     return role, f"trial {c.opponent}{also}"
 
 
-def _headline(rec: ConfirmRecord, c: Comparison) -> str:
+def call_text(rec: ConfirmRecord, c: Comparison) -> str:
+    """The winner against its first opponent, in words (no markup)."""
     lead = "—" if c.lead_pct is None else f"{signed(c.lead_pct)} %"
     ci = ci_text(c.ci95_pct)
     role, who = _who(c)
     if c.call == "confirmed":
-        return (
-            f"[bold green]best: trial {rec.winner} {lead} over the {role} ({who}; {ci}), "
-            "confirmed[/]"
-        )
+        return f"best: trial {rec.winner} {lead} over the {role} ({who}; {ci}), confirmed"
     if c.call == "tie":
         return (
-            f"[yellow]a tie within noise with the {role} ({who}; {lead}, "
-            f"{ci}{_under_min(c, rec.min_effect_pct)})[/]"
+            f"a tie within noise with the {role} ({who}; {lead}, "
+            f"{ci}{_under_min(c, rec.min_effect_pct)})"
         )
     if c.call == "overturned":
-        return (
-            f"[red]overturned: the {role} ({who}) measured faster: "
-            f"trial {rec.winner} {lead} ({ci})[/]"
-        )
+        return f"overturned: the {role} ({who}) measured faster: trial {rec.winner} {lead} ({ci})"
     return (
-        f"[yellow]inconclusive against the {role} ({who}): "
-        f"{c.pairs} of {rec.rounds} round(s) measured both[/]"
+        f"inconclusive against the {role} ({who}): {c.pairs} of {rec.rounds} round(s) measured both"
     )
+
+
+_CALL_STYLE = {"confirmed": "bold green", "tie": "yellow", "overturned": "red"}
+
+
+def _headline(rec: ConfirmRecord, c: Comparison) -> str:
+    style = _CALL_STYLE.get(c.call, "yellow")
+    return f"[{style}]{call_text(rec, c)}[/]"
 
 
 def _other(rec: ConfirmRecord, c: Comparison) -> str:
@@ -96,7 +104,7 @@ def _other(rec: ConfirmRecord, c: Comparison) -> str:
     return f"vs the {c.role} (trial {c.opponent}): {lead} ({ci_text(c.ci95_pct)}), {tail}"
 
 
-def _selection(rec: ConfirmRecord, unit: str) -> str | None:
+def selection_text(rec: ConfirmRecord, unit: str) -> str | None:
     s = rec.selection
     if s is None or s.gap_pct is None:
         return None
@@ -127,9 +135,11 @@ def confirm_lines(rec: ConfirmRecord, unit: str = "") -> list[str]:
     if rec.comparisons:
         out.append(_headline(rec, rec.comparisons[0]))
         out += [_other(rec, c) for c in rec.comparisons[1:]]
-    sel = _selection(rec, unit)
+    sel = selection_text(rec, unit)
     if sel is not None:
         out.append(sel)
     if rec.pick is not None:
         out.append(f"[bold]pick: trial {rec.pick}[/] — {escape(rec.pick_by)}")
+    elif rec.pick_by:
+        out.append(f"[red]pick: {escape(rec.pick_by)}[/]")
     return out

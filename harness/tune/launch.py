@@ -11,11 +11,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Protocol
 
+from harness.gate.hooks import GateHooks
 from harness.manifest.launch import launched_process, serving_env
 from harness.manifest.model import Launched
 from harness.manifest.record import record_manifest
-from harness.tune import candidate
-from harness.tune.space import Choice, Serve
+from harness.profiles import Profile
+from harness.tune import candidate, own
+from harness.tune.space import Choice, Serve, Space
 from harness.tune.template import (
     docker_line,
     dockerfile,
@@ -82,9 +84,13 @@ class Launch:
 
     def start(self, folder: Path) -> Server:
         """Start it; ``candidate.json`` is written before it can be measured. StartFailed
-        when it cannot start."""
+        when it cannot start, or when another server answers at its URL already
+        (harness/tune/own.py; an image's container address is its own, new)."""
         grace = self.serve.stop_grace_s
         if self.serve.image is None:
+            busy = own.taken(self.url)
+            if busy is not None:
+                raise candidate.StartFailed(busy, why="taken", log_tail="")
             return candidate.start(self.argv, self.env, self.url, folder, grace)
         from harness.tune.container import start_container
 
@@ -140,3 +146,19 @@ def stop_recorded(folder: Path) -> int | str | None:
 
         return remove_recorded(record)
     return candidate.stop_recorded(folder)
+
+
+def wait_said(
+    server: Server, profile: Profile, space: Space, hooks: GateHooks
+) -> float | candidate.StartFailed:
+    """Wait until ``server`` is ready, saying so: the wait (where, up to how long) and its
+    end. The seconds it took (the cold start), or why it failed to start."""
+    path, limit = profile.server.ready_path, space.serve.ready_timeout_s
+    where = (server.url.rstrip("/") + path) if server.url else path
+    hooks.say(f"  started; waiting for {where} (up to {limit:.0f} s)")
+    try:
+        cold = server.wait_ready(path, limit)
+    except candidate.StartFailed as err:
+        return err
+    hooks.say(f"  ready after {cold:.1f} s")
+    return cold

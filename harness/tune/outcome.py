@@ -22,7 +22,9 @@ Status = Literal[
     "failed-to-start",  # exited or never ready
     "crashed",  # the server died while measured
     "error",  # a measurement stopped with an error
+    "void",  # its URL still answered after it was stopped: another server was measured
 ]
+NEW_INCUMBENT = "new incumbent"  # an ok trial's why when it beat the incumbent it knew of
 # feasible as far as known: never recommended unless ``ok``, but not a constraint violation
 FEASIBLE: frozenset[str] = frozenset({"ok", "slower", "lost-race"})
 
@@ -86,5 +88,5 @@ def after_quality(
     blocking reason, None when no gate failed)."""
     if blocking is not None:
         return TrialResult("gate-failed", blocking, score, verdict="FAIL")
-    why = "new incumbent" if incumbent is None or (score or 0) > incumbent else "ok"
+    why = NEW_INCUMBENT if incumbent is None or (score or 0) > incumbent else "ok"
     return TrialResult("ok", why, score, verdict=verdict)

@@ -23,6 +23,7 @@ resumed worker recovers only its own trials.
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 import logging
 import time
@@ -36,9 +37,11 @@ from optuna.distributions import (
     BaseDistribution,
 )
 from optuna.samplers import BaseSampler, GridSampler
+from optuna.storages import RDBStorage
 from optuna.trial import FrozenTrial, TrialState
 
-from harness.errors import ConfigError, UsageError
+from harness.errors import ConfigError, HarnessError, UsageError
+from harness.gate.hooks import NO_HOOKS, GateHooks
 from harness.profiles import Profile
 from harness.tune import claim, conditions, launch, slo_step, storage
 from harness.tune.confirm import confirm_winner
@@ -72,6 +75,7 @@ class MeasureTrial(Protocol):
         *,
         name: str,
         reference: Path | None = None,
+        hooks: GateHooks = ...,
     ) -> TrialResult: ...
 
 
@@ -102,6 +106,12 @@ class TuneHooks:
     def say(self, text: str) -> None:
         """A line for the user."""
 
+    @property
+    def steps(self) -> GateHooks:
+        """What a trial or a confirmation leg says while it runs: its start, its wait, each
+        step's progress (the gate's own hooks)."""
+        return NO_HOOKS
+
 
 def resume_space(folder: Path) -> tuple[Space, str]:
     path = folder / SPACE_COPY
@@ -113,10 +123,15 @@ def resume_space(folder: Path) -> tuple[Space, str]:
     return load_space(path), path.read_text(encoding="utf-8")
 
 
-def open_study(cfg: TuneConfig, sampler: BaseSampler, sampler_name: str) -> optuna.Study:
+def open_study(
+    cfg: TuneConfig,
+    sampler: BaseSampler,
+    sampler_name: str,
+    store: RDBStorage | None = None,
+) -> optuna.Study:
     """The tune's study: created (baseline enqueued) or, under ``--storage``, joined when
     another worker created it first; on ``--resume``, loaded and this worker's trials
-    recovered."""
+    recovered. ``store``: the storage, when the caller opened it already."""
     # ERROR: Optuna logs a trial stopped by Ctrl-C / SIGTERM as a WARNING with a traceback
     optuna.logging.set_verbosity(logging.ERROR)
     name = cfg.space.name or "tune"
@@ -125,7 +140,8 @@ def open_study(cfg: TuneConfig, sampler: BaseSampler, sampler_name: str) -> optu
         raise UsageError(
             f"{cfg.folder} holds no {STUDY_DB}", hint="start it again without --resume"
         )
-    store = storage.open_storage(cfg.storage or storage.local_url(cfg.folder), shared=shared)
+    if store is None:
+        store = storage.open_storage(cfg.storage or storage.local_url(cfg.folder), shared=shared)
     if cfg.resume:
         try:
             study = optuna.load_study(study_name=name, storage=store, sampler=sampler)
@@ -290,11 +306,19 @@ def _stop_reason(cfg: TuneConfig, study: optuna.Study, sampler: BaseSampler, t0:
     return ""
 
 
-def prepare_folder(cfg: TuneConfig) -> None:
+def score_name(profile: Profile) -> str:
+    """What the tune's score is called: the latency profile's mean speedup, else the
+    profile's own score (GPU MODE Paris: weighted tok/s through the gate's score)."""
+    return "mean speedup" if profile.latency is not None else "score"
+
+
+def prepare_folder(cfg: TuneConfig) -> list[Path]:
     """The tune folder, this worker's alone: ``space.toml`` is created exclusively, so a second
-    worker pointed at the same folder stops with exit 2 instead of sharing it."""
+    worker pointed at the same folder stops with exit 2 instead of sharing it. Returns what
+    it made (:func:`unmake`: a start refused before its study exists leaves nothing)."""
     if cfg.resume:
-        return
+        return []
+    made = [] if cfg.folder.exists() else [cfg.folder]
     try:
         cfg.folder.mkdir(parents=True, exist_ok=True)
     except OSError as err:
@@ -315,8 +339,22 @@ def prepare_folder(cfg: TuneConfig) -> None:
             f"{cfg.folder} is another tune's folder (it holds {SPACE_COPY})",
             hint="give each worker its own --out, or continue that tune with --resume",
         ) from None
+    made.append(cfg.folder / SPACE_COPY)
     if cfg.storage is not None:
         storage.record(cfg.folder, cfg.storage)
+        made.append(cfg.folder / storage.STORAGE_RECORD)
+    return made
+
+
+def unmake(made: list[Path]) -> None:
+    """Remove what :func:`prepare_folder` made (files, then the folder if it is empty), so a
+    refused start leaves no folder that neither ``--resume`` nor a new start can take."""
+    for path in reversed(made):
+        if path.is_dir():
+            with contextlib.suppress(OSError):  # not empty: something else lives there
+                path.rmdir()
+        else:
+            path.unlink(missing_ok=True)
 
 
 def run_tune(
@@ -328,21 +366,28 @@ def run_tune(
     sampler_name, sampler = choose_sampler(cfg.space, cfg.sampler, cfg.seed)
     preflight(cfg.space, cfg.profile, cfg.folder)
     slo_step.preflight(cfg.space, cfg.profile)
-    prepare_folder(cfg)
-    study = open_study(cfg, sampler, sampler_name)
+    # a shared storage is opened before the folder is made: a bad URL leaves nothing behind
+    shared = cfg.storage if cfg.storage is not None and not cfg.resume else None
+    store = storage.open_storage(shared, shared=True) if shared is not None else None
+    made = prepare_folder(cfg)
+    try:
+        study = open_study(cfg, sampler, sampler_name, store)
+    except HarnessError:  # e.g. another SPACE.toml's study: the start is refused whole
+        unmake([*made, cfg.folder / STUDY_DB] if store is None else made)
+        raise
     if cfg.resume:
         sampler_name = str(study.user_attrs.get("sampler", sampler_name))
-    score_name = "mean speedup" if cfg.profile.latency is not None else "score"
+    score = score_name(cfg.profile)
     dists = distributions(cfg.space)
     t0 = time.monotonic()
     stopped_by = ""
     try:
         while not (stopped_by := _stop_reason(cfg, study, sampler, t0)):
             _one(cfg, study, dists, hooks, measure)
-            build_report(study, cfg, sampler_name, "", score_name).save(cfg.folder)
+            build_report(study, cfg, sampler_name, "", score).save(cfg.folder)
     except KeyboardInterrupt:
         stopped_by = "interrupted"
-    report = build_report(study, cfg, sampler_name, stopped_by, score_name)
+    report = build_report(study, cfg, sampler_name, stopped_by, score)
     report.save(cfg.folder)
     return confirm_winner(cfg.space, cfg.profile, cfg.folder, report, hooks, enabled=cfg.confirm)
 
@@ -357,7 +402,7 @@ def _one(
     box: list[tuple[int, float]] = []
 
     def objective(trial: optuna.Trial) -> float:
-        return _measure_trial(cfg, study, dists, trial, measure, box)
+        return _measure_trial(cfg, study, dists, trial, measure, box, hooks)
 
     # optimize (one trial at a time) rather than ask/tell: a sampler may stop the study from
     # inside it (GridSampler, once the grid is done); Ctrl-C leaves the trial FAIL
@@ -373,6 +418,7 @@ def _measure_trial(
     trial: optuna.Trial,
     measure: MeasureTrial,
     box: list[tuple[int, float]],
+    hooks: TuneHooks,
 ) -> float:
     trial.set_user_attr("root", str(cfg.folder.resolve()))  # this worker's tune folder
     # only the active parameters are drawn (Optuna's conditional search space)
@@ -394,6 +440,7 @@ def _measure_trial(
     note = diff_text(values, cfg.space.baseline)
     trial.set_user_attr("note", note)
     t0 = time.monotonic()
+    hooks.say(f"trial {trial.number:>3} starting — {note or 'baseline'}")
     res = measure(
         cfg.space,
         cfg.profile,
@@ -402,6 +449,7 @@ def _measure_trial(
         _incumbent(study),
         name=f"{cfg.space.name}-t{trial.number:03d}",
         reference=slo_step.baseline_folder(study, cfg.space, values, folder, cfg.folder),
+        hooks=hooks.steps,
     )
     feasible = res.status in FEASIBLE
     attrs: dict[str, Any] = {

@@ -6,147 +6,38 @@ exit 2, before anything is started (docs/tune.md, "SPACE.toml").
 
 from __future__ import annotations
 
+import json
 import math
 import re
+import shlex
 import string
 import tomllib
 from pathlib import Path
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any
 
 from pydantic import (
-    BaseModel,
-    ConfigDict,
     Field,
     ValidationError,
-    field_validator,
     model_validator,
 )
 
 from harness.errors import ConfigError
+from harness.profiles import Profile, available_profiles, load_profile
 from harness.tune import conditions
+from harness.tune.serve import Serve as Serve
+from harness.tune.serve import Strict
 from harness.tune.slo import Slo
+from harness.tune.space_parts import Budget as Budget
+from harness.tune.space_parts import Choice as Choice
+from harness.tune.space_parts import Confirm as Confirm
+from harness.tune.space_parts import Match as Match
+from harness.tune.space_parts import Param as Param
+from harness.tune.space_parts import Race as Race
+from harness.tune.space_parts import Range as Range
+from harness.tune.space_parts import TuneOptions as TuneOptions
 
-Choice = str | int | float | bool
 NAME_RE = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
-
-
-class Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
-
-
-class Serve(Strict):
-    """How a candidate is started: ``command`` (``{port}`` by harness, ``{NAME}`` by each
-    parameter), its ``env`` (values may use parameters), and the ``url`` it answers on; or
-    ``image`` (run as ``gate --image`` runs it; harness/tune/container.py) with ``env`` and
-    ``args`` templates, through the engine at ``docker_host``."""
-
-    command: str | None = Field(None, min_length=1)
-    image: str | None = Field(None, min_length=1)
-    args: str = ""  # image only: the container's command (CMD), split like a shell would
-    docker_host: str | None = None  # image only (default: DOCKER_HOST, else Docker's socket)
-    env: dict[str, str] = Field(default_factory=dict)
-    url: str = "http://127.0.0.1:{port}"
-    ready_timeout_s: float = Field(600.0, gt=0)
-    stop_grace_s: float = Field(10.0, ge=0)
-
-    @model_validator(mode="after")
-    def _one_way(self) -> Serve:
-        if (self.command is None) == (self.image is None):
-            raise ValueError("give command or image, not both")
-        if self.image is None:
-            extra = [k for k in ("args", "docker_host") if k in self.model_fields_set]
-            if extra:
-                raise ValueError(f"{extra[0]} goes with image, not command")
-        elif "url" in self.model_fields_set:
-            raise ValueError("url goes with command: an image is reached at its container")
-        return self
-
-
-class Range(Strict):
-    """An int range (``low``/``high`` ints, ``step`` an int or absent) or a float range."""
-
-    low: int | float
-    high: int | float
-    step: int | float | None = None
-    log: bool = False
-
-    @model_validator(mode="after")
-    def _sane(self) -> Range:
-        if self.high < self.low:
-            raise ValueError(f"high {self.high} < low {self.low}")
-        if self.step is not None and self.step <= 0:
-            raise ValueError("step must be > 0")
-        if self.log and self.low <= 0:
-            raise ValueError("log needs low > 0")
-        if self.log and self.step is not None and not self.is_int:
-            raise ValueError("a float range takes step or log, not both")
-        return self
-
-    @property
-    def is_int(self) -> bool:
-        ints = all(isinstance(v, int) for v in (self.low, self.high))
-        return ints and (self.step is None or isinstance(self.step, int))
-
-
-Param = Annotated[list[Choice], Field(min_length=1)] | Range
-# a condition or an exclusion: parameter → a value, or a list of values (any of)
-Match = dict[str, Choice | list[Choice]]
-
-
-class Budget(Strict):
-    trials: int | None = Field(None, ge=1)
-    minutes: float | None = Field(None, gt=0)
-
-    @model_validator(mode="after")
-    def _some(self) -> Budget:
-        if self.trials is None and self.minutes is None:
-            raise ValueError("give trials and/or minutes")
-        return self
-
-
-class TuneOptions(Strict):
-    """The gate's quick settings, passed to every trial (as ``harness gate`` takes them)."""
-
-    runs: int | None = Field(None, ge=1)
-    warmup: int | None = Field(None, ge=0)
-    buckets: str | None = None  # a comma list: short,long
-    limit: float | None = Field(None, gt=0)
-    max_gen_toks: int | None = Field(None, ge=1)
-    until_ci: float | None = Field(None, gt=0)
-    decide: bool = True  # quality with --decide (tune's default: on)
-    data_dir: str | None = None
-    tokenizer: str | None = None
-    latency_mode: Literal["official", "strict", "both"] | None = None
-
-    def gate(self) -> dict[str, object]:
-        """The gate option mapping (harness/gate/options.py) these settings make."""
-        out: dict[str, object] = {k: v for k, v in self.model_dump().items() if v is not None}
-        out["decide"] = self.decide
-        if self.data_dir is not None:
-            out["data_dir"] = Path(self.data_dir)
-        return out
-
-
-class Confirm(Strict):
-    """The winner re-measured against the runner-up and the baseline (``rounds = 0``: off)."""
-
-    rounds: int = Field(3, ge=0)
-
-    @field_validator("rounds")
-    @classmethod
-    def _spread(cls, rounds: int) -> int:
-        if rounds == 1:
-            raise ValueError("1 round gives no spread to judge a lead by: 0 (off) or 2 and more")
-        return rounds
-
-
-class Race(Strict):
-    """``[race]``: stop a candidate's speed measurement once it cannot beat the incumbent
-    (harness/tune/race.py). ``max_speedup``: the most any candidate's speedup in one bucket
-    can be; with it the race may stop before the last bucket (an assumption: docs/tune.md)."""
-
-    enabled: bool = True
-    max_speedup: float | None = Field(None, gt=0)
+_FORMAT = string.Formatter()
 
 
 class Space(Strict):
@@ -228,6 +119,30 @@ class Space(Strict):
                     raise ValueError(
                         f"{where}: unknown placeholder {{{field}}} (a template may use {allowed_})"
                     )
+        for where in ("serve.command", "serve.args"):
+            self._check_quotes(where, templates[where])
+
+    def _check_quotes(self, where: str, template: str) -> None:
+        """The command is split like a shell would: a quote left open, in the template or in
+        a value it takes, is refused now, not when the first trial is launched."""
+        words = "".join(
+            lit + ("x" if f is not None else "") for lit, f, _, _ in _FORMAT.parse(template)
+        )
+        try:
+            shlex.split(words)
+        except ValueError as err:
+            raise ValueError(f"{where}: {err} (it is split like a shell would)") from None
+        for name, param in self.params.items():
+            if "{" + name + "}" not in template or not isinstance(param, list):
+                continue
+            for value in param:
+                try:
+                    shlex.split(str(value))
+                except ValueError as err:
+                    raise ValueError(
+                        f"params.{name}: {value!r}: {err} (it goes into {where}, split like a "
+                        "shell would)"
+                    ) from None
 
     def _check_match(self, where: str, match: Match, owner: str | None = None) -> None:
         for key, raw in match.items():
@@ -264,6 +179,12 @@ class Space(Strict):
             raise ValueError(f"baseline: excluded by exclude.{hit}")
         if self.conditional and not self.grid_points():
             raise ValueError("exclude: every combination of the parameters is excluded")
+
+    @property
+    def profile_arg(self) -> str | None:
+        """A profile file's path, as a command line names it (``--profile PATH``); None for
+        a shipped profile's name."""
+        return self.profile if self.profile.endswith(".toml") else None
 
     @property
     def conditional(self) -> bool:
@@ -314,6 +235,16 @@ def _where(loc: tuple[int | str, ...]) -> str:
     return ".".join(str(p) for p in loc if not (isinstance(p, str) and ("[" in p or p == "Range")))
 
 
+def _other_branch(error: Any) -> bool:
+    """A parameter is a choice list or a range: pydantic reports both branches' errors, and
+    the one for the shape not given ("Input should be a valid list" for a range) says
+    nothing (a reversed range must say ``high 1 < low 5``)."""
+    given = error.get("input")
+    if error["type"] == "list_type":
+        return isinstance(given, dict)
+    return error["type"] in ("model_type", "model_attributes_type") and isinstance(given, list)
+
+
 def parse_space(text: str, source: str = "SPACE.toml") -> Space:
     """The file's text as a :class:`Space`; a ConfigError naming the first bad key."""
     try:
@@ -326,7 +257,8 @@ def parse_space(text: str, source: str = "SPACE.toml") -> Space:
     try:
         return Space.model_validate(data)
     except ValidationError as err:
-        first = err.errors()[0]
+        errors = err.errors()
+        first = next((e for e in errors if not _other_branch(e)), errors[0])
         where = _where(first["loc"])
         msg = first["msg"].removeprefix("Value error, ")
         raise ConfigError(
@@ -346,4 +278,30 @@ def load_space(path: Path) -> Space:
     space = parse_space(text, path.name)
     if space.name is None:
         space = space.model_copy(update={"name": path.stem})
+    if space.profile_arg is not None and not Path(space.profile).is_absolute():
+        # relative to SPACE.toml's folder, wherever harness tune is started from
+        space = space.model_copy(update={"profile": str((path.parent / space.profile).resolve())})
     return space
+
+
+def pinned_text(text: str, space: Space) -> str:
+    """The file's text for the tune folder's copy, with a relative profile path made the
+    absolute one it resolved to (``--resume`` reads the copy from another folder)."""
+    raw = tomllib.loads(text).get("profile")
+    if raw is None or raw == space.profile:
+        return text
+    line = re.compile(r"""^(\s*profile\s*=\s*)(?:"[^"\n]*"|'[^'\n]*')""", re.M)
+    return line.sub(lambda m: m.group(1) + json.dumps(space.profile), text, count=1)
+
+
+def space_profile(space: Space, source: str = "SPACE.toml") -> Profile:
+    """The profile SPACE.toml names; a missing one is an error about the file's key, not
+    about a ``--profile`` flag harness tune does not have."""
+    try:
+        return load_profile(space.profile)
+    except ConfigError as err:
+        raise ConfigError(
+            f"{source}: profile: {err.message}",
+            hint=f"name a shipped profile ({', '.join(available_profiles())}) or a .toml file "
+            "(a relative path is read from SPACE.toml's folder)",
+        ) from None

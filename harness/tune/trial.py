@@ -11,7 +11,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from harness.errors import EXIT_FAIL, EXIT_TARGET, HarnessError
-from harness.gate.hooks import NO_HOOKS
+from harness.gate.hooks import NO_HOOKS, GateHooks
 from harness.gate.judge import judge_folder
 from harness.gate.orchestrate import UNSTARTED, GatePlan, check_plan, conclude, run_step
 from harness.gate.report import GateReport, Verdict
@@ -20,8 +20,8 @@ from harness.registry import AnyKind
 from harness.report.ledger import record_run
 from harness.run_folder import fresh_folder, make_folder
 from harness.target import Target
-from harness.tune import candidate, slo_step
-from harness.tune.launch import Server, plan_launch, write_params
+from harness.tune import candidate, own, slo_step
+from harness.tune.launch import Server, plan_launch, wait_said, write_params
 from harness.tune.outcome import FEASIBLE as FEASIBLE  # re-exported: the statuses' home moved
 from harness.tune.outcome import Status as Status
 from harness.tune.outcome import TrialResult, after_quality, after_speed
@@ -61,10 +61,12 @@ def run_trial(
     *,
     name: str,
     reference: Path | None = None,
+    hooks: GateHooks = NO_HOOKS,
 ) -> TrialResult:
     """Measure one candidate into ``folder`` (already made); the server is stopped on every
     way out, Ctrl-C included. ``reference``: the baseline trial's folder, for the SLOs
-    bounded by the baseline (harness/tune/slo_step.py)."""
+    bounded by the baseline (harness/tune/slo_step.py); ``hooks``: the progress of its
+    start and of each step, as the gate shows them."""
     off = [k for k in space.params if k not in values]  # inactive (harness/tune/conditions.py)
     how = plan_launch(space.serve, values, profile.server.port, off)
     launch = how.line
@@ -73,13 +75,14 @@ def run_trial(
     write_params(folder, meta)
     try:
         cand = how.start(folder)
-    except candidate.StartFailed as err:  # an image the engine refuses to start
+    except candidate.StartFailed as err:  # another server at its URL; an image refused
         return TrialResult("failed-to-start", err.message, launch=launch, log_tail=err.log_tail)
     try:
-        try:
-            cold = cand.wait_ready(profile.server.ready_path, space.serve.ready_timeout_s)
-        except candidate.StartFailed as err:
-            return TrialResult("failed-to-start", err.message, launch=launch, log_tail=err.log_tail)
+        cold = wait_said(cand, profile, space, hooks)
+        if isinstance(cold, candidate.StartFailed):
+            return TrialResult(
+                "failed-to-start", cold.message, launch=launch, log_tail=cold.log_tail
+            )
         url = cand.url
         if url != how.url:
             write_params(folder, meta, url)
@@ -94,12 +97,16 @@ def run_trial(
             note=note,
             cand=cand,
             reference=reference,
+            hooks=hooks,
         )
         result.cold_start_s = round(cold, 3)
         result.launch = launch
-        return result
     finally:
         cand.stop()
+    stray = own.still_answers(cand.url) if space.serve.image is None else None
+    if stray is not None:  # measured, but not (only) the candidate: nothing of it counts
+        return TrialResult("void", stray, launch=launch, cold_start_s=result.cold_start_s)
+    return result
 
 
 def deferred_steps(steps: Sequence[AnyKind]) -> list[AnyKind]:
@@ -119,6 +126,7 @@ def _measure(
     note: str,
     cand: Server,
     reference: Path | None = None,
+    hooks: GateHooks = NO_HOOKS,
 ) -> TrialResult:
     plan = GatePlan(
         url=url,
@@ -128,6 +136,7 @@ def _measure(
         name=name,
         note=note,
         experiment=space.name,
+        profile_arg=space.profile_arg,
     )
     steps = plan.steps()
     deferred = deferred_steps(steps)
@@ -136,12 +145,15 @@ def _measure(
     target = Target(folder=folder, url=url)
     seat = RaceSeat(space.race, incumbent)
     for kind in target_steps:
+        hooks.step(kind.name)
         try:
-            rc = run_step(kind, plan, NO_HOOKS, target, configure=seat.configure)
+            rc = run_step(kind, plan, hooks, target, configure=seat.configure)
         except HarnessError as err:
             rc, why = -1, err.one_line()
         else:
             why = ""
+        finally:
+            hooks.step_end(kind.name)
         done.append(kind.name)
         if (code := cand.poll()) is not None:
             return TrialResult(
@@ -181,10 +193,13 @@ def _measure(
         ended.steps = done
         return ended
     for kind in deferred:
+        hooks.step(kind.name)
         try:
-            run_step(kind, plan, NO_HOOKS, target)
+            run_step(kind, plan, hooks, target)
         except HarnessError as err:
             return TrialResult("error", f"{kind.name}: {err.one_line()}", score, steps=done)
+        finally:
+            hooks.step_end(kind.name)
         done.append(kind.name)
     final = _conclude(plan, [])
     result = after_quality(

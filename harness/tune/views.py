@@ -1,7 +1,10 @@
 """The tune page: what a tune found, as view sections (harness/view/), printed by ``harness
 report TUNE_DIR`` and drawn into its report.html (harness/tune/page.py).
 
-- the summary: the tune, why it stopped, the best trial and its launch line;
+- the summary: the tune, why it stopped, the best trial and its launch line (with a
+  confirmation: its pick as the recommendation, with the pick's launch line);
+- the confirmation (harness/tune/confirm_page.py): contestants, confirmed scores and CIs,
+  the call, the selection error, the pick;
 - every trial: its parameters, score with its 95 % CI (from the trial's latency report),
   its gates (required checks, each quality benchmark), status and minutes;
 - the score of each trial against its number, with the best feasible score so far;
@@ -20,6 +23,7 @@ from pathlib import Path
 from harness.conformance.summary import CheckLedger
 from harness.quality.summary import QualityLedger
 from harness.report.entry import LedgerEntry, entry_for_folder
+from harness.tune.confirm_page import confirm_section
 from harness.tune.importance import Importance
 from harness.tune.report import TrialRecord, TuneReport
 from harness.tune.template import diff_text
@@ -46,7 +50,15 @@ STATUS_GROUPS: tuple[tuple[str, frozenset[str], Color], ...] = (
     (
         "infeasible",
         frozenset(
-            {"gate-failed", "slo-failed", "disqualified", "failed-to-start", "crashed", "error"}
+            {
+                "gate-failed",
+                "slo-failed",
+                "disqualified",
+                "failed-to-start",
+                "crashed",
+                "error",
+                "void",
+            }
         ),
         "bad",
     ),
@@ -78,10 +90,17 @@ def read_trials(report: TuneReport, folder: Path) -> list[TrialView]:
     return out
 
 
-def score_text(score: float | None, ci: tuple[float, float] | None) -> str:
+def score_text(score: float | None, ci: tuple[float, float] | None, speedup: bool = True) -> str:
+    """A score with its CI: ``4.600× (4.5…4.7)``; a score that is no speedup (throughput's
+    weighted tok/s) without the ×."""
     if score is None:
         return fmt.DASH
-    return fmt.times(score, 3) + (f" ({fmt.span(ci, lambda v: fmt.num(v, '.3f'))})" if ci else "")
+    shown = fmt.times(score, 3) if speedup else fmt.num(score, ".3f")
+    return shown + (f" ({fmt.span(ci, lambda v: fmt.num(v, '.3f'))})" if ci else "")
+
+
+def is_speedup(report: TuneReport) -> bool:
+    return report.score_name == "mean speedup"
 
 
 def gates_text(v: TrialView) -> str:
@@ -114,15 +133,27 @@ def _summary(report: TuneReport, views: list[TrialView]) -> Section:
         ("stopped by", report.stopped_by or "still running, or stopped without saying"),
         ("trials", ", ".join(f"{n} {s}" for s, n in counts.items()) or "none"),
     ]
+    pick = report.confirm.pick if report.confirm is not None else None
     if best is not None:
         ci = next((v.ci for v in views if v.record.number == best.number), None)
-        pairs.append(
-            (
-                "best",
-                Cell(f"trial {best.number}: {score_text(best.score, ci)} ({best.note})", "good"),
-            )
+        found = (
+            f"trial {best.number}: {score_text(best.score, ci, is_speedup(report))} ({best.note})"
         )
-        pairs.append(("launch", best.launch))
+        if pick is not None and report.confirm is not None:
+            # the confirmation's pick is the recommendation; the search's best is its input
+            pairs.append(("search's best", found))
+            picked = next((t for t in report.trials if t.number == pick), None)
+            why = report.confirm.pick_by
+            note = f" ({picked.note})" if picked is not None else ""
+            pairs.append(("recommended", Cell(f"trial {pick}{note} — {why}", "good")))
+            launch = report.confirm.pick_command or (picked.launch if picked else best.launch)
+            pairs.append(("launch", launch))
+        elif report.confirm is not None and report.confirm.pick_by and not report.confirm.skipped:
+            pairs.append(("search's best", found))  # broke an SLO on confirmation, as all did
+            pairs.append(("recommended", Cell(report.confirm.pick_by, "bad")))
+        else:
+            pairs.append(("best", Cell(found, "good")))
+            pairs.append(("launch", best.launch))
     else:
         pairs.append(("best", Cell("no feasible trial measured in full", "bad")))
     return section("tune", f"Tune {report.name}", facts("tune-summary", "", pairs))
@@ -140,6 +171,8 @@ def _trials(report: TuneReport, views: list[TrialView]) -> Section:
         Column("why", "left", wrap=True),
     ]
     best = report.best.number if report.best is not None else None
+    if report.confirm is not None and report.confirm.pick is not None:
+        best = report.confirm.pick  # the confirmation's pick is the one recommended
     rows: list[Row] = []
     for v in views:
         t = v.record
@@ -147,7 +180,7 @@ def _trials(report: TuneReport, views: list[TrialView]) -> Section:
         cells = (
             Cell(str(t.number)),
             *(Cell(fmt.text(t.params.get(n))) for n in names),
-            Cell(score_text(t.score, v.ci)),
+            Cell(score_text(t.score, v.ci, is_speedup(report))),
             Cell(gates_text(v)),
             Cell(t.status, tone),
             Cell(fmt.num(t.minutes, ".2f")),
@@ -156,7 +189,7 @@ def _trials(report: TuneReport, views: list[TrialView]) -> Section:
         rows.append(Row(cells, "strong" if t.number == best else "plain"))
     return section(
         "tune-trials",
-        "Trials (★ row: the best)",
+        "Trials (★ row: the recommended one)",
         table("tune-trials", "", columns, rows, dense=True),
         text(
             "score: the profile's score as the gate computes it; infeasible trials count 0 "
@@ -239,7 +272,7 @@ def _frontier(report: TuneReport, views: list[TrialView]) -> Section:
     rows = [
         (
             str(s.record.number),
-            score_text(s.record.score, s.ci),
+            score_text(s.record.score, s.ci, is_speedup(report)),
             fmt.DASH if s.delta is None else f"{s.delta:+.3f}",
             s.change,
             Cell(s.noise or fmt.DASH, "warn" if s.noise == "within noise" else "plain"),
@@ -263,7 +296,13 @@ def _frontier(report: TuneReport, views: list[TrialView]) -> Section:
                         for s in steps
                     ),
                     notes=tuple(
-                        fmt.times(s.record.score) if s.delta is None else f"{s.delta:+.2f}"
+                        (
+                            fmt.times(s.record.score)
+                            if is_speedup(report)
+                            else fmt.num(s.record.score)
+                        )
+                        if s.delta is None
+                        else f"{s.delta:+.2f}"
                         for s in steps
                     ),
                     bottoms=tuple(
@@ -312,8 +351,11 @@ def _importance(imp: Importance) -> Section:
 def sections(report: TuneReport, folder: Path, importance: Importance) -> list[Section]:
     views = read_trials(report, folder)
     chart = score_chart(report)
+    unit = "×" if report.score_name == "mean speedup" else ""
+    confirm = confirm_section(report.confirm, unit) if report.confirm is not None else None
     return [
         _summary(report, views),
+        *([confirm] if confirm is not None else []),
         _trials(report, views),
         section(
             "tune-score",

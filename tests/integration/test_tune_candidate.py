@@ -70,3 +70,31 @@ def test_stop_returns_once_the_leader_exits_not_after_the_grace(tmp_path: Path) 
     assert time.monotonic() - t0 < 10.0
     assert cand.proc.returncode == -signal.SIGTERM
     assert not candidate.group_alive(cand.pgid)
+
+
+def test_a_server_without_the_ready_route_fails_to_start_in_seconds(tmp_path: Path) -> None:
+    """A 404 on the ready path for 10 s in a row cannot heal: not the whole ready_timeout_s."""
+    port = candidate.free_port()
+    argv = [sys.executable, "-m", "http.server", str(port), "--bind", "127.0.0.1"]
+    argv += ["--directory", str(tmp_path)]
+    cand = candidate.start(argv, {}, f"http://127.0.0.1:{port}", tmp_path, grace_s=1.0)
+    t0 = time.monotonic()
+    try:
+        with pytest.raises(candidate.StartFailed) as err:
+            candidate.wait_ready(cand, "/ping", timeout_s=600)
+    finally:
+        cand.stop()
+    assert time.monotonic() - t0 < 30
+    assert "answered HTTP 404 for 10 s" in err.value.message
+
+
+def test_a_host_name_that_does_not_resolve_fails_to_start_at_once(tmp_path: Path) -> None:
+    cand = candidate.start(SLEEPER, {}, "http://nosuch.invalid:9", tmp_path, grace_s=1.0)
+    t0 = time.monotonic()
+    try:
+        with pytest.raises(candidate.StartFailed) as err:
+            candidate.wait_ready(cand, "/ping", timeout_s=600)
+    finally:
+        cand.stop()
+    assert time.monotonic() - t0 < 20
+    assert "does not resolve" in err.value.message

@@ -71,7 +71,7 @@ def test_candidates_that_never_start_are_classified_and_the_search_goes_on(
         tmp_path,
         f"""
 [serve]
-command = "{sys.executable} -c \\"import sys; print('no GPU for {{size}}'); sys.exit(3)\\""
+command = "{sys.executable} -c \\"import sys; print('no GPU for {{size}}'); sys.exit(3)\\" {{port}}"
 [params]
 size = ["small", "big"]
 [options]

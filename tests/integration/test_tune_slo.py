@@ -103,3 +103,43 @@ def test_a_tail_slo_the_runs_cannot_show_is_refused_up_front(
         "(options.runs ≥ 459), or a median or mean SLO (median_ttft_ms)"
     ) in err
     assert not out.exists()
+
+
+def test_a_confirmation_leg_checks_the_slos_again_on_its_own_report(tmp_path: Path) -> None:
+    """A fresh restart measured by the confirmation is held to the same SLOs: its slo field
+    says which one it broke (here a TTFT no server of this simulator meets)."""
+    from harness.profiles import load_profile
+    from harness.tune.confirm_leg import run_leg, speed_kind
+    from harness.tune.space import load_space
+
+    path = tmp_path / "space.toml"
+    path.write_text(
+        f"""
+name = "legslo"
+profile = "{without_quality(tmp_path)}"
+[serve]
+command = "{SIM} --itl-ms 1 --ttft-ms 30"
+stop_grace_s = 3
+[params]
+a = [1]
+[options]
+runs = 2
+warmup = 0
+buckets = "short"
+max_gen_toks = 16
+[[slo]]
+metric = "median_ttft_ms"
+bucket = "short"
+max = 5
+"""
+    )
+    space = load_space(path)
+    profile = load_profile(space.profile)
+    kind = speed_kind(profile, space)
+    assert kind is not None
+    leg_dir = tmp_path / "r1-t000"
+    leg_dir.mkdir()
+    leg = run_leg(space, profile, kind, {"a": 1}, leg_dir, round_no=1, trial=0, rel="r1-t000")
+    assert leg.status == "ok" and leg.score is not None  # the measurement stands
+    assert leg.slo.startswith("slo[0] median_ttft_ms ≤ 5") and "> 5.0 ms" in leg.slo
+    assert json.loads((leg_dir / "slo.json").read_text())["ok"] is False

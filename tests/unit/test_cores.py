@@ -183,6 +183,23 @@ def test_quality_environment_is_restored(tmp_path: Path, monkeypatch) -> None:
     assert logging.getLogger("lm_eval").level == level_before
 
 
+def test_datasets_progress_bars_are_silent_inside_and_restored_after(
+    tmp_path: Path, capfd: pytest.CaptureFixture[str]
+) -> None:
+    """datasets' bars ("Generating test split", "Filter: 100%") ignore a TQDM_DISABLE set
+    after tqdm was imported: 116 such lines once flooded a tune's console."""
+    import datasets
+
+    data = tmp_path / "d.jsonl"
+    data.write_text('{"a": 1}\n')
+    with quality_core.offline_env(tmp_path):
+        got = datasets.load_dataset("json", data_files=str(data), cache_dir=str(tmp_path / "c"))
+        got["train"].filter(lambda row: True)
+    assert datasets.is_progress_bar_enabled()
+    out, err = capfd.readouterr()
+    assert "Generating" not in out + err and "Filter" not in out + err
+
+
 def test_quality_environment_is_restored_after_an_error(tmp_path: Path, monkeypatch) -> None:
     monkeypatch.delenv("TQDM_DISABLE", raising=False)
     with pytest.raises(KeyboardInterrupt), quality_core.offline_env(tmp_path):

@@ -12,6 +12,7 @@ import pytest
 
 from harness.data.layout import SAMPLES_DIR
 from harness.errors import ConfigError
+from harness.gate.hooks import NO_HOOKS, GateHooks
 from harness.profiles import Profile, load_profile
 from harness.tune import conditions
 from harness.tune.outcome import TrialResult
@@ -200,6 +201,7 @@ def _fake(seen: list[dict[str, Choice]]) -> object:
         *,
         name: str,
         reference: Path | None = None,
+        hooks: GateHooks = NO_HOOKS,
     ) -> TrialResult:
         seen.append(dict(values))
         score = float(values["max_num_seqs"]) / 4 + (1.0 if values["prefix_caching"] == ON else 0)

@@ -143,3 +143,42 @@ def test_confirm_rounds_in_space_toml() -> None:
         parse_space(text + "[confirm]\nrounds = 1\n")
     with pytest.raises(ConfigError, match=r"confirm\.round: Extra inputs"):
         parse_space(text + "[confirm]\nround = 2\n")
+
+
+def _broke(legs: dict, trial: int, why: str) -> dict:
+    """``trial``'s legs with an SLO broken (their scores stand: the measurement is real)."""
+    return {
+        k: leg.model_copy(update={"slo": why}) if k[1] == trial else leg for k, leg in legs.items()
+    }
+
+
+def test_a_winner_that_breaks_an_slo_on_its_fresh_legs_is_not_picked() -> None:
+    entrants = contestants(_report())
+    legs = _legs({1: [12.6, 12.4, 12.5], 2: [12.0, 12.1, 11.9], 0: [10.0, 10.1, 9.9]})
+    why = "slo[0] p99_ttft_ms ≤ 80 in short: measured 95.0 ms > 80.0 ms in short"
+    rec = build_record(3, entrants, _broke(legs, 1, why), BASE)
+    assert rec.call == "confirmed"  # the speed comparison itself is unchanged
+    assert rec.contestants[0].slo == why
+    assert rec.pick == 0  # trial 2 is only "slower" (quality never measured): the baseline
+    assert "broke an SLO on its confirmation legs" in rec.pick_by
+    assert rec.pick_command == "serve --t 0"
+    lines = confirm_lines(rec)
+    assert any("broke an SLO" in line and "trial   1" in line for line in lines)
+
+
+def test_when_every_ok_contestant_breaks_an_slo_none_is_picked() -> None:
+    entrants = contestants(_report())
+    legs = _legs({1: [12.6, 12.4, 12.5], 2: [12.0, 12.1, 11.9], 0: [10.0, 10.1, 9.9]})
+    legs = _broke(_broke(legs, 1, "slo[0] …"), 0, "slo[0] …")
+    rec = build_record(3, entrants, legs, BASE)
+    assert rec.pick is None and rec.pick_command is None
+    assert rec.pick_by.startswith("none: the winner (trial 1) broke an SLO")
+
+
+def test_an_opponent_that_breaks_an_slo_is_never_the_tie_pick() -> None:
+    entrants = contestants(_report())
+    legs = _legs({1: [12.0, 12.1, 11.9], 2: [12.0, 12.1, 11.9], 0: [12.0, 12.1, 11.9]})
+    plain = build_record(3, entrants, legs, BASE)
+    assert plain.pick == 0  # a tie: the baseline has the simpler diff
+    rec = build_record(3, entrants, _broke(legs, 0, "slo[1] …"), BASE)
+    assert rec.pick == 1 and rec.contestants[2].slo == "slo[1] …"

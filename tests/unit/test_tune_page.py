@@ -4,6 +4,7 @@ and ``harness report TUNE_DIR`` showing it."""
 
 from __future__ import annotations
 
+import html
 import json
 from pathlib import Path
 
@@ -11,6 +12,7 @@ import pytest
 
 from harness.cli import main
 from harness.report.entry import LedgerEntry
+from harness.tune.confirm_record import Comparison, ConfirmRecord, Contestant, SelectionRecord
 from harness.tune.importance import param_importance
 from harness.tune.page import tune_page
 from harness.tune.report import TrialRecord, TuneReport
@@ -126,3 +128,78 @@ def test_harness_report_shows_a_tune_folder(
     page = (folder / "report.html").read_text()
     assert 'id="section-tune-importance"' in page and "fANOVA" in page
     assert not (folder / "ledger.jsonl").exists()  # a tune folder is not recorded as a run
+
+
+def _confirmed(report: TuneReport) -> TuneReport:
+    """The search's best (trial 3) tied with trial 2 in the confirmation; trial 2 picked."""
+    rec = ConfirmRecord(
+        rounds=3,
+        winner=3,
+        min_effect_pct=2.0,
+        contestants=[
+            Contestant(
+                trial=3,
+                role="winner",
+                note="a 4→1",
+                status="ok",
+                changes=1,
+                search_score=15.0,
+                confirmed_score=14.1,
+                confirmed_ci95=(13.9, 14.3),
+                cold_start_s=1.8,
+                launch="srv --port 1 --a 1 x",
+            ),
+            Contestant(
+                trial=2,
+                role="runner-up",
+                note="b x→y",
+                status="ok",
+                changes=1,
+                search_score=4.65,
+                confirmed_score=14.0,
+                confirmed_ci95=(13.8, 14.2),
+                cold_start_s=1.2,
+                launch="srv --port 1 --a 4 y",
+            ),
+        ],
+        comparisons=[
+            Comparison(
+                opponent=2,
+                role="runner-up",
+                pairs=3,
+                lead_pct=0.7,
+                ci95_pct=(-0.4, 1.8),
+                call="tie",
+            )
+        ],
+        call="tie",
+        selection=SelectionRecord(
+            search_score=15.0, confirmed_score=14.1, gap_pct=6.4, luck="lucky"
+        ),
+        pick=2,
+        pick_by="a tie within noise, picked by the lower cold start",
+        pick_command="srv --port 1 --a 4 y",
+    )
+    return report.model_copy(update={"confirm": rec})
+
+
+def test_the_page_shows_the_confirmation_and_recommends_its_pick(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    folder = tmp_path / "tune"
+    folder.mkdir()
+    (folder / "space.toml").write_text(SPACE)
+    (folder / "tune.json").write_text(_confirmed(_report()).to_json())
+    assert main(["report", str(folder)]) == 0
+    out = capsys.readouterr().out
+    page = (folder / "report.html").read_text()
+    for shown in (out, html.unescape(page)):
+        assert "recommended" in shown and "search's best" in shown
+        assert "a tie within noise with the runner-up (trial 2; +0.7 %" in shown
+        assert "13.800…14.200" in shown and "lucky sample" in shown
+        assert "picked by the lower cold start" in shown
+    summary = page.split('id="table-tune-summary"')[1].split("</table>")[0]
+    assert "srv --port 1 --a 4 y" in summary  # the pick's launch
+    assert "srv --port 1 --a 1 x" not in summary  # not the search's best's
+    assert 'id="table-tune-confirm-contestants"' in page
+    assert 'id="table-tune-confirm-comparisons"' in page

@@ -8,7 +8,7 @@ import pytest
 
 from harness.errors import ConfigError, UsageError
 from harness.tune.samplers import choose_sampler, grid_space
-from harness.tune.space import Range, parse_space
+from harness.tune.space import Range, Space, load_space, parse_space, pinned_text
 from harness.tune.template import diff_text, launch_argv, launch_env, shell_line
 from harness.tune.trial import trial_folder
 
@@ -125,3 +125,28 @@ def test_distributions_and_tpe() -> None:
     assert dists["mem"] == FloatDistribution(0.5, 0.9, log=True)
     name, sampler = choose_sampler(parse_space(text), "tpe", 0)
     assert name == "tpe" and isinstance(sampler, TPESampler)
+
+
+def test_a_relative_profile_is_read_from_the_files_folder_and_pinned_in_the_copy(
+    tmp_path: Path,
+) -> None:
+    """The copy in the tune folder is read by --resume from another folder: it carries the
+    absolute path the relative one resolved to."""
+    (tmp_path / "p").mkdir()
+    text = 'profile = "p/mine.toml"\n[serve]\ncommand = "srv --port {port} --a {a}"\n[params]\na = [1]\n'
+    path = tmp_path / "space.toml"
+    path.write_text(text)
+    space = load_space(path)
+    assert space.profile == str(tmp_path / "p" / "mine.toml") == space.profile_arg
+    copy = tmp_path / "copy" / "space.toml"
+    copy.parent.mkdir()
+    copy.write_text(pinned_text(text, space))
+    assert load_space(copy).profile == space.profile
+    named = text.replace("p/mine.toml", "efficient-qwen")
+    assert load_space_text(tmp_path, named).profile_arg is None
+
+
+def load_space_text(folder: Path, text: str) -> Space:
+    path = folder / "named.toml"
+    path.write_text(text)
+    return load_space(path)

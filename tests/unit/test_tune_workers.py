@@ -233,3 +233,16 @@ def test_a_resumed_worker_recovers_only_its_own_trials(tmp_path: Path) -> None:
     assert [t.state for t in trials[:2]] == [TrialState.FAIL, TrialState.RUNNING]
     queued = [t for t in trials if t.state == TrialState.WAITING]
     assert [claim.values_of(t) for t in queued] == [{"a": 1}]  # its own point, once more
+
+
+def test_a_new_incumbent_outranked_by_another_workers_trial_says_so() -> None:
+    """Two workers each beat the incumbent they knew of: the one ranked #2 no longer says
+    "new incumbent" beside its rank."""
+    from harness.tune.render import trial_line
+    from harness.tune.report import TrialRecord
+
+    t = TrialRecord(number=3, params={}, note="a 1→2", status="ok", why="new incumbent", score=5.0)
+    assert trial_line(t, 1, 4).endswith("a 1→2 — new incumbent")
+    second = trial_line(t, 2, 4)
+    assert "new incumbent" not in second
+    assert second.endswith("another worker's trial ranks higher")
