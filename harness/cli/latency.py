@@ -19,7 +19,7 @@ from harness.cli.front import Front, KindRun, Outcome
 from harness.errors import EXIT_TARGET, UsageError
 from harness.latency.config import LatencyOverrides
 from harness.latency.resume import FORCE, RESUME, guard_folder
-from harness.target import Target
+from harness.target import Target, ledger_argv
 
 if TYPE_CHECKING:
     from harness.latency.console import ConsoleHooks
@@ -85,7 +85,9 @@ def _hooks(run: KindRun) -> object:
 
     target = Target(folder=run.ctx.folder, url=run.args.url)
     profile = run.args.profile or run.ctx.profile.name
-    again = resume_command(target, LatencyOverrides.from_args(run.args), profile)
+    args = run.args
+    ledger = ledger_argv(args.name, args.note, args.experiment)
+    again = resume_command(target, LatencyOverrides.from_args(args), profile, ledger)
     return ConsoleHooks(run.ctx.console, resume_hint=again if run.args.repeats == 1 else "")
 
 
