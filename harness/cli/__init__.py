@@ -11,6 +11,7 @@ import contextlib
 import importlib
 import logging
 import os
+import re
 import sys
 from collections.abc import Sequence
 from typing import Any
@@ -74,15 +75,33 @@ class _HelpFormatter(argparse.HelpFormatter):
         return text
 
 
+_NO_VALUE = re.compile(r"argument (?:\S+/)?(--[\w-]+): expected one argument")
+
+
+def _dash_value_hint(message: str, argv: Sequence[str]) -> str | None:
+    """``--team -team``: argparse takes ``-team`` for a flag and says the value is missing;
+    the value goes after ``=`` (``--team=-team``)."""
+    m = _NO_VALUE.fullmatch(message)
+    if m is None or m.group(1) not in argv:
+        return None
+    at = list(argv).index(m.group(1))
+    value = argv[at + 1] if at + 1 < len(argv) else ""
+    if not value.startswith("-") or value.startswith("--"):  # "--x": another flag, likely
+        return None
+    return f"a value that starts with '-' goes after '=': {m.group(1)}={value}"
+
+
 class _Parser(argparse.ArgumentParser):
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
+    def __init__(self, *args: Any, argv: Sequence[str] = (), **kwargs: Any) -> None:
         kwargs.setdefault("formatter_class", _HelpFormatter)
         super().__init__(*args, **kwargs)
+        self.argv = list(argv)  # the command line, for hints that quote it
 
     def error(self, message: str) -> None:  # type: ignore[override]
         # argparse's own usage errors: the usage, then one line naming what to read, exit 2.
         self.print_usage(sys.stderr)
-        hint = "" if " — " in message else f" — see {self.prog} --help"
+        dash = _dash_value_hint(message, self.argv)
+        hint = f" — {dash}" if dash else "" if " — " in message else f" — see {self.prog} --help"
         self.exit(2, f"harness: error: {message}{hint}\n")
 
 
@@ -95,12 +114,18 @@ def _invoked(argv: Sequence[str]) -> str | None:
 
 def build_parser(argv: Sequence[str] = ()) -> argparse.ArgumentParser:
     parser = _Parser(
+        argv=argv,
         prog="harness",
         description="Evaluation harness and submission gatekeeper for LLM inference competitions.",
     )
     parser.add_argument("--version", action="version", version=f"harness {__version__}")
     parser.add_argument("-v", "--verbose", action="count", default=0, help="more logging")
-    sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
+
+    class _CommandParser(_Parser):  # every command's parser knows the command line too
+        def __init__(self, *args: Any, **kwargs: Any) -> None:
+            super().__init__(*args, argv=argv, **kwargs)
+
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_CommandParser)
     invoked = _invoked(argv)
     # another command's parser needs no kind: the registry stays unimported
     listed = OTHER_COMMANDS if invoked in OTHER_COMMANDS else commands()

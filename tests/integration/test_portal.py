@@ -180,7 +180,7 @@ async def test_portal_refuses_bad_team_ids_before_s3(
                 assert resp.status == 400, route
                 assert says in answer["error"] and answer["field"] == "team_id", answer
                 if isinstance(team, str):
-                    assert "1 to 64 letters, digits, '-' or '_'" in answer["error"]
+                    assert "1 to 64 ASCII letters, digits, '-' or '_'" in answer["error"]
         async with s.post(stack.url + "/register", json={"team_id": "team_A-1"}) as resp:
             assert resp.status == 200
     assert stack.portal.state.teams == {"team_A-1"}

@@ -49,6 +49,7 @@ GATE = [
     usage("gate", "{W}/paris", "--profile", "efficient-qwen", says="'gpumode-paris'"),
     usage("gate", "--url", "{DOWN}", "--skip", "bogus", says="invalid choice: 'bogus'"),
     usage("gate", "--url", "{DOWN}", "--latency-mode", "fast", says="invalid choice: 'fast'"),
+    usage("gate", "--url", "{DOWN}", "--image-id", "", says="'' names no image — pass the"),
     target("gate", "--url", "{DOWN}", *QUICK, "--skip", "quality", says="is unreachable"),
     verdict(4, "gate", "{W}/corrupt", says="check.json: not valid JSON"),
     verdict(4, "gate", "{W}/foreign", says="a 'gate' report, not 'latency'"),
