@@ -35,8 +35,8 @@ from urllib.parse import urlsplit
 
 import aiohttp
 
-from harness.client.failure import ErrorKind, error_kind
-from harness.client.ready_faults import fault, is_web_page, seen_of_error, web_page_seen
+from harness.client.failure import ErrorKind, error_kind, is_web_page
+from harness.client.ready_faults import fault, seen_of_error, web_page_seen
 from harness.client.urllib_client import GraderPoll, poll_once_like_grader
 from harness.errors import UnreachableError, UsageError
 

@@ -13,9 +13,9 @@ is still starting refuses connections or answers 503, so those are waited for
   server listens there (a dev server, a dashboard, a proxy's error page), not the
   model server.
 
-``seen_of_error`` turns an exception of aiohttp or urllib into the words a poll shows;
-``fault`` turns those words into the error that ends the wait, or None. The tune's own
-poll calls both. (A base URL with a path, ``/v1``, is client/urls.py's
+``seen_of_error`` turns an exception of aiohttp or urllib into the words a poll shows
+(client/failure.py's ``is_web_page`` tells an HTML answer); ``fault`` turns those
+words into the error that ends the wait, or None. The tune's own poll calls both. (A base URL with a path, ``/v1``, is client/urls.py's
 ``server_base_url``, checked before anything is polled.)
 """
 
@@ -28,12 +28,12 @@ from urllib.parse import urlsplit, urlunsplit
 
 import aiohttp
 
+from harness.client.failure import NOT_THE_SERVER
 from harness.errors import HarnessError, UnreachableError, UsageError
 
 TLS_TO_PLAIN = "TLS handshake answered in plain HTTP (wrong version number)"
 HOST_UNKNOWN = "host not found"
 WEB_PAGE = "a web page (text/html)"
-NOT_THE_SERVER = "this is a web page, not the model server"
 
 
 def _cause(err: BaseException) -> BaseException:
@@ -57,15 +57,6 @@ def seen_of_error(err: BaseException) -> str | None:
     if isinstance(cause, socket.gaierror) and cause.errno == socket.EAI_NONAME:
         return f"{HOST_UNKNOWN} ({cause.strerror})"
     return None
-
-
-def is_web_page(content_type: str | None, head: bytes | str = b"") -> bool:
-    """An HTML answer: its content type says so, or its first bytes are an HTML tag."""
-    if content_type and content_type.split(";")[0].strip().lower() == "text/html":
-        return True
-    text = head.decode("utf-8", errors="replace") if isinstance(head, bytes) else head
-    start = text.lstrip()[:15].lower()
-    return start.startswith(("<!doctype html", "<html"))
 
 
 def web_page_seen(status: int) -> str:

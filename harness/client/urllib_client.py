@@ -31,8 +31,8 @@ import urllib.request
 from dataclasses import dataclass
 from typing import Any
 
-from harness.client.failure import no_answer
-from harness.client.ready_faults import is_web_page, seen_of_error, web_page_seen
+from harness.client.failure import is_web_page, no_answer
+from harness.client.ready_faults import seen_of_error, web_page_seen
 from harness.client.records import ErrorKind, RequestError, RequestRecord
 from harness.client.trace import ConnTrace, traced_urlopen, tracing
 

@@ -35,6 +35,16 @@ CHECK = [
     target("check", "--url", "{DOWN}", *QUICK, says="is unreachable"),
     target("check", "--url", "{DOWN}", *QUICK, "--json", says="is unreachable"),
     verdict(1, "check", "--url", "{OTHER}", "--ready-timeout", "5", "--only", "readiness,shapes"),
+    verdict(
+        1,
+        "check",
+        "--url",
+        "{OTHER}",
+        "--only",
+        "readiness,served_model",
+        "--json",
+        says="a web page (HTML), not the API's JSON: this is a web page, not the model server",
+    ),
 ]
 
 GATE = [

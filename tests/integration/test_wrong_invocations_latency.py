@@ -66,7 +66,7 @@ CASES = [
     Case("url-v1", ("latency", "--url", SIM + "/v1"), 2, "drop /v1 from --url: --url " + SIM),
     Case("url-v1-strict", ("latency", "--mode", "strict", "--url", SIM + "/v1"), 2, "drop /v1 from --url"),
     Case("nothing-listens", ("latency", "--url", DEAD), 3, "start the server, or pass --wait-for-start", within_s=25.0),
-    Case("html-server", ("latency", "--url", HTML, *FAST), 3, "the server has no /invocations route: check --url"),
+    Case("html-server", ("latency", "--url", HTML, *FAST), 3, "this is a web page, not the model server: check --url and its port"),
     Case("tokenizer-nonsense", ("latency", "--url", SIM, "--tokenizer", "nonsense", *FAST), 2, "unknown tokenizer 'nonsense' — use qwen:"),
     Case("profile-unknown", ("latency", "--url", SIM, "--profile", "nope"), 2, "no profile 'nope' — pass --profile"),
     Case("resume-nothing", ("latency", "--url", SIM, "--resume"), 2, "nothing to resume — drop --resume"),
@@ -80,7 +80,7 @@ CASES = [
     Case("tp-nothing-listens", ("throughput", *PARIS, "--url", DEAD), 3, "start the server first", within_s=25.0),
     Case("tp-nothing-listens-strict", ("throughput", *PARIS, "--mode", "strict", "--url", DEAD), 3, "start the server, or pass --wait-for-start", within_s=25.0),
     Case("tp-url-v1-strict", ("throughput", *PARIS, "--mode", "strict", "--url", SIM + "/v1"), 2, "drop /v1 from --url"),
-    Case("tp-html-server", ("throughput", *PARIS, "--url", HTML, "--levels", "1", "--no-chart"), 3, "the server has no /v1/chat/completions route: check --url"),
+    Case("tp-html-server", ("throughput", *PARIS, "--url", HTML, "--levels", "1", "--no-chart"), 3, "this is a web page, not the model server: check --url and its port"),
     Case("tp-html-no-health", ("throughput", *PARIS, "--mode", "strict", "--url", HTML), 3, "this is a web page, not the model server — check --url and its port"),
     # answers no wait outgrows: told on the first poll (issue 34)
     Case("url-https-to-http", ("latency", "--url", TLS), 2, "use http://: --url " + SIM),

@@ -9,11 +9,11 @@ import urllib.error
 
 import pytest
 
+from harness.client.failure import is_web_page
 from harness.client.ready_faults import (
     HOST_UNKNOWN,
     TLS_TO_PLAIN,
     fault,
-    is_web_page,
     seen_of_error,
     web_page_seen,
 )
