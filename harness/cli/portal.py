@@ -10,6 +10,7 @@ from collections.abc import Iterator
 from aiohttp import web
 
 from harness.cli.common import http_url, make_console, port_number, positive_int
+from harness.client.urls import url_of
 from harness.errors import EXIT_OK, UsageError
 from harness.portal.app import Portal, PortalConfig
 from harness.portal.s3proxy import S3Proxy
@@ -160,7 +161,7 @@ def run(args: argparse.Namespace) -> int:
         async def main() -> None:
             runner, port = await _serve(portal, args.host, args.port)
             console.print(
-                f"portal on http://{args.host}:{port}  (S3 {'via strict proxy ' if not args.no_strict else ''}{s3_url}, bucket {args.bucket})"
+                f"portal on {url_of(args.host, port)}  (S3 {'via strict proxy ' if not args.no_strict else ''}{s3_url}, bucket {args.bucket})"
             )
             console.print("Ctrl-C to stop")
             try:

@@ -3,7 +3,8 @@
 ``--url 127.0.0.1:8101`` (no scheme) used to travel as far as the HTTP client
 and fail there as a transport error (exit 3). It is a usage error (exit 2),
 said in one line with the URL that was meant. An IPv6 address without brackets
-(``http://::1:8512``) is told to take them.
+(``http://::1:8512``) is told to take them; :func:`url_of` writes a listening
+server's URL with them.
 
 :func:`server_base_url` is the stricter check of a model server's base URL, for
 what is read before any server runs (a tune's ``serve.url``): harness adds the
@@ -28,6 +29,13 @@ def _bracketed(netloc: str) -> str | None:
     if port.isdigit() and address.count(":") >= 2:
         return f"[{address}]:{port}"
     return f"[{host}]"
+
+
+def url_of(host: str, port: int, scheme: str = "http") -> str:
+    """``http://host:port``, an IPv6 address in brackets (``http://[::1]:8512``): the URL
+    a listening server prints, which every ``--url`` takes back."""
+    shown = f"[{host}]" if ":" in host and not host.startswith("[") else host
+    return f"{scheme}://{shown}:{port}"
 
 
 def http_base_url(text: str) -> str:

@@ -17,7 +17,7 @@ from harness.client.ready_faults import (
     seen_of_error,
     web_page_seen,
 )
-from harness.client.urls import http_base_url, server_base_url
+from harness.client.urls import http_base_url, server_base_url, url_of
 from harness.errors import UnreachableError, UsageError
 
 
@@ -87,3 +87,9 @@ def test_a_server_base_url_ending_in_v1_is_refused_with_the_url_to_use():
     )
     assert server_base_url("http://127.0.0.1:8000/") == "http://127.0.0.1:8000"
     assert server_base_url("https://proxy:443/team") == "https://proxy:443/team"
+
+
+def test_a_listening_url_brackets_an_ipv6_host():
+    assert url_of("::1", 8512) == "http://[::1]:8512"
+    assert url_of("127.0.0.1", 80) == "http://127.0.0.1:80"
+    assert url_of("[::1]", 1, "https") == "https://[::1]:1"
