@@ -18,7 +18,7 @@ from typing import Any
 
 from harness import __version__
 from harness.cli import signals
-from harness.errors import EXIT_INTERRUPTED, HarnessError, exit_code_for
+from harness.errors import EXIT_INTERRUPTED, EXIT_OK, HarnessError, exit_code_for
 
 # The commands that are not a measurement kind: name → one-line summary. Each measurement
 # kind's command is built from the registry (harness/cli/kind_command.py), which is only
@@ -165,6 +165,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     except HarnessError as err:
         print(f"harness: error: {err.one_line()}", file=sys.stderr)
         rc = exit_code_for(err)
+    except BrokenPipeError:
+        # a plain print to a reader that went away (``| head``): the output ends there, as
+        # the reader asked; the work before it stands (consoles keep going: view/fitted.py)
+        from harness.view.fitted import drop_closed_output
+
+        drop_closed_output()
+        rc = EXIT_OK
     if rc != 0:
         _drop_empty_run_folder(args)
     # A command that caught the interruption itself returns 130: SIGTERM makes it 143.
