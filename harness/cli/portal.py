@@ -160,9 +160,12 @@ def run(args: argparse.Namespace) -> int:
 
         async def main() -> None:
             runner, port = await _serve(portal, args.host, args.port)
-            console.print(
-                f"portal on {url_of(args.host, port)}  (S3 {'via strict proxy ' if not args.no_strict else ''}{s3_url}, bucket {args.bucket})"
-            )
+            # S3's own address, and the proxy's when presigned URLs go through it
+            s3 = f"S3 at {s3_url}"
+            if endpoint != s3_url:
+                s3 += f", reached through a strict proxy at {endpoint}"
+            banner = f"portal on {url_of(args.host, port)}  ({s3}; bucket {args.bucket})"
+            console.print(banner, soft_wrap=True)  # one line: the URLs are copied from it
             console.print("Ctrl-C to stop")
             try:
                 await asyncio.Event().wait()

@@ -41,6 +41,9 @@ def test_portal_command_multipart_rehearsal(
             banner += proc.stdout.readline()
         match = re.search(r"portal on (http://127\.0\.0\.1:\d+)", banner)
         assert match, banner
+        # S3's address and its proxy's, each named as what it is (issue 34)
+        s3 = re.search(r"\(S3 at (\S+), reached through a strict proxy at (\S+); bucket ", banner)
+        assert s3 and s3.group(1) != s3.group(2), banner
         archive = write_image_archive(tmp_path, 300_000)
         gate_archive(archive, tmp_path / "gates")
         monkeypatch.setenv("HARNESS_REPORTS_DIR", str(tmp_path / "gates"))
