@@ -71,7 +71,7 @@ CASES = [
     Case("profile-unknown", ("latency", "--url", SIM, "--profile", "nope"), 2, "no profile 'nope' — pass --profile"),
     Case("resume-nothing", ("latency", "--url", SIM, "--resume"), 2, "nothing to resume — drop --resume"),
     Case("resume-and-force", ("latency", "--url", SIM, "--resume", "--force"), 2, "pass one of them"),
-    Case("resume-repeats", ("latency", "--url", SIM, "--resume", "--repeats", "2"), 2, "drop --repeats"),
+    Case("resume-repeats-nothing", ("latency", "--url", SIM, "--resume", "--repeats", "2"), 2, "nothing to resume — drop --resume"),
     # throughput
     Case("tp-url-missing", ("throughput", *PARIS), 2, "--url is required — e.g. harness throughput"),
     Case("tp-level-unknown", ("throughput", *PARIS, "--url", SIM, "--levels", "3"), 2, "levels with a weight: 1, 2, 4"),
