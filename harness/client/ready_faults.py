@@ -15,7 +15,8 @@ is still starting refuses connections or answers 503, so those are waited for
 
 ``seen_of_error`` turns an exception of aiohttp or urllib into the words a poll shows
 (client/failure.py's ``is_web_page`` tells an HTML answer); ``fault`` turns those
-words into the error that ends the wait, or None. The tune's own poll calls both. (A base URL with a path, ``/v1``, is client/urls.py's
+words into the error that ends the wait, or None; ``fault_of_error`` does both for one
+failed GET (the tune's own urllib poll calls it). (A base URL with a path, ``/v1``, is client/urls.py's
 ``server_base_url``, checked before anything is polled.)
 """
 
@@ -28,7 +29,7 @@ from urllib.parse import urlsplit, urlunsplit
 
 import aiohttp
 
-from harness.client.failure import NOT_THE_SERVER
+from harness.client.failure import NOT_THE_SERVER, is_web_page
 from harness.errors import HarnessError, UnreachableError, UsageError
 
 TLS_TO_PLAIN = "TLS handshake answered in plain HTTP (wrong version number)"
@@ -92,3 +93,17 @@ def fault(
             hint=f"check {option} and its port",
         )
     return None
+
+
+def fault_of_error(
+    err: BaseException, base_url: str, path: str, *, option: str = "--url"
+) -> HarnessError | None:
+    """:func:`fault` of one failed GET of ``base_url + path`` made with urllib or aiohttp
+    (an HTTP error status carrying a web page included): for a poll of one's own, such
+    as the tune's, which ends on it instead of waiting out its timeout."""
+    if isinstance(err, urllib.error.HTTPError):
+        kind = err.headers.get("Content-Type") if err.headers else None
+        seen = web_page_seen(err.code) if is_web_page(kind) else f"HTTP {err.code}"
+    else:
+        seen = seen_of_error(err) or ""
+    return fault(seen, base_url, path, option=option)

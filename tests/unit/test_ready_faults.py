@@ -14,6 +14,7 @@ from harness.client.ready_faults import (
     HOST_UNKNOWN,
     TLS_TO_PLAIN,
     fault,
+    fault_of_error,
     seen_of_error,
     web_page_seen,
 )
@@ -93,3 +94,21 @@ def test_a_listening_url_brackets_an_ipv6_host():
     assert url_of("::1", 8512) == "http://[::1]:8512"
     assert url_of("127.0.0.1", 80) == "http://127.0.0.1:80"
     assert url_of("[::1]", 1, "https") == "https://[::1]:1"
+
+
+def test_one_failed_urllib_get_gives_its_fault_for_a_poll_of_ones_own():
+    import email.message
+
+    tls = urllib.error.URLError(ssl.SSLError(1, "[SSL: WRONG_VERSION_NUMBER] wrong version number"))
+    got = fault_of_error(tls, "https://127.0.0.1:8000", "/ping", option="serve.url")
+    assert isinstance(got, UsageError) and "use http://: serve.url http://127.0.0.1:8000" in str(
+        got
+    )
+    headers = email.message.Message()
+    headers["Content-Type"] = "text/html; charset=utf-8"
+    page = urllib.error.HTTPError("http://h:1/ping", 404, "Not Found", headers, None)
+    got = fault_of_error(page, "http://h:1", "/ping")
+    assert isinstance(got, UnreachableError) and "not the model server" in str(got)
+    plain = urllib.error.HTTPError("http://h:1/ping", 503, "Loading", email.message.Message(), None)
+    assert fault_of_error(plain, "http://h:1", "/ping") is None  # still starting: wait
+    assert fault_of_error(ConnectionRefusedError(), "http://h:1", "/ping") is None
