@@ -85,7 +85,8 @@ def test_ready_timeout_reaches_check(tmp_path: Path, monkeypatch, capsys) -> Non
     argv += ["--data-dir", str(SAMPLES_DIR)]
     assert main(argv) == 3  # unreachable: the later steps are not run
     err = capsys.readouterr().err
-    assert f"{url} is unreachable: GET {url}/ping for " in err and "(1 attempts" in err
+    # polled at 0 s and at the end of the 1 s asked for (the whole --ready-timeout)
+    assert f"{url} is unreachable: GET {url}/ping for 1 s (2 attempts" in err
     gate = GateReport.load(tmp_path / "r")
     assert gate.verdict == "INCOMPLETE"
 
