@@ -52,6 +52,16 @@ def http_url(text: str) -> str:
         raise argparse.ArgumentTypeError(err.one_line()) from None
 
 
+def image_ref(text: str) -> str:
+    """An image id or name (argparse type): an empty one would be ignored, so it is refused."""
+    if not text.strip():
+        raise argparse.ArgumentTypeError(
+            f"{text!r} names no image — pass the image's id (sha256:…) or a name the container"
+            " engine knows, or leave the option out"
+        )
+    return text.strip()
+
+
 def port_number(text: str) -> int:
     """A TCP port, 0 (any free one) to 65535 (argparse type)."""
     value = non_negative_int(text)

@@ -116,7 +116,7 @@ class PackageSpec(Strict):
 # The organiser publishes no form for team ids; these are what harness sends and what the
 # portal accepts (docs/submit.md, "Team ids"): they become a path segment of the S3 key.
 TEAM_ID_PATTERN = r"[A-Za-z0-9_-]{1,64}"
-TEAM_ID_RULE = "1 to 64 letters, digits, '-' or '_'"
+TEAM_ID_RULE = "1 to 64 ASCII letters, digits, '-' or '_'"
 
 
 class SubmitSpec(Strict):

@@ -94,7 +94,8 @@ class Report(BaseModel):
             raise ConfigError(f"{cls.FILENAME}: not a JSON object")
         return _validate(data, cls, cls.FILENAME)
 
-    def save(self, folder: Path) -> Path:
+    def save(self, folder: Path, *, fix: str = "pass --out to a writable folder") -> Path:
+        """Write the report into ``folder``; ConfigError saying ``fix`` when it cannot."""
         make_folder(folder)
         self.provenance.finished_at = datetime.now(UTC).isoformat()
         path = folder / self.FILENAME
@@ -104,9 +105,7 @@ class Report(BaseModel):
             os.replace(tmp, path)
         except OSError as err:
             why = err.strerror or type(err).__name__
-            raise ConfigError(
-                f"cannot write {path}: {why}; pass --out to a writable folder"
-            ) from None
+            raise ConfigError(f"cannot write {path}: {why}; {fix}") from None
         return path
 
     @classmethod

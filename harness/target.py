@@ -34,3 +34,13 @@ class Target:
         if self.image:
             out += [IMAGE, self.image]
         return [*out, PROFILE, profile, OUT, str(self.folder)]
+
+
+def ledger_argv(name: str | None, note: str | None, experiment: str | None) -> list[str]:
+    """``--name``, ``--note``, ``--experiment`` as given: a command printed to run again
+    (a resume line, the gate's provenance) keeps the run in its ledger group."""
+    out: list[str] = []
+    for flag, value in ((NAME, name), (NOTE, note), (EXPERIMENT, experiment)):
+        if value:
+            out += [flag, value]
+    return out

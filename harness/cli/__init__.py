@@ -11,13 +11,14 @@ import contextlib
 import importlib
 import logging
 import os
+import re
 import sys
 from collections.abc import Sequence
 from typing import Any
 
 from harness import __version__
 from harness.cli import signals
-from harness.errors import EXIT_INTERRUPTED, HarnessError, exit_code_for
+from harness.errors import EXIT_INTERRUPTED, EXIT_OK, HarnessError, exit_code_for
 
 # The commands that are not a measurement kind: name → one-line summary. Each measurement
 # kind's command is built from the registry (harness/cli/kind_command.py), which is only
@@ -74,15 +75,33 @@ class _HelpFormatter(argparse.HelpFormatter):
         return text
 
 
+_NO_VALUE = re.compile(r"argument (?:\S+/)?(--[\w-]+): expected one argument")
+
+
+def _dash_value_hint(message: str, argv: Sequence[str]) -> str | None:
+    """``--team -team``: argparse takes ``-team`` for a flag and says the value is missing;
+    the value goes after ``=`` (``--team=-team``)."""
+    m = _NO_VALUE.fullmatch(message)
+    if m is None or m.group(1) not in argv:
+        return None
+    at = list(argv).index(m.group(1))
+    value = argv[at + 1] if at + 1 < len(argv) else ""
+    if not value.startswith("-") or value.startswith("--"):  # "--x": another flag, likely
+        return None
+    return f"a value that starts with '-' goes after '=': {m.group(1)}={value}"
+
+
 class _Parser(argparse.ArgumentParser):
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
+    def __init__(self, *args: Any, argv: Sequence[str] = (), **kwargs: Any) -> None:
         kwargs.setdefault("formatter_class", _HelpFormatter)
         super().__init__(*args, **kwargs)
+        self.argv = list(argv)  # the command line, for hints that quote it
 
     def error(self, message: str) -> None:  # type: ignore[override]
         # argparse's own usage errors: the usage, then one line naming what to read, exit 2.
         self.print_usage(sys.stderr)
-        hint = "" if " — " in message else f" — see {self.prog} --help"
+        dash = _dash_value_hint(message, self.argv)
+        hint = f" — {dash}" if dash else "" if " — " in message else f" — see {self.prog} --help"
         self.exit(2, f"harness: error: {message}{hint}\n")
 
 
@@ -95,12 +114,18 @@ def _invoked(argv: Sequence[str]) -> str | None:
 
 def build_parser(argv: Sequence[str] = ()) -> argparse.ArgumentParser:
     parser = _Parser(
+        argv=argv,
         prog="harness",
         description="Evaluation harness and submission gatekeeper for LLM inference competitions.",
     )
     parser.add_argument("--version", action="version", version=f"harness {__version__}")
     parser.add_argument("-v", "--verbose", action="count", default=0, help="more logging")
-    sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
+
+    class _CommandParser(_Parser):  # every command's parser knows the command line too
+        def __init__(self, *args: Any, **kwargs: Any) -> None:
+            super().__init__(*args, argv=argv, **kwargs)
+
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_CommandParser)
     invoked = _invoked(argv)
     # another command's parser needs no kind: the registry stays unimported
     listed = OTHER_COMMANDS if invoked in OTHER_COMMANDS else commands()
@@ -140,6 +165,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     except HarnessError as err:
         print(f"harness: error: {err.one_line()}", file=sys.stderr)
         rc = exit_code_for(err)
+    except BrokenPipeError:
+        # a plain print to a reader that went away (``| head``): the output ends there, as
+        # the reader asked; the work before it stands (consoles keep going: view/fitted.py)
+        from harness.view.fitted import drop_closed_output
+
+        drop_closed_output()
+        rc = EXIT_OK
     if rc != 0:
         _drop_empty_run_folder(args)
     # A command that caught the interruption itself returns 130: SIGTERM makes it 143.

@@ -5,11 +5,13 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from rich.markup import escape
+
 from harness.argtypes import non_negative_float
 from harness.cli.common import add_json, make_console, print_json
 from harness.compare.core import CompareConfig, compare_runs
 from harness.compare.render import render
-from harness.errors import EXIT_OK, UsageError
+from harness.errors import EXIT_OK, HarnessError, UsageError
 from harness.paired.stats import MIN_EFFECT_PCT
 from harness.provenance import Provenance, redact_argv
 
@@ -49,10 +51,10 @@ def run(args: argparse.Namespace) -> int:
     console = make_console(args)
     if not args.no_save:
         try:
-            report.save(b)
-        except OSError as err:
+            report.save(b, fix="pass --no-save to compare without writing it")
+        except HarnessError as err:
             # the comparison itself stands; only report.html's section is lost
-            console.print(f"[yellow]note: compare.json not saved in {b}: {err.strerror}[/]")
+            console.print(f"[yellow]note:[/] {escape(err.one_line())}")
     render(console, report)
     if args.json:
         print_json(report)

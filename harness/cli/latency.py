@@ -16,10 +16,11 @@ from rich.console import Console
 
 from harness.cli.common import positive_float, positive_int
 from harness.cli.front import Front, KindRun, Outcome
-from harness.errors import EXIT_TARGET, UsageError
+from harness.errors import EXIT_TARGET
 from harness.latency.config import LatencyOverrides
+from harness.latency.repeats_resume import RepeatsResume, guard_repeats
 from harness.latency.resume import FORCE, RESUME, guard_folder
-from harness.target import Target
+from harness.target import Target, ledger_argv
 
 if TYPE_CHECKING:
     from harness.latency.console import ConsoleHooks
@@ -57,7 +58,8 @@ def _flags(p: argparse.ArgumentParser) -> None:
         RESUME,
         action="store_true",
         help="finish an interrupted run in its --out folder: keep the buckets it measured to "
-        "the end, measure the rest (a bucket cut in the middle again, whole)",
+        "the end, measure the rest (a bucket cut in the middle again, whole); with --repeats "
+        "N, keep the repetitions measured to the end and finish the rest",
     )
     p.add_argument(
         FORCE, action="store_true", help="overwrite a latency.json already in the --out folder"
@@ -73,9 +75,10 @@ def _self_test(args: argparse.Namespace) -> int | None:
 
 
 def _check(args: argparse.Namespace) -> object:
-    """Usage errors before a run folder is made; the partial run ``--resume`` finishes."""
-    if args.resume and args.repeats > 1:
-        raise UsageError(f"{RESUME} finishes one run, not --repeats", hint="drop --repeats")
+    """Usage errors before a run folder is made; the partial run ``--resume`` finishes (a
+    partial report, or what an interrupted ``--repeats`` run left)."""
+    if args.repeats > 1:
+        return guard_repeats(args.out, args.repeats, resume=args.resume, force=args.force)
     return guard_folder(args.out, resume=args.resume, force=args.force)
 
 
@@ -85,8 +88,11 @@ def _hooks(run: KindRun) -> object:
 
     target = Target(folder=run.ctx.folder, url=run.args.url)
     profile = run.args.profile or run.ctx.profile.name
-    again = resume_command(target, LatencyOverrides.from_args(run.args), profile)
-    return ConsoleHooks(run.ctx.console, resume_hint=again if run.args.repeats == 1 else "")
+    args = run.args
+    ledger = ledger_argv(args.name, args.note, args.experiment)
+    repeats = ["--repeats", str(args.repeats)] if args.repeats > 1 else []
+    again = resume_command(target, LatencyOverrides.from_args(args), profile, ledger + repeats)
+    return ConsoleHooks(run.ctx.console, resume_hint=again)
 
 
 def _measure(run: KindRun, hooks: ConsoleHooks) -> Outcome:
@@ -94,12 +100,12 @@ def _measure(run: KindRun, hooks: ConsoleHooks) -> Outcome:
     from harness.latency.resume import record_in, resume_from
 
     cfg, state, ctx = run.cfg, None, run.ctx
-    if run.prepared is not None:
+    repeats = int(run.args.repeats)
+    if repeats == 1 and run.prepared is not None:
         resumed = resume_from(cfg, run.prepared, ctx.folder)
         cfg, state = resumed.cfg, resumed.state
         record_in(ctx.provenance, run.prepared, resumed.record)
         hooks.resuming(resumed.record)
-    repeats = int(run.args.repeats)
     if repeats == 1:
         return Outcome(
             asyncio.run(
@@ -110,7 +116,12 @@ def _measure(run: KindRun, hooks: ConsoleHooks) -> Outcome:
         )
     pooled, summary = asyncio.run(
         measure_latency_repeats(
-            cfg, repeats, provenance=ctx.provenance, folder=ctx.folder, hooks=hooks
+            cfg,
+            repeats,
+            provenance=ctx.provenance,
+            folder=ctx.folder,
+            hooks=hooks,
+            resume=run.prepared if isinstance(run.prepared, RepeatsResume) else None,
         )
     )
 

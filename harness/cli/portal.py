@@ -10,6 +10,7 @@ from collections.abc import Iterator
 from aiohttp import web
 
 from harness.cli.common import add_json, http_url, make_console, port_number, positive_int
+from harness.client.urls import url_of
 from harness.errors import EXIT_OK, UsageError
 from harness.portal.app import Portal, PortalConfig
 from harness.portal.s3proxy import S3Proxy
@@ -157,9 +158,12 @@ def run(args: argparse.Namespace) -> int:
 
         async def main() -> None:
             runner, port = await _serve(portal, args.host, args.port)
-            console.print(
-                f"portal on http://{args.host}:{port}  (S3 {'via strict proxy ' if not args.no_strict else ''}{s3_url}, bucket {args.bucket})"
-            )
+            # S3's own address, and the proxy's when presigned URLs go through it
+            s3 = f"S3 at {s3_url}"
+            if endpoint != s3_url:
+                s3 += f", reached through a strict proxy at {endpoint}"
+            banner = f"portal on {url_of(args.host, port)}  ({s3}; bucket {args.bucket})"
+            console.print(banner, soft_wrap=True)  # one line: the URLs are copied from it
             console.print("Ctrl-C to stop")
             try:
                 await asyncio.Event().wait()

@@ -25,6 +25,7 @@ from typing import Any
 import aiohttp
 
 EXCERPT = 300  # characters of a failed answer kept in the report
+NOT_THE_SERVER = "this is a web page, not the model server"
 _SPACE = re.compile(r"\s+")
 
 
@@ -91,8 +92,19 @@ def server_message(body: str | None) -> str | None:
     return _SPACE.sub(" ", body).strip() or None
 
 
+def is_web_page(content_type: str | None, head: bytes | str = b"") -> bool:
+    """An HTML answer: its content type says so, or its first bytes are an HTML tag."""
+    if content_type and content_type.split(";")[0].strip().lower() == "text/html":
+        return True
+    text = head.decode("utf-8", errors="replace") if isinstance(head, bytes) else head
+    start = text.lstrip()[:15].lower()
+    return start.startswith(("<!doctype html", "<html"))
+
+
 def hint(status: int | None, body: str | None, model: str | None, endpoint: str) -> str | None:
     """What to do about a failure, when its status and body say enough."""
+    if body and is_web_page(None, body):
+        return f"{NOT_THE_SERVER}: check --url and its port"
     if status != 404:
         return None
     message = (server_message(body) or "").lower()

@@ -14,8 +14,12 @@ the wait early instead of after the whole ``--ready-timeout`` (docs/timing.md,
   whose ready path answers 404 while the root's answers: the URL is wrong, said
   with the URL to use.
 
+Answers that are certain on the first poll end it at once (client/ready_faults.py):
+``https://`` against plain HTTP, a host name that does not resolve, a web page.
+A wait that runs out says the timeout it was given.
+
 The grader-like poll of official mode keeps the grader's requests, tries and
-interval; only the messages and these two early stops are added.
+interval; only the messages and these early stops are added.
 """
 
 from __future__ import annotations
@@ -31,7 +35,8 @@ from urllib.parse import urlsplit
 
 import aiohttp
 
-from harness.client.failure import ErrorKind, error_kind
+from harness.client.failure import ErrorKind, error_kind, is_web_page
+from harness.client.ready_faults import fault, seen_of_error, web_page_seen
 from harness.client.urllib_client import GraderPoll, poll_once_like_grader
 from harness.client.urls import drop_path_hint
 from harness.errors import UnreachableError, UsageError
@@ -54,6 +59,9 @@ def describe_error(err: BaseException) -> str:
     """What one poll saw, in words; aiohttp's exceptions are classified by failure.error_kind."""
     if isinstance(err, ConnectionRefusedError):
         return REFUSED
+    certain = seen_of_error(err)  # https:// to plain HTTP, a name that does not resolve
+    if certain is not None:
+        return certain
     kind = (
         error_kind(err, answered=False)
         if isinstance(err, aiohttp.ClientError | TimeoutError)
@@ -79,17 +87,41 @@ class Watch:
     """What one readiness wait has seen, told as a line, and its two early stops."""
 
     def __init__(
-        self, base_url: str, path: str, timeout_s: float, *, wait_for_start: bool = False
+        self,
+        base_url: str,
+        path: str,
+        timeout_s: float,
+        *,
+        wait_for_start: bool = False,
+        option: str = "--url",
     ) -> None:
         self.base_url = base_url.rstrip("/")
         self.path = path
         self.timeout_s = timeout_s
         self.wait_for_start = wait_for_start
+        self.option = option
         self._stuck: tuple[str, float] | None = None  # (what, since when)
 
     def line(self, seen: str, elapsed_s: float) -> str:
         """``connection refused (12 s of 600 s)``: what the console prints."""
         return f"{_shown(seen)} ({elapsed_s:.0f} s of {self.timeout_s:.0f} s)"
+
+    def certain(self, seen: str) -> None:
+        """Raise at once on an answer no wait outgrows (client/ready_faults.py): https:// to
+        a plain-HTTP server, a host name that does not resolve, a web page."""
+        err = fault(
+            seen, self.base_url, self.path, option=self.option, wait_for_start=self.wait_for_start
+        )
+        if err is not None:
+            raise err
+
+    def timed_out(self, seen: str, elapsed_s: float, attempts: int, how: str = "") -> NoReturn:
+        """The wait ran out: said with the timeout that was asked for."""
+        raise UnreachableError(
+            f"{self.base_url}{self.path} not ready within {self.timeout_s:g} s "
+            f"({attempts}{how} attempts over {elapsed_s:.1f} s, last: {_shown(seen)})",
+            hint=f"check {self.option} and its port, or raise --ready-timeout",
+        )
 
     def refused(self, seen: str, elapsed_s: float) -> None:
         """Raise UnreachableError once the connection has been refused (nothing listens),
@@ -124,7 +156,7 @@ class Watch:
     async def wrong_prefix(self, seen: str) -> None:
         """A base URL with a path whose ready path answers 404 while the root's answers:
         a UsageError naming the URL to use (one GET of the root's ready path, only then)."""
-        if _shown(seen) != "HTTP 404":
+        if _shown(seen).split(",")[0] != "HTTP 404":
             return
         parts = urlsplit(self.base_url)
         if parts.path in ("", "/"):
@@ -135,17 +167,20 @@ class Watch:
         if not other.isdigit() or other == "404":
             return
         raise UsageError(
-            f"--url {self.base_url}: GET {self.base_url}{self.path} answers 404, "
+            f"{self.option} {self.base_url}: GET {self.base_url}{self.path} answers 404, "
             f"{root}{self.path} answers {other}",
-            hint=drop_path_hint(self.base_url, "--url"),
+            hint=drop_path_hint(self.base_url, self.option),
         )
 
 
 async def probe(session: aiohttp.ClientSession, url: str, timeout_s: float = 5.0) -> str:
-    """One GET; returns the status as text, or what went wrong."""
+    """One GET; returns the status as text, or what went wrong (an error status with an
+    HTML body: :func:`~harness.client.ready_faults.web_page_seen`)."""
     try:
         async with session.get(url, timeout=aiohttp.ClientTimeout(total=timeout_s)) as resp:
-            await resp.read()
+            body = await resp.read()
+            if resp.status >= 400 and is_web_page(resp.headers.get("Content-Type"), body[:64]):
+                return web_page_seen(resp.status)
             return str(resp.status)
     except (aiohttp.ClientError, TimeoutError, OSError) as err:
         return describe_error(err)
@@ -161,17 +196,19 @@ async def wait_ready(
     session: aiohttp.ClientSession | None = None,
     like_grader: GraderPoll | None = None,
     wait_for_start: bool = False,
+    option: str = "--url",
 ) -> ReadyResult:
     """Poll ``base_url + path`` until it answers 200; raise UnreachableError after ``timeout_s``
     (or once nothing has listened for :data:`REFUSED_GIVE_UP_S`, unless ``wait_for_start``),
-    UsageError for a base URL whose path hides the ready path (:class:`Watch`).
+    UsageError for a base URL whose path hides the ready path, and at once the error of an
+    answer no wait outgrows (:class:`Watch`). ``option`` names the URL's origin in messages.
     ``on_attempt(attempt, elapsed_s, line)`` hears each poll that is not ready, as a line.
 
     ``like_grader``: poll exactly as the Efficient Qwen grader does instead (urllib GETs,
     its per-try timeout, at most its number of tries; any answer urllib does not raise on
     is ready), so official mode sends no request the grader would not."""
     watch = Watch(base_url, like_grader.path if like_grader else path, timeout_s,
-                  wait_for_start=wait_for_start)  # fmt: skip
+                  wait_for_start=wait_for_start, option=option)  # fmt: skip
     if like_grader is not None:
         return await _wait_like_grader(
             base_url, like_grader, timeout_s=timeout_s, on_attempt=on_attempt, watch=watch
@@ -193,12 +230,10 @@ async def wait_ready(
                 on_attempt(attempts, elapsed, watch.line(last, elapsed))
             watch.refused(last, elapsed)
             await watch.wrong_prefix(last)
-            if elapsed + interval_s > timeout_s:
-                raise UnreachableError(
-                    f"{url} not ready after {elapsed:.0f} s ({attempts} attempts, last: {last})",
-                    hint="check the URL and port, or raise --ready-timeout",
-                )
-            await asyncio.sleep(interval_s)
+            watch.certain(last)
+            if elapsed >= timeout_s:
+                watch.timed_out(last, elapsed, attempts)
+            await asyncio.sleep(min(interval_s, timeout_s - elapsed))
     finally:
         if own:
             await sess.close()
@@ -224,14 +259,11 @@ async def _wait_like_grader(
             on_attempt(attempt, elapsed, watch.line(last, elapsed))
         watch.refused(last, elapsed)
         await watch.wrong_prefix(last)
-        if attempt == poll.tries or elapsed + poll.interval_s > timeout_s:
+        watch.certain(last)
+        if attempt == poll.tries or elapsed >= timeout_s:
             break
-        await asyncio.sleep(poll.interval_s)
-    raise UnreachableError(
-        f"{url} not ready after {time.monotonic() - start:.0f} s "
-        f"({attempt} grader-style attempts, last: {last})",
-        hint="check the URL and port, or raise --ready-timeout",
-    )
+        await asyncio.sleep(min(poll.interval_s, timeout_s - elapsed))
+    watch.timed_out(last, time.monotonic() - start, attempt, " grader-style")
 
 
 async def listening(

@@ -31,7 +31,8 @@ import urllib.request
 from dataclasses import dataclass
 from typing import Any
 
-from harness.client.failure import no_answer
+from harness.client.failure import is_web_page, no_answer
+from harness.client.ready_faults import seen_of_error, web_page_seen
 from harness.client.records import ErrorKind, RequestError, RequestRecord
 from harness.client.trace import ConnTrace, traced_urlopen, tracing
 
@@ -159,11 +160,13 @@ def poll_once_like_grader(url: str, timeout_s: float) -> str:
             resp.read()
             return "ready"
     except urllib.error.HTTPError as err:
+        if is_web_page(err.headers.get("Content-Type") if err.headers else None):
+            return web_page_seen(err.code)
         return f"HTTP {err.code}"
     except urllib.error.URLError as err:
         # the same words as harness's own poll (client/readiness.py reads "connection refused")
         if isinstance(err.reason, ConnectionRefusedError):
             return "connection refused"
-        return f"cannot connect ({err.reason})"
+        return seen_of_error(err) or f"cannot connect ({err.reason})"
     except (http.client.HTTPException, OSError) as err:
         return f"{type(err).__name__}: {err}"

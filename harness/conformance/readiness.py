@@ -36,7 +36,8 @@ async def observe_ready(ctx: CheckContext) -> ReadyObservation:
     attempts = wrong = 0
     reachable = False
     last = ""
-    # the early stops every readiness wait has: nothing listens, a --url with a path
+    # the early stops every readiness wait has: nothing listens, a --url with a path, and
+    # the answers no wait outgrows (client/ready_faults.py)
     watch = Watch(cfg.url, cfg.ready_path, cfg.ready_timeout_s, wait_for_start=cfg.wait_for_start)
     while True:
         attempts += 1
@@ -46,6 +47,7 @@ async def observe_ready(ctx: CheckContext) -> ReadyObservation:
             ctx.on_attempt(attempts, elapsed, watch.line(last, elapsed))
         watch.refused(last, elapsed)
         await watch.wrong_prefix(last)
+        watch.certain(last)  # https:// to plain HTTP, an unknown host, a web page
         if last.isdigit():
             reachable = True
             if last == "200":
@@ -53,9 +55,9 @@ async def observe_ready(ctx: CheckContext) -> ReadyObservation:
             wrong = 0 if last == "503" else wrong + 1  # 503: vLLM still loading
             if wrong >= GIVE_UP_AFTER:
                 break
-        if elapsed + cfg.ready_interval_s > cfg.ready_timeout_s:
+        if elapsed >= cfg.ready_timeout_s:  # the whole --ready-timeout, not a whole interval less
             break
-        await asyncio.sleep(cfg.ready_interval_s)
+        await asyncio.sleep(min(cfg.ready_interval_s, cfg.ready_timeout_s - elapsed))
     if not reachable:
         # The ready path never answered: is anything listening at all?
         other = await probe(ctx.session, cfg.url + "/v1/models", timeout_s=5.0)
@@ -89,7 +91,11 @@ async def readiness(ctx: CheckContext) -> Outcome:
             "gets 200 and gives up after its timeout",
             ev,
         )
-    return failed(f"GET {path} not 200 after {obs.elapsed_s:.0f} s ({tries}, last: {obs.last})", ev)
+    return failed(
+        f"GET {path} not 200 within {ctx.cfg.ready_timeout_s:g} s ({tries} over"
+        f" {obs.elapsed_s:.1f} s, last: {obs.last})",
+        ev,
+    )
 
 
 @check("offline", group="offline", title="ready without network", phase="first")

@@ -4,12 +4,14 @@ else it does right, so this check is required in every profile (docs/check.md).
 
 It passes when ``/v1/models`` lists the profile's ``[server] model``, or, when it does
 not, when a minimal chat request naming that model on the graders' chat endpoint is
-not answered 404 (a server may ignore the name: the Paris contract allows it). A
-profile whose grader names no model passes without a request.
+not answered 404 (a server may ignore the name: the Paris contract allows it), nor
+with a web page (HTML: another server on that port, not the model server). A profile
+whose grader names no model passes without a request.
 """
 
 from __future__ import annotations
 
+from harness.client.failure import NOT_THE_SERVER, is_web_page
 from harness.client.readiness import server_models
 from harness.conformance.context import CheckContext
 from harness.conformance.registry import check
@@ -40,6 +42,15 @@ async def served_model(ctx: CheckContext) -> Outcome:
         return failed(
             f"the grader sends model={name!r} but the server serves {shown} and answers 404 "
             f"on {path}: serve it under that name too (vLLM: --served-model-name {name})",
+            [listed, ev],
+            served=served,
+            expected=name,
+        )
+    if rec.error is not None and is_web_page(None, rec.error.body_excerpt):
+        status = f"HTTP {rec.status} with " if rec.status else ""
+        return failed(
+            f"{path} answers {status}a web page (HTML), not the API's JSON: {NOT_THE_SERVER}"
+            " — check --url and its port",
             [listed, ev],
             served=served,
             expected=name,

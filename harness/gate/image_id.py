@@ -13,6 +13,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
+from harness.argtypes import image_ref
 from harness.errors import HarnessError, UsageError
 from harness.flags import option
 from harness.gate.report import GateReport
@@ -30,6 +31,7 @@ class GateImageOverrides(Overrides):
 
     image_id: str | None = option(
         "--image-id",
+        type=image_ref,
         metavar="ID_OR_NAME",
         help="the image the server runs (an id, or a name the container engine knows);"
         " recorded in gate.json so `harness submit` of that image finds this verdict"

@@ -38,7 +38,7 @@ from harness.kinds.record import GateStep, MeasurementKind, RunEnv
 from harness.profiles import Profile
 from harness.provenance import Provenance
 from harness.registry import KINDS
-from harness.target import EXPERIMENT, IMAGE, NAME, NOTE, URL, Target
+from harness.target import IMAGE, URL, Target, ledger_argv
 
 AnyKind = MeasurementKind[Any, Any, Any, Any]
 
@@ -118,12 +118,7 @@ class GatePlan:
         """The ``harness gate`` command that re-runs this plan (the gate's provenance)."""
         target = [IMAGE, image] if image else [URL, self.url]
         argv = ["harness", "gate", *target, *Target(folder=self.folder).argv(self.profile_ref)]
-        if self.name:
-            argv += [NAME, self.name]
-        if self.note:
-            argv += [NOTE, self.note]
-        if self.experiment:
-            argv += [EXPERIMENT, self.experiment]
+        argv += ledger_argv(self.name, self.note, self.experiment)
         if strict:
             argv.append("--strict")
         if self.keep_going:

@@ -40,7 +40,10 @@ def gate_records(folders: Iterable[Path]) -> list[GateRecord]:
                 verdict=report.verdict.value,
                 at=report.provenance.finished_at or report.provenance.started_at,
                 folder=path.parent.name,
-                blocking=tuple(r.text for r in report.blocking),
+                # what decided it: the failing reasons, else what left it incomplete
+                blocking=tuple(
+                    r.text for r in report.blocking or [r for r in report.reasons if r.incomplete]
+                ),
             )
         )
     return rows

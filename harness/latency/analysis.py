@@ -252,6 +252,8 @@ def build_report(
             "finished_buckets": [f"{m}/{b}" for m, b in state.finished_buckets],
             # why a caller's stop rule ended the run early (tune's race), else absent
             **({"stopped_by": state.stopped_by} if state.stopped_by else {}),
+            # which repetition of a --repeats run this is (harness/latency/repeats_resume.py)
+            **({"repeat": dict(cfg.repeat)} if cfg.repeat is not None else {}),
         },
         readiness_s=state.readiness_s,
         official=official,

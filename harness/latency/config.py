@@ -192,6 +192,9 @@ class LatencyConfig:
     # asked after every timed request; an answer ends the run early (no flag sets it:
     # harness tune's race, harness/latency/stop_rule.py)
     stop_rule: StopRule | None = None
+    # this run is repetition i of n of a --repeats run whose seeds derive from base:
+    # {"index": i, "of": n, "base_seed": base}, recorded so --resume can finish the set
+    repeat: dict[str, int] | None = None
 
     def __post_init__(self) -> None:
         if self.until_ci is not None and not self.until_ci > 0:

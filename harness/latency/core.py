@@ -29,7 +29,14 @@ from harness.latency.config import LatencyConfig
 from harness.latency.hooks import NO_HOOKS, LatencyHooks
 from harness.latency.network_probe import NetworkProber
 from harness.latency.repeats import REPEAT_DIR, RepeatsReport, pool_states, summarize_repeats
+from harness.latency.repeats_resume import (
+    RepeatsResume,
+    kept_state,
+    repeat_record,
+    resumed_config,
+)
 from harness.latency.report import Calibration, LatencyReport
+from harness.latency.resume import record_in, resume_from
 from harness.latency.runner import run_latency, run_probes
 from harness.latency.state import LatencyState
 from harness.latency.usage_check import probe_enabled
@@ -151,6 +158,7 @@ async def measure_latency_repeats(
     folder: Path,
     hooks: LatencyHooks = NO_HOOKS,
     tokenizer: Tokenizer | None = None,
+    resume: RepeatsResume | None = None,
 ) -> tuple[LatencyReport, RepeatsReport]:
     """The procedure ``repeats`` times into ``folder/repeat-i/``, one after the other, then
     the pooled ``latency.json`` and the between-run spread ``latency_repeats.json``
@@ -159,7 +167,10 @@ async def measure_latency_repeats(
     Each repetition draws its own strict prompts: repetition i's seed is
     ``repeat_seed(base, i)``, ``base`` being ``cfg.seed`` (given, or drawn by ``from_profile``;
     recorded), so ``--seed base`` replays the whole set and repetition i alone replays with
-    its seed."""
+    its seed. ``resume`` (an interrupted run's folder, harness/latency/repeats_resume.py):
+    its base seed, its repetitions measured to the end kept, the cut one finished."""
+    if resume is not None:
+        cfg = resumed_config(cfg, resume)
     base = cfg.seed
     tok = tokenizer or load_tokenizer(cfg.tokenizer, server_url=cfg.url, model=cfg.model)
     states: list[LatencyState] = []
@@ -169,22 +180,33 @@ async def measure_latency_repeats(
     for i, seed in enumerate(seeds, start=1):
         hooks.repeat(i, repeats)
         sub = REPEAT_DIR.format(i=i)
+        one = replace(cfg, seed=seed, repeat=repeat_record(i, repeats, base))
+        prov = provenance.model_copy(deep=True)
         state = LatencyState()
-        reports.append(
-            await measure_latency(
-                replace(cfg, seed=seed),
-                provenance=provenance.model_copy(deep=True),
-                folder=folder / sub,
-                hooks=hooks,
-                tokenizer=tok,
-                state=state,
-            )
-        )
+        if resume is not None and i in resume.done:  # measured to its end: kept as it is
+            state, record = kept_state(resume.done[i])
+            hooks.resuming(record)
+            reports.append(resume.done[i])
+        else:
+            if resume is not None and i in resume.cut:  # cut: finished as a single run is
+                resumed = resume_from(one, resume.cut[i], folder / sub)
+                one, state = resumed.cfg, resumed.state
+                record_in(prov, resume.cut[i], resumed.record)
+                hooks.resuming(resumed.record)
+            reports.append(
+                await measure_latency(
+                    one, provenance=prov, folder=folder / sub, hooks=hooks, tokenizer=tok,
+                    state=state,
+                )
+            )  # fmt: skip
         states.append(state)
         folders.append(sub)
     pooled = build_report(cfg, pool_states(states), provenance, complete=True, pooled=True)
     pooled.settings["repeats"] = repeats
     pooled.settings["repeat_seeds"] = seeds
+    if resume is not None:  # kept from the interrupted run: their strict ITL samples are
+        # not in their reports, so the pooled ITL is of the repetitions measured here
+        pooled.settings["kept_repeats"] = sorted(resume.done)
     pooled.calibration = reports[-1].calibration if reports else None
     # what each repetition flagged from its own /metrics, self-test and --until-ci stops
     # (each repeat's buckets stop on their own: the pool is an estimate if one did), once each

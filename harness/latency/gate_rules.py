@@ -87,8 +87,9 @@ def latency_rules(rep: LatencyReport, spec: LatencySpec | None, ready_limit_s: f
     own = procedure_flag(rep.settings, spec) if spec is not None else None
     if own is not None:
         flags.append(risk(own.kind, "latency", f"latency: {own.text}"))
-    if rep.network is not None and rep.network.label == "network":
-        reasons.append(network_division(rep, rep.network))
+    net = rep.network
+    if net is not None and (net.label == "network" or (net.label == "unknown" and rep.requests)):
+        reasons.append(network_division(rep, net))
     if not rep.complete:
         reasons.append(partial("latency", LatencyReport.FILENAME))
     return reasons, flags
@@ -96,9 +97,14 @@ def latency_rules(rep: LatencyReport, spec: LatencySpec | None, ready_limit_s: f
 
 def network_division(rep: LatencyReport, net: NetworkSection) -> Reason:
     """The label MLPerf gives its network division: this verdict's latency went over a
-    network, not the grader's localhost (informational; the ``network`` flag, when the
-    network is a share of a median, is the risk)."""
-    text = f"latency measured over a NETWORK ({net.why})"
+    network, not the grader's localhost, or may have (``unknown``: no probe could show
+    it); informational; the ``network`` flag, when the network is a share of a median,
+    is the risk."""
+    text = (
+        f"latency measured over a NETWORK ({net.why})"
+        if net.label == "network"
+        else f"latency's network UNKNOWN, loopback not shown ({net.why})"
+    )
     if net.rtt_ms is not None:
         text += f", round trip {net.rtt_ms:.1f} ms"
     if net.estimate_score is not None and rep.score is not None:

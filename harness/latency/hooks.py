@@ -3,11 +3,16 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from harness.hooks import ServerHooks
 from harness.latency.config import LatencyConfig
 from harness.latency.report import RequestRow
 from harness.latency.until_ci import AnyLook
 from harness.profiles import Bucket
+
+if TYPE_CHECKING:
+    from harness.latency.resume import Resumption
 
 
 class LatencyHooks(ServerHooks):
@@ -29,6 +34,9 @@ class LatencyHooks(ServerHooks):
 
     def seed(self, cfg: LatencyConfig) -> None:
         """The strict prompts' seed is known (drawn or given): ``cfg.seed``."""
+
+    def resuming(self, record: Resumption) -> None:
+        """``--resume``: what an interrupted run left is kept (``record`` says what)."""
 
 
 NO_HOOKS = LatencyHooks()

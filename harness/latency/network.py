@@ -79,9 +79,11 @@ def extra_flights(request_bytes: int, mss: int | None, init_cwnd: int = INIT_CWN
 def classify(
     peers: Sequence[str], rtt_ms: float | None, connect_ms: float | None
 ) -> tuple[NetworkLabel, str]:
-    """``loopback`` only when every peer is a loopback address AND the measured round trip
-    and connection setup are below LOOPBACK_RTT_MS (a proxy or tunnel on 127.0.0.1 shows
-    in the timing, not in the address); ``network`` otherwise; ``unknown`` with nothing."""
+    """``loopback`` only when every peer is a loopback address AND the probes' round trip
+    and the connection setup are below LOOPBACK_RTT_MS (a proxy or tunnel on 127.0.0.1 shows
+    in the timing, not in the address); ``network`` when a peer or a timing says so;
+    ``unknown`` with nothing, or without a probe round trip: a proxy on a loopback address
+    completes the handshake at once, so the connection setup alone cannot prove loopback."""
     remote = sorted({p for p in peers if not is_loopback(p)})
     if remote:
         return "network", f"peer {remote[0]} is not a loopback address"
@@ -97,6 +99,11 @@ def classify(
         return "network", (
             f"{where} is loopback but {' and '.join(slow)} > {LOOPBACK_RTT_MS:g} ms: a proxy, "
             "tunnel or hop sits between"
+        )
+    if rtt_ms is None:
+        return "unknown", (
+            f"{where} is loopback, but no round-trip probe was taken (--no-rtt-probes, or "
+            "none answered): a proxy on a loopback address cannot be told from the server"
         )
     parts = ", ".join(
         f"{what} {ms:.2f} ms"

@@ -157,10 +157,15 @@ def record_in(provenance: Provenance, partial: LatencyReport, record: Resumption
     provenance.resumed = [*history, record.model_dump()]  # type: ignore[attr-defined]
 
 
-def resume_command(target: Target, overrides: LatencyOverrides, profile: str) -> str:
+def resume_command(
+    target: Target, overrides: LatencyOverrides, profile: str, ledger: list[str] | None = None
+) -> str:
     """The one command that finishes an interrupted run in its folder, as the user types it:
-    the run's own flags, then ``--resume`` (the seed, drawn or given, is read from the folder)."""
-    argv = ["harness", "latency", *target.argv(profile), *overrides.argv(), RESUME]
+    the run's own flags, its ``ledger`` flags (``--name``, ``--note``, ``--experiment``:
+    the finished run stays in its group), then ``--resume`` (the seed, drawn or given, is
+    read from the folder)."""
+    argv = ["harness", "latency", *target.argv(profile), *(ledger or []), *overrides.argv()]
+    argv.append(RESUME)
     return " ".join(shlex.quote(a) for a in argv)
 
 

@@ -16,6 +16,7 @@ from typing import Any
 
 from aiohttp import web
 
+from harness.client.urls import url_of
 from harness.errors import EngineError
 
 MOTO_PART_MIN_ENV = "S3_UPLOAD_PART_MIN_SIZE"
@@ -58,7 +59,7 @@ def background_app(
             f"could not start a server on {host}:{port}: {box.get('error', 'timeout')}"
         )
     try:
-        yield f"http://{host}:{box['port']}"
+        yield url_of(host, box["port"])
     finally:
         loop.call_soon_threadsafe(loop.stop)
         thread.join(30)

@@ -12,6 +12,7 @@ from collections.abc import Callable
 import aiohttp
 
 from harness.client.readiness import ReadyResult, probe, wait_ready
+from harness.client.ready_faults import fault
 from harness.data.benchmarks import task_data
 from harness.data.hf_cache import DataRoute, choose_route, datasets_cache_dir, missing_from_cache
 from harness.data.layout import require_data
@@ -65,6 +66,9 @@ async def wait_until_ready(
     started = time.perf_counter()
     async with aiohttp.ClientSession() as session:
         seen = await probe(session, url, timeout_s=GRADER_PING_TIMEOUT_S)
+    certain = fault(seen, cfg.url, ready_path)  # https:// to plain HTTP, a web page, …
+    if certain is not None:
+        raise certain
     if not (seen.isdigit() and 200 <= int(seen) < 300):  # urllib raises on any other status
         raise UnreachableError(
             f"{url} is not ready: {seen}",

@@ -25,7 +25,7 @@ from harness.simulate.config import SimConfig
 from harness.simulate.flags import SimOverrides
 from harness.simulate.log import LogEntry
 
-_READY = re.compile(r"listening on (http://[\d.]+:\d+)")
+_READY = re.compile(r"listening on (http://(?:[\d.]+|\[[0-9a-fA-F:.]+\]):\d+)")
 
 
 class SimProcess:

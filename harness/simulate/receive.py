@@ -22,6 +22,8 @@ from typing import Any
 
 from aiohttp import web
 
+from harness.client.urls import url_of
+
 _now = time.perf_counter_ns
 
 
@@ -92,7 +94,7 @@ class StampingSite(web.BaseSite):
 
     @property
     def name(self) -> str:
-        return f"http://{self._host}:{self._port}"
+        return url_of(self._host, self._port)
 
     async def start(self) -> None:
         await super().start()

@@ -6,6 +6,7 @@ from types import TracebackType
 
 from aiohttp import web
 
+from harness.client.urls import url_of
 from harness.errors import UsageError
 from harness.simulate.app import Simulator
 from harness.simulate.config import SimConfig
@@ -34,7 +35,7 @@ class SimServer:
 
     @property
     def url(self) -> str:
-        return f"http://{self.host}:{self.port}"
+        return url_of(self.host, self.port)
 
     @property
     def log(self) -> list[LogEntry]:

@@ -157,4 +157,5 @@ def from_profile(
         ungated_ok=o.ungated_ok,
         gate_records=lambda: gate_records(folders),
         gate_where=" or ".join(str(f) for f in folders),
+        package_folders=folders,
     )

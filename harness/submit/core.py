@@ -79,7 +79,7 @@ async def submit(
         where=cfg.gate_where,
     )
     if gated.status == "ungated_ok":
-        pre.warnings.append(_ungated_warning(gated))
+        pre.warnings.append(_ungated_warning(gated, dry_run=cfg.dry_run))
     for w in pre.warnings:
         h.say(f"warning: {w}")
     report = SubmitReport(
@@ -182,9 +182,11 @@ async def submit(
     return report
 
 
-def _ungated_warning(gated: GatedCheck) -> str:
+def _ungated_warning(gated: GatedCheck, *, dry_run: bool) -> str:
     last = gated.record
     said = f"its last gate said {last.verdict} ({last.folder})" if last else "it was never gated"
+    if dry_run:  # nothing is sent: say what a real run would do
+        return f"--ungated-ok: a real run would submit although {said}"
     return f"--ungated-ok: submitted although {said} (recorded in submit.json)"
 
 
@@ -225,6 +227,7 @@ async def _preflight(cfg: SubmitConfig, h: Hooks) -> Preflight:
             cfg.archive,
             cfg.package,
             skip_check=cfg.skip_archive_check,
+            package_folders=cfg.package_folders,
             on_bytes=h.hash_bytes,
             stop=stop,
         )

@@ -29,7 +29,9 @@ class GateRecord:
     verdict: str  # "PASS", "FAIL" or "INCOMPLETE"
     at: str  # ISO time the gate was run
     folder: str
-    blocking: tuple[str, ...] = ()  # the reasons that failed it, one line each
+    # the reasons that decided it, one line each: FAIL's blocking ones, INCOMPLETE's missing,
+    # skipped or partial measurements
+    blocking: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -96,10 +98,12 @@ def check_gated(
             hint=f"{gate_it}; or pass {UNGATED_FLAG} to submit anyway (recorded in submit.json)",
         )
     why = f": {last.blocking[0]}" if last.blocking else ""
+    more = f" (and {len(last.blocking) - 1} more)" if len(last.blocking) > 1 else ""
+    fix = "measure what is missing" if last.verdict == "INCOMPLETE" else "fix it"
     raise VerdictFailed(
         f"image {name} was last gated {last.at[:19].replace('T', ' ')} UTC in {last.folder}:"
-        f" {last.verdict}{why}; nothing was sent",
-        hint=f"fix it and gate it again ({gate_it}); or pass {UNGATED_FLAG} to submit anyway"
+        f" {last.verdict}{why}{more}; nothing was sent",
+        hint=f"{fix} and gate it again ({gate_it}); or pass {UNGATED_FLAG} to submit anyway"
         " (recorded in submit.json)",
     )
 

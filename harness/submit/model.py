@@ -81,6 +81,9 @@ class SubmitConfig:
     # those folders in words for messages; none read: the image counts as never gated.
     gate_records: Callable[[], list[GateRecord]] = lambda: []
     gate_where: str = "the reports folder"
+    # where `harness package` leaves package.json (run folders under these): looked in when
+    # none lies beside the archive (the reports folder, then --reports)
+    package_folders: list[Path] = field(default_factory=list)
     policy: RetryPolicy = field(default_factory=RetryPolicy)
     seed: int | None = None
 

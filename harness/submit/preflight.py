@@ -9,8 +9,15 @@ differs from the one ``package.json`` recorded. The file is read once: the
 inspection hands every raw block to the sha256 (the resume key) and the MD5
 (the single PUT's expected ETag). A multipart part's MD5 is taken when the part
 is read to be sent, from the bytes sent (harness/submit/uploader.py).
-``skip_check`` (``--skip-archive-check``) keeps the hashes and the
-``package.json`` comparison but not the inspection; submit.json records it.
+``skip_check`` (``--skip-archive-check``) keeps the hashes, the ``package.json``
+comparison and the gzip stream's integrity (inflated to each member's trailer: a
+truncated or corrupt file is refused), but not the layout inspection; submit.json
+records it.
+
+``harness package --archive`` (and ``--output`` elsewhere) leaves ``package.json`` in
+its run folder, not beside the archive: without one beside it, the run folders under
+``package_folders`` (the reports folder, ``--reports``) are searched for the
+``package.json`` that recorded this very file (its name, size and sha256).
 """
 
 from __future__ import annotations
@@ -20,7 +27,7 @@ import os
 import stat
 import threading
 from collections import deque
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -29,7 +36,7 @@ from harness.errors import ConfigError, HarnessError, UsageError, VerdictFailed
 from harness.image.archive import inspect_archive
 from harness.image.report import PackageReport
 from harness.image.rules import human_bytes
-from harness.image.stream import BLOCK, ArchiveError
+from harness.image.stream import GZIP_MAGIC, ArchiveError, tar_pieces
 from harness.profiles import PackageSpec
 
 KEY_ENV = "HARNESS_API_KEY"
@@ -91,6 +98,33 @@ def package_beside(path: Path) -> PackageReport | None:
             f"{PackageReport.FILENAME} beside the archive cannot be read ({err.message})",
             hint=f"run `harness package --archive {path.name}` again, or move it away",
         ) from None
+    return _judged(report)
+
+
+def package_records(folders: Iterable[Path], name: str, size: int) -> list[PackageReport]:
+    """The readable ``package.json`` in ``folders`` and their run folders (one level down)
+    that recorded an archive of this name and size, the newest first (the sha256 decides
+    which one describes the file; one that cannot be read proves nothing)."""
+    found: list[PackageReport] = []
+    for root in folders:
+        if not root.is_dir():
+            continue
+        for where in [root, *sorted(p.parent for p in root.glob(f"*/{PackageReport.FILENAME}"))]:
+            if not (where / PackageReport.FILENAME).is_file():
+                continue
+            try:
+                report = PackageReport.load(where)
+            except HarnessError:
+                continue
+            if report.archive == name and report.compressed_bytes == size:
+                found.append(report)
+    return sorted(found, key=lambda r: r.provenance.finished_at or "", reverse=True)
+
+
+def _judged(report: PackageReport | None) -> PackageReport | None:
+    """``report``, refused when it says the image fails."""
+    if report is None:
+        return None
     if not report.passed:
         reasons = "; ".join(f"{r.rule}: {r.detail}" for r in report.failures())
         raise VerdictFailed(
@@ -105,6 +139,7 @@ def verify_archive(
     spec: PackageSpec,
     *,
     skip_check: bool = False,
+    package_folders: Iterable[Path] = (),
     on_bytes: Callable[[int], None] | None = None,
     stop: threading.Event | None = None,
 ) -> Preflight:
@@ -119,6 +154,8 @@ def verify_archive(
             hint="check the file's permissions",
         ) from None
     package = package_beside(path)
+    folders = list(package_folders)
+    recorded = [] if package is not None else package_records(folders, path.name, size)
     warnings: list[str] = []
     layout = None
     ids: list[str] = []
@@ -132,9 +169,10 @@ def verify_archive(
                 on_bytes(len(block))
 
         if skip_check:
-            _read_all(path, on_block)
+            _check_gzip(path, on_block)
             warnings.append(
-                "--skip-archive-check: the archive was not inspected (recorded in submit.json)"
+                "--skip-archive-check: the archive's layout was not inspected, only its gzip"
+                " stream read to its end (recorded in submit.json)"
             )
         else:
             try:
@@ -149,9 +187,14 @@ def verify_archive(
             ids += [contents.config_digest] if contents.config_digest else []
     digest = digests.sha256.hexdigest()
     if package is None:
+        package = _judged(next((r for r in recorded if r.sha256 == digest), None))
+    if package is None:
         warnings.append(
-            "no package.json beside the archive: the container contract (port, env, weights, entrypoint)"
-            f" was not judged; `harness package --archive {path.name}` does it"
+            "no package.json describes this file (beside it, or in a run folder under"
+            f" {' or '.join(str(f) for f in folders) or 'the reports folder'}): the"
+            " container contract (port, env, weights, entrypoint) was not judged;"
+            f" `harness package --archive {path}` does it (add --reports DIR here when its"
+            " --out is elsewhere)"
         )
     elif package.sha256 != digest:
         raise VerdictFailed(
@@ -206,10 +249,21 @@ class _Digests:
             fut.result()
 
 
-def _read_all(path: Path, on_block: Callable[[bytes], None]) -> None:
+def _check_gzip(path: Path, on_block: Callable[[bytes], None]) -> None:
+    """Read the file through, inflating a gzip stream to each member's trailer (zlib checks
+    its CRC-32 and length): a cut or corrupt file is refused before anything is sent."""
     with path.open("rb") as fh:
-        while block := fh.read(BLOCK):
-            on_block(block)
+        compressed = fh.read(2) == GZIP_MAGIC
+        fh.seek(0)
+        try:
+            for _ in tar_pieces(fh, compressed=compressed, on_block=on_block):
+                pass
+        except ArchiveError as err:
+            raise VerdictFailed(
+                f"{path.name}: {err.message}; nothing was sent",
+                hint="package the image again (`harness package`): --skip-archive-check skips"
+                " the layout check, not the gzip stream's integrity",
+            ) from None
 
 
 def read_api_key(key_file: str | None, warn: Callable[[str], None]) -> str:

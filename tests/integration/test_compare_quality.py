@@ -170,3 +170,17 @@ def test_real_quality_run_from_the_simulator(sim_process, tmp_path, capsys):
     assert (d.b_only, d.a_only, d.n_pairs) == (2, 0, 14)
     assert d.mcnemar_p == pytest.approx(0.5)  # 2 · (1/2)^2
     assert d.diff == pytest.approx(2 / 14)
+
+
+def test_a_run_b_that_cannot_take_compare_json_is_told_of_no_save(tmp_path, capsys, monkeypatch):
+    """RUN_B read-only (here its compare.json is a folder, which even root cannot replace
+    with a file): the comparison stands, and the note names --no-save, the flag compare
+    has, not --out, which it has not (issue 34)."""
+    a = write_run(tmp_path / "a", [True] * N, ["B"] * N)
+    b = write_run(tmp_path / "b", [True] * N, ["B"] * N)
+    (b / "compare.json").mkdir()
+    monkeypatch.setenv("COLUMNS", "500")  # the note on one line, whatever the temp path
+    assert main(["compare", str(a), str(b)]) == 0
+    out = " ".join(capsys.readouterr().out.split())
+    assert f"note: cannot write {b / 'compare.json'}: Is a directory; pass --no-save" in out
+    assert "--out" not in out

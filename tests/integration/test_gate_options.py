@@ -85,7 +85,8 @@ def test_ready_timeout_reaches_check(tmp_path: Path, monkeypatch, capsys) -> Non
     argv += ["--data-dir", str(SAMPLES_DIR)]
     assert main(argv) == 3  # unreachable: the later steps are not run
     err = capsys.readouterr().err
-    assert f"{url} is unreachable: GET {url}/ping for " in err and "(1 attempts" in err
+    # polled at 0 s and at the end of the 1 s asked for (the whole --ready-timeout)
+    assert f"{url} is unreachable: GET {url}/ping for 1 s (2 attempts" in err
     gate = GateReport.load(tmp_path / "r")
     assert gate.verdict == "INCOMPLETE"
 
@@ -100,7 +101,7 @@ def test_skip_runs_the_rest_and_the_verdict_names_it(tmp_path: Path, monkeypatch
     assert main([*argv, "--quiet"]) == 4  # INCOMPLETE: two steps skipped, quality unreachable
     err = capsys.readouterr().err
     assert "gate ▸ quality" not in err  # --quiet
-    assert f"{url}/ping not ready after 0 s (1 attempts" in err
+    assert f"{url}/ping not ready within 1 s (2 attempts over 1." in err
     gate = GateReport.load(tmp_path / "r")
     assert gate.verdict == "INCOMPLETE" and gate.skipped == ["check", "latency"]
     texts = [r.text for r in gate.reasons]

@@ -11,6 +11,7 @@ import pytest
 
 from harness.latency.config import LatencyConfig
 from harness.latency.core import measure_latency
+from harness.latency.gate_rules import latency_rules
 from harness.latency.report import LatencyReport
 from harness.profiles import load_profile
 from harness.provenance import Provenance
@@ -87,5 +88,19 @@ async def test_no_rtt_probes_sends_none_and_still_sees_the_connect(sim_process, 
     cfg = replace(_cfg(sim.url), rtt_probes=False)
     rep = await measure_latency(cfg, provenance=Provenance(), folder=tmp_path, tokenizer=TOK)
     assert rep.network is not None and rep.network.probes == []
-    assert rep.network.label == "loopback"
+    assert rep.network.label == "unknown"  # loopback is not shown without a round trip
     assert any("no round-trip probe" in n for n in rep.network.notes)
+    assert all(r.conn is not None and r.conn.connect_ms is not None for r in rep.requests)
+
+
+async def test_a_proxied_run_without_probes_is_unknown_never_loopback(sim_process, tmp_path):
+    """The proxy completes the handshake at once, as a tunnel on 127.0.0.1 does: without
+    probes nothing shows the hop, so the label is unknown and the gate says so (issue 34)."""
+    sim = sim_process(ttft_ms=40, itl_ms=2)
+    with delay_proxy(sim.url, RTT_MS) as url:
+        proxied = await _measure(url, tmp_path / "proxied", rtt_probes=False)
+    net = proxied.network
+    assert net is not None and net.label == "unknown", net.why
+    assert "no round-trip probe" in net.why
+    reasons, _ = latency_rules(proxied, None, 600.0)
+    assert any(r.text.startswith("latency's network UNKNOWN") for r in reasons)

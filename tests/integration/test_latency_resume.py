@@ -27,6 +27,8 @@ pytestmark = pytest.mark.timeout(180)
 
 RUNS, WARMUP = 4, 1
 PER_BUCKET = RUNS + WARMUP
+# the ledger flags: the resumed run stays in its group (issue 34)
+LEDGER = ("--name", "base run", "--note", "the first try", "--experiment", "kv-cache")
 
 
 def harness(*args: str) -> list[str]:
@@ -40,7 +42,7 @@ def posts(sp) -> int:
 def _interrupt(sp, out: Path, sig: int) -> tuple[int, str]:
     cmd = harness(
         "latency", "--url", sp.url, "--runs", str(RUNS), "--warmup", str(WARMUP),
-        "--no-calibrate", "--out", str(out),
+        "--no-calibrate", "--out", str(out), *LEDGER,
     )  # fmt: skip
     proc = interruptible(
         cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=dict(os.environ)
@@ -69,6 +71,8 @@ def test_the_printed_resume_command_finishes_the_run(sim_process, tmp_path, sig,
     printed = shlex.split(hint[0].removeprefix("harness: resume with: "))
     assert printed[:2] == ["harness", "latency"] and printed[-1] == "--resume"
     assert printed[printed.index("--out") + 1] == str(out)
+    for flag, value in zip(LEDGER[::2], LEDGER[1::2], strict=True):
+        assert printed[printed.index(flag) + 1] == value
 
     before = posts(sp)
     done = subprocess.run(
@@ -96,6 +100,8 @@ def test_the_printed_resume_command_finishes_the_run(sim_process, tmp_path, sig,
         {f"official/{r['bucket']}" for r in partial["requests"]} - set(finished)
     )
     assert final["score"] is not None
+    prov = final["provenance"]
+    assert (prov["name"], prov["note"], prov["experiment"]) == LEDGER[1::2]
 
     # a finished folder: --resume has nothing to do, and a plain re-run is refused
     again = subprocess.run(harness(*printed[1:]), capture_output=True, text=True, timeout=60)

@@ -41,6 +41,9 @@ def test_portal_command_multipart_rehearsal(
             banner += proc.stdout.readline()
         match = re.search(r"portal on (http://127\.0\.0\.1:\d+)", banner)
         assert match, banner
+        # S3's address and its proxy's, each named as what it is (issue 34)
+        s3 = re.search(r"\(S3 at (\S+), reached through a strict proxy at (\S+); bucket ", banner)
+        assert s3 and s3.group(1) != s3.group(2), banner
         archive = write_image_archive(tmp_path, 300_000)
         gate_archive(archive, tmp_path / "gates")
         monkeypatch.setenv("HARNESS_REPORTS_DIR", str(tmp_path / "gates"))
@@ -180,7 +183,7 @@ async def test_portal_refuses_bad_team_ids_before_s3(
                 assert resp.status == 400, route
                 assert says in answer["error"] and answer["field"] == "team_id", answer
                 if isinstance(team, str):
-                    assert "1 to 64 letters, digits, '-' or '_'" in answer["error"]
+                    assert "1 to 64 ASCII letters, digits, '-' or '_'" in answer["error"]
         async with s.post(stack.url + "/register", json={"team_id": "team_A-1"}) as resp:
             assert resp.status == 200
     assert stack.portal.state.teams == {"team_A-1"}

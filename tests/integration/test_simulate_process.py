@@ -135,3 +135,28 @@ def test_a_simulator_harness_started_dies_with_a_killed_harness(tmp_path: Path) 
     while alive(child) and time.monotonic() < end:
         time.sleep(0.1)
     assert not alive(child)
+
+
+def test_an_ipv6_host_prints_a_url_harness_takes_back() -> None:
+    """``--host ::1`` prints ``http://[::1]:PORT`` (it printed ``http://::1:PORT``, which
+    every --url refuses); the URL answers and passes harness's URL check (issue 34)."""
+    from harness.client.urls import http_base_url
+
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "harness", "simulate", "--host", "::1", "--port", "0", "--quiet"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        text=True,
+    )
+    try:
+        assert proc.stdout is not None
+        line = proc.stdout.readline().strip()
+        prefix = "harness simulate: listening on "
+        assert line.startswith(prefix + "http://[::1]:"), line
+        url = line.removeprefix(prefix)
+        assert http_base_url(url) == url
+        with urllib.request.urlopen(url + "/ping", timeout=10) as resp:
+            assert resp.status == 200
+    finally:
+        proc.send_signal(signal.SIGTERM)
+        proc.wait(timeout=30)

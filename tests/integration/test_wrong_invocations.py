@@ -12,11 +12,18 @@ from __future__ import annotations
 
 import pytest
 
+from harness.data.layout import SAMPLES_DIR
 from tests.fixtures.wrong_invocation import run_harness
 from tests.fixtures.wrong_world import QUICK, World, judge_row, target, usage, verdict
 from tests.fixtures.wrong_world import world as world  # the module's fixture
 
 pytestmark = pytest.mark.timeout(180)
+
+TLS = "https://127.0.0.1:{BUSY}"  # https:// to the plain-HTTP server of {OTHER}
+NO_HOST = "http://nosuch.invalid:8080"  # a name no resolver knows
+LONG = ("--ready-timeout", "600")  # what an early stop saves
+SAMPLES = ("--limit", "0.01", "--data-dir", str(SAMPLES_DIR))
+WEB_PAGE = "a web page (HTML), not the API's JSON: this is a web page, not the model server"
 
 CHECK = [
     usage("check", says="--url is required"),
@@ -33,9 +40,15 @@ CHECK = [
     usage("check", "--bogus", says="see harness check --help"),
     usage("check", "--url", "{DOWN}", "--tokenizer", "nosuch", *QUICK, says="unknown tokenizer"),
     target("check", "--url", "{DOWN}", *QUICK, says="is unreachable"),
+    # answers no wait outgrows, told on the first poll whatever --ready-timeout (issue 34)
+    usage("check", "--url", TLS, *LONG, says="— use http://: --url http://127.0.0.1:"),
+    target("check", "--url", NO_HOST, *LONG, says="host 'nosuch.invalid' not found"),
+    usage("quality", "--url", TLS, *SAMPLES, says="— use http://: --url http://127.0.0.1:"),
     target("check", "--url", "{DOWN}", *QUICK, "--json", says="is unreachable"),
     verdict(1, "check", "--url", "{OTHER}", "--ready-timeout", "5", "--only", "readiness,shapes"),
-]
+    verdict(1, "check", "--url", "{OTHER}", "--only", "readiness,served_model", "--json",
+            says=WEB_PAGE),
+]  # fmt: skip
 
 GATE = [
     usage("gate", says="give exactly one of RUN_DIR, --url or --image"),
@@ -49,6 +62,7 @@ GATE = [
     usage("gate", "{W}/paris", "--profile", "efficient-qwen", says="'gpumode-paris'"),
     usage("gate", "--url", "{DOWN}", "--skip", "bogus", says="invalid choice: 'bogus'"),
     usage("gate", "--url", "{DOWN}", "--latency-mode", "fast", says="invalid choice: 'fast'"),
+    usage("gate", "--url", "{DOWN}", "--image-id", "", says="'' names no image — pass the"),
     target("gate", "--url", "{DOWN}", *QUICK, "--skip", "quality", says="is unreachable"),
     verdict(4, "gate", "{W}/corrupt", says="check.json: not valid JSON"),
     verdict(4, "gate", "{W}/foreign", says="a 'gate' report, not 'latency'"),

@@ -27,6 +27,7 @@ pytestmark = pytest.mark.timeout(600)
 SIM = "{sim}"  # the simulator's base URL
 HTML = "{html}"  # the HTML app's base URL
 DEAD = "{dead}"  # a port where nothing listens
+TLS = "{tls}"  # the simulator's address as https://
 PARIS = ("--profile", "gpumode-paris")
 FAST = ("--runs", "1", "--warmup", "0", "--buckets", "short", "--no-calibrate")
 
@@ -65,12 +66,12 @@ CASES = [
     Case("url-v1", ("latency", "--url", SIM + "/v1"), 2, "drop /v1 from --url: --url " + SIM),
     Case("url-v1-strict", ("latency", "--mode", "strict", "--url", SIM + "/v1"), 2, "drop /v1 from --url"),
     Case("nothing-listens", ("latency", "--url", DEAD), 3, "start the server, or pass --wait-for-start", within_s=25.0),
-    Case("html-server", ("latency", "--url", HTML, *FAST), 3, "the server has no /invocations route: check --url"),
+    Case("html-server", ("latency", "--url", HTML, *FAST), 3, "this is a web page, not the model server: check --url and its port"),
     Case("tokenizer-nonsense", ("latency", "--url", SIM, "--tokenizer", "nonsense", *FAST), 2, "unknown tokenizer 'nonsense' — use qwen:"),
     Case("profile-unknown", ("latency", "--url", SIM, "--profile", "nope"), 2, "no profile 'nope' — pass --profile"),
     Case("resume-nothing", ("latency", "--url", SIM, "--resume"), 2, "nothing to resume — drop --resume"),
     Case("resume-and-force", ("latency", "--url", SIM, "--resume", "--force"), 2, "pass one of them"),
-    Case("resume-repeats", ("latency", "--url", SIM, "--resume", "--repeats", "2"), 2, "drop --repeats"),
+    Case("resume-repeats-nothing", ("latency", "--url", SIM, "--resume", "--repeats", "2"), 2, "nothing to resume — drop --resume"),
     # throughput
     Case("tp-url-missing", ("throughput", *PARIS), 2, "--url is required — e.g. harness throughput"),
     Case("tp-level-unknown", ("throughput", *PARIS, "--url", SIM, "--levels", "3"), 2, "levels with a weight: 1, 2, 4"),
@@ -79,8 +80,13 @@ CASES = [
     Case("tp-nothing-listens", ("throughput", *PARIS, "--url", DEAD), 3, "start the server first", within_s=25.0),
     Case("tp-nothing-listens-strict", ("throughput", *PARIS, "--mode", "strict", "--url", DEAD), 3, "start the server, or pass --wait-for-start", within_s=25.0),
     Case("tp-url-v1-strict", ("throughput", *PARIS, "--mode", "strict", "--url", SIM + "/v1"), 2, "drop /v1 from --url"),
-    Case("tp-html-server", ("throughput", *PARIS, "--url", HTML, "--levels", "1", "--no-chart"), 3, "the server has no /v1/chat/completions route: check --url"),
-    Case("tp-html-no-health", ("throughput", *PARIS, "--mode", "strict", "--url", HTML), 3, "has no /health route — check --url and its port", within_s=25.0),
+    Case("tp-html-server", ("throughput", *PARIS, "--url", HTML, "--levels", "1", "--no-chart"), 3, "this is a web page, not the model server: check --url and its port"),
+    Case("tp-html-no-health", ("throughput", *PARIS, "--mode", "strict", "--url", HTML), 3, "this is a web page, not the model server — check --url and its port"),
+    # answers no wait outgrows: told on the first poll (issue 34)
+    Case("url-https-to-http", ("latency", "--url", TLS), 2, "use http://: --url " + SIM),
+    Case("url-https-to-http-strict", ("latency", "--mode", "strict", "--url", TLS, *FAST), 2, "use http://: --url " + SIM),
+    Case("url-ipv6-unbracketed", ("latency", "--url", "http://::1:8080"), 2, "goes in brackets — e.g. http://[::1]:8080"),
+    Case("url-host-unknown", ("latency", "--url", "http://nosuch.invalid:8080"), 3, "check the host name in --url", within_s=20.0),
 ]  # fmt: skip
 
 
@@ -129,7 +135,8 @@ def sim_url() -> Iterator[str]:
 
 @pytest.mark.parametrize("case", CASES, ids=[c.id for c in CASES])
 def test_a_wrong_invocation_ends_in_one_line(case: Case, sim_url, html_server, tmp_path: Path):
-    urls = {"sim": sim_url, "html": html_server, "dead": f"http://127.0.0.1:{free_port()}"}
+    urls = {"sim": sim_url, "html": html_server, "dead": f"http://127.0.0.1:{free_port()}",
+            "tls": sim_url.replace("http://", "https://")}  # fmt: skip
     argv = [a.format(**urls) for a in case.argv]
     says = case.says.format(**urls)
     started = time.monotonic()

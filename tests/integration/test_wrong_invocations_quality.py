@@ -81,7 +81,7 @@ CASES = [
         "unreachable server",
         [*QUALITY, *SAMPLES, "--only", "ifeval"],
         3,
-        "check the URL and port",
+        "check --url and its port",
     ),
     Case("data fetch --only nosuch", ["data", "fetch", "--only", "nosuch"], 2, "choose from"),
     Case(

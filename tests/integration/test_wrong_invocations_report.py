@@ -115,3 +115,32 @@ def test_report_shows_an_unreadable_report_and_what_to_do(where: Path, folder: s
     flat = " ".join(done.stdout.split())  # the console wraps long lines
     assert "unreadable: latency.json:" in flat
     assert "— re-run the command that wrote it" in flat or "— read it with harness" in flat
+
+
+@pytest.mark.parametrize(
+    "args", [["{base}/qwen"], ["--reports-dir", R], ["--reports-dir", R, "--json"]]
+)
+def test_a_reader_that_goes_away_leaves_the_readmes_exit_code(where: Path, args: list[str]) -> None:
+    """``harness report DIR | head -2``: the pipe is closed before harness writes, so every
+    write meets a closed pipe; the command ends with its own code, 0 here (rich's console
+    ended it with 1, FAIL's code), and no traceback (issue 34)."""
+    import os
+    import subprocess
+    import sys
+
+    from tests.fixtures.wrong_invocation import REPO
+
+    read, write = os.pipe()
+    os.close(read)  # the reader is gone before the first byte
+    env = {**os.environ, "PYTHONPATH": str(REPO), "HARNESS_REPORTS_DIR": str(where / "reports")}
+    env.pop("COLUMNS", None)
+    argv = [a.replace("{base}", str(where)) for a in args]
+    try:
+        done = subprocess.run(
+            [sys.executable, "-m", "harness", "report", *argv],
+            stdout=write, stderr=subprocess.PIPE, text=True, env=env, timeout=60, cwd=where,
+        )  # fmt: skip
+    finally:
+        os.close(write)
+    assert "Traceback" not in done.stderr and "BrokenPipe" not in done.stderr, done.stderr
+    assert done.returncode == 0, done.stderr

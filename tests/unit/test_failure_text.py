@@ -40,6 +40,11 @@ def test_a_404_names_the_model_and_the_flag_or_the_route() -> None:
         "the server has no /invocations route: check --url and the profile's endpoint"
     )
     assert hint(500, VLLM_404, "m", "/x") is None
+    # an HTML answer, whatever its status: another server on that port (issue 34)
+    for status in (200, 404, 502):
+        assert hint(status, "<!DOCTYPE html><html>Not Found</html>", "m", "/invocations") == (
+            "this is a web page, not the model server: check --url and its port"
+        )
     assert describe(404, "HTTP 404", VLLM_404, model="m", endpoint="/e") == (
         "HTTP 404: The model `Qwen/Qwen3.5-35B-A3B` does not exist. — the server does not"
         " serve the model 'm': pass the name it serves with --model (GET /v1/models lists them)"

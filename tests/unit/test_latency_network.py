@@ -22,8 +22,10 @@ from harness.latency.network import (
     request_cost,
 )
 from harness.latency.network_report import NetworkSection, RowConn, RttProbe
+from harness.latency.network_views import network_section_view
 from harness.latency.report import BucketResult, LatencyReport, RequestRow
 from harness.risk import FlagKind
+from harness.view.model import Text
 
 
 @pytest.mark.parametrize(
@@ -72,6 +74,10 @@ def test_classify_by_address_and_by_round_trip():
     label, why = classify(["127.0.0.1", "10.1.2.3"], 0.3, 0.2)
     assert label == "network" and "10.1.2.3" in why
     assert classify([], None, None)[0] == "unknown"
+    # without a probe round trip a fast handshake proves nothing: a proxy on 127.0.0.1
+    # completes it at once (--no-rtt-probes; issue 34)
+    label, why = classify(["127.0.0.1"], None, 0.1)
+    assert label == "unknown" and "no round-trip probe" in why
 
 
 def _row(
@@ -186,6 +192,19 @@ def test_no_probes_and_failed_probes_are_said():
     assert any("--no-rtt-probes" in n for n in net.notes)
     failed = [RttProbe(at="before official short", path="/ping", error="ConnectionRefused")]
     assert any("1 of 1 probes failed" in n for n in network_section(rep, failed).notes)
+
+
+def test_without_probes_a_fast_loopback_run_is_unknown_and_the_gate_says_so():
+    rep = _report([400.0, 401.0, 402.0], connect=0.1)
+    rep.network = network_section(rep, [])
+    assert rep.network.label == "unknown"
+    reasons, _ = latency_rules(rep, None, 600.0)
+    (said,) = [r.text for r in reasons if "network" in r.text]
+    assert said.startswith("latency's network UNKNOWN, loopback not shown (peer 127.0.0.1 is")
+    view = network_section_view(rep.network, rep.score)
+    lines = [line for b in view.blocks if isinstance(b, Text) for line in b.lines]
+    assert lines[0].startswith("UNKNOWN: peer 127.0.0.1 is loopback, but no round-trip probe")
+    assert lines[1].startswith("localhost-equivalent score ESTIMATE ")
 
 
 def test_empty_report():

@@ -35,7 +35,8 @@ def test_team_ids_refused_with_the_form_in_words(team: object) -> None:
     assert problem is not None
     if isinstance(team, str):
         assert (
-            problem == f"team id {team!r} is not accepted: use 1 to 64 letters, digits, '-' or '_'"
+            problem
+            == f"team id {team!r} is not accepted: use 1 to 64 ASCII letters, digits, '-' or '_'"
         )
     else:
         assert problem.startswith("team_id must be a string")
