@@ -4,7 +4,7 @@ PY := $(VENV)/bin/python
 PIP := $(PY) -m pip
 export PIP_DISABLE_PIP_VERSION_CHECK := 1
 
-.PHONY: setup setup-system demo test test-fast test-integration test-e2e check fmt clean-venv
+.PHONY: setup setup-system demo test test-quick test-fast test-integration test-e2e check fmt clean-venv
 
 ## setup: system packages (when root) + .venv with the harness, the CPU reference server and test tools
 setup: setup-system $(VENV)/.installed
@@ -45,9 +45,13 @@ $(VENV)/.installed: pyproject.toml
 demo: setup
 	$(VENV)/bin/harness demo
 
-## test: every tier (unit, integration, wire, e2e)
+## test: every tier (unit, integration, wire, e2e); the 25 slowest tests listed at the end
 test: setup
-	$(VENV)/bin/pytest -q -ra tests
+	$(VENV)/bin/pytest -q -ra --durations=25 tests
+
+## test-quick: the unit and wire tiers (about 2 minutes), the inner loop
+test-quick:
+	$(VENV)/bin/pytest -q -ra tests/unit tests/wire
 
 ## test-fast: the unit tier only
 test-fast:
