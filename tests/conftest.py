@@ -6,4 +6,5 @@ pytest_plugins = [
     "tests.fixtures.s3",
     "tests.fixtures.podman",
     "tests.fixtures.recording",
+    "tests.fixtures.postgres",
 ]

@@ -291,6 +291,7 @@ def _grid_covered(space: Space, study: optuna.Study) -> bool:
 
 
 def _stop_reason(cfg: TuneConfig, study: optuna.Study, sampler: BaseSampler, t0: float) -> str:
+    storage.recover_stale(study)  # a dead worker's RUNNING trial is no point measured
     budget = cfg.space.budget
     if budget.trials is not None and _done(study) >= budget.trials:
         return "trials budget"

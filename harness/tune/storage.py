@@ -7,15 +7,23 @@ Two guards make the shared study safe, both in the storage itself:
 - SQLite has no ``SELECT … FOR UPDATE``, which Optuna relies on to pop a queued trial
   (the baseline) for exactly one worker: every SQLite transaction here begins with
   ``BEGIN IMMEDIATE`` (the write lock first), so reading a trial's state and changing it
-  are one step for the whole file. RDB servers lock the row themselves.
+  are one step for the whole file. A server database (PostgreSQL, MySQL) locks the row
+  itself: Optuna reads the trial ``FOR UPDATE`` before it marks it RUNNING, so a second
+  worker waits for the first one's commit and then sees it taken; a new trial's number
+  is counted under a lock of the study's row. Nothing of ours is needed there
+  (tests/integration/test_tune_postgres.py runs the same races on PostgreSQL).
 - A shared storage records Optuna's heartbeat (every ``HEARTBEAT_S``): a trial whose
   worker died (``kill -9``, a lost machine) and was never resumed is marked FAIL by the
-  next worker that asks for a trial once ``GRACE_S`` passed, and its parameters are queued
-  again once (``RetryHeartbeatStaleTrialCallback``).
+  next worker that looks for work once ``GRACE_S`` passed (:func:`recover_stale`, before
+  it decides whether anything is left), and its parameters are queued again once
+  (``RetryHeartbeatStaleTrialCallback``). ``HARNESS_TUNE_GRACE_S`` sets the grace (the
+  heartbeat then comes at least four times within it): shorter for quick trials, longer
+  where a machine may pause.
 """
 
 from __future__ import annotations
 
+import os
 import time
 import warnings
 from pathlib import Path
@@ -30,6 +38,7 @@ STUDY_DB = "study.db"
 STORAGE_RECORD = "storage.txt"  # DIR's storage URL (password hidden), for --resume
 HEARTBEAT_S = 20
 GRACE_S = 90
+GRACE_ENV = "HARNESS_TUNE_GRACE_S"
 OPEN_TRIES = 5
 SQLITE_TIMEOUT_S = 60.0  # how long a transaction waits for another worker's write lock
 
@@ -79,10 +88,13 @@ def open_storage(url: str, *, shared: bool) -> RDBStorage:
     for attempt in range(OPEN_TRIES):
         try:
             storage = _storage(url, sqlite=sqlite, shared=shared)
-        except ImportError:
+        except ImportError as err:
+            # Optuna wraps the driver's ModuleNotFoundError in an ImportError of its own
+            missing = getattr(err.__cause__, "name", None) or err.name or "module"
             raise ConfigError(
-                f"--storage {shown(url)}: no database driver for it is installed",
-                hint="install the driver (e.g. psycopg2 for postgresql://) or use sqlite:///FILE",
+                f"--storage {shown(url)}: its database driver {missing} is not installed",
+                hint="install it, or name the driver you have in the URL "
+                "(postgresql+psycopg2://…), or use sqlite:///FILE",
             ) from None
         except (SQLAlchemyError, ValueError, OSError) as err:
             if attempt + 1 < OPEN_TRIES and isinstance(err, SQLAlchemyError):
@@ -99,6 +111,35 @@ def open_storage(url: str, *, shared: bool) -> RDBStorage:
     raise AssertionError("unreachable")
 
 
+def grace_s() -> int:
+    """Seconds without a heartbeat after which a trial's worker counts as dead."""
+    given = os.environ.get(GRACE_ENV)
+    if given is None:
+        return GRACE_S
+    try:
+        value = int(given)
+    except ValueError:
+        value = 0
+    if value < 2:
+        raise ConfigError(
+            f"{GRACE_ENV}={given!r}: not a whole number of seconds >= 2",
+            hint=f"set it to e.g. {GRACE_S}, or unset it",
+        )
+    return value
+
+
+def heartbeat_s(grace: int) -> int:
+    return max(1, min(HEARTBEAT_S, grace // 4))
+
+
+def recover_stale(study: optuna.Study) -> None:
+    """Mark FAIL the trials whose worker stopped beating (queued again once): run before a
+    worker decides whether work is left, so a dead worker's point is not taken for done."""
+    with warnings.catch_warnings():  # experimental in Optuna
+        warnings.simplefilter("ignore", optuna.exceptions.ExperimentalWarning)
+        optuna.storages.fail_stale_trials(study)
+
+
 def _storage(url: str, *, sqlite: bool, shared: bool) -> RDBStorage:
     kwargs: dict[str, Any] = {}
     if sqlite:
@@ -106,9 +147,10 @@ def _storage(url: str, *, sqlite: bool, shared: bool) -> RDBStorage:
     with warnings.catch_warnings():  # the heartbeat is marked experimental in Optuna
         warnings.simplefilter("ignore", optuna.exceptions.ExperimentalWarning)
         if shared:
+            grace = grace_s()
             kwargs.update(
-                heartbeat_interval=HEARTBEAT_S,
-                grace_period=GRACE_S,
+                heartbeat_interval=heartbeat_s(grace),
+                grace_period=grace,
                 heartbeat_stale_trial_callback=RetryHeartbeatStaleTrialCallback(max_retry=1),
             )
         return RDBStorage(url, **kwargs)

@@ -1,8 +1,9 @@
 """Issue 27's table: wrong invocations across check, gate, compare, simulate, data, vlm,
 demo, throughput and portal, each answered without a traceback, with the exit code the
 README documents (2 usage or config, 3 target or transport, 1 FAIL, 4 INCOMPLETE) and one
-last stderr line saying what is wrong and what to do. Every row runs ``python -m harness``
-as a child; the placeholders ``{W}`` (bad inputs), ``{F}`` (a regular file), ``{DOWN}``
+last stderr line saying what is wrong and what to do. Every row runs ``harness.cli.main``
+in this process (tests/fixtures/wrong_invocation.py); a handful run again as real
+``python -m harness`` children and must answer the same. The placeholders ``{W}`` (bad inputs), ``{F}`` (a regular file), ``{DOWN}``
 (nothing listens), ``{OTHER}`` (a server answering something else) and ``{BUSY}`` (a port
 in use) are tests/fixtures/wrong_world.py's. The --out rows of every command and the
 other areas' rows are in test_wrong_invocations_out.py.
@@ -13,7 +14,7 @@ from __future__ import annotations
 import pytest
 
 from harness.data.layout import SAMPLES_DIR
-from tests.fixtures.wrong_invocation import run_harness
+from tests.fixtures.wrong_invocation import run_child, run_harness
 from tests.fixtures.wrong_world import QUICK, World, judge_row, target, usage, verdict
 from tests.fixtures.wrong_world import world as world  # the module's fixture
 
@@ -210,3 +211,26 @@ def test_demo_refuses_bad_buckets_before_building_and_leaves_no_folder(world: Wo
     assert answer.rc == 2
     assert "unknown bucket 'nosuch'" in answer.stderr and "Traceback" not in answer.stderr
     assert not out.exists()
+
+
+# One row of each way to fail, run as a real ``python -m harness`` child as well: the
+# in-process answers the tables rely on are the interpreter's, code and line.
+AS_CHILD = [
+    ("check", "--bogus"),  # argparse's own error
+    ("check", "--url", "{DOWN}", "--profile", "nosuch"),  # a HarnessError mapped to 2
+    ("check", "--url", "{DOWN}", *QUICK),  # target unreachable: 3
+    ("gate", "{W}/corrupt"),  # a verdict: 4 INCOMPLETE
+    ("simulate", "--port", "{BUSY}"),  # a listening socket refused
+    ("portal", "--api-key"),  # a sub-command's argparse
+    (),  # no command at all: the help, exit 2
+]
+
+
+@pytest.mark.parametrize("args", AS_CHILD, ids=lambda a: " ".join(a) or "(none)")
+def test_a_child_answers_as_the_in_process_run(world: World, args: tuple[str, ...]) -> None:
+    argv = world.fill(args)
+    child = run_child(argv, reports=world.folder / "reports", timeout_s=120)
+    here = run_harness(argv, reports=world.folder / "reports")
+    assert "Traceback" not in child.stderr + here.stderr
+    assert (here.rc, here.last_line) == (child.rc, child.last_line), (here, child)
+    assert here.stdout == child.stdout

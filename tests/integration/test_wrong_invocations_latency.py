@@ -1,5 +1,6 @@
-"""`harness latency` and `harness throughput` invoked wrongly, as a user would, each as a
-subprocess (``python -m harness …``): no traceback, the README's exit code (2 usage or
+"""`harness latency` and `harness throughput` invoked wrongly, as a user would, each through
+the entry point (tests/fixtures/wrong_invocation.py: ``main`` in-process, as a child would
+answer): no traceback, the README's exit code (2 usage or
 config, 3 target), and one last line that says what is wrong and what to do.
 
 The servers are real: the simulator in its own process, a port where nothing listens,

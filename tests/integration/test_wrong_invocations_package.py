@@ -1,4 +1,5 @@
-"""Wrong invocations of `harness package` and `harness gate --image`, each a real process.
+"""Wrong invocations of `harness package` and `harness gate --image`, each through the
+entry point (tests/fixtures/wrong_invocation.py: `main` in-process, as a child would).
 
 Every one must end with the README's exit code (2: usage or config error, 3: the engine
 cannot be reached), no traceback, and one `harness: error:` line that says what is wrong

@@ -1,5 +1,6 @@
 """Wrong invocations of ``quality``, ``data fetch`` and ``data prepare``, each as a user types
-it (``python -m harness …`` in a child process): no traceback, the README's exit code (2
+it (through the entry point, tests/fixtures/wrong_invocation.py; a row that sets a variable
+a library reads at import runs as a ``python -m harness`` child): no traceback, the README's exit code (2
 usage, config or data; 3 target or transport; 1 a gate fails), and one line saying what
 is wrong and what to do. Bad ``--out`` paths are tested for every command elsewhere.
 """

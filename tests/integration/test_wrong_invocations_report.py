@@ -1,4 +1,5 @@
-"""Wrong invocations of ``harness report`` and ``harness compare``, each in its own process.
+"""Wrong invocations of ``harness report`` and ``harness compare``, each through the entry
+point (tests/fixtures/wrong_invocation.py: ``main`` in-process, as a child would).
 
 Every one must end with the README's exit code and one line saying what is wrong
 and what to do (``harness: error: WHAT — WHAT TO DO``), never a traceback. The

@@ -1,4 +1,5 @@
-"""Wrong invocations of ``harness submit`` (and the portal it talks to), each a subprocess.
+"""Wrong invocations of ``harness submit`` (and the portal it talks to), each through the
+entry point (tests/fixtures/wrong_invocation.py: ``main`` in-process, as a child would).
 
 Every case asserts what the README promises for bad input: no traceback, the
 documented exit code (2 usage or config, 3 target or transport, 1 a refusal of the

@@ -13,13 +13,21 @@ import optuna
 import pytest
 from optuna.trial import TrialState
 
-from harness.errors import UsageError
+from harness.errors import ConfigError, UsageError
 from harness.profiles import load_profile
 from harness.tune import claim
 from harness.tune.samplers import choose_sampler
 from harness.tune.search import TuneConfig, open_study, prepare_folder
 from harness.tune.space import parse_space
-from harness.tune.storage import open_storage, record, resume_url, shown
+from harness.tune.storage import (
+    GRACE_ENV,
+    grace_s,
+    heartbeat_s,
+    open_storage,
+    record,
+    resume_url,
+    shown,
+)
 
 WORKERS = 6
 
@@ -246,3 +254,19 @@ def test_a_new_incumbent_outranked_by_another_workers_trial_says_so() -> None:
     second = trial_line(t, 2, 4)
     assert "new incumbent" not in second
     assert second.endswith("another worker's trial ranks higher")
+
+
+def test_the_heartbeat_grace_comes_from_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv(GRACE_ENV, raising=False)
+    assert grace_s() == 90 and heartbeat_s(grace_s()) == 20  # the documented defaults
+    monkeypatch.setenv(GRACE_ENV, "6")
+    assert grace_s() == 6 and heartbeat_s(6) == 1  # four beats within the grace, at least
+    for bad in ("1", "soon", "-5"):
+        monkeypatch.setenv(GRACE_ENV, bad)
+        with pytest.raises(ConfigError, match=f"{GRACE_ENV}='{bad}'"):
+            grace_s()
+
+
+def test_a_missing_database_driver_is_named(tmp_path: Path) -> None:
+    with pytest.raises(ConfigError, match="its database driver MySQLdb is not installed"):
+        open_storage("mysql://u@127.0.0.1:9/db", shared=False)
