@@ -61,6 +61,7 @@ LAYERS: dict[str, int] = {
     **dict.fromkeys(
         (
             "latency",
+            "audit",
             "throughput",
             "quality",
             "conformance",
