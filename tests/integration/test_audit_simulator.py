@@ -97,3 +97,26 @@ def test_the_command_exits_1_on_a_cheat_and_writes_audit_json(sim_process, tmp_p
     assert "samples" not in shown
     assert {v["rule"]: v["result"] for v in shown["rules"]}["cached_answers"] == "fail"
     assert AuditReport.from_json((out / "audit.json").read_text()).requests == 8
+
+
+async def test_latency_names_a_response_cache_not_the_legal_prefix_cache(simulator):
+    """Issue 37's case: an exact-response cache in front of ``--ttft-ms 40 --itl-ms 3`` was
+    blamed on the prefix cache; the gap now says what the decode speed proves."""
+    from harness.latency.analysis import build_report
+    from harness.latency.runner import LatencyState, run_latency
+    from harness.risk import FlagKind
+    from harness.tokenizer import load_tokenizer
+    from tests.fixtures.configs import latency_config
+
+    sim = await simulator(ttft_ms=10.0, itl_ms=3.0, cache_responses=True)
+    spec = PROFILE.require_latency()
+    buckets = (spec.buckets[0].model_copy(update={"max_tokens": 32}),)
+    cfg = latency_config(sim.url, buckets, runs=4, warmup=2, calibrate=False, mode="both")
+    state = LatencyState()
+    await run_latency(cfg, load_tokenizer(PROFILE.server.tokenizer), state)
+    rep = build_report(cfg, state, Provenance(), complete=True)
+    (gap,) = rep.gaps
+    assert gap.cause_kind == "response_cache"
+    assert [f.kind for f in rep.flags if f.kind is FlagKind.RESPONSE_CACHE] == [
+        FlagKind.RESPONSE_CACHE
+    ]
