@@ -46,10 +46,32 @@ def _median(xs: Sequence[float]) -> float | None:
     return statistics.median(xs) if xs else None
 
 
+# a control whose answer is longer or shorter than this share of the repeated prompt's
+# spreads its fixed cost (TTFT) over another number of tokens: not compared
+LENGTH_MATCH = 0.25
+
+
+def matched(samples: Sequence[Sample], phases: Sequence[Phase]) -> list[Sample]:
+    """The near-filler controls whose answers are about as long as the repeated prompt's."""
+    lengths = [s.output_tokens or 0 for s in samples if s.role == "repeated" and s.ok]
+    if not lengths:
+        return []
+    n = statistics.median(lengths)
+    return [
+        s
+        for s in samples
+        if s.role == "near_filler"
+        and s.phase in phases
+        and s.ok
+        and abs((s.output_tokens or 0) - n) <= LENGTH_MATCH * n
+    ]
+
+
 def ratio(samples: Sequence[Sample], phases: Sequence[Phase]) -> float | None:
-    """Median ms per output token of the repeated filler over the near-filler control's."""
+    """Median ms per output token of the repeated filler over the near-filler control's
+    (those of a matching answer length)."""
     rep = _median(per_token(samples, "repeated", phases))
-    near = _median(per_token(samples, "near_filler", phases))
+    near = _median([t for s in matched(samples, phases) if (t := s.ms_per_token) is not None])
     return rep / near if rep is not None and near else None
 
 
@@ -170,11 +192,16 @@ def benchmark_detection(buckets: Mapping[str, Sequence[Sample]], spec: AuditSpec
             evidence=evidence,
         )
     if not measured:
+        answered = any(s.ok and s.role == "near_filler" for v in buckets.values() for s in v)
         return RuleVerdict(
             rule="benchmark_detection",
             title=title,
             result=RuleResult.INCONCLUSIVE,
-            why="no successful repeated and near-filler requests to compare",
+            why="the near-filler controls' answers differ in length from the filler's by more "
+            f"than {LENGTH_MATCH:.0%}: their time per token is not comparable"
+            if answered
+            else "no successful repeated and near-filler requests to compare",
+            by_design=answered,
             evidence=evidence,
         )
     return RuleVerdict(

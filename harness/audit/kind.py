@@ -57,7 +57,8 @@ def rules(report: AuditReport, inputs: GateInputs) -> Judgement:
 
 
 def required(profile: Profile, image: bool) -> bool:
-    return False  # the gate runs it once its step is in (docs/audit.md)
+    """Where the contest has rules to audit, on its latency route."""
+    return bool(profile.audit.rules) and profile.latency is not None
 
 
 KIND: MeasurementKind[AuditConfig, AuditOverrides, AuditReport, AuditHooks] = MeasurementKind(

@@ -46,7 +46,15 @@ STATUS_GROUPS: tuple[tuple[str, frozenset[str], Color], ...] = (
     (
         "infeasible",
         frozenset(
-            {"gate-failed", "slo-failed", "disqualified", "failed-to-start", "crashed", "error"}
+            {
+                "gate-failed",
+                "audit-failed",
+                "slo-failed",
+                "disqualified",
+                "failed-to-start",
+                "crashed",
+                "error",
+            }
         ),
         "bad",
     ),

@@ -80,3 +80,15 @@ def test_no_successful_request_is_inconclusive_not_pass() -> None:
     assert [v.result for v in verdicts] == [RuleResult.INCONCLUSIVE] * 3
     assert not any(v.by_design for v in verdicts)
     assert judge(SPEC, {}, {}, 0)[0].result is RuleResult.INCONCLUSIVE
+
+
+def test_controls_of_another_answer_length_are_not_compared() -> None:
+    """A shorter answer spreads its TTFT over fewer tokens: an honest server would look
+    "faster on the filler". Such controls leave the rule inconclusive, by design."""
+    samples = [
+        s.model_copy(update={"output_tokens": 20}) if s.role == "near_filler" else s
+        for s in rounds(300.0, 100.0)
+    ]
+    v = benchmark_detection({"short": samples}, SPEC)
+    assert (v.result, v.by_design) == (RuleResult.INCONCLUSIVE, True)
+    assert "differ in length" in v.why
