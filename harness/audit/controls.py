@@ -7,8 +7,9 @@ The controls differ from the filler only in what the rule is about (docs/audit.m
   filler, and speculative decoding sees the same text; only an answer cache keyed on the
   exact prompt, or a server that recognises the exact filler, treats it differently. A
   new word each round, so an answer cache has not seen the control either;
-- ``unique_head``: a unique first sentence of the same token length, then the filler's
-  body: no prefix-cache hit at all, the cost of a fresh prompt (evidence, not a rule).
+- ``unique_head``: a first sentence of common words drawn per round (the same token
+  length), then the filler's body: no prefix-cache hit at all, the cost of a fresh
+  prompt (evidence, not a rule).
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ import random
 from dataclasses import dataclass
 
 from harness.audit.report import Role
-from harness.prompts import WORDS, exact_prompt
+from harness.prompts import WORDS
 from harness.tokenizer import Tokenizer
 
 OLD = " dog."
@@ -51,9 +52,21 @@ def near_filler(tok: Tokenizer, text: str, *, seed: int, index: int) -> str:
 
 
 def unique_head(tok: Tokenizer, sentence: str, text: str, *, seed: int, index: int) -> str:
-    """A unique first sentence of the filler sentence's token length, then the filler body."""
-    head = exact_prompt(tok, max(1, tok.count(sentence) - 2), seed=seed, index=index)
-    return head + ". " + text[len(sentence) :]
+    """A first sentence of common words drawn for this round, then the filler's body, of
+    the filler's token length (the closest draw of a few when none matches exactly)."""
+    rng = random.Random(f"head/{seed}/{index}")
+    body, n = text[len(sentence) :], tok.count(text)
+    k = max(1, len(sentence.split()) - 1)
+    best = ""
+    for _ in range(32):
+        words = rng.sample(WORDS, k + rng.randrange(3))
+        head = " ".join([words[0].capitalize(), *words[1:]]) + ". "
+        candidate = head + body
+        if tok.count(candidate) == n:
+            return candidate
+        if not best or abs(tok.count(candidate) - n) < abs(tok.count(best) - n):
+            best = candidate
+    return best
 
 
 def round_prompts(
