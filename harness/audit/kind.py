@@ -73,6 +73,7 @@ KIND: MeasurementKind[AuditConfig, AuditOverrides, AuditReport, AuditHooks] = Me
     required=required,
     rules=rules,
     gate_step="server",
+    judges_rules=True,
     console=KindConsole(hooks=console_hooks, render=render),
     views=audit_views.sections,
 )

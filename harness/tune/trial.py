@@ -187,7 +187,8 @@ def _measure(
             return TrialResult("error", f"{kind.name}: {err.one_line()}", score, steps=done)
         done.append(kind.name)
     final = _conclude(plan, [])
-    audit = [r.text for r in final.blocking if r.source == "audit"]
+    rule_kinds = {k.name for k in steps if k.judges_rules}
+    audit = [r.text for r in final.blocking if r.source in rule_kinds]
     result = after_quality(
         audit=audit[0] if audit else None,
         blocking=_first_blocking(final) if final.verdict is Verdict.FAIL else None,
