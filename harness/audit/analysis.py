@@ -6,7 +6,7 @@
   last sentence swapped: the same prefix-cache hits, the same speculation) costs. A
   prefix cache skips prefill only, so the two agree; an answer cache skips decode too,
   so the repeated prompt comes back below ``decode_share`` of the control's time per
-  token. Decisive as well: the server's own request counter counting fewer requests
+  token, in the timed rounds and in a second, independent set of rounds. Decisive as well: the server's own request counter counting fewer requests
   than were sent. "0 prefix-cache hits" alone is never a finding.
 - **benchmark detection**: the repeated filler's median per output token below
   ``split_ratio`` of the near-filler control's, in the timed rounds AND in a second,
@@ -108,15 +108,17 @@ def cached_answers(
         if rep is None or near is None:
             continue
         measured += 1
+        timed, confirm = ratio(samples, ("timed",)), ratio(samples, ("confirm",))
         evidence[f"{name}_ms_per_token"] = {
             "repeated": round(rep, 3),
             "near_filler": round(near, 3),
             "unique_head": None if head is None else round(head, 3),
         }
-        if rep < spec.decode_share * near:
+        # decode skipped in the timed rounds AND in the second, independent set
+        if timed is not None and confirm is not None and max(timed, confirm) < spec.decode_share:
             skipped.append(
                 f"{name}: the repeated prompt took {rep:.2f} ms per output token, "
-                f"{rep / near:.0%} of the near-filler control's {near:.2f} ms"
+                f"{timed:.0%} then {confirm:.0%} of the near-filler control's"
             )
     if deficit is not None and deficit > COUNTER_SLACK:
         return RuleVerdict(
@@ -153,10 +155,11 @@ def cached_answers(
 
 
 def needs_confirmation(samples: Sequence[Sample], spec: AuditSpec) -> bool:
-    """The timed rounds split, short of a skipped decode (decisive by itself): a second,
-    independent set of rounds must say so too before benchmark detection fails."""
+    """The timed rounds split (or look like a skipped decode): a second, independent set of
+    rounds must say so too before either rule fails on timing alone (one loaded moment of
+    a shared machine can make any single set of rounds look split)."""
     r = ratio(samples, ("timed",))
-    return r is not None and spec.decode_share <= r < spec.split_ratio
+    return r is not None and r < spec.split_ratio
 
 
 def benchmark_detection(buckets: Mapping[str, Sequence[Sample]], spec: AuditSpec) -> RuleVerdict:
@@ -174,13 +177,10 @@ def benchmark_detection(buckets: Mapping[str, Sequence[Sample]], spec: AuditSpec
             "timed": round(timed, 3),
             "confirm": None if confirm is None else round(confirm, 3),
         }
-        decisive = timed < spec.decode_share  # decode skipped: no second look needed
-        confirmed = confirm is not None and confirm < spec.split_ratio
-        if timed < spec.split_ratio and (decisive or confirmed):
-            then = f" then {confirm:.0%}" if confirm is not None else ""
+        if timed < spec.split_ratio and confirm is not None and confirm < spec.split_ratio:
             split.append(
-                f"{name}: the filler costs {timed:.0%}{then} of the near-filler control "
-                "per output token"
+                f"{name}: the filler costs {timed:.0%} then {confirm:.0%} of the near-filler "
+                "control per output token"
             )
     if split:
         return RuleVerdict(

@@ -57,8 +57,9 @@ async def test_a_response_cache_fails_cached_answers_and_the_floor(simulator, tm
     assert got["cached_answers"] is RuleResult.FAIL
     assert got["physically_possible"] is RuleResult.FAIL
     cached = next(v for v in rep.rules if v.rule == "cached_answers")
-    # the repeated prompt reached the engine once (the first warm-up): 6 answers never did
-    assert cached.why.startswith("response cache: the server's own counter counts 11 of the 17")
+    # the repeated prompt reached the engine once (the first warm-up): 11 answers never did
+    # (5 timed rounds, then 5 more for the second look: 32 requests)
+    assert cached.why.startswith("response cache: the server's own counter counts 21 of the 32")
     assert exit_code(rep) == EXIT_FAIL
 
 
@@ -96,7 +97,7 @@ def test_the_command_exits_1_on_a_cheat_and_writes_audit_json(sim_process, tmp_p
     shown = json.loads(proc.stdout)
     assert "samples" not in shown
     assert {v["rule"]: v["result"] for v in shown["rules"]}["cached_answers"] == "fail"
-    assert AuditReport.from_json((out / "audit.json").read_text()).requests == 8
+    assert AuditReport.from_json((out / "audit.json").read_text()).requests == 14  # 2 + 2×2×3
 
 
 async def test_latency_names_a_response_cache_not_the_legal_prefix_cache(simulator):
