@@ -185,6 +185,29 @@ class CheckSpec(Strict):
     long_endpoint: str = "/invocations"  # where the grader sends the long prompt
 
 
+class AuditSpec(Strict):
+    """The contest's rules ``harness audit`` checks (docs/audit.md), and the numbers its
+    verdicts rest on. An empty ``rules`` list: the contest names none, no audit is needed."""
+
+    rules: list[Literal["cached_answers", "benchmark_detection", "physically_possible"]] = Field(
+        default_factory=list
+    )
+    buckets: list[str] = Field(default_factory=lambda: ["short"])  # latency buckets audited
+    warmup: int = Field(default=2, ge=1)  # repeated-prompt requests before the timed rounds
+    rounds: int = Field(default=5, ge=2)  # each: the repeated prompt and its two controls
+    # cached answers: the repeated prompt's time per output token below this share of the
+    # near-filler control's is decode skipped (a prefix cache saves only prefill)
+    decode_share: float = Field(default=0.5, gt=0, lt=1)
+    # benchmark detection: below this ratio of medians the filler is served faster than
+    # the near-filler control (TEST04's 10 %), if a second set of rounds says so too
+    split_ratio: float = Field(default=0.9, gt=0, lt=1)
+    # physically possible: one decode step reads the smallest weights the rules allow at
+    # the GPU's peak bandwidth and yields at most tokens_per_step tokens
+    min_weight_bytes: float = Field(default=1.0e9, gt=0)
+    gpu_bandwidth_bytes_s: float = Field(default=600e9, gt=0)
+    tokens_per_step: int = Field(default=8, ge=1)
+
+
 class VlmSpec(Strict):
     """The AICAS in-process VLM benchmark (docs/vlm.md)."""
 
@@ -220,6 +243,7 @@ class Profile(Strict):
     throughput: ThroughputSpec | None = None
     vlm: VlmSpec | None = None
     check: CheckSpec = CheckSpec()
+    audit: AuditSpec = AuditSpec()
     source: str = ""  # path it was loaded from (filled by load_profile)
 
     def require_latency(self) -> LatencySpec:

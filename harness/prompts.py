@@ -25,7 +25,7 @@ from harness.profiles import LatencySpec
 from harness.tokenizer import Tokenizer
 
 # Common English words: readable prompts, stable tokenisation.
-_WORDS = (
+WORDS = (
     "time year people way day man thing woman life child world school state family student "
     "group country problem hand part place case week company system program question work "
     "government number night point home water room mother area money story fact month lot "
@@ -92,13 +92,13 @@ def exact_prompt(tok: Tokenizer, n_tokens: int, *, seed: int, index: int) -> str
     text = head
     # Grow by words until at or above n, then cut by tokens and settle by decode→encode.
     while tok.count(text) < n_tokens:
-        batch = [rng.choice(_WORDS) for _ in range(max(8, (n_tokens - tok.count(text))))]
+        batch = [rng.choice(WORDS) for _ in range(max(8, (n_tokens - tok.count(text))))]
         words.extend(batch)
         text = head + " ".join(words)
     ids = tok.encode(text)[:n_tokens]
 
     def pad(k: int) -> list[int]:
-        return tok.encode(" " + rng.choice(_WORDS))[:k]
+        return tok.encode(" " + rng.choice(WORDS))[:k]
 
     text, exact = settle(tok, ids, n_tokens, pad, 16)
     if not exact:

@@ -56,6 +56,8 @@ class FlagKind(StrEnum):
     STRICT_CACHED = "strict_cached"  # prompts meant to be unique came from the prefix cache
     SELF_TEST_ERROR = "self_test_error"  # the client's own timing error is large against the run
     NETWORK = "network"  # measured over a network whose round trip is a share of the medians
+    AUDIT_INCONCLUSIVE = "audit_inconclusive"  # an audit rule could not be judged
+    RESPONSE_CACHE = "response_cache"  # the repeated prompt skipped its decode: answers cached
     OTHER = "other"  # a flag of an older report whose kind is unknown
 
 

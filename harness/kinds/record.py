@@ -202,6 +202,9 @@ class MeasurementKind(Generic[C, Ov, R, H]):
     # when this step fails or finds no server, the gate runs no later step
     # (--keep-going measures anyway after a failure)
     prerequisite: bool = False
+    # its blocking reasons say a contest rule is broken (the audit): the measured speed is
+    # not to be believed, so tune makes such a trial infeasible (``audit-failed``)
+    judges_rules: bool = False
     # what can fail before anything is measured (its data, …): the gate checks every
     # step's before its first step measures; raises a HarnessError (usage: exit 2).
     # A function (cfg) → None

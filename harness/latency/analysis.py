@@ -23,6 +23,18 @@ from harness.risk import FlagKind, RiskFlag
 from harness.stats import Dist, bootstrap_score_ci, mean_speedup
 
 GAP_TOLERANCE = 0.10  # below a 10 % difference the two modes agree
+# official answers faster than this share of what their output tokens cost at the server's
+# own decode speed (strict TPOT) skipped their decode: not a prefix cache (prefill only)
+DECODE_SHARE = 0.5
+
+
+def decode_cost_ms(off: BucketResult, strict: BucketResult) -> float | None:
+    """What the official answers' output tokens cost at the decode speed the strict
+    (unique, streamed) requests measured: a floor a prefix cache cannot go under."""
+    tpot = strict.tpot.median if strict.tpot is not None else None
+    if tpot is None or off.output_tokens_mean is None:
+        return None
+    return tpot * max(off.output_tokens_mean - 1, 0)
 
 
 def explain_gap(off: BucketResult, strict: BucketResult) -> Gap:
@@ -39,6 +51,18 @@ def explain_gap(off: BucketResult, strict: BucketResult) -> Gap:
             cause = (
                 f"early stop: official responses average {off.output_tokens_mean or 0:.0f} of "
                 f"{off.max_tokens} tokens; the grader counts a short answer as fast"
+            )
+        elif (
+            rel > GAP_TOLERANCE
+            and (decode := decode_cost_ms(off, strict)) is not None
+            and (off.median_ms < DECODE_SHARE * decode)
+        ):
+            kind = "response_cache"
+            cause = (
+                f"response cache: official answers took {off.median_ms:.1f} ms, below the "
+                f"{decode:.0f} ms their {off.output_tokens_mean or 0:.0f} output tokens cost at "
+                "this server's own decode speed; decode was skipped, so answers are cached "
+                "(against the rules; harness audit judges it)"
             )
         elif rel > GAP_TOLERANCE:
             kind = "prefix_cache"
@@ -95,6 +119,9 @@ def risk_flags(
     def add(kind: FlagKind, text: str) -> None:
         flags.append(RiskFlag(kind=kind, text=text, source="latency"))
 
+    for gap in (explain_gap(o, s) for o in official for s in strict if o.name == s.name):
+        if gap.cause_kind == "response_cache":
+            add(FlagKind.RESPONSE_CACHE, f"RESPONSE-CACHE: {gap.cause}")
     for b in official:
         if b.n_short_outputs:
             add(

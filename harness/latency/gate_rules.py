@@ -25,6 +25,7 @@ _GAP_LABEL: dict[GapCause, str] = {
     "agree": "the modes agree",
     "early_stop": "early stop",
     "prefix_cache": "prefix cache",
+    "response_cache": "response cache: decode skipped, answers cached",
     "strict_faster": "strict is faster",
     "no_data": "no data",
 }

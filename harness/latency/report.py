@@ -92,7 +92,9 @@ class BucketResult(BaseModel):
     until_ci: UntilCi | None = None  # only under --until-ci (schema 4)
 
 
-GapCause = Literal["agree", "early_stop", "prefix_cache", "strict_faster", "no_data"]
+GapCause = Literal[
+    "agree", "early_stop", "prefix_cache", "response_cache", "strict_faster", "no_data"
+]
 
 
 class Gap(BaseModel):

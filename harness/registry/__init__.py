@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from harness.audit.kind import KIND as AUDIT
 from harness.conformance.kind import KIND as CHECK
 from harness.errors import UsageError
 from harness.image.kind import KIND as PACKAGE
@@ -26,7 +27,7 @@ from harness.vlm.kind import KIND as VLM
 
 AnyKind = MeasurementKind[Any, Any, Any, Any]
 
-KINDS: tuple[AnyKind, ...] = (CHECK, LATENCY, THROUGHPUT, QUALITY, PACKAGE, VLM)
+KINDS: tuple[AnyKind, ...] = (CHECK, LATENCY, THROUGHPUT, QUALITY, AUDIT, PACKAGE, VLM)
 
 
 def kind_named(name: str) -> AnyKind:

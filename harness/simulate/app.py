@@ -11,7 +11,7 @@ from aiohttp import web
 
 from harness import __version__
 from harness.simulate.config import SimConfig
-from harness.simulate.emit import drop, emit_stream, emit_whole, json_response
+from harness.simulate.emit import drop, emit_stream, emit_whole, json_response, whole_body
 from harness.simulate.engine import Engine
 from harness.simulate.faults import Fault, FaultPlan
 from harness.simulate.log import LogEntry, RequestLog
@@ -40,7 +40,11 @@ class Simulator:
         self._conns: dict[tuple[int, int | None], list[int]] = {}
         self.received = ReceiveStamps()  # filled by the listening site (receive.py)
         self.counters = SimCounters()  # served at /metrics (metrics.py)
-        self.started_at = time.time()  # process_start_time_seconds: a restart is a new server
+        self.started_at = time.time()
+        # --cache-responses: (route, body bytes) → the first answer's bytes
+        self.answered: dict[
+            tuple[str, bytes], bytes
+        ] = {}  # process_start_time_seconds: a restart is a new server
 
     # ---- connection identity: (transport id, peer port) -> [conn id, requests so far]
     def _conn(self, request: web.Request) -> tuple[int, int | None, int]:
@@ -146,6 +150,7 @@ class Simulator:
     async def _clear_log(self, request: web.Request) -> web.StreamResponse:
         self.log.clear()
         self.engine.cache.clear()
+        self.answered.clear()
         self.counters.clear()
         return json_response(b'{"cleared":true}', 200, None)
 
@@ -226,6 +231,10 @@ class Simulator:
         except BadRequest as err:
             return self._bad(entry, raw, err)
         entry.kind, entry.stream, entry.model = kind, req.stream, req.model
+        cached = self.answered.get((request.path, raw)) if self.cfg.cache_responses else None
+        if cached is not None and not req.stream:  # the engine never sees it: no counter moves
+            entry.fault = "cached_response"
+            return json_response(cached, 200, entry)
         model = req.model or self.cfg.models[0]
         if model not in self.cfg.models:
             msg = f"The model `{model}` does not exist."
@@ -267,6 +276,9 @@ class Simulator:
                 )
             else:
                 listed = plan.token_ids if req.return_token_ids else None
+                if self.cfg.cache_responses and entry.fault is None:
+                    answer = whole_body(entry, plan, kind, rid, model, listed)
+                    self.answered[(request.path, raw)] = answer
                 resp = await emit_whole(request, entry, plan, kind, rid, model, self._spin, listed)
             self.counters.finished((time.perf_counter_ns() - arrival) / 1e9)  # /metrics' e2e
             return resp

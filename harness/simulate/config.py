@@ -14,6 +14,9 @@ from harness.errors import ConfigError
 
 DEFAULT_MODELS = ("Qwen/Qwen3.5-4B", "sim")
 DEFAULT_TOKENIZER = "qwen:Qwen/Qwen3.5-4B"
+# the Efficient Qwen grader's latency prompt is this sentence repeated: what --filler-speedup
+# (a server that detects the benchmark) recognises
+FILLER_SENTENCE = "The quick brown fox jumps over the lazy dog. "
 
 # The routes a client may find; --disable-route takes one of these.
 ROUTES = (
@@ -77,6 +80,10 @@ class SimConfig(BaseModel):
     ignore_max_tokens: bool = False
     fail_under_concurrency: int | None = Field(None, ge=1)
     bad_input_5xx: bool = False
+    # rule breakers (docs/audit.md): an exact-response cache in front of the engine, and a
+    # server that serves the grader's filler prompt this many times faster
+    cache_responses: bool = False
+    filler_speedup: float = Field(1.0, ge=1)
     # log
     log_file: str | None = None
     log_bodies: bool = True

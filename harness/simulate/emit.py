@@ -37,6 +37,17 @@ def json_response(data: bytes, status: int, entry: LogEntry | None) -> web.Respo
     return web.Response(body=data, status=status, content_type="application/json")
 
 
+def whole_body(
+    entry: LogEntry, plan: Plan, kind: str, rid: str, model: str, token_ids: list[int] | None
+) -> bytes:
+    """The non-streamed answer's JSON bytes."""
+    u = usage(plan.prompt_tokens, plan.reported_completion_tokens)
+    body = full_response(kind, rid, model, entry.output_text or "", plan.finish_reason, u)
+    if token_ids is not None:
+        body["choices"][0]["token_ids"] = token_ids
+    return dumps(body)
+
+
 async def emit_whole(
     request: web.Request,
     entry: LogEntry,
@@ -49,11 +60,7 @@ async def emit_whole(
 ) -> web.StreamResponse:
     """The JSON body, written when the last token is due (``token_ids``: vLLM's
     ``return_token_ids`` answer, every generated id)."""
-    u = usage(plan.prompt_tokens, plan.reported_completion_tokens)
-    body = full_response(kind, rid, model, entry.output_text or "", plan.finish_reason, u)
-    if token_ids is not None:
-        body["choices"][0]["token_ids"] = token_ids
-    data = dumps(body)
+    data = whole_body(entry, plan, kind, rid, model, token_ids)
     if entry.fault is Fault.MALFORMED_JSON:
         data = data[: len(data) // 2]
     deadline = plan.deadline(max(len(plan.pieces) - 1, 0))

@@ -157,6 +157,18 @@ class SimOverrides(Overrides):
         "--fail-under-concurrency",
         "answer 503 when more than N requests are in flight; none: never",
     )
+    cache_responses: bool | None = _switch(
+        "--cache-responses",
+        "answer a non-streamed request whose body was seen before at once, with the first "
+        "answer, without the engine (an exact-response cache: against the rules)",
+    )
+    filler_speedup: float | None = option(
+        "--filler-speedup",
+        type=float,
+        metavar="F",
+        help="serve the grader's filler prompt F times faster than any other (benchmark "
+        "detection: against the rules; default 1: none)",
+    )
     bad_input_5xx: bool | None = _switch(
         "--bad-input-5xx", "answer bad input with 500 instead of 400"
     )

@@ -18,6 +18,7 @@ Status = Literal[
     "lost-race",  # the race stopped its speed measurement: it cannot beat the incumbent
     "disqualified",  # a required check failed
     "gate-failed",  # a quality gate (or another blocking rule) failed
+    "audit-failed",  # a contest rule failed (harness audit): its speed is not to be believed
     "slo-failed",  # an SLO of SPACE.toml ([[slo]]) was violated by its speed measurement
     "failed-to-start",  # exited or never ready
     "crashed",  # the server died while measured
@@ -82,10 +83,18 @@ def after_speed(
 
 
 def after_quality(
-    *, blocking: str | None, score: float | None, incumbent: float | None, verdict: str
+    *,
+    blocking: str | None,
+    score: float | None,
+    incumbent: float | None,
+    verdict: str,
+    audit: str | None = None,
 ) -> TrialResult:
-    """The trial's end once quality is measured (``blocking``: the final verdict's first
-    blocking reason, None when no gate failed)."""
+    """The trial's end once quality (and the audit) is measured (``blocking``: the final
+    verdict's first blocking reason, None when no gate failed; ``audit``: its first failing
+    audit rule, which makes the trial infeasible whatever else it scored: objective 0)."""
+    if audit is not None:
+        return TrialResult("audit-failed", audit, score, verdict="FAIL")
     if blocking is not None:
         return TrialResult("gate-failed", blocking, score, verdict="FAIL")
     why = NEW_INCUMBENT if incumbent is None or (score or 0) > incumbent else "ok"

@@ -24,6 +24,7 @@ _STYLE = {
     "slower": "cyan",
     "lost-race": "cyan",
     "gate-failed": "red",
+    "audit-failed": "red",
     "slo-failed": "red",
     "disqualified": "red",
 }

@@ -202,7 +202,10 @@ def _measure(
             hooks.step_end(kind.name)
         done.append(kind.name)
     final = _conclude(plan, [])
+    rule_kinds = {k.name for k in steps if k.judges_rules}
+    audit = [r.text for r in final.blocking if r.source in rule_kinds]
     result = after_quality(
+        audit=audit[0] if audit else None,
         blocking=_first_blocking(final) if final.verdict is Verdict.FAIL else None,
         score=final.grader_score,
         incumbent=incumbent,

@@ -52,6 +52,7 @@ STATUS_GROUPS: tuple[tuple[str, frozenset[str], Color], ...] = (
         frozenset(
             {
                 "gate-failed",
+                "audit-failed",
                 "slo-failed",
                 "disqualified",
                 "failed-to-start",

@@ -66,9 +66,15 @@ def test_gate_url_measures_judges_and_records(reference_server, tmp_path):
     assert proc.returncode == 1, proc.stdout[-3000:] + proc.stderr[-3000:]
     gate = json.loads((run / "gate.json").read_text())
     assert gate["verdict"] == "FAIL"
-    assert gate["reports"] == ["check", "latency", "quality"]
+    assert gate["reports"] == ["check", "latency", "quality", "audit"]
     blocking = [r["text"] for r in gate["reasons"] if r["blocking"]]
     assert blocking and all(t.startswith("quality gate failed") for t in blocking)
+    # vLLM with prefix caching breaks no contest rule: no false alarm on an honest server
+    audit = json.loads((run / "audit.json").read_text())
+    verdicts = {v["rule"]: (v["result"], v["by_design"]) for v in audit["rules"]}
+    assert set(verdicts) == {"cached_answers", "benchmark_detection", "physically_possible"}
+    assert all(r == "pass" or (r == "inconclusive" and d) for r, d in verdicts.values()), verdicts
+    assert audit["counters"]["vllm:request_success_total"] >= audit["requests"] - 1
     assert not any(r["text"].startswith("check ") for r in gate["reasons"] if r["blocking"])
     assert set(gate["bucket_speedups"]) == {"short", "medium", "long"}
     assert gate["score"] is not None and gate["score"] > 0

@@ -189,7 +189,10 @@ def test_gate_steps_call_the_cores_and_record_rerunnable_lines(sim_process, tmp_
             steps.append(name)
 
     assert run_steps(plan, Steps()) == EXIT_OK
-    assert steps == ["check", "latency"]
+    assert steps == ["check", "latency", "audit"]  # the audit: on by default where rules are
+    audit = json.loads((tmp_path / "audit.json").read_text())
+    assert audit["provenance"]["command_line"][:4] == ["harness", "audit", "--url", sim.url]
+    assert {r["result"] for r in audit["rules"]} == {"pass"}  # 1 ms a token: an honest speed
     latency = LatencyReport.load(tmp_path)
     argv = latency.provenance.command_line
     assert argv[:4] == ["harness", "latency", "--url", sim.url]

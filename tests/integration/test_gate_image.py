@@ -73,7 +73,7 @@ def test_gate_image_fails_on_missing_endpoints(podman: PodmanService, tmp_path: 
         "submissions without /v1/chat/completions fail quality evaluation" in t for t in blocking
     )
     assert not any(r["source"] == "package" for r in gate["reasons"] if r["blocking"])
-    assert "latency and quality skipped" in proc.stderr
+    assert "latency, quality and audit skipped" in proc.stderr
     # what ran: the image's inspection, kept when the check step took the server's account
     manifest = json.loads((run / "manifest.json").read_text())
     assert manifest["taken"] == "after" and manifest["sources"]["launch"] == "harness gate --image"

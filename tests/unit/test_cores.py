@@ -143,7 +143,7 @@ def test_gate_plan_steps_follow_the_profile_and_its_line_reparses(tmp_path: Path
         name="x",
         note="n",
     )
-    assert [k.name for k in plan.steps()] == ["check", "latency"]
+    assert [k.name for k in plan.steps()] == ["check", "latency", "audit"]
     paris = GatePlan(url="http://h:1", folder=tmp_path, profile=PARIS)
     assert [k.name for k in paris.steps()] == ["check", "throughput", "quality"]
     args = reparse(plan.command_line())

@@ -1,5 +1,7 @@
 """The gate's rules over literal reports."""
 
+from harness.audit.report import AuditReport, RuleVerdict
+from harness.audit.report import RuleResult as AuditResult
 from harness.conformance.report import Check, CheckReport, Result
 from harness.data.samples import SAMPLE_KEY, SAMPLE_REASON
 from harness.gate.report import Verdict
@@ -108,6 +110,24 @@ def quality_report(scores: dict[str, float | None], n: int = 1000) -> QualityRep
 GOOD_Q = {"mmlu_pro": 0.70, "ifeval": 0.86, "gpqa_diamond": 0.71}
 
 
+def audit_report(failing: str | None = None) -> AuditReport:
+    """Every rule of the profile judged; ``failing`` fails (a response cache's words)."""
+    return AuditReport(
+        url="http://h:1",
+        requests=17,
+        wall_s=20.0,
+        rules=[
+            RuleVerdict(
+                rule=rule,
+                title=rule,
+                result=AuditResult.FAIL if rule == failing else AuditResult.PASS,
+                why="response cache: decode skipped" if rule == failing else "fine",
+            )
+            for rule in PROFILE.audit.rules
+        ],
+    )
+
+
 def gate_inputs(profile=PROFILE, required=None, **reports) -> GateInputs:
     """GateInputs of the reports given by kind name (None: absent)."""
     present = [r for r in reports.values() if r is not None]
@@ -119,6 +139,7 @@ def inputs(**kw) -> GateInputs:
         check=check_report(),
         latency=latency_report(),
         quality=quality_report(GOOD_Q),
+        audit=audit_report(),
         required=REQUIRED,
     )
     base.update(kw)
@@ -126,7 +147,7 @@ def inputs(**kw) -> GateInputs:
 
 
 def test_required_reports_by_profile():
-    assert REQUIRED == ["check", "latency", "quality"]
+    assert REQUIRED == ["check", "latency", "quality", "audit"]
     assert required_reports(PROFILE, image=True)[-1] == "package"
 
 
@@ -357,3 +378,19 @@ def test_thinking_budget_flag_only_at_the_graders_budget():
     _, _, flags = judge(inputs(quality=capped))
     assert FlagKind.THINKING_BUDGET not in {f.kind for f in flags}
     assert FlagKind.NON_OFFICIAL in {f.kind for f in flags}
+
+
+def test_a_failing_audit_rule_fails_the_gate_naming_the_rule():
+    verdict, reasons, _ = judge(inputs(audit=audit_report(failing="cached_answers")))
+    assert verdict is Verdict.FAIL
+    (blocking,) = [r for r in reasons if r.blocking]
+    assert blocking.source == "audit"
+    assert blocking.text == "audit rule cached_answers failed: response cache: decode skipped"
+
+
+def test_an_audit_left_out_with_skip_is_incomplete_and_says_so():
+    given = inputs(audit=None)
+    given.skipped = ["audit"]
+    verdict, reasons, _ = judge(given)
+    assert verdict is Verdict.INCOMPLETE
+    assert "audit not measured: skipped with --skip audit" in [r.text for r in reasons]

@@ -32,12 +32,14 @@ def test_the_kinds_that_poll_a_server_get_the_readiness_callbacks() -> None:
         "latency",
         "throughput",
         "quality",
+        "audit",
     }
     assert {n for n, h in by_name.items() if isinstance(h, ReadinessHooks)} == {
         "check",
         "latency",
         "throughput",
         "quality",
+        "audit",
     }
 
 

@@ -35,13 +35,14 @@ SAMPLE = {
     "latency": (QWEN, {"url": "http://h:1"}),
     "throughput": (PARIS, {"url": "http://h:1"}),
     "quality": (QWEN, {"url": "http://h:1"}),
+    "audit": (QWEN, {"url": "http://h:1"}),
     "package": (QWEN, {"image": "team/server:v1"}),
     "vlm": (AICAS, {}),
 }
 VLM_PATHS = {"wrapper_dir": Path("w"), "model_path": Path("m"), "dataset_path": Path("d")}
 
 
-def test_the_registry_is_the_six_kinds_in_order() -> None:
+def test_the_registry_is_the_seven_kinds_in_order() -> None:
     assert [k.name for k in KINDS] == list(SAMPLE)
     assert kind_named("quality") is KINDS[3]
 
@@ -56,7 +57,8 @@ def test_every_kind_has_every_part(kind: MeasurementKind, tmp_path: Path) -> Non
     for part in (kind.from_profile, kind.required, kind.rules):
         assert callable(part)
     # compare reads what a change can make better or worse: not checks, not packages
-    assert (kind.compare is not None) == (kind.name not in ("check", "package"))
+    # (nor an audit: a rule passes or fails, it does not get better)
+    assert (kind.compare is not None) == (kind.name not in ("check", "package", "audit"))
     if kind.gate_step is not None:
         assert isinstance(kind.console, KindConsole), "the gate shows what it runs"
     # its config is built from a profile that has it, and from nothing else
@@ -126,9 +128,9 @@ def test_command_line_reparses_through_the_real_cli(kind: MeasurementKind, tmp_p
 
 
 def test_the_gate_takes_its_steps_and_required_reports_from_the_registry() -> None:
-    assert step_names("server") == ["check", "latency", "throughput", "quality"]
+    assert step_names("server") == ["check", "latency", "throughput", "quality", "audit"]
     assert step_names("image") == ["package"]
-    assert required_reports(QWEN) == ["check", "latency", "quality"]
+    assert required_reports(QWEN) == ["check", "latency", "quality", "audit"]
     assert required_reports(PARIS, image=True) == ["check", "throughput", "quality", "package"]
     assert required_reports(AICAS) == ["vlm"]
     plan = GatePlan(url="http://h:1", folder=Path("."), profile=PARIS)
@@ -138,9 +140,10 @@ def test_the_gate_takes_its_steps_and_required_reports_from_the_registry() -> No
 def test_tune_defers_the_steps_that_neither_gate_the_rest_nor_carry_the_score() -> None:
     from harness.tune.trial import deferred_steps
 
-    for profile in (QWEN, PARIS):
+    # the audit, like quality, runs only on a candidate that could win
+    for profile, deferred in ((QWEN, ["quality", "audit"]), (PARIS, ["quality"])):
         steps = GatePlan(url="http://h:1", folder=Path("."), profile=profile).steps()
-        assert [k.name for k in deferred_steps(steps)] == ["quality"], profile.name
+        assert [k.name for k in deferred_steps(steps)] == deferred, profile.name
 
 
 def test_the_kinds_summary_facets_share_no_key() -> None:
@@ -168,7 +171,7 @@ def test_the_report_reader_reads_every_kind_then_the_verdict() -> None:
 def test_a_gate_option_reaches_every_step_that_has_it(tmp_path: Path) -> None:
     """The gate's options are the kinds' fields marked for it: one flag, every step."""
     by_flag = {o.flag: o.kinds for o in gate_options()}
-    assert by_flag["--ready-timeout"] == ("check", "latency", "throughput", "quality")
+    assert by_flag["--ready-timeout"] == ("check", "latency", "throughput", "quality", "audit")
     assert by_flag["--tokenizer"] == ("check", "latency", "throughput")
     assert by_flag["--latency-mode"] == ("latency",)
     assert by_flag["--docker-host"] == ("package",)

@@ -229,3 +229,21 @@ def test_selftest_flag_reads_the_conservative_p99_from_662_requests():
     assert cal.ttft_error_ms.p99 == 1.0
     [flag] = _judged(345.0, 120.0, None, cal)[1]
     assert "p99 ≤ 30.0 ms at 99%" in flag.text
+
+
+def test_a_gap_below_the_decode_cost_is_a_response_cache_not_the_prefix_cache():
+    """The official answers' 4 tokens cost 3 steps × TPOT at the server's own decode speed:
+    a prefix cache cannot go under half of that; an answer cache does (issue 37)."""
+    from harness.stats import Dist
+
+    strict = bucket_result(BUCKET, rows([400.0] * 5, mode="strict"), mode="strict", endpoint="/y")
+    slow_decode = strict.model_copy(update={"tpot": Dist(n=5, median=90.0)})  # 270 ms of decode
+    fast_decode = strict.model_copy(update={"tpot": Dist(n=5, median=10.0)})  # 30 ms of decode
+    off = bucket_result(BUCKET, rows([100.0] * 5), mode="official", endpoint="/x")
+    cached = explain_gap(off, slow_decode)
+    assert cached.cause_kind == "response_cache"
+    assert cached.cause.startswith("response cache: official answers took 100.0 ms, below the 270")
+    assert explain_gap(off, fast_decode).cause_kind == "prefix_cache"
+    (flag,) = [f for f in risk_flags([off], [slow_decode]) if f.kind is FlagKind.RESPONSE_CACHE]
+    assert flag.text.startswith("RESPONSE-CACHE: response cache")
+    assert not [f for f in risk_flags([off], [fast_decode]) if f.kind is FlagKind.RESPONSE_CACHE]

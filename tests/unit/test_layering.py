@@ -63,6 +63,7 @@ LAYERS: dict[str, int] = {
     **dict.fromkeys(
         (
             "latency",
+            "audit",
             "throughput",
             "quality",
             "conformance",

@@ -44,6 +44,7 @@ def test_the_console_shows_the_same_tables(folders: dict[str, Path], kind: str) 
     titles = {
         "run": "Run",
         "check": "Conformance checks",
+        "audit": "Contest rules",
         "latency": "Latency",
         "latency-attribution": "Attribution: GET /metrics",
         "throughput": "Throughput",

@@ -78,6 +78,7 @@ def _calls_of(name: str) -> list[str]:
 
 def test_only_the_config_builders_draw_a_seed() -> None:
     assert _calls_of("fresh_seed") == [
+        "audit/config.py",
         "latency/config.py",
         "quality/config.py",
         "throughput/config.py",

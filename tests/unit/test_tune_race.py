@@ -105,6 +105,16 @@ def test_a_trials_decisions_come_in_the_gates_order() -> None:
     assert TrialResult("crashed", "x", 3.0).objective == 0.0
     assert TrialResult("disqualified", "x").objective == 0.0
     assert TrialResult("gate-failed", "no speed measured").objective == 0.0
+    # a contest rule broken: its 6,949× is not believed, never the incumbent, objective 0
+    cheat = after_quality(
+        blocking="audit rule cached_answers failed: response cache",
+        audit="audit rule cached_answers failed: response cache",
+        score=6949.0,
+        incumbent=6.0,
+        verdict="FAIL",
+    )
+    assert (cheat.status, cheat.objective) == ("audit-failed", 0.0)
+    assert cheat.why.startswith("audit rule cached_answers failed")
 
 
 SPACE = """

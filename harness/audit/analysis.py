@@ -1,0 +1,290 @@
+"""The audit's rules as pure functions over its samples (docs/audit.md).
+
+- **cached answers** (MLPerf TEST04, with mlcommons/endpoints#399's hole closed: the
+  controls are interleaved with the repeated prompt, never sent after it): the grader's
+  repeated filler costs per output token what the near-filler control (one word of the
+  last sentence swapped: the same prefix-cache hits, the same speculation) costs. A
+  prefix cache skips prefill only, so the two agree; an answer cache skips decode too,
+  so the repeated prompt comes back below ``decode_share`` of the control's time per
+  token, in the timed rounds and in a second, independent set of rounds. Decisive as well: the server's own request counter counting fewer requests
+  than were sent. "0 prefix-cache hits" alone is never a finding.
+- **benchmark detection**: the repeated filler's median per output token below
+  ``split_ratio`` of the near-filler control's, in the timed rounds AND in a second,
+  independent set of rounds (the confirmation keeps one-off noise from failing).
+- **physically possible**: the repeated prompt's median below a floor no honest
+  submission can reach: ``ceil(output tokens / tokens_per_step)`` decode steps, each
+  reading ``min_weight_bytes`` at ``gpu_bandwidth_bytes_s`` (the profile's numbers).
+
+No I/O, no clocks: tested with literal numbers (tests/unit/test_audit_analysis.py).
+"""
+
+from __future__ import annotations
+
+import math
+import statistics
+from collections.abc import Mapping, Sequence
+
+from harness.audit.report import Phase, Role, RuleResult, RuleVerdict, Sample
+from harness.profiles import AuditSpec
+
+REQUEST_COUNTER = "vllm:request_success_total"
+PREFIX_HITS = "vllm:prefix_cache_hits_total"
+PREFIX_QUERIES = "vllm:prefix_cache_queries_total"
+# a counter may lag the last answer by a request (engines record stats after replying)
+COUNTER_SLACK = 1
+
+
+def per_token(samples: Sequence[Sample], role: Role, phases: Sequence[Phase]) -> list[float]:
+    return [
+        t
+        for s in samples
+        if s.role == role and s.phase in phases and (t := s.ms_per_token) is not None
+    ]
+
+
+def _median(xs: Sequence[float]) -> float | None:
+    return statistics.median(xs) if xs else None
+
+
+# a control whose answer is longer or shorter than this share of the repeated prompt's
+# spreads its fixed cost (TTFT) over another number of tokens: not compared
+LENGTH_MATCH = 0.25
+
+
+def matched(samples: Sequence[Sample], phases: Sequence[Phase]) -> list[Sample]:
+    """The near-filler controls whose answers are about as long as the repeated prompt's."""
+    lengths = [s.output_tokens or 0 for s in samples if s.role == "repeated" and s.ok]
+    if not lengths:
+        return []
+    n = statistics.median(lengths)
+    return [
+        s
+        for s in samples
+        if s.role == "near_filler"
+        and s.phase in phases
+        and s.ok
+        and abs((s.output_tokens or 0) - n) <= LENGTH_MATCH * n
+    ]
+
+
+def ratio(samples: Sequence[Sample], phases: Sequence[Phase]) -> float | None:
+    """Median ms per output token of the repeated filler over the near-filler control's
+    (those of a matching answer length)."""
+    rep = _median(per_token(samples, "repeated", phases))
+    near = _median([t for s in matched(samples, phases) if (t := s.ms_per_token) is not None])
+    return rep / near if rep is not None and near else None
+
+
+def counter_deficit(counters: dict[str, float], sent: int) -> int | None:
+    """Requests sent that the server's own counter did not count (None: no counter)."""
+    counted = counters.get(REQUEST_COUNTER)
+    return None if counted is None else sent - round(counted)
+
+
+def cached_answers(
+    buckets: Mapping[str, Sequence[Sample]],
+    counters: dict[str, float],
+    sent: int,
+    spec: AuditSpec,
+    counters_note: str | None = None,
+) -> RuleVerdict:
+    title = "no cached answers: the repeated prompt pays its decode"
+    evidence: dict[str, object] = {"requests_sent": sent}
+    hits, queries = counters.get(PREFIX_HITS), counters.get(PREFIX_QUERIES)
+    if hits is not None and queries:
+        evidence["prefix_cache_hit_tokens"] = f"{hits:.0f} of {queries:.0f}"
+    deficit = counter_deficit(counters, sent)
+    if deficit is not None:
+        evidence["requests_counted"] = sent - deficit
+    elif counters_note:
+        evidence["counters"] = counters_note
+    skipped: list[str] = []
+    measured = 0
+    for name, samples in buckets.items():
+        phases: tuple[Phase, ...] = ("timed", "confirm")
+        rep = _median(per_token(samples, "repeated", phases))
+        near = _median(per_token(samples, "near_filler", phases))
+        head = _median(per_token(samples, "unique_head", phases))
+        if rep is None or near is None:
+            continue
+        measured += 1
+        timed, confirm = ratio(samples, ("timed",)), ratio(samples, ("confirm",))
+        evidence[f"{name}_ms_per_token"] = {
+            "repeated": round(rep, 3),
+            "near_filler": round(near, 3),
+            "unique_head": None if head is None else round(head, 3),
+        }
+        # decode skipped in the timed rounds AND in the second, independent set
+        if timed is not None and confirm is not None and max(timed, confirm) < spec.decode_share:
+            skipped.append(
+                f"{name}: the repeated prompt took {rep:.2f} ms per output token, "
+                f"{timed:.0%} then {confirm:.0%} of the near-filler control's"
+            )
+    if deficit is not None and deficit > COUNTER_SLACK:
+        return RuleVerdict(
+            rule="cached_answers",
+            title=title,
+            result=RuleResult.FAIL,
+            why=f"response cache: the server's own counter counts {sent - deficit} of the "
+            f"{sent} requests sent; {deficit} answers never reached the engine",
+            evidence=evidence,
+        )
+    if skipped:
+        return RuleVerdict(
+            rule="cached_answers",
+            title=title,
+            result=RuleResult.FAIL,
+            why="response cache: decode skipped (a prefix cache saves prefill only): "
+            + "; ".join(skipped),
+            evidence=evidence,
+        )
+    if not measured:
+        return RuleVerdict(
+            rule="cached_answers",
+            title=title,
+            result=RuleResult.INCONCLUSIVE,
+            why="no successful repeated and control requests to compare",
+            evidence=evidence,
+        )
+    why = "the repeated prompt pays its decode like the near-filler control"
+    if hits:
+        why += " (a prefix cache: legal)"
+    return RuleVerdict(
+        rule="cached_answers", title=title, result=RuleResult.PASS, why=why, evidence=evidence
+    )
+
+
+def needs_confirmation(samples: Sequence[Sample], spec: AuditSpec) -> bool:
+    """The timed rounds split (or look like a skipped decode): a second, independent set of
+    rounds must say so too before either rule fails on timing alone (one loaded moment of
+    a shared machine can make any single set of rounds look split)."""
+    r = ratio(samples, ("timed",))
+    return r is not None and r < spec.split_ratio
+
+
+def benchmark_detection(buckets: Mapping[str, Sequence[Sample]], spec: AuditSpec) -> RuleVerdict:
+    title = "no benchmark detection: the grader's filler is served like a near-filler"
+    evidence: dict[str, object] = {"split_ratio": spec.split_ratio}
+    split: list[str] = []
+    measured = 0
+    for name, samples in buckets.items():
+        timed = ratio(samples, ("timed",))
+        if timed is None:
+            continue
+        measured += 1
+        confirm = ratio(samples, ("confirm",))
+        evidence[f"{name}_ratio"] = {
+            "timed": round(timed, 3),
+            "confirm": None if confirm is None else round(confirm, 3),
+        }
+        if timed < spec.split_ratio and confirm is not None and confirm < spec.split_ratio:
+            split.append(
+                f"{name}: the filler costs {timed:.0%} then {confirm:.0%} of the near-filler "
+                "control per output token"
+            )
+    if split:
+        return RuleVerdict(
+            rule="benchmark_detection",
+            title=title,
+            result=RuleResult.FAIL,
+            why="the grader's filler is served faster than a one-word-different prompt: "
+            + "; ".join(split),
+            evidence=evidence,
+        )
+    if not measured:
+        answered = any(s.ok and s.role == "near_filler" for v in buckets.values() for s in v)
+        return RuleVerdict(
+            rule="benchmark_detection",
+            title=title,
+            result=RuleResult.INCONCLUSIVE,
+            why="the near-filler controls' answers differ in length from the filler's by more "
+            f"than {LENGTH_MATCH:.0%}: their time per token is not comparable"
+            if answered
+            else "no successful repeated and near-filler requests to compare",
+            by_design=answered,
+            evidence=evidence,
+        )
+    return RuleVerdict(
+        rule="benchmark_detection",
+        title=title,
+        result=RuleResult.PASS,
+        why="the filler and the near-filler control cost the same per output token "
+        f"(within {1 - spec.split_ratio:.0%})",
+        evidence=evidence,
+    )
+
+
+def floor_ms(output_tokens: int, spec: AuditSpec) -> float:
+    """The least time ``output_tokens`` can take on the profile's GPU (a true lower bound)."""
+    steps = math.ceil(max(1, output_tokens) / spec.tokens_per_step)
+    return steps * spec.min_weight_bytes / spec.gpu_bandwidth_bytes_s * 1000
+
+
+def physically_possible(buckets: Mapping[str, Sequence[Sample]], spec: AuditSpec) -> RuleVerdict:
+    title = "physically possible: no median below the GPU's floor"
+    evidence: dict[str, object] = {
+        "floor": f"ceil(tokens / {spec.tokens_per_step}) steps × {spec.min_weight_bytes:.3g} B "
+        f"/ {spec.gpu_bandwidth_bytes_s:.3g} B/s"
+    }
+    below: list[str] = []
+    measured = 0
+    for name, samples in buckets.items():
+        rep = [s for s in samples if s.role == "repeated" and s.phase != "warmup" and s.ok]
+        if not rep:
+            continue
+        measured += 1
+        median = statistics.median(s.e2e_ms or 0.0 for s in rep)
+        tokens = int(statistics.median(s.output_tokens or 0 for s in rep))
+        floor = floor_ms(tokens, spec)
+        evidence[name] = {
+            "median_ms": round(median, 3),
+            "output_tokens": tokens,
+            "floor_ms": round(floor, 3),
+        }
+        if median < floor:
+            below.append(
+                f"{name}: median {median:.1f} ms for {tokens} tokens, below the floor "
+                f"{floor:.1f} ms"
+            )
+    if below:
+        return RuleVerdict(
+            rule="physically_possible",
+            title=title,
+            result=RuleResult.FAIL,
+            why="faster than any honest server on the profile's GPU: " + "; ".join(below),
+            evidence=evidence,
+        )
+    if not measured:
+        return RuleVerdict(
+            rule="physically_possible",
+            title=title,
+            result=RuleResult.INCONCLUSIVE,
+            why="no successful repeated request to time",
+            evidence=evidence,
+        )
+    return RuleVerdict(
+        rule="physically_possible",
+        title=title,
+        result=RuleResult.PASS,
+        why="every audited median is above the GPU's floor",
+        evidence=evidence,
+    )
+
+
+def judge(
+    spec: AuditSpec,
+    buckets: Mapping[str, Sequence[Sample]],
+    counters: dict[str, float],
+    sent: int,
+    counters_note: str | None = None,
+) -> list[RuleVerdict]:
+    """Every rule the profile names, in its order."""
+    out: list[RuleVerdict] = []
+    for rule in spec.rules:
+        if rule == "cached_answers":
+            out.append(cached_answers(buckets, counters, sent, spec, counters_note))
+        elif rule == "benchmark_detection":
+            out.append(benchmark_detection(buckets, spec))
+        else:
+            out.append(physically_possible(buckets, spec))
+    return out

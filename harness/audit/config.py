@@ -1,0 +1,83 @@
+"""From a profile and the command's options to one :class:`AuditConfig`."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from harness.client.urls import http_base_url
+from harness.errors import ConfigError
+from harness.flags import option, ready_timeout, request_timeout, wait_for_start
+from harness.overrides import Overrides
+from harness.profiles import AuditSpec, Bucket, Profile
+from harness.prompts import fresh_seed
+from harness.target import Target
+
+
+@dataclass(frozen=True)
+class AuditOverrides(Overrides):
+    """What a user may set for an audit; None: the profile's."""
+
+    COMMAND = "audit"
+
+    rounds: int | None = option(
+        "--rounds",
+        type=int,
+        help="rounds of the repeated prompt and its two controls per bucket "
+        "(default: the profile's, {default:audit.rounds})",
+    )
+    buckets: str | None = option(
+        "--buckets",
+        help="comma-separated latency buckets to audit (default: the profile's [audit] buckets)",
+    )
+    seed: int | None = option("--seed", type=int, help="the unique heads' seed (default: drawn)")
+    timeout_s: float = request_timeout(600.0)
+    ready_timeout_s: float | None = ready_timeout()
+    wait_for_start: bool = wait_for_start()
+
+
+@dataclass(frozen=True)
+class AuditConfig:
+    url: str
+    endpoint: str  # the grader's latency route
+    tokenizer: str
+    sentence: str  # the filler sentence
+    temperature: float
+    filler_repeats: tuple[int, ...]  # per bucket
+    buckets: tuple[Bucket, ...]
+    spec: AuditSpec
+    seed: int
+    ready_path: str
+    timeout_s: float
+    ready_timeout_s: float
+    wait_for_start: bool
+
+
+def from_profile(profile: Profile, target: Target, o: AuditOverrides) -> AuditConfig:
+    latency = profile.require_latency()
+    if target.url:
+        http_base_url(target.url)
+    spec = profile.audit
+    if o.rounds is not None:
+        if o.rounds < 2:
+            raise ConfigError("--rounds must be at least 2", hint="pass --rounds 2 or more")
+        spec = spec.model_copy(update={"rounds": o.rounds})
+    names = [n.strip() for n in o.buckets.split(",")] if o.buckets else spec.buckets
+    buckets = tuple(latency.bucket(n) for n in names if n)
+    if not buckets:
+        raise ConfigError("no bucket to audit", hint="pass --buckets short (or another bucket)")
+    ready = o.ready_timeout_s if o.ready_timeout_s is not None else profile.readiness.timeout_s
+    return AuditConfig(
+        url=target.url.rstrip("/"),
+        endpoint=latency.endpoint,
+        tokenizer=profile.server.tokenizer,
+        sentence=latency.filler_sentence,
+        temperature=latency.temperature,
+        filler_repeats=tuple(latency.filler_repeats(b.prompt_tokens) for b in buckets),
+        buckets=buckets,
+        spec=spec,
+        seed=o.seed if o.seed is not None else fresh_seed(),
+        ready_path=profile.server.ready_path,
+        timeout_s=o.timeout_s,
+        ready_timeout_s=ready,
+        wait_for_start=o.wait_for_start,
+    )

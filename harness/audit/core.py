@@ -1,0 +1,162 @@
+"""The audit core: a config in, one :class:`AuditReport` out, saved (docs/audit.md).
+
+Per audited bucket: the grader's warm-ups (the repeated filler), then rounds of the
+repeated filler and its two controls in rotating order, every request through the
+grader's own client (urllib, ``json.dumps`` defaults, a new connection each), so the
+only difference between a timed prompt and its control is the text. When the timed
+rounds split (benchmark detection), a second set of rounds must confirm it. The
+server's ``/metrics`` is read before and after (a harness extra; a server without it
+leaves the counter evidence inconclusive by design). On Ctrl-C the samples so far are
+saved as a partial report.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from pathlib import Path
+
+import aiohttp
+
+from harness.audit.analysis import judge, needs_confirmation
+from harness.audit.config import AuditConfig
+from harness.audit.controls import round_prompts
+from harness.audit.hooks import NO_HOOKS, AuditHooks
+from harness.audit.report import AuditReport, Phase, Sample
+from harness.client.metrics import MetricsSnapshot, scrape
+from harness.client.readiness import wait_ready
+from harness.client.urllib_client import post_like_grader
+from harness.errors import EXIT_FAIL, EXIT_OK, EXIT_TARGET
+from harness.kinds.record import RunEnv
+from harness.profiles import Bucket
+from harness.provenance import Provenance
+from harness.tokenizer import Tokenizer, load_tokenizer
+
+COUNTERS = (
+    "vllm:request_success_total",
+    "vllm:prefix_cache_hits_total",
+    "vllm:prefix_cache_queries_total",
+)
+
+
+async def _send(
+    cfg: AuditConfig, bucket: Bucket, prompt_text: str, tok: Tokenizer
+) -> tuple[float | None, int | None, int | None, str | None, str | None]:
+    payload = {
+        "prompt": prompt_text,
+        "max_tokens": bucket.max_tokens,
+        "temperature": cfg.temperature,
+    }
+    rec = await asyncio.to_thread(
+        post_like_grader, cfg.url + cfg.endpoint, payload, timeout_s=cfg.timeout_s,
+        endpoint=cfg.endpoint,
+    )  # fmt: skip
+    if not rec.ok or rec.error is not None:
+        return None, None, None, None, rec.error.message if rec.error else "failed"
+    text_tokens = tok.count(rec.text) if rec.text else 0
+    out = rec.usage_completion_tokens if rec.usage_completion_tokens is not None else text_tokens
+    return rec.e2e_ms, out, text_tokens, rec.finish_reason, None
+
+
+async def _rounds(
+    cfg: AuditConfig,
+    bucket: Bucket,
+    repeats: int,
+    tok: Tokenizer,
+    phase: Phase,
+    first: int,
+    n: int,
+    sink: list[Sample],
+    hooks: AuditHooks,
+) -> None:
+    for index in range(first, first + n):
+        prompts = round_prompts(tok, cfg.sentence, repeats, seed=cfg.seed, index=index)
+        if phase == "warmup":
+            prompts = [p for p in prompts if p.role == "repeated"]
+        for p in prompts:
+            e2e, out, text_tokens, finish, error = await _send(cfg, bucket, p.text, tok)
+            s = Sample(
+                bucket=bucket.name, role=p.role, phase=phase, round=index,
+                prompt_tokens=p.tokens, e2e_ms=e2e, output_tokens=out,
+                text_tokens=text_tokens, finish_reason=finish, error=error,
+            )  # fmt: skip
+            sink.append(s)
+            hooks.sample(s)
+
+
+async def _counters(url: str) -> tuple[MetricsSnapshot | None, str | None]:
+    async with aiohttp.ClientSession() as session:
+        got = await scrape(session, url)
+    return got.snapshot, got.note
+
+
+def _delta(before: MetricsSnapshot, after: MetricsSnapshot) -> dict[str, float]:
+    return {k: after.values[k] - before.values.get(k, 0.0) for k in COUNTERS if k in after.values}
+
+
+async def measure_audit(
+    cfg: AuditConfig, *, provenance: Provenance, folder: Path, hooks: AuditHooks = NO_HOOKS
+) -> AuditReport:
+    """Audit ``cfg.url`` and save ``folder/audit.json``; raises UnreachableError when the
+    server never gets ready (nothing saved: nothing was measured)."""
+    tok = load_tokenizer(cfg.tokenizer)
+    hooks.waiting(cfg.url + cfg.ready_path)
+    ready = await wait_ready(
+        cfg.url, cfg.ready_path, interval_s=min(1.0, cfg.ready_timeout_s),
+        timeout_s=cfg.ready_timeout_s, on_attempt=hooks.attempt,
+        wait_for_start=cfg.wait_for_start,
+    )  # fmt: skip
+    hooks.ready(ready)
+    start = time.monotonic()
+    samples: list[Sample] = []
+
+    def report(complete: bool) -> AuditReport:
+        return AuditReport(
+            url=cfg.url, endpoint=cfg.endpoint, seed=cfg.seed, complete=complete,
+            readiness_s=ready.elapsed_s, wall_s=time.monotonic() - start,
+            requests=len(samples), samples=samples, provenance=provenance,
+        )  # fmt: skip
+
+    hooks.measuring(True)
+    try:
+        before, note = await _counters(cfg.url)
+        for bucket, repeats in zip(cfg.buckets, cfg.filler_repeats, strict=True):
+            mine: list[Sample] = []
+            await _rounds(cfg, bucket, repeats, tok, "warmup", 0, cfg.spec.warmup, mine, hooks)
+            rounds = cfg.spec.rounds
+            await _rounds(cfg, bucket, repeats, tok, "timed", 0, rounds, mine, hooks)
+            if needs_confirmation(mine, cfg.spec):
+                await _rounds(cfg, bucket, repeats, tok, "confirm", rounds, rounds, mine, hooks)
+            samples.extend(mine)
+        after, note_after = await _counters(cfg.url)
+    except (KeyboardInterrupt, asyncio.CancelledError):
+        hooks.partial(report(False).save(folder))
+        raise
+    finally:
+        hooks.measuring(False)
+    out = report(True)
+    if before is not None and after is not None:
+        out.counters = _delta(before, after)
+    else:
+        out.counters_note = note or note_after
+    by_bucket = {b.name: [s for s in samples if s.bucket == b.name] for b in cfg.buckets}
+    out.rules = judge(cfg.spec, by_bucket, out.counters, out.requests, out.counters_note)
+    for v in out.rules:
+        hooks.verdict(v)
+    out.save(folder)
+    return out
+
+
+def exit_code(report: AuditReport) -> int:
+    """1 when a rule fails; 3 when a rule is inconclusive because its requests failed."""
+    if not report.ok:
+        return EXIT_FAIL
+    return EXIT_TARGET if report.broken() else EXIT_OK
+
+
+def run(cfg: AuditConfig, env: RunEnv[AuditHooks]) -> AuditReport:
+    """The kind record's core (harness/kinds/record.py: ``run``): the run's provenance, folder
+    and hooks from ``env``."""
+    return asyncio.run(
+        measure_audit(cfg, provenance=env.provenance, folder=env.folder, hooks=env.hooks)
+    )

@@ -1,0 +1,31 @@
+"""The gate's rules for ``audit.json``: a failing rule blocks, naming the rule; a rule that
+could not be judged because its requests failed is a risk flag."""
+
+from __future__ import annotations
+
+from harness.audit.report import AuditReport
+from harness.risk import FlagKind
+from harness.verdict import Judgement, Reason, partial, readiness_flag, risk
+
+
+def audit_rules(rep: AuditReport, ready_limit_s: float) -> Judgement:
+    reasons = [
+        Reason(source="audit", text=f"audit rule {v.rule} failed: {v.why}", blocking=True)
+        for v in rep.failing()
+    ]
+    flags = [
+        risk(FlagKind.AUDIT_INCONCLUSIVE, "audit", f"audit rule {v.rule} inconclusive: {v.why}")
+        for v in rep.broken()
+    ]
+    if rep.ok and rep.rules:
+        reasons.append(
+            Reason(
+                source="audit",
+                text=f"audit: {len(rep.rules)} rules judged, none fails "
+                f"({rep.requests} requests, {rep.wall_s:.0f} s)",
+            )
+        )
+    flags += readiness_flag("audit", rep.readiness_s, ready_limit_s)
+    if not rep.complete:
+        reasons.append(partial("audit", AuditReport.FILENAME))
+    return reasons, flags

@@ -1,0 +1,21 @@
+"""What an audit tells its caller as it goes: :class:`AuditHooks`, whose every method is a
+no-op here, and :data:`NO_HOOKS`."""
+
+from __future__ import annotations
+
+from harness.audit.report import RuleVerdict, Sample
+from harness.hooks import ServerHooks
+
+
+class AuditHooks(ServerHooks):
+    """Console callbacks of an audit; every one is a no-op here (the wait, ``measuring`` and
+    ``partial``: harness/hooks.py)."""
+
+    def sample(self, sample: Sample) -> None:
+        """One request of the audit ended."""
+
+    def verdict(self, verdict: RuleVerdict) -> None:
+        """One rule was judged."""
+
+
+NO_HOOKS = AuditHooks()

@@ -1,0 +1,110 @@
+"""The records of an audit: one :class:`Sample` per request sent, one :class:`RuleVerdict`
+per rule, and :class:`AuditReport` (``audit.json``).
+
+A rule's result is ``pass``, ``fail`` or ``inconclusive``; an inconclusive rule says why,
+and whether that is by design (the server exports no counter to read: nothing is wrong)
+or because its requests failed (the server is the problem: exit 3).
+"""
+
+from __future__ import annotations
+
+from enum import StrEnum
+from typing import Any, ClassVar, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from harness.report_base import Report
+
+# the three prompts of a round: the grader's repeated filler and its two controls
+Role = Literal["repeated", "near_filler", "unique_head"]
+Phase = Literal["warmup", "timed", "confirm"]
+
+
+class RuleResult(StrEnum):
+    PASS = "pass"
+    FAIL = "fail"
+    INCONCLUSIVE = "inconclusive"
+
+
+class Sample(BaseModel):
+    """One request of the audit, sent as the grader sends its latency requests."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    bucket: str
+    role: Role
+    phase: Phase
+    round: int
+    prompt_tokens: int
+    e2e_ms: float | None = None  # the grader's timer: before json.dumps → after json.loads
+    output_tokens: int | None = None  # usage.completion_tokens, else the text re-tokenised
+    text_tokens: int | None = None
+    finish_reason: str | None = None
+    error: str | None = None
+
+    @property
+    def ok(self) -> bool:
+        return self.error is None and self.e2e_ms is not None
+
+    @property
+    def ms_per_token(self) -> float | None:
+        if not self.ok or self.e2e_ms is None:
+            return None
+        return self.e2e_ms / max(1, self.output_tokens or 0)
+
+
+class RuleVerdict(BaseModel):
+    """One rule's verdict and what it rests on."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    rule: str  # its name in the profile's [audit] rules
+    title: str
+    result: RuleResult
+    why: str  # one line, naming the cause
+    by_design: bool = False  # inconclusive because the server cannot be asked, not broken
+    evidence: dict[str, Any] = Field(default_factory=dict)
+
+    @property
+    def blocking(self) -> bool:
+        return self.result is RuleResult.FAIL
+
+
+class AuditReport(Report):
+    """``audit.json``: every rule the profile names, judged against one server."""
+
+    SCHEMA_VERSION: ClassVar[int] = 1
+    FILENAME: ClassVar[str] = "audit.json"
+
+    kind: str = "audit"
+    schema_version: int = 1
+    url: str
+    endpoint: str = ""
+    seed: int = 0  # the unique heads' seed
+    wall_s: float = 0.0
+    readiness_s: float | None = None
+    requests: int = 0  # generation requests sent (the audit's cost)
+    counters_note: str | None = None  # why the server's counters could not be read
+    counters: dict[str, float] = Field(default_factory=dict)  # /metrics deltas over the audit
+    rules: list[RuleVerdict] = Field(default_factory=list)
+    samples: list[Sample] = Field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        return not any(r.blocking for r in self.rules)
+
+    def failing(self) -> list[RuleVerdict]:
+        return [r for r in self.rules if r.blocking]
+
+    def broken(self) -> list[RuleVerdict]:
+        """Inconclusive rules whose requests failed (not by design)."""
+        return [r for r in self.rules if r.result is RuleResult.INCONCLUSIVE and not r.by_design]
+
+    def summary_line(self) -> str:
+        n = {r: sum(v.result is r for v in self.rules) for r in RuleResult}
+        head = "every rule passes" if self.ok else f"{len(self.failing())} rule(s) FAIL"
+        return (
+            f"{head} — {n[RuleResult.PASS]} pass, {n[RuleResult.FAIL]} fail, "
+            f"{n[RuleResult.INCONCLUSIVE]} inconclusive; {self.requests} requests "
+            f"in {self.wall_s:.1f} s"
+        )

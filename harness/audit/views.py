@@ -1,0 +1,40 @@
+"""What an audit shows, as view models: one row per rule, the verdict, what fails it."""
+
+from __future__ import annotations
+
+from harness.audit.report import AuditReport, RuleResult, RuleVerdict
+from harness.view.model import Cell, Column, Section, Tone, section, table, text
+
+TONE: dict[RuleResult, Tone] = {
+    RuleResult.PASS: "good",
+    RuleResult.FAIL: "bad",
+    RuleResult.INCONCLUSIVE: "warn",
+}
+
+
+def result_cell(v: RuleVerdict) -> Cell:
+    label = v.result.value.upper()
+    if v.result is RuleResult.INCONCLUSIVE and v.by_design:
+        label += " (by design)"
+    return Cell(label, TONE[v.result])
+
+
+def sections(rep: AuditReport) -> list[Section]:
+    rows: list[list[Cell | str]] = [[v.rule, result_cell(v), v.why] for v in rep.rules]
+    cols = [Column("rule", "left"), Column("result", "left"), Column("why", "left", wrap=True)]
+    counted = rep.counters.get("vllm:request_success_total")
+    counters = (
+        f"server counters: {counted:.0f} requests counted of {rep.requests} sent"
+        if counted is not None
+        else f"server counters: {rep.counters_note or 'none exported'}"
+    )
+    return [
+        section(
+            "audit",
+            "Contest rules",
+            table("audit", f"harness audit — {rep.url}{rep.endpoint}", cols, rows),
+            text(rep.summary_line(), tone="good" if rep.ok else "bad"),
+            text(*(f"✗ {v.rule}: {v.why}" for v in rep.failing()), tone="bad"),
+            text(counters, f"unique heads' seed {rep.seed}", tone="dim"),
+        )
+    ]

@@ -1,0 +1,103 @@
+"""The audit's rules over literal samples (harness/audit/analysis.py): both outcomes of each,
+and the empty case."""
+
+from __future__ import annotations
+
+from harness.audit.analysis import (
+    benchmark_detection,
+    cached_answers,
+    floor_ms,
+    judge,
+    needs_confirmation,
+    physically_possible,
+)
+from harness.audit.report import Phase, Role, RuleResult, Sample
+from harness.profiles import AuditSpec
+
+SPEC = AuditSpec(rules=["cached_answers", "benchmark_detection", "physically_possible"])
+
+
+def rounds(rep_ms: float, near_ms: float, phase: Phase = "timed", n: int = 5) -> list[Sample]:
+    out: list[Sample] = []
+    times: dict[Role, float] = {"repeated": rep_ms, "near_filler": near_ms, "unique_head": 400.0}
+    for i in range(n):
+        for role, ms in times.items():
+            out.append(Sample(bucket="short", role=role, phase=phase, round=i, prompt_tokens=61,
+                              e2e_ms=ms, output_tokens=128))  # fmt: skip
+    return out
+
+
+def test_a_prefix_cache_passes_and_an_answer_cache_fails() -> None:
+    honest = {"short": rounds(300.0, 310.0)}
+    v = cached_answers(honest, {"vllm:prefix_cache_hits_total": 500.0,
+                                "vllm:prefix_cache_queries_total": 900.0}, 15, SPEC)  # fmt: skip
+    assert v.result is RuleResult.PASS and "prefix cache" in v.why
+    once = rounds(0.7, 310.0)
+    # one set of rounds is not enough (a loaded moment can look like it): a second must agree
+    assert needs_confirmation(once, SPEC)
+    assert cached_answers({"short": once}, {}, 15, SPEC).result is RuleResult.PASS
+    noise = once + rounds(300.0, 310.0, "confirm")
+    assert cached_answers({"short": noise}, {}, 30, SPEC).result is RuleResult.PASS
+    cache = {"short": once + rounds(0.7, 310.0, "confirm")}
+    v = cached_answers(cache, {}, 30, SPEC)
+    assert v.result is RuleResult.FAIL and v.why.startswith("response cache: decode skipped")
+
+
+def test_zero_prefix_cache_hits_alone_never_fail() -> None:
+    v = cached_answers({"short": rounds(300.0, 300.0)}, {"vllm:prefix_cache_hits_total": 0.0,
+                       "vllm:request_success_total": 15.0}, 15, SPEC)  # fmt: skip
+    assert v.result is RuleResult.PASS
+
+
+def test_the_servers_own_counter_is_decisive_beyond_one_request_of_lag() -> None:
+    ok = {"short": rounds(300.0, 300.0)}
+    assert cached_answers(ok, {"vllm:request_success_total": 14.0}, 15, SPEC).result is (
+        RuleResult.PASS
+    )
+    v = cached_answers(ok, {"vllm:request_success_total": 9.0}, 15, SPEC)
+    assert v.result is RuleResult.FAIL and "counts 9 of the 15" in v.why
+
+
+def test_benchmark_detection_needs_the_second_look_to_fail() -> None:
+    first = rounds(250.0, 310.0)
+    assert needs_confirmation(first, SPEC)
+    assert benchmark_detection({"short": first}, SPEC).result is RuleResult.PASS
+    noise = first + rounds(300.0, 305.0, "confirm")
+    assert benchmark_detection({"short": noise}, SPEC).result is RuleResult.PASS
+    cheat = first + rounds(250.0, 310.0, "confirm")
+    v = benchmark_detection({"short": cheat}, SPEC)
+    assert v.result is RuleResult.FAIL and "81% then 81%" in v.why
+    # a skipped decode too needs its second look
+    assert needs_confirmation(rounds(1.0, 300.0), SPEC)
+    assert benchmark_detection({"short": rounds(1.0, 300.0)}, SPEC).result is RuleResult.PASS
+
+
+def test_the_floor_is_steps_times_weights_over_bandwidth() -> None:
+    assert round(floor_ms(128, SPEC), 3) == 26.667  # 16 steps × 1 GB / 600 GB/s
+    assert round(floor_ms(0, SPEC), 3) == 1.667  # one step at least
+    assert physically_possible({"short": rounds(0.7, 300.0)}, SPEC).result is RuleResult.FAIL
+    assert "median 0.7 ms for 128 tokens, below the floor 26.7 ms" in (
+        physically_possible({"short": rounds(0.7, 300.0)}, SPEC).why
+    )
+    assert physically_possible({"short": rounds(960.0, 960.0)}, SPEC).result is RuleResult.PASS
+
+
+def test_no_successful_request_is_inconclusive_not_pass() -> None:
+    failed = [Sample(bucket="short", role="repeated", phase="timed", round=0, prompt_tokens=61,
+                     error="HTTP 500")]  # fmt: skip
+    verdicts = judge(SPEC, {"short": failed}, {}, 1)
+    assert [v.result for v in verdicts] == [RuleResult.INCONCLUSIVE] * 3
+    assert not any(v.by_design for v in verdicts)
+    assert judge(SPEC, {}, {}, 0)[0].result is RuleResult.INCONCLUSIVE
+
+
+def test_controls_of_another_answer_length_are_not_compared() -> None:
+    """A shorter answer spreads its TTFT over fewer tokens: an honest server would look
+    "faster on the filler". Such controls leave the rule inconclusive, by design."""
+    samples = [
+        s.model_copy(update={"output_tokens": 20}) if s.role == "near_filler" else s
+        for s in rounds(300.0, 100.0)
+    ]
+    v = benchmark_detection({"short": samples}, SPEC)
+    assert (v.result, v.by_design) == (RuleResult.INCONCLUSIVE, True)
+    assert "differ in length" in v.why
