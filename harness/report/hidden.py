@@ -33,8 +33,11 @@ def _run_folder(folder: Path, flag: str) -> Path:
     return folder
 
 
-def set_hidden(folder: Path, hidden: bool, *, now: datetime | None = None) -> bool:
-    """Hide (or unhide) one run folder; returns whether it changed anything."""
+def set_hidden(
+    folder: Path, hidden: bool, *, now: datetime | None = None, by: str = "harness report --hide"
+) -> bool:
+    """Hide (or unhide) one run folder; returns whether it changed anything. ``by``: who hid
+    it and why, the marker's one line (``harness tune: void: …``)."""
     flag = "--hide" if hidden else "--unhide"
     marker = _run_folder(folder, flag) / HIDDEN_FILENAME
     try:
@@ -42,7 +45,7 @@ def set_hidden(folder: Path, hidden: bool, *, now: datetime | None = None) -> bo
             if marker.is_file():
                 return False
             when = (now or datetime.now(UTC)).isoformat()
-            marker.write_text(f"hidden by harness report --hide at {when}\n", encoding="utf-8")
+            marker.write_text(f"hidden by {by} at {when}\n", encoding="utf-8")
             return True
         if not marker.is_file():
             return False

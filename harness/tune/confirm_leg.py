@@ -89,6 +89,7 @@ def run_leg(
         cand.stop()
     stray = own.still_answers(cand.url) if space.serve.image is None else None
     if stray is not None:  # not (only) the contestant was measured: nothing of it counts
+        own.hide_void(folder, stray)
         return measured.model_copy(update={"status": "void", "why": stray, "score": None})
     if space.slo and measured.score is not None:
         broke = slo_step.check_folder(space.slo, folder, reference)

@@ -29,7 +29,11 @@ import http.client
 import time
 import urllib.error
 import urllib.request
+from pathlib import Path
 from urllib.parse import urlsplit
+
+from harness.report.folder import is_run_folder
+from harness.report.hidden import set_hidden
 
 PROBE_TIMEOUT_S = 1.0
 # after the stop: a socket being closed by a dying process may accept for a moment
@@ -76,3 +80,11 @@ def still_answers(url: str, within_s: float = RELEASE_WITHIN_S) -> str | None:
             )
         time.sleep(0.1)
     return None
+
+
+def hide_void(folder: Path, why: str) -> None:
+    """A void measurement leaves the ledger: its folder gets the ledger's ``hidden`` marker
+    (harness/report/hidden.py) naming why, so ``harness report`` ranks none of it and
+    ``--all`` shows it, marked. The reports stay as measured (the evidence)."""
+    if is_run_folder(folder):
+        set_hidden(folder, True, by=f"harness tune ({why})")

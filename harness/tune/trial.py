@@ -105,6 +105,7 @@ def run_trial(
         cand.stop()
     stray = own.still_answers(cand.url) if space.serve.image is None else None
     if stray is not None:  # measured, but not (only) the candidate: nothing of it counts
+        own.hide_void(folder, stray)
         return TrialResult("void", stray, launch=launch, cold_start_s=result.cold_start_s)
     return result
 

@@ -111,3 +111,7 @@ def test_a_server_that_outlives_its_launcher_makes_the_trial_void(tmp_path: Path
     assert got.status == "void"
     assert "still answers" in got.why and "after the candidate was stopped" in got.why
     assert got.objective == 0.0  # nothing of it counts
+    # the measured reports stay (evidence), but the ledger leaves the folder out, saying why
+    assert (folder / "latency.json").is_file()
+    marker = (folder / "hidden").read_text()
+    assert marker.startswith("hidden by harness tune (void: ") and "still answers" in marker
