@@ -23,7 +23,6 @@ resumed worker recovers only its own trials.
 
 from __future__ import annotations
 
-import contextlib
 import itertools
 import logging
 import time
@@ -40,7 +39,7 @@ from optuna.samplers import BaseSampler, GridSampler
 from optuna.storages import RDBStorage
 from optuna.trial import FrozenTrial, TrialState
 
-from harness.errors import ConfigError, HarnessError, UsageError
+from harness.errors import HarnessError, UsageError
 from harness.gate.hooks import NO_HOOKS, GateHooks
 from harness.profiles import Profile
 from harness.tune import claim, conditions, launch, slo_step, storage
@@ -56,9 +55,12 @@ from harness.tune.samplers import (
     points_covered,
     suggest,
 )
-from harness.tune.space import Choice, Space, load_space
+from harness.tune.space import Choice, Space
 from harness.tune.template import diff_text
 from harness.tune.trial import preflight, run_trial, trial_folder
+from harness.tune.tune_folder import SPACE_COPY as SPACE_COPY  # re-exported
+from harness.tune.tune_folder import STUDY_DB, prepare_folder, unmake
+from harness.tune.tune_folder import resume_space as resume_space  # re-exported
 
 
 class MeasureTrial(Protocol):
@@ -79,8 +81,6 @@ class MeasureTrial(Protocol):
     ) -> TrialResult: ...
 
 
-SPACE_COPY = "space.toml"
-STUDY_DB = storage.STUDY_DB
 TRIALS_DIR = "trials"
 
 
@@ -111,16 +111,6 @@ class TuneHooks:
         """What a trial or a confirmation leg says while it runs: its start, its wait, each
         step's progress (the gate's own hooks)."""
         return NO_HOOKS
-
-
-def resume_space(folder: Path) -> tuple[Space, str]:
-    path = folder / SPACE_COPY
-    if not path.is_file():
-        raise UsageError(
-            f"{folder} is not a tune folder (no {SPACE_COPY})",
-            hint="pass the folder a harness tune wrote",
-        )
-    return load_space(path), path.read_text(encoding="utf-8")
 
 
 def open_study(
@@ -313,51 +303,6 @@ def score_name(profile: Profile) -> str:
     return "mean speedup" if profile.latency is not None else "score"
 
 
-def prepare_folder(cfg: TuneConfig) -> list[Path]:
-    """The tune folder, this worker's alone: ``space.toml`` is created exclusively, so a second
-    worker pointed at the same folder stops with exit 2 instead of sharing it. Returns what
-    it made (:func:`unmake`: a start refused before its study exists leaves nothing)."""
-    if cfg.resume:
-        return []
-    made = [] if cfg.folder.exists() else [cfg.folder]
-    try:
-        cfg.folder.mkdir(parents=True, exist_ok=True)
-    except OSError as err:
-        raise ConfigError(
-            f"cannot create tune folder {cfg.folder}: {err.strerror or type(err).__name__}",
-            hint="pass --out to a writable folder",
-        ) from None
-    if (cfg.folder / STUDY_DB).exists():
-        raise UsageError(
-            f"{cfg.folder} holds a tune already",
-            hint=f"continue it with harness tune --resume {cfg.folder}",
-        )
-    try:
-        with (cfg.folder / SPACE_COPY).open("x", encoding="utf-8") as f:
-            f.write(cfg.space_text)
-    except FileExistsError:
-        raise UsageError(
-            f"{cfg.folder} is another tune's folder (it holds {SPACE_COPY})",
-            hint="give each worker its own --out, or continue that tune with --resume",
-        ) from None
-    made.append(cfg.folder / SPACE_COPY)
-    if cfg.storage is not None:
-        storage.record(cfg.folder, cfg.storage)
-        made.append(cfg.folder / storage.STORAGE_RECORD)
-    return made
-
-
-def unmake(made: list[Path]) -> None:
-    """Remove what :func:`prepare_folder` made (files, then the folder if it is empty), so a
-    refused start leaves no folder that neither ``--resume`` nor a new start can take."""
-    for path in reversed(made):
-        if path.is_dir():
-            with contextlib.suppress(OSError):  # not empty: something else lives there
-                path.rmdir()
-        else:
-            path.unlink(missing_ok=True)
-
-
 def run_tune(
     cfg: TuneConfig, hooks: TuneHooks | None = None, measure: MeasureTrial = run_trial
 ) -> TuneReport:
@@ -370,7 +315,7 @@ def run_tune(
     # a shared storage is opened before the folder is made: a bad URL leaves nothing behind
     shared = cfg.storage if cfg.storage is not None and not cfg.resume else None
     store = storage.open_storage(shared, shared=True) if shared is not None else None
-    made = prepare_folder(cfg)
+    made = [] if cfg.resume else prepare_folder(cfg.folder, cfg.space_text, cfg.storage)
     try:
         study = open_study(cfg, sampler, sampler_name, store)
     except HarnessError:  # e.g. another SPACE.toml's study: the start is refused whole

@@ -198,7 +198,8 @@ def _cfg(folder: Path, url: str | None, text: str = SPACE, *, resume: bool = Fal
 
 def _open(cfg: TuneConfig) -> optuna.Study:
     name, sampler = choose_sampler(cfg.space, "auto", 0)
-    prepare_folder(cfg)
+    if not cfg.resume:  # as run_tune: a resumed worker makes no folder
+        prepare_folder(cfg.folder, cfg.space_text, cfg.storage)
     return open_study(cfg, sampler, name)
 
 
