@@ -40,6 +40,8 @@ def preflight(space: Space, profile: Profile, folder: Path) -> None:
     first candidate is started: a missing one is the step's own error (exit 2); an image
     candidate's engine and image (exit 3 / 2)."""
     plan = GatePlan(url=UNSTARTED, folder=folder, profile=profile, options=space.options.gate())
+    if profile.latency is not None:  # SPACE.toml's words before the latency flags'
+        space.options.check_until_ci(space.options.runs or profile.latency.runs)
     if space.serve.image is not None:  # the engine answers and has the image
         from harness.tune.container import check_image
 

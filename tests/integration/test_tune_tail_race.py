@@ -2,7 +2,8 @@
 runs: the fewest that can show a p90 met at 99 %). The baseline answers with a
 heavy-tailed TTFT (median 40 ms, lognormal jitter of 100 %: its p90 is about 144 ms) and
 is stopped early, ``slo-failed``, long before its 44 runs; the other candidate (TTFT 5 ms,
-no jitter) meets the SLO and is measured in full."""
+no jitter) meets the SLO and is measured in full. An ``until_ci_at`` percentile that
+could never stop within the runs is refused before anything starts."""
 
 from __future__ import annotations
 
@@ -71,3 +72,28 @@ max = 60
     checks = json.loads((out / fast["folder"] / "slo.json").read_text())["checks"]
     assert [(c["ok"], c["samples"], c["over"]) for c in checks] == [(True, 44, 0)]
     assert tune["best"]["params"] == {"ttft": "--ttft-ms 5"}
+
+
+def test_an_until_ci_percentile_that_could_never_stop_is_refused_up_front(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    space = tmp_path / "space.toml"
+    space.write_text(
+        f"""
+profile = "{without_quality(tmp_path)}"
+[serve]
+command = "{SIM} --ttft-ms 5"
+[params]
+a = [1]
+[options]
+runs = 44
+until_ci = 5
+until_ci_at = "p95"
+"""
+    )
+    out = tmp_path / "tune"
+    assert main(["tune", str(space), "--out", str(out), "--no-confirm"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.count("\n") == 0, err
+    assert "SPACE.toml: options.until_ci_at: no 95 % interval of a p95 exists within 44 runs" in err
+    assert not out.exists()

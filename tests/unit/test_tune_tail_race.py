@@ -2,7 +2,8 @@
 when its samples can no longer show the SLO met, or when the one-sided anytime-valid
 bound of the percentile is above the SLO's; never while it could still meet it. That a
 trial meeting its SLO is stopped at most alpha of the time is the bench's
-(bench/tail_race.py): a rate needs many simulated trials, not a unit test."""
+(bench/tail_race.py): a rate needs many simulated trials, not a unit test. Also
+``[options] until_ci_at``, checked before anything starts."""
 
 from __future__ import annotations
 
@@ -10,12 +11,13 @@ from pathlib import Path
 
 import pytest
 
+from harness.errors import ConfigError
 from harness.latency.quantile_sequence import fixed_ranks, lower_boundary, lower_rank
 from harness.latency.report import RequestRow
 from harness.profiles import load_profile
 from harness.tune.racing import FirstStop, Racer, RaceSeat
 from harness.tune.slo import Slo
-from harness.tune.space import Race
+from harness.tune.space import Race, parse_space
 from harness.tune.tail_race import TailRace, TailWatch, tail_look, tail_watches
 from tests.fixtures.configs import latency_config
 
@@ -133,3 +135,31 @@ def test_the_seat_races_tails_with_or_without_an_incumbent(tmp_path: Path) -> No
     # the baseline trial, the reference of "baseline" bounds, is measured in full
     base = RaceSeat(Race(), None, slos, reference=tmp_path, folder=tmp_path)
     assert base.configure(cfg).stop_rule is None and base.slo_stopped is None
+
+
+SPACE = """
+[serve]
+command = "srv --port {port} --n {n}"
+[params]
+n = [1, 2]
+[options]
+"""
+
+
+def test_until_ci_at_names_a_percentile_and_is_checked_up_front() -> None:
+    opts = parse_space(SPACE + "until_ci = 5\nuntil_ci_at = 'p90'\nruns = 50\n").options
+    assert opts.gate()["until_ci_at"] == "p90" and opts.gate()["until_ci"] == 5
+    opts.check_until_ci(50)  # a p90 has intervals within 50 runs
+    with pytest.raises(ConfigError, match=r"options: until_ci_at = 'p90' names what until_ci"):
+        parse_space(SPACE + "until_ci_at = 'p90'\n")
+    with pytest.raises(ConfigError, match=r"options\.until_ci_at: Input should be"):
+        parse_space(SPACE + "until_ci = 5\nuntil_ci_at = 'p50'\n")
+    p99 = parse_space(SPACE + "until_ci = 5\nuntil_ci_at = 'p99'\n").options
+    with pytest.raises(ConfigError) as err:
+        p99.check_until_ci(50)
+    assert err.value.one_line() == (
+        "SPACE.toml: options.until_ci_at: no 95 % interval of a p99 exists within 50 runs, "
+        "so until_ci could never stop a bucket early — stop on the median or a lower "
+        "percentile, or raise options.runs (a p90 has its first interval at about 37 runs, "
+        "a p95 at 92, a p99 at 461)"
+    )
