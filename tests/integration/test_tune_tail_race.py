@@ -1,4 +1,4 @@
-"""harness tune on simulators with a tail SLO (``p90_ttft_ms ≤ 60`` in short, 44 strict
+"""harness tune on simulators with a tail SLO (``p90_ttft_ms ≤ 80`` in short, 44 strict
 runs: the fewest that can show a p90 met at 99 %). The baseline answers with a
 heavy-tailed TTFT (median 40 ms, lognormal jitter of 100 %: its p90 is about 144 ms) and
 is stopped early, ``slo-failed``, long before its 44 runs; the other candidate (TTFT 5 ms,
@@ -18,7 +18,7 @@ from tests.fixtures.tune_profiles import without_quality
 
 pytestmark = pytest.mark.timeout(120)
 
-SIM = f"{sys.executable} -m harness simulate --port {{port}} --quiet --itl-ms 0.5 --seed 3"
+SIM = f"{sys.executable} -m harness simulate --port {{port}} --quiet --itl-ms 0.25 --seed 3"
 
 
 def test_a_trial_breaking_a_p90_slo_is_stopped_and_one_meeting_it_is_not(
@@ -40,13 +40,13 @@ ttft = "--ttft-ms 40 --jitter-pct 100"
 trials = 2
 [options]
 runs = 44
-warmup = 1
+warmup = 0
 buckets = "short"
 latency_mode = "strict"
 [[slo]]
 metric = "p90_ttft_ms"
 bucket = "short"
-max = 60
+max = 80
 """
     )
     out = tmp_path / "tune"
@@ -56,7 +56,7 @@ max = 60
     heavy, fast = trials["40"], trials["5"]
 
     assert heavy["status"] == "slo-failed" and not heavy["feasible"]
-    assert heavy["why"].startswith("slo[0] p90_ttft_ms ≤ 60 in short: cannot be shown met: ")
+    assert heavy["why"].startswith("slo[0] p90_ttft_ms ≤ 80 in short: cannot be shown met: ")
     assert "44 runs may hold at most 0 to show it at 99%" in heavy["why"]
     report = json.loads((out / heavy["folder"] / "latency.json").read_text())
     timed = [r for r in report["requests"] if r["phase"] == "timed"]
