@@ -15,6 +15,7 @@ from harness.errors import ConfigError
 from harness.latency.quantile_sequence import fixed_ranks, lower_boundary, lower_rank
 from harness.latency.report import RequestRow
 from harness.profiles import load_profile
+from harness.tune.race import RaceSpec
 from harness.tune.racing import FirstStop, Racer, RaceSeat
 from harness.tune.slo import Slo
 from harness.tune.space import Race, parse_space
@@ -135,6 +136,16 @@ def test_the_seat_races_tails_with_or_without_an_incumbent(tmp_path: Path) -> No
     # the baseline trial, the reference of "baseline" bounds, is measured in full
     base = RaceSeat(Race(), None, slos, reference=tmp_path, folder=tmp_path)
     assert base.configure(cfg).stop_rule is None and base.slo_stopped is None
+
+
+def test_the_first_reason_stops_the_run_and_every_rule_sees_every_row() -> None:
+    tails = TailRace([P90], cap=50)
+    racer = Racer(RaceSpec(buckets=(("short", 1000.0),), cap=50), incumbent=1e9, mode="strict")
+    both = FirstStop([tails, racer])
+    assert both.after(_row("strict", "short", 10.0)) is None
+    why = both.after(_row("strict", "short", 95.0))  # over the bound: the tail's reason
+    assert why is not None and why.startswith("slo[0] p90_ttft_ms ≤ 80 in short: cannot")
+    assert racer.values["short"] == [10.0, 95.0] and tails.stopped == why
 
 
 SPACE = """
