@@ -151,3 +151,60 @@ def quantile_look(xs: Sequence[float], bound: QuantileBoundary, pct: float) -> Q
     half = max(value - lo, hi - value) / value * 100 if value > 0 else None
     narrow = half is not None and half <= pct
     return QuantileLook(n=n, value=value, lo=lo, hi=hi, half_width_pct=half, narrow=narrow)
+
+
+def lower_rank(n: int, q: float, level: float) -> int:
+    """The largest rank l with P(Bin(n, q) <= l - 1) <= ``level``: X_(l) is at or under the
+    ``q``-quantile unless fewer than l of the n samples are below it (0: no such rank)."""
+    if n < 1:
+        return 0
+    below, _ = _tails(n, q)
+    return int(np.count_nonzero(below[:n] <= level * (1 + 1e-12)))
+
+
+@dataclass(frozen=True)
+class LowerBoundary:
+    """A one-sided sequence: at look n, X_(rank(n)) is a lower bound of the ``q``-quantile,
+    at every look from the floor to the cap at once with probability >= 1 - ``miss``."""
+
+    q: float
+    alpha: float
+    floor: int
+    cap: int
+    nominal: float
+    miss: float
+    ranks: dict[int, int]
+
+    def rank(self, n: int) -> int:
+        return self.ranks.get(n, 0)
+
+
+@lru_cache(maxsize=64)
+def lower_boundary(
+    cap: int, q: float, floor: int = MIN_RUNS, alpha: float = ALPHA, budget: float = BUDGET
+) -> LowerBoundary:
+    """The lower ends alone (a tail SLO's "certainly broken", harness/tune/tail_race.py):
+    one nominal level for every look, the largest whose exact probability that ANY look's
+    lower end is above the quantile (the walk below ``l_n``) is <= ``budget``. One-sided,
+    so the whole budget goes to the one tail that can stop a trial."""
+    budget = min(budget, alpha)
+    at = looks(floor, cap)
+
+    def ranks_at(level: float) -> dict[int, int]:
+        return {n: lower_rank(n, q, level) for n in at}
+
+    best = (0.0, dict.fromkeys(at, 0), 0.0)
+    lo, hi = 0.0, budget
+    for _ in range(40):
+        mid = (lo + hi) / 2
+        ranks = ranks_at(mid)
+        # no upper end: u = n + 1 is past the samples, so only the lower side can miss
+        miss = miss_probability({n: (r, n + 1) for n, r in ranks.items()}, cap, q)
+        if miss <= budget:
+            best, lo = (mid, ranks, miss), mid
+        else:
+            hi = mid
+    level, ranks, miss = best
+    return LowerBoundary(
+        q=q, alpha=alpha, floor=floor, cap=cap, nominal=level, miss=miss, ranks=ranks
+    )

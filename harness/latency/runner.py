@@ -80,6 +80,13 @@ def strict_body(
     return body
 
 
+def _rule_sees_streams(cfg: LatencyConfig) -> bool:
+    """A strict request's stream is parsed as it ends, for the stop rule to see its TTFT and
+    TPOT, only when nothing else is in flight (one at a time): parsing while another stream
+    arrives would delay that stream's timestamps. Otherwise the rule sees its end only."""
+    return cfg.stop_rule is not None and cfg.concurrency == 1
+
+
 def _ask_stop_rule(cfg: LatencyConfig, row: RequestRow, state: LatencyState) -> bool:
     """The config's stop rule after a timed request (harness/latency/stop_rule.py): True
     when it ends the run (its reason kept in ``state.stopped_by``)."""
@@ -180,17 +187,33 @@ async def run_strict_bucket(
             n: int = n,
             looking: Stopper | None = looking,
         ) -> None:
-            if looking is not None and rec.raw and rec.error is None:
-                parse_stream(rec)  # nothing is in flight: --until-ci sends one at a time
-            row = RequestRow(
-                bucket=bucket.name,
-                mode="strict",
-                phase=phase,
-                index=i,
-                ok=rec.ok,
-                e2e_ms=rec.ms(rec.end_ns) if looking is None else rec.e2e_ms if rec.ok else None,
-                error_kind=str(rec.error.kind) if rec.error else None,
-            )
+            full = phase == "timed" and _rule_sees_streams(cfg)
+            if (looking is not None or full) and rec.raw and rec.error is None:
+                parse_stream(rec)  # nothing is in flight: one request at a time
+            if full:  # the stop rule's row is the report's (TTFT, TPOT for a tail SLO)
+                row, _ = to_row(
+                    rec,
+                    bucket=bucket.name,
+                    mode="strict",
+                    phase=phase,
+                    index=i,
+                    prompt_tokens=bucket.prompt_tokens,
+                    tok=tok,
+                )
+            else:
+                row = RequestRow(
+                    bucket=bucket.name,
+                    mode="strict",
+                    phase=phase,
+                    index=i,
+                    ok=rec.ok,
+                    e2e_ms=rec.ms(rec.end_ns)
+                    if looking is None
+                    else rec.e2e_ms
+                    if rec.ok
+                    else None,
+                    error_kind=str(rec.error.kind) if rec.error else None,
+                )
             if on_row:
                 on_row(row, n)
             if looking is not None:

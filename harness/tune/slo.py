@@ -170,9 +170,11 @@ def metric_value(report: LatencyReport, metric: str, bucket: str) -> float | Non
     return float(value) if value is not None else None
 
 
-def _limit(
+def bound_limit(
     bound: Bound, slo: Slo, bucket: str, side: str, reference: LatencyReport | None
 ) -> float | None:
+    """The number ``bound`` stands for in ``bucket``: itself, or the baseline trial's value
+    (``reference``) with ``slack_pct``; None: a baseline bound with no baseline measured."""
     if not isinstance(bound, str):
         return float(bound)
     base = metric_value(reference, slo.metric, bucket) if reference is not None else None
@@ -199,7 +201,7 @@ def check_slos(
             for side, bound in (("max", slo.max), ("min", slo.min)):
                 if bound is None:
                     continue
-                limit = _limit(bound, slo, name, side, reference)
+                limit = bound_limit(bound, slo, name, side, reference)
                 if slo.tail is not None and value is not None and limit is not None:
                     out.append(_judge_tail(i, slo, name, value, limit, report))
                 else:

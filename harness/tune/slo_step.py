@@ -94,16 +94,23 @@ def _load(folder: Path | None) -> LatencyReport | None:
     return LatencyReport.load(folder)
 
 
-def check_folder(slos: Sequence[Slo], folder: Path, reference: Path | None) -> str | None:
+def check_folder(
+    slos: Sequence[Slo], folder: Path, reference: Path | None, stopped: str | None = None
+) -> str | None:
     """Why the trial in ``folder`` violates an SLO (None: every one met); ``slo.json``
-    records every check. ``reference``: the baseline trial's folder (None: not measured)."""
+    records every check. ``reference``: the baseline trial's folder (None: not measured);
+    ``stopped``: why a tail SLO stopped the measurement (harness/tune/tail_race.py), the
+    trial's why, recorded as ``stopped_early`` beside the checks of the partial report."""
     report = _load(folder)
     if report is None:
-        return "slo: no latency report to check the SLOs on"
+        return stopped or "slo: no latency report to check the SLOs on"
     base = report if reference is not None and reference.resolve() == folder.resolve() else None
     checks = check_slos(slos, report, base or _load(reference))
-    why = failed_why(checks)
-    record = {"ok": why is None, "why": why, "checks": [c.as_dict() for c in checks]}
+    why = stopped or failed_why(checks)
+    record: dict[str, object] = {"ok": why is None, "why": why}
+    if stopped:
+        record["stopped_early"] = stopped
+    record["checks"] = [c.as_dict() for c in checks]
     (folder / SLO_JSON).write_text(json.dumps(record, indent=2), encoding="utf-8")
     return why
 

@@ -8,6 +8,7 @@ from typing import Annotated, Literal
 
 from pydantic import AfterValidator, Field, field_validator, model_validator
 
+from harness.errors import ConfigError
 from harness.tune.serve import Strict
 
 Choice = str | int | float | bool
@@ -86,10 +87,38 @@ class TuneOptions(Strict):
     limit: float | None = Field(None, gt=0)
     max_gen_toks: int | None = Field(None, ge=1)
     until_ci: float | None = Field(None, gt=0)
+    # what until_ci stops on: the median (default) or a percentile (--until-ci-at)
+    until_ci_at: Literal["median", "p90", "p95", "p99"] | None = None
     decide: bool = True  # quality with --decide (tune's default: on)
     data_dir: str | None = None
     tokenizer: str | None = None
     latency_mode: Literal["official", "strict", "both"] | None = None
+
+    @model_validator(mode="after")
+    def _until_ci_at(self) -> TuneOptions:
+        if self.until_ci_at is not None and self.until_ci is None:
+            raise ValueError(
+                f"until_ci_at = {self.until_ci_at!r} names what until_ci stops on, and "
+                f"until_ci is not set: add until_ci = PCT (e.g. until_ci = 5)"
+            )
+        return self
+
+    def check_until_ci(self, runs: int) -> None:
+        """``until_ci_at`` a percentile with an interval within ``runs`` (options.runs, else
+        the profile's): one that could never stop early is refused before anything starts."""
+        from harness.latency.quantile_sequence import quantile_boundary
+        from harness.tails import PERCENTILES
+
+        at = self.until_ci_at
+        if at is None or at == "median" or self.until_ci is None:
+            return
+        if quantile_boundary(runs, PERCENTILES[at]).first is None:
+            raise ConfigError(
+                f"SPACE.toml: options.until_ci_at: no 95 % interval of a {at} exists within "
+                f"{runs} runs, so until_ci could never stop a bucket early",
+                hint="stop on the median or a lower percentile, or raise options.runs (a p90 "
+                "has its first interval at about 37 runs, a p95 at 92, a p99 at 461)",
+            )
 
     def gate(self) -> dict[str, object]:
         """The gate option mapping (harness/gate/options.py) these settings make."""

@@ -40,6 +40,8 @@ def preflight(space: Space, profile: Profile, folder: Path) -> None:
     first candidate is started: a missing one is the step's own error (exit 2); an image
     candidate's engine and image (exit 3 / 2)."""
     plan = GatePlan(url=UNSTARTED, folder=folder, profile=profile, options=space.options.gate())
+    if profile.latency is not None:  # SPACE.toml's words before the latency flags'
+        space.options.check_until_ci(space.options.runs or profile.latency.runs)
     if space.serve.image is not None:  # the engine answers and has the image
         from harness.tune.container import check_image
 
@@ -144,7 +146,7 @@ def _measure(
     target_steps = [k for k in steps if all(k is not d for d in deferred)]
     done: list[str] = []
     target = Target(folder=folder, url=url)
-    seat = RaceSeat(space.race, incumbent)
+    seat = RaceSeat(space.race, incumbent, space.slo, reference, folder)
     for kind in target_steps:
         hooks.step(kind.name)
         try:
@@ -172,13 +174,14 @@ def _measure(
     interim = judge_folder(folder, profile, plan.provenance(plan.command_line()), skipped=skipped)
     score = interim.grader_score
     racer = seat.racer
-    raced = racer.stopped if racer is not None else None
+    slo_stop = seat.slo_stopped  # a tail SLO it cannot meet stopped it (tune/tail_race.py)
+    raced = racer.stopped if racer is not None and slo_stop is None else None
     blocking = None
     if interim.verdict is Verdict.FAIL:
         blocking = _first_blocking(_conclude(plan, skipped))
     slo_failed = None
     if space.slo and blocking is None and not raced:  # a raced run is partial: no SLO on it
-        slo_failed = slo_step.check_folder(space.slo, folder, reference)
+        slo_failed = slo_step.check_folder(space.slo, folder, reference, stopped=slo_stop)
     ended = after_speed(
         raced=raced,
         bound=racer.bound if racer is not None else None,

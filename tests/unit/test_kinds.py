@@ -223,6 +223,8 @@ NAMES_KINDS: dict[str, str] = {
     "tune/slo.py": "SPACE.toml's SLOs are latency figures by definition (p99 TTFT of a bucket,"
     " no bucket slower than the baseline); a facet for them waits for a second kind with SLOs",
     "tune/slo_step.py": "reads the trial's latency report for those SLOs (as tune/slo.py)",
+    "tune/tail_race.py": "races a trial on those SLOs: its latency rows, and the baseline "
+    "trial's latency report for a baseline bound (as tune/slo.py)",
 }
 
 
