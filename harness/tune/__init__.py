@@ -5,6 +5,6 @@ and stops one server; trial.py measures one candidate into its run folder; searc
 drives the Optuna study (tune_folder.py makes, unmakes and reads back the tune folder), samplers.py says which candidate it asks for next (sampling.py:
 TPE's settings); confirm.py re-measures its winner against the runner-up and the
 baseline (confirm_leg.py one leg, confirm_stats.py the pure statistics, confirm_record.py
-its record, confirm_view.py its console lines); report.py is ``tune.json``; render.py the
-console.
+its record, confirm_view.py its console lines); report.py is ``tune.json``; status.py a trial's
+statuses and what each means; render.py the console.
 """

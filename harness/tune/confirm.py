@@ -40,9 +40,9 @@ from harness.tune.confirm_stats import Option, lead, mean_ci, median, selection,
 from harness.tune.confirm_view import leg_line, plan_line
 from harness.tune.report import TrialRecord, TuneReport
 from harness.tune.space import Choice, Space
+from harness.tune.status import Status
 
 CONFIRM_DIR = "confirm"
-FEASIBLE = ("ok", "slower")
 
 
 class Say(Protocol):
@@ -70,7 +70,7 @@ def contestants(report: TuneReport) -> list[tuple[TrialRecord, str]]:
     if best is None:
         return []
     ranked = sorted(
-        (t for t in report.trials if t.status in FEASIBLE and t.score is not None),
+        (t for t in report.trials if t.status.feasible and t.score is not None),
         key=lambda t: (-(t.score or 0.0), t.number),
     )
     out: list[tuple[TrialRecord, str]] = [(best, "winner")]
@@ -139,7 +139,7 @@ def build_record(
             if n == t.number
             and r <= rounds
             and leg.cold_start_s is not None
-            and leg.status == "ok"  # a void leg's "cold start" was another server's answer
+            and leg.status == Status.OK  # a void leg's "cold start" was another server's answer
         ]
         m = mean_ci(measured)
         broke = [
@@ -211,7 +211,7 @@ def choose(
     whose fresh legs broke an SLO is never taken (None: none is left to take)."""
     winner = people[0]
     if winner.slo:
-        kept = [p for p in people if p.status == "ok" and not p.slo]
+        kept = [p for p in people if p.status == Status.OK and not p.slo]
         if not kept:
             return None, (
                 f"none: the winner (trial {winner.trial}) broke an SLO on its confirmation "
@@ -227,14 +227,14 @@ def choose(
     beaten = [by_trial[c.opponent] for c in comparisons if c.call == "overturned"]
     if beaten:
         top = max(beaten, key=lambda p: p.confirmed_score or 0.0)
-        if top.status == "ok":
+        if top.status == Status.OK:
             return top, f"trial {top.trial} measured faster than the winner on confirmation"
         return winner, (
             f"trial {top.trial} measured faster, but its quality was not measured "
             f"(status {top.status}): measure it before taking it"
         )
     tied = [by_trial[c.opponent] for c in comparisons if c.call == "tie"]
-    options = [winner, *(p for p in tied if p.status == "ok")]
+    options = [winner, *(p for p in tied if p.status == Status.OK)]
     if len(options) > 1:
         opts = [Option(p.trial, p.changes, p.cold_start_s, p.confirmed_score) for p in options]
         chosen, rule = tie_pick(opts)
@@ -334,7 +334,7 @@ def _run(
 def baseline_folder(report: TuneReport, space: Space, folder: Path) -> Path | None:
     """The baseline trial's run folder (an SLO bound at the baseline is read there)."""
     for t in report.trials:
-        if t.folder and t.status != "interrupted" and slo_step.is_baseline(space, t.params):
+        if t.folder and t.status != Status.INTERRUPTED and slo_step.is_baseline(space, t.params):
             return folder / t.folder  # another worker's: an absolute path, kept as it is
     return None
 

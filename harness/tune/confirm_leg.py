@@ -23,6 +23,7 @@ from harness.tune import candidate, own, slo_step
 from harness.tune.confirm_record import ConfirmLeg
 from harness.tune.launch import Server, plan_launch, wait_said, write_params
 from harness.tune.space import Choice, Space
+from harness.tune.status import Status
 from harness.tune.template import diff_text
 
 AnyKind = MeasurementKind[Any, Any, Any, Any]
@@ -58,16 +59,20 @@ def run_leg(
     meta: dict[str, object] = {"params": dict(values), "note": note, **how.meta()}
     meta |= {"round": round_no, "trial": trial}
     write_params(folder, meta)
-    leg = ConfirmLeg(round=round_no, trial=trial, status="ok", folder=rel, launch=launch)
+    leg = ConfirmLeg(round=round_no, trial=trial, status=Status.OK, folder=rel, launch=launch)
     try:
         cand = how.start(folder)
     except candidate.StartFailed as err:
-        update = {"status": "failed-to-start", "why": err.message, "log_tail": err.log_tail}
+        update = {"status": Status.FAILED_TO_START, "why": err.message, "log_tail": err.log_tail}
         return leg.model_copy(update=update)
     try:
         cold = wait_said(cand, profile, space, hooks)
         if isinstance(cold, candidate.StartFailed):
-            update = {"status": "failed-to-start", "why": cold.message, "log_tail": cold.log_tail}
+            update = {
+                "status": Status.FAILED_TO_START,
+                "why": cold.message,
+                "log_tail": cold.log_tail,
+            }
             return leg.model_copy(update=update)
         leg.cold_start_s = round(cold, 3)
         if cand.url != how.url:
@@ -90,7 +95,7 @@ def run_leg(
     stray = own.still_answers(cand.url) if space.serve.image is None else None
     if stray is not None:  # not (only) the contestant was measured: nothing of it counts
         own.hide_void(folder, stray)
-        return measured.model_copy(update={"status": "void", "why": stray, "score": None})
+        return measured.model_copy(update={"status": Status.VOID, "why": stray, "score": None})
     if space.slo and measured.score is not None:
         broke = slo_step.check_folder(space.slo, folder, reference)
         if broke is not None:
@@ -105,20 +110,22 @@ def _measure(
     try:
         rc = run_step(kind, plan, hooks, Target(folder=plan.folder, url=plan.url))
     except HarnessError as err:
-        return leg.model_copy(update={"status": "error", "why": f"{kind.name}: {err.one_line()}"})
+        return leg.model_copy(
+            update={"status": Status.ERROR, "why": f"{kind.name}: {err.one_line()}"}
+        )
     finally:
         hooks.step_end(kind.name)
     if (code := cand.poll()) is not None:
         why = f"the server exited (code {code}) during {kind.name}"
         tail = cand.tail()
-        return leg.model_copy(update={"status": "crashed", "why": why, "log_tail": tail})
+        return leg.model_copy(update={"status": Status.CRASHED, "why": why, "log_tail": tail})
     try:
         report = load_report(plan.folder, kind.report)
     except HarnessError as err:
-        return leg.model_copy(update={"status": "error", "why": err.one_line()})
+        return leg.model_copy(update={"status": Status.ERROR, "why": err.one_line()})
     assert kind.score is not None  # speed_kind picks a kind with a score
     score = kind.score.of(report) if report is not None and report.complete else None
     if score is None:
         why = "target unreachable" if rc == EXIT_TARGET else "no complete score measured"
-        return leg.model_copy(update={"status": "error", "why": f"{kind.name}: {why}"})
+        return leg.model_copy(update={"status": Status.ERROR, "why": f"{kind.name}: {why}"})
     return leg.model_copy(update={"score": float(score)})

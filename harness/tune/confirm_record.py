@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from pydantic import BaseModel, Field
 
+from harness.tune.status import Status
+
 LEG_FILE = "leg.json"
 
 
@@ -13,7 +15,7 @@ class ConfirmLeg(BaseModel):
 
     round: int  # 1-based
     trial: int  # the contestant's trial number
-    status: str  # "ok", "failed-to-start", "crashed", "error", "void" (harness/tune/own.py)
+    status: Status  # ok, failed-to-start, crashed, error, void (harness/tune/own.py)
     why: str = ""
     score: float | None = None
     cold_start_s: float | None = None
@@ -27,7 +29,7 @@ class Contestant(BaseModel):
     trial: int
     role: str  # "winner", "runner-up", "baseline" ("runner-up, baseline" when both)
     note: str  # the diff from the baseline
-    status: str  # the trial's status in the search ("ok" or "slower")
+    status: Status  # the trial's status in the search (a feasible one)
     changes: int  # parameters that differ from the baseline
     search_score: float | None = None
     scores: list[float | None] = Field(default_factory=list)  # its leg's score, round by round

@@ -34,7 +34,7 @@ def plan_line(entrants: Sequence[tuple[TrialRecord, str]], rounds: int) -> str:
 def leg_line(leg: ConfirmLeg, rounds: int) -> str:
     head = f"confirm r{leg.round}/{rounds} trial {leg.trial:>3}"
     if leg.score is None:
-        return f"{head}  [yellow]{leg.status}[/] — {escape(leg.why)}"
+        return f"{head}  [{leg.status.style}]{leg.status}[/] — {escape(leg.why)}"
     cold = "" if leg.cold_start_s is None else f"  cold start {leg.cold_start_s:.2f} s"
     broke = f"  [red]{escape(leg.slo)}[/]" if leg.slo else ""
     return f"{head}  {leg.score:7.3f}{cold}{broke}"

@@ -30,7 +30,7 @@ class Importance:
 
 
 def _usable(report: TuneReport) -> list[TrialRecord]:
-    return [t for t in report.trials if t.feasible and t.score is not None]
+    return [t for t in report.trials if t.status.feasible and t.score is not None]
 
 
 def _fits(t: TrialRecord, dists: dict[str, BaseDistribution]) -> bool:

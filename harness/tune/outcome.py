@@ -1,4 +1,4 @@
-"""A trial's statuses and the order its decisions are taken in (pure).
+"""The order a trial's decisions are taken in (pure; its statuses: harness/tune/status.py).
 
 The real trial (harness/tune/trial.py) and the bench's simulated one
 (bench/tune_landscape.py) both decide through these functions, so the bench measures
@@ -10,24 +10,10 @@ gate reason → ``gate-failed``; raced out → ``lost-race``; no better than the
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Literal
 
-Status = Literal[
-    "ok",  # measured in full, no gate failed: may be the incumbent
-    "slower",  # cannot beat the incumbent: quality not measured (feasible as far as known)
-    "lost-race",  # the race stopped its speed measurement: it cannot beat the incumbent
-    "disqualified",  # a required check failed
-    "gate-failed",  # a quality gate (or another blocking rule) failed
-    "audit-failed",  # a contest rule failed (harness audit): its speed is not to be believed
-    "slo-failed",  # an SLO of SPACE.toml ([[slo]]) was violated by its speed measurement
-    "failed-to-start",  # exited or never ready
-    "crashed",  # the server died while measured
-    "error",  # a measurement stopped with an error
-    "void",  # its URL still answered after it was stopped: another server was measured
-]
+from harness.tune.status import Status
+
 NEW_INCUMBENT = "new incumbent"  # an ok trial's why when it beat the incumbent it knew of
-# feasible as far as known: never recommended unless ``ok``, but not a constraint violation
-FEASIBLE: frozenset[str] = frozenset({"ok", "slower", "lost-race"})
 
 
 @dataclass
@@ -42,11 +28,14 @@ class TrialResult:
     steps: list[str] = field(default_factory=list)
     bound: float | None = None  # lost-race: the optimistic score bound it stopped at
 
+    def __post_init__(self) -> None:
+        self.status = Status(self.status)  # a status's string (the bench's) is its member
+
     @property
     def objective(self) -> float:
         """What the study is told: the score (a gate-failed trial's measured speed too: why,
         harness/tune/sampling.py), a lost race's bound, 0 with no speed measured."""
-        if self.status not in FEASIBLE and self.status != "gate-failed":
+        if not self.status.feasible and self.status is not Status.GATE_FAILED:
             return 0.0
         return float(self.score if self.score is not None else self.bound or 0.0)
 
@@ -71,14 +60,14 @@ def after_speed(
     ``blocking``: the first blocking reason of the folder judged without quality;
     ``slo``: why an SLO of the space is violated (None: met, or none)."""
     if blocking is not None:
-        return TrialResult("gate-failed", blocking, score, verdict="FAIL")
+        return TrialResult(Status.GATE_FAILED, blocking, score, verdict="FAIL")
     if raced:
-        return TrialResult("lost-race", raced, None, bound=bound)
+        return TrialResult(Status.LOST_RACE, raced, None, bound=bound)
     if slo:
-        return TrialResult("slo-failed", slo, score)
+        return TrialResult(Status.SLO_FAILED, slo, score)
     if quality_next and incumbent is not None and (score is None or score <= incumbent):
         why = f"score {num(score)} ≤ incumbent {num(incumbent)}: quality not measured"
-        return TrialResult("slower", why, score)
+        return TrialResult(Status.SLOWER, why, score)
     return None
 
 
@@ -94,8 +83,8 @@ def after_quality(
     verdict's first blocking reason, None when no gate failed; ``audit``: its first failing
     audit rule, which makes the trial infeasible whatever else it scored: objective 0)."""
     if audit is not None:
-        return TrialResult("audit-failed", audit, score, verdict="FAIL")
+        return TrialResult(Status.AUDIT_FAILED, audit, score, verdict="FAIL")
     if blocking is not None:
-        return TrialResult("gate-failed", blocking, score, verdict="FAIL")
+        return TrialResult(Status.GATE_FAILED, blocking, score, verdict="FAIL")
     why = NEW_INCUMBENT if incumbent is None or (score or 0) > incumbent else "ok"
-    return TrialResult("ok", why, score, verdict=verdict)
+    return TrialResult(Status.OK, why, score, verdict=verdict)

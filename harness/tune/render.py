@@ -19,16 +19,6 @@ from harness.tune.report import TrialRecord, TuneReport
 from harness.tune.search import TuneHooks
 from harness.tune.storage import recorded
 
-_STYLE = {
-    "ok": "green",
-    "slower": "cyan",
-    "lost-race": "cyan",
-    "gate-failed": "red",
-    "audit-failed": "red",
-    "slo-failed": "red",
-    "disqualified": "red",
-}
-
 
 def unit_of(score_name: str) -> str:
     """The score's unit mark: × for the latency profile's mean speedup, none otherwise."""
@@ -38,7 +28,7 @@ def unit_of(score_name: str) -> str:
 def trial_line(record: TrialRecord, rank: int | None, total: int, unit: str = "×") -> str:
     score = "   —   " if record.score is None else f"{record.score:6.3f}{unit}"
     place = f"#{rank}" if rank is not None else "—"
-    style = _STYLE.get(record.status, "yellow")
+    style = record.status.style
     why = record.why
     if why == NEW_INCUMBENT and rank is not None and rank > 1:
         # it beat the incumbent it was raced against; another worker's trial, measured at
@@ -76,7 +66,7 @@ class ConsoleTuneHooks(TuneHooks):
 
     def trial_done(self, record: TrialRecord, rank: int | None, total: int) -> None:
         self.console.print(trial_line(record, rank, total, self.unit))
-        if record.log_tail and record.status in ("failed-to-start", "crashed"):
+        if record.log_tail and record.status.log_shown:
             self.console.print(escape(record.log_tail), style="dim")
 
     def say(self, text: str) -> None:

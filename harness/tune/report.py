@@ -9,13 +9,14 @@ from pydantic import BaseModel, Field
 from harness.report_base import Migration, Report
 from harness.tune.confirm_record import ConfirmRecord
 from harness.tune.space import Choice
+from harness.tune.status import Status
 
 
 class TrialRecord(BaseModel):
     number: int
     params: dict[str, Choice]
     note: str  # the parameter diff from the baseline ("baseline" for it)
-    status: str  # harness/tune/trial.py Status
+    status: Status  # harness/tune/status.py
     why: str = ""
     score: float | None = None
     feasible: bool = False

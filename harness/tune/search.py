@@ -44,7 +44,7 @@ from harness.gate.hooks import NO_HOOKS, GateHooks
 from harness.profiles import Profile
 from harness.tune import claim, conditions, launch, slo_step, storage
 from harness.tune.confirm import confirm_winner
-from harness.tune.outcome import FEASIBLE, TrialResult
+from harness.tune.outcome import TrialResult
 from harness.tune.report import TrialRecord, TuneReport
 from harness.tune.samplers import (
     PointGrid,
@@ -56,6 +56,7 @@ from harness.tune.samplers import (
     suggest,
 )
 from harness.tune.space import Choice, Space
+from harness.tune.status import Status
 from harness.tune.template import diff_text
 from harness.tune.trial import preflight, run_trial, trial_folder
 from harness.tune.tune_folder import SPACE_COPY as SPACE_COPY  # re-exported
@@ -242,7 +243,7 @@ def build_report(
     study: optuna.Study, cfg: TuneConfig, sampler: str, stopped_by: str, score_name: str
 ) -> TuneReport:
     records = [_record(t, cfg.folder) for t in study.get_trials(deepcopy=False) if _shown(t)]
-    best_ok = [r for r in _ranked(records) if r.status == "ok"]
+    best_ok = [r for r in _ranked(records) if r.status == Status.OK]
     best = best_ok[0] if best_ok else None
     report = TuneReport(
         name=cfg.space.name or "tune",
@@ -397,7 +398,7 @@ def _measure_trial(
         reference=slo_step.baseline_folder(study, cfg.space, values, folder, cfg.folder),
         hooks=hooks.steps,
     )
-    feasible = res.status in FEASIBLE
+    feasible = res.status.feasible
     attrs: dict[str, Any] = {
         "status": res.status,
         "why": res.why,

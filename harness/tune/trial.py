@@ -22,11 +22,10 @@ from harness.run_folder import fresh_folder, make_folder
 from harness.target import Target
 from harness.tune import candidate, own, slo_step
 from harness.tune.launch import Server, plan_launch, wait_said, write_params
-from harness.tune.outcome import FEASIBLE as FEASIBLE  # re-exported: the statuses' home moved
-from harness.tune.outcome import Status as Status
 from harness.tune.outcome import TrialResult, after_quality, after_speed
 from harness.tune.racing import RaceSeat
 from harness.tune.space import Choice, Space
+from harness.tune.status import Status
 from harness.tune.template import diff_text
 
 
@@ -76,12 +75,14 @@ def run_trial(
     try:
         cand = how.start(folder)
     except candidate.StartFailed as err:  # another server at its URL; an image refused
-        return TrialResult("failed-to-start", err.message, launch=launch, log_tail=err.log_tail)
+        return TrialResult(
+            Status.FAILED_TO_START, err.message, launch=launch, log_tail=err.log_tail
+        )
     try:
         cold = wait_said(cand, profile, space, hooks)
         if isinstance(cold, candidate.StartFailed):
             return TrialResult(
-                "failed-to-start", cold.message, launch=launch, log_tail=cold.log_tail
+                Status.FAILED_TO_START, cold.message, launch=launch, log_tail=cold.log_tail
             )
         url = cand.url
         if url != how.url:
@@ -106,7 +107,7 @@ def run_trial(
     stray = own.still_answers(cand.url) if space.serve.image is None else None
     if stray is not None:  # measured, but not (only) the candidate: nothing of it counts
         own.hide_void(folder, stray)
-        return TrialResult("void", stray, launch=launch, cold_start_s=result.cold_start_s)
+        return TrialResult(Status.VOID, stray, launch=launch, cold_start_s=result.cold_start_s)
     return result
 
 
@@ -158,16 +159,20 @@ def _measure(
         done.append(kind.name)
         if (code := cand.poll()) is not None:
             return TrialResult(
-                "crashed",
+                Status.CRASHED,
                 f"the server exited (code {code}) during {kind.name}",
                 log_tail=cand.tail(),
                 steps=done,
             )
         if rc == -1 or rc == EXIT_TARGET:
-            return TrialResult("error", f"{kind.name}: {why or 'target unreachable'}", steps=done)
+            return TrialResult(
+                Status.ERROR, f"{kind.name}: {why or 'target unreachable'}", steps=done
+            )
         if rc == EXIT_FAIL and kind.prerequisite:
             report = judge_folder(folder, profile, plan.provenance(plan.command_line()), skipped=[])
-            return TrialResult("disqualified", _first_blocking(report), verdict="FAIL", steps=done)
+            return TrialResult(
+                Status.DISQUALIFIED, _first_blocking(report), verdict="FAIL", steps=done
+            )
     skipped = [k.name for k in deferred]
     interim = judge_folder(folder, profile, plan.provenance(plan.command_line()), skipped=skipped)
     score = interim.grader_score
@@ -198,7 +203,7 @@ def _measure(
         try:
             run_step(kind, plan, hooks, target)
         except HarnessError as err:
-            return TrialResult("error", f"{kind.name}: {err.one_line()}", score, steps=done)
+            return TrialResult(Status.ERROR, f"{kind.name}: {err.one_line()}", score, steps=done)
         finally:
             hooks.step_end(kind.name)
         done.append(kind.name)

@@ -26,43 +26,20 @@ from harness.report.entry import LedgerEntry, entry_for_folder
 from harness.tune.confirm_page import confirm_section
 from harness.tune.importance import Importance
 from harness.tune.report import TrialRecord, TuneReport
+from harness.tune.status import GROUPS, Status
 from harness.tune.template import diff_text
 from harness.view import fmt
-from harness.view.chart import XY, Bars, BarSeries, Color, Lines
+from harness.view.chart import XY, Bars, BarSeries, Lines
 from harness.view.model import (
     Cell,
     Column,
     Figure,
     Row,
     Section,
-    Tone,
     facts,
     section,
     table,
     text,
-)
-
-INFEASIBLE_TONE: Tone = "bad"
-STATUS_TONE: dict[str, Tone] = {"ok": "good", "slower": "plain", "running": "dim"}
-STATUS_GROUPS: tuple[tuple[str, frozenset[str], Color], ...] = (
-    ("ok", frozenset({"ok"}), "good"),
-    ("slower (quality not measured)", frozenset({"slower"}), "s0"),
-    (
-        "infeasible",
-        frozenset(
-            {
-                "gate-failed",
-                "audit-failed",
-                "slo-failed",
-                "disqualified",
-                "failed-to-start",
-                "crashed",
-                "error",
-                "void",
-            }
-        ),
-        "bad",
-    ),
 )
 
 
@@ -117,7 +94,7 @@ def gates_text(v: TrialView) -> str:
     for q in quality:
         mark = "" if q.passed is None else " ✓" if q.passed else " ✗"
         parts.append(f"{q.title} {fmt.num(q.score, '.3f')}{mark}")
-    if not quality and v.record.status in ("ok", "slower", "gate-failed", "slo-failed"):
+    if not quality and v.record.status.speed_measured:
         parts.append("quality not measured")
     return " · ".join(parts) or fmt.DASH
 
@@ -177,13 +154,12 @@ def _trials(report: TuneReport, views: list[TrialView]) -> Section:
     rows: list[Row] = []
     for v in views:
         t = v.record
-        tone = STATUS_TONE.get(t.status, INFEASIBLE_TONE)
         cells = (
             Cell(str(t.number)),
             *(Cell(fmt.text(t.params.get(n))) for n in names),
             Cell(score_text(t.score, v.ci, is_speedup(report))),
             Cell(gates_text(v)),
-            Cell(t.status, tone),
+            Cell(t.status, t.status.tone),
             Cell(fmt.num(t.minutes, ".2f")),
             Cell(t.why or fmt.DASH),
         )
@@ -205,8 +181,8 @@ def score_chart(report: TuneReport) -> Lines | None:
     if not scored:
         return None
     series: list[XY] = []
-    for label, statuses, color in STATUS_GROUPS:
-        pts = [(float(t.number), float(t.score or 0.0)) for t in scored if t.status in statuses]
+    for label, color in GROUPS.items():
+        pts = [(float(t.number), float(t.score or 0.0)) for t in scored if t.status.group == label]
         if pts:
             xs, ys = zip(*pts, strict=True)
             series.append(XY(label, xs, ys, color))
@@ -247,7 +223,7 @@ def frontier(report: TuneReport, views: list[TrialView] | None = None) -> list[S
     cis = {v.record.number: v.ci for v in views or []}
     steps: list[Step] = []
     for t in sorted(report.trials, key=lambda r: r.number):
-        if t.status != "ok" or t.score is None:
+        if t.status != Status.OK or t.score is None:
             continue
         if steps and t.score <= (steps[-1].record.score or 0.0):
             continue
