@@ -25,6 +25,7 @@ class TrialRecord(BaseModel):
     folder: str | None = None
     launch: str = ""
     log_tail: str = ""
+    bound: float | None = None  # lost-race: the optimistic score bound it was stopped at
 
 
 def _v1_to_v2(data: dict[str, Any]) -> dict[str, Any]:

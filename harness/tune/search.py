@@ -29,7 +29,7 @@ import time
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Protocol
 
 import optuna
 from optuna.distributions import (
@@ -42,7 +42,7 @@ from optuna.trial import FrozenTrial, TrialState
 from harness.errors import HarnessError, UsageError
 from harness.gate.hooks import NO_HOOKS, GateHooks
 from harness.profiles import Profile
-from harness.tune import claim, conditions, launch, slo_step, storage
+from harness.tune import claim, conditions, launch, slo_step, storage, trial_store
 from harness.tune.confirm import confirm_winner
 from harness.tune.outcome import TrialResult
 from harness.tune.report import TrialRecord, TuneReport
@@ -173,7 +173,7 @@ def _same_space(study: optuna.Study, cfg: TuneConfig) -> None:
 
 
 def _mine(t: FrozenTrial, folder: Path) -> bool:
-    return t.user_attrs.get("root") == str(folder.resolve())
+    return t.user_attrs.get(trial_store.ROOT) == str(folder.resolve())
 
 
 def _recover(study: optuna.Study, folder: Path, *, only_mine: bool = False) -> None:
@@ -183,9 +183,9 @@ def _recover(study: optuna.Study, folder: Path, *, only_mine: bool = False) -> N
     for t in study.get_trials(deepcopy=False, states=(TrialState.RUNNING,)):
         if only_mine and not _mine(t, folder):
             continue
-        where = t.user_attrs.get("folder")
+        where = trial_store.read(t).folder
         if where:
-            launch.stop_recorded(folder / str(where))
+            launch.stop_recorded(folder / where)
         study._storage.set_trial_state_values(t._trial_id, TrialState.FAIL)
     trials = study.get_trials(deepcopy=False)
     held = [dict(claim.values_of(t)) for t in trials if t.state in claim.HOLDING]
@@ -198,35 +198,10 @@ def _recover(study: optuna.Study, folder: Path, *, only_mine: bool = False) -> N
 
 
 def _incumbent(study: optuna.Study) -> float | None:
-    scores = [
-        float(t.user_attrs["score"])
-        for t in study.get_trials(deepcopy=False, states=(TrialState.COMPLETE,))
-        if t.user_attrs.get("status") == "ok" and t.user_attrs.get("score") is not None
-    ]
-    return max(scores) if scores else None
-
-
-def _record(t: FrozenTrial, here: Path | None = None) -> TrialRecord:
-    a = t.user_attrs
-    folder = a.get("folder")
-    root = a.get("root")
-    if folder and root and here is not None and root != str(here.resolve()):
-        folder = str(Path(str(root)) / str(folder))  # another worker's tune folder
-    status = str(a.get("status", "interrupted" if t.state == TrialState.FAIL else "running"))
-    return TrialRecord(
-        number=t.number,
-        params=dict(t.params),
-        note=str(a.get("note", "")),
-        status=status,
-        why=str(a.get("why", "")),
-        score=a.get("score"),
-        feasible=bool(a.get("feasible", False)),
-        cold_start_s=a.get("cold_start_s"),
-        minutes=a.get("minutes"),
-        folder=folder,
-        launch=str(a.get("launch", "")),
-        log_tail=str(a.get("log_tail", "")),
-    )
+    done = study.get_trials(deepcopy=False, states=(TrialState.COMPLETE,))
+    scores = [r.score for r in map(trial_store.read, done) if r.status == Status.OK]
+    ok = [s for s in scores if s is not None]
+    return max(ok) if ok else None
 
 
 def _shown(t: FrozenTrial) -> bool:
@@ -242,7 +217,9 @@ def _ranked(records: list[TrialRecord]) -> list[TrialRecord]:
 def build_report(
     study: optuna.Study, cfg: TuneConfig, sampler: str, stopped_by: str, score_name: str
 ) -> TuneReport:
-    records = [_record(t, cfg.folder) for t in study.get_trials(deepcopy=False) if _shown(t)]
+    records = [
+        trial_store.read(t, cfg.folder) for t in study.get_trials(deepcopy=False) if _shown(t)
+    ]
     best_ok = [r for r in _ranked(records) if r.status == Status.OK]
     best = best_ok[0] if best_ok else None
     report = TuneReport(
@@ -367,14 +344,14 @@ def _measure_trial(
     box: list[tuple[int, float]],
     hooks: TuneHooks,
 ) -> float:
-    trial.set_user_attr("root", str(cfg.folder.resolve()))  # this worker's tune folder
+    trial.set_user_attr(trial_store.ROOT, str(cfg.folder.resolve()))  # this worker's
     # only the active parameters are drawn (Optuna's conditional search space)
     values = conditions.active_values(
         list(dists), cfg.space.conditions(), lambda k: suggest(trial, k, dists[k])
     )
     rule = conditions.excluded_by(cfg.space.exclusions(), values)
     if rule is not None:  # drawn by TPE or random: never measured, told as infeasible
-        trial.set_user_attr("constraint", 1.0)
+        trial.set_user_attr(trial_store.CONSTRAINT, 1.0)
         raise optuna.TrialPruned(f"excluded by exclude.{rule}")
     held = claim.holder(study, trial.number, values)
     if held is not None:  # e.g. the grid's own copy of the enqueued baseline: never twice
@@ -383,9 +360,11 @@ def _measure_trial(
         raise optuna.TrialPruned(f"trial {held.number} holds these values")
     folder = trial_folder(cfg.folder / TRIALS_DIR, trial.number)
     rel = folder.relative_to(cfg.folder)
-    trial.set_user_attr("folder", str(rel))
     note = diff_text(values, cfg.space.baseline)
-    trial.set_user_attr("note", note)
+    record = TrialRecord(
+        number=trial.number, params=dict(values), note=note, status=Status.RUNNING, folder=str(rel)
+    )
+    trial_store.write(trial, record)  # a --resume finds its folder (its server) from here
     t0 = time.monotonic()
     hooks.say(f"trial {trial.number:>3} starting — {note or 'baseline'}")
     res = measure(
@@ -399,28 +378,28 @@ def _measure_trial(
         hooks=hooks.steps,
     )
     feasible = res.status.feasible
-    attrs: dict[str, Any] = {
-        "status": res.status,
-        "why": res.why,
-        "score": res.score,
-        "feasible": feasible,
-        "cold_start_s": res.cold_start_s,
-        "minutes": round((time.monotonic() - t0) / 60, 3),
-        "launch": res.launch,
-        "log_tail": res.log_tail,
-        "constraint": 0.0 if feasible else 1.0,
-    }
-    if res.bound is not None:
-        attrs["bound"] = res.bound  # lost-race: the optimistic score it stopped at
-    for k, v in attrs.items():
-        trial.set_user_attr(k, v)
+    done = record.model_copy(
+        update={
+            "status": res.status,
+            "why": res.why,
+            "score": res.score,
+            "feasible": feasible,
+            "cold_start_s": res.cold_start_s,
+            "minutes": round((time.monotonic() - t0) / 60, 3),
+            "launch": res.launch,
+            "log_tail": res.log_tail,
+            "bound": res.bound,  # lost-race: the optimistic score it stopped at
+        }
+    )
+    trial_store.write(trial, done)
+    trial.set_user_attr(trial_store.CONSTRAINT, 0.0 if feasible else 1.0)
     value = res.objective
     box.append((trial.number, value))
     return value
 
 
 def _announce(study: optuna.Study, number: int, hooks: TuneHooks) -> None:
-    records = [_record(t) for t in study.get_trials(deepcopy=False)]
+    records = [trial_store.read(t) for t in study.get_trials(deepcopy=False)]
     ranked = _ranked(records)
     mine = next(r for r in records if r.number == number)
     rank = next((i + 1 for i, r in enumerate(ranked) if r.number == number), None)

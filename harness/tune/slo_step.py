@@ -17,7 +17,7 @@ from harness.errors import ConfigError
 from harness.latency.report import LatencyReport
 from harness.profiles import Profile
 from harness.tails import PERCENTILES, bound_floor
-from harness.tune import conditions
+from harness.tune import conditions, trial_store
 from harness.tune.slo import Slo, check_slos, failed_why
 from harness.tune.space import Choice, Space
 
@@ -120,14 +120,14 @@ def baseline_folder(
 ) -> Path | None:
     """The run folder of the baseline trial: ``folder`` when this trial is the baseline, else
     the lowest-numbered finished trial with the baseline's values (None: none yet). Another
-    worker's trial folder is under its own tune folder (``root`` user attribute)."""
+    worker's trial folder is under its own tune folder (harness/tune/trial_store.py)."""
     if not any(s.uses_baseline for s in space.slo):
         return None
     if is_baseline(space, values):
         return folder
     done = study.get_trials(deepcopy=False, states=(TrialState.COMPLETE,))
     for t in sorted(done, key=lambda t: t.number):
-        where = t.user_attrs.get("folder")
-        if where and is_baseline(space, t.params):
-            return Path(str(t.user_attrs.get("root") or root)) / str(where)
+        where = trial_store.folder_of(t, root)
+        if where is not None and is_baseline(space, t.params):
+            return where
     return None
