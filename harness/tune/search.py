@@ -36,7 +36,7 @@ from optuna.distributions import (
     BaseDistribution,
 )
 from optuna.samplers import BaseSampler, GridSampler
-from optuna.storages import RDBStorage
+from optuna.storages import BaseStorage, RDBStorage
 from optuna.trial import FrozenTrial, TrialState
 
 from harness.errors import HarnessError, UsageError
@@ -141,7 +141,7 @@ def open_study(
                 f"no study {name!r} in {storage.shown(cfg.storage or '')}",
                 hint="pass the --storage this tune was started with",
             ) from None
-        _recover(study, cfg.folder, only_mine=shared)
+        _recover(store, study, cfg.folder, only_mine=shared)
         return study
     try:
         study = optuna.create_study(
@@ -176,17 +176,25 @@ def _mine(t: FrozenTrial, folder: Path) -> bool:
     return t.user_attrs.get(trial_store.ROOT) == str(folder.resolve())
 
 
-def _recover(study: optuna.Study, folder: Path, *, only_mine: bool = False) -> None:
+def _recover(
+    store: BaseStorage, study: optuna.Study, folder: Path, *, only_mine: bool = False
+) -> None:
     """Trials a killed harness left RUNNING: their server group stopped, the trial FAIL, its
     parameters queued again (once: not if finished, waiting or measured by another worker).
-    ``only_mine``: a shared study; other workers' trials are theirs (or the heartbeat's)."""
-    for t in study.get_trials(deepcopy=False, states=(TrialState.RUNNING,)):
+    ``only_mine``: a shared study; other workers' trials are theirs (or the heartbeat's).
+
+    The state is set through the storage harness opened (its public methods), not with
+    ``study.tell``: telling runs the sampler's ``after_trial``, and GridSampler's, on the
+    grid's last point, calls ``study.stop()``, which raises outside ``optimize``."""
+    study_id = store.get_study_id_from_name(study.study_name)
+    for t in store.get_all_trials(study_id, deepcopy=False, states=(TrialState.RUNNING,)):
         if only_mine and not _mine(t, folder):
             continue
         where = trial_store.read(t).folder
         if where:
             launch.stop_recorded(folder / where)
-        study._storage.set_trial_state_values(t._trial_id, TrialState.FAIL)
+        trial_id = store.get_trial_id_from_study_id_trial_number(study_id, t.number)
+        store.set_trial_state_values(trial_id, TrialState.FAIL)
     trials = study.get_trials(deepcopy=False)
     held = [dict(claim.values_of(t)) for t in trials if t.state in claim.HOLDING]
     for t in trials:
