@@ -96,12 +96,13 @@ def run(args: argparse.Namespace) -> int:
     # tqdm reads TQDM_DISABLE once, when it is imported (Optuna imports it, so before the
     # search is): lm-eval's bars stay off the console, where the tune shows its own progress
     os.environ.setdefault("TQDM_DISABLE", "1")
-    from harness.tune.render import ConsoleTuneHooks, render_tune, unit_of
-    from harness.tune.search import run_tune, score_name
+    from harness.tune.render import ConsoleTuneHooks, render_tune
+    from harness.tune.score import score_name, unit_of
+    from harness.tune.search import run_tune
 
     cfg = _config(args)
     console = make_console(args)
-    unit = unit_of(score_name(cfg.profile))
+    unit = unit_of(score_name(cfg.profile, cfg.space))
     hooks = ConsoleTuneHooks(console, cfg.profile.name, str(cfg.folder), unit)
     report = run_tune(cfg, hooks)
     render_tune(console, report, str(cfg.folder))

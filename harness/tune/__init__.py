@@ -6,6 +6,7 @@ drives the Optuna study (tune_folder.py makes, unmakes and reads back the tune f
 trial_store.py keeps a trial's record on its Optuna trial), samplers.py says which candidate it asks for next (sampling.py:
 TPE's settings); confirm.py re-measures its winner against the runner-up and the
 baseline (confirm_leg.py one leg, confirm_stats.py the pure statistics, confirm_record.py
-its record, confirm_view.py its console lines); report.py is ``tune.json``; status.py a trial's
+its record, confirm_view.py its console lines); report.py is ``tune.json``; score.py its score's name and unit
+(the speed kind's record); status.py a trial's
 statuses and what each means; render.py the console.
 """

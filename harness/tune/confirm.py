@@ -27,7 +27,7 @@ from harness.paired.stats import MIN_EFFECT_PCT
 from harness.profiles import Profile
 from harness.run_folder import fresh_folder, make_folder
 from harness.tune import launch, slo_step
-from harness.tune.confirm_leg import AnyKind, run_leg, speed_kind
+from harness.tune.confirm_leg import AnyKind, run_leg
 from harness.tune.confirm_record import (
     LEG_FILE,
     Comparison,
@@ -39,6 +39,7 @@ from harness.tune.confirm_record import (
 from harness.tune.confirm_stats import Option, lead, mean_ci, median, selection, tie_pick
 from harness.tune.confirm_view import leg_line, plan_line
 from harness.tune.report import TrialRecord, TuneReport
+from harness.tune.score import speed_kind
 from harness.tune.space import Choice, Space
 from harness.tune.status import Status
 

@@ -14,7 +14,7 @@ from typing import Any
 
 from harness.errors import EXIT_TARGET, HarnessError
 from harness.gate.hooks import NO_HOOKS, GateHooks
-from harness.gate.orchestrate import UNSTARTED, GatePlan, run_step
+from harness.gate.orchestrate import GatePlan, run_step
 from harness.kinds.record import MeasurementKind
 from harness.profiles import Profile
 from harness.report_base import load_report
@@ -22,18 +22,12 @@ from harness.target import Target
 from harness.tune import candidate, own, slo_step
 from harness.tune.confirm_record import ConfirmLeg
 from harness.tune.launch import Server, plan_launch, wait_said, write_params
+from harness.tune.score import speed_kind as speed_kind  # re-exported: its home is score.py
 from harness.tune.space import Choice, Space
 from harness.tune.status import Status
 from harness.tune.template import diff_text
 
 AnyKind = MeasurementKind[Any, Any, Any, Any]
-
-
-def speed_kind(profile: Profile, space: Space) -> AnyKind | None:
-    """The profile's speed step: the first of the gate's steps that carries a score."""
-    opts = space.options.gate()
-    plan = GatePlan(url=UNSTARTED, folder=Path("."), profile=profile, options=opts)
-    return next((k for k in plan.steps() if k.score is not None), None)
 
 
 def run_leg(

@@ -16,16 +16,13 @@ from harness.report_base import Report
 from harness.tune.confirm_view import confirm_lines
 from harness.tune.outcome import NEW_INCUMBENT
 from harness.tune.report import TrialRecord, TuneReport
+from harness.tune.score import score_text, unit_of
 from harness.tune.search import TuneHooks
 from harness.tune.storage import recorded
 
 
-def unit_of(score_name: str) -> str:
-    """The score's unit mark: × for the latency profile's mean speedup, none otherwise."""
-    return "×" if score_name == "mean speedup" else ""
-
-
-def trial_line(record: TrialRecord, rank: int | None, total: int, unit: str = "×") -> str:
+def trial_line(record: TrialRecord, rank: int | None, total: int, unit: str = "") -> str:
+    """``unit``: the score's (harness/tune/score.py ``unit_of``)."""
     score = "   —   " if record.score is None else f"{record.score:6.3f}{unit}"
     place = f"#{rank}" if rank is not None else "—"
     style = record.status.style
@@ -54,7 +51,7 @@ class StepLines(ConsoleGateHooks):
 
 class ConsoleTuneHooks(TuneHooks):
     def __init__(
-        self, console: Console, profile: str = "", folder: str = "", unit: str = "×"
+        self, console: Console, profile: str = "", folder: str = "", unit: str = ""
     ) -> None:
         self.console = console
         self.unit = unit
@@ -84,7 +81,7 @@ def render_tune(console: Console, report: TuneReport, folder: str) -> None:
         console.print("[red]no feasible trial measured in full: no candidate to recommend[/]")
     else:
         console.print(
-            f"[bold]best: trial {best.number}[/] {best.score:.3f}{unit_of(report.score_name)} "
+            f"[bold]best: trial {best.number}[/] {score_text(report.score_name, best.score)} "
             f"{report.score_name} "
             f"({escape(best.note)})"
         )

@@ -55,6 +55,7 @@ from harness.tune.samplers import (
     points_covered,
     suggest,
 )
+from harness.tune.score import score_name
 from harness.tune.space import Choice, Space
 from harness.tune.status import Status
 from harness.tune.template import diff_text
@@ -283,12 +284,6 @@ def _stop_reason(cfg: TuneConfig, study: optuna.Study, sampler: BaseSampler, t0:
     return ""
 
 
-def score_name(profile: Profile) -> str:
-    """What the tune's score is called: the latency profile's mean speedup, else the
-    profile's own score (GPU MODE Paris: weighted tok/s through the gate's score)."""
-    return "mean speedup" if profile.latency is not None else "score"
-
-
 def run_tune(
     cfg: TuneConfig, hooks: TuneHooks | None = None, measure: MeasureTrial = run_trial
 ) -> TuneReport:
@@ -309,7 +304,7 @@ def run_tune(
         raise
     if cfg.resume:
         sampler_name = str(study.user_attrs.get("sampler", sampler_name))
-    score = score_name(cfg.profile)
+    score = score_name(cfg.profile, cfg.space)
     dists = distributions(cfg.space)
     t0 = time.monotonic()
     stopped_by = ""

@@ -20,12 +20,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from harness.conformance.summary import CheckLedger
-from harness.quality.summary import QualityLedger
 from harness.report.entry import LedgerEntry, entry_for_folder
+from harness.report.parts import gate_cells
 from harness.tune.confirm_page import confirm_section
 from harness.tune.importance import Importance
 from harness.tune.report import TrialRecord, TuneReport
+from harness.tune.score import score_text as written
+from harness.tune.score import unit_of
 from harness.tune.status import GROUPS, Status
 from harness.tune.template import diff_text
 from harness.view import fmt
@@ -68,34 +69,27 @@ def read_trials(report: TuneReport, folder: Path) -> list[TrialView]:
     return out
 
 
-def score_text(score: float | None, ci: tuple[float, float] | None, speedup: bool = True) -> str:
-    """A score with its CI: ``4.600× (4.5…4.7)``; a score that is no speedup (throughput's
-    weighted tok/s) without the ×."""
+def score_text(score: float | None, ci: tuple[float, float] | None, name: str = "") -> str:
+    """A score with its CI, as the score called ``name`` is written by its kind:
+    ``4.600× (4.5…4.7)`` for a speedup, weighted tok/s without the ×."""
     if score is None:
         return fmt.DASH
-    shown = fmt.times(score, 3) if speedup else fmt.num(score, ".3f")
-    return shown + (f" ({fmt.span(ci, lambda v: fmt.num(v, '.3f'))})" if ci else "")
-
-
-def is_speedup(report: TuneReport) -> bool:
-    return report.score_name == "mean speedup"
+    return written(name, score) + (f" ({fmt.span(ci, lambda v: fmt.num(v, '.3f'))})" if ci else "")
 
 
 def gates_text(v: TrialView) -> str:
-    """``checks 20/20 · MMLU-Pro 0.357 ✗ · GPQA-Diamond 0.000 ✗`` (what the folder holds)."""
+    """``checks 20/20 · MMLU-Pro 0.357 ✗ · GPQA-Diamond 0.000 ✗``: each kind's gate cells
+    as its record writes them (harness/report/parts.py); a kind measured only when the
+    trial could win (quality) says it was not measured when its speed was."""
     e = v.entry
     if e is None:
         return fmt.DASH
     parts: list[str] = []
-    checks, quality = e.part(CheckLedger), e.part(QualityLedger).quality
-    if checks.checks_total is not None:
-        failed = checks.checks_failed or 0
-        parts.append(f"checks {checks.checks_total - failed}/{checks.checks_total}")
-    for q in quality:
-        mark = "" if q.passed is None else " ✓" if q.passed else " ✗"
-        parts.append(f"{q.title} {fmt.num(q.score, '.3f')}{mark}")
-    if not quality and v.record.status.speed_measured:
-        parts.append("quality not measured")
+    for kind, cells in gate_cells(e.parts):
+        parts += cells
+        deferred = not (kind.prerequisite or kind.score is not None)
+        if not cells and deferred and v.record.status.speed_measured:
+            parts.append(f"{kind.name} not measured")
     return " · ".join(parts) or fmt.DASH
 
 
@@ -115,7 +109,7 @@ def _summary(report: TuneReport, views: list[TrialView]) -> Section:
     if best is not None:
         ci = next((v.ci for v in views if v.record.number == best.number), None)
         found = (
-            f"trial {best.number}: {score_text(best.score, ci, is_speedup(report))} ({best.note})"
+            f"trial {best.number}: {score_text(best.score, ci, report.score_name)} ({best.note})"
         )
         if pick is not None and report.confirm is not None:
             # the confirmation's pick is the recommendation; the search's best is its input
@@ -157,7 +151,7 @@ def _trials(report: TuneReport, views: list[TrialView]) -> Section:
         cells = (
             Cell(str(t.number)),
             *(Cell(fmt.text(t.params.get(n))) for n in names),
-            Cell(score_text(t.score, v.ci, is_speedup(report))),
+            Cell(score_text(t.score, v.ci, report.score_name)),
             Cell(gates_text(v)),
             Cell(t.status, t.status.tone),
             Cell(fmt.num(t.minutes, ".2f")),
@@ -249,7 +243,7 @@ def _frontier(report: TuneReport, views: list[TrialView]) -> Section:
     rows = [
         (
             str(s.record.number),
-            score_text(s.record.score, s.ci, is_speedup(report)),
+            score_text(s.record.score, s.ci, report.score_name),
             fmt.DASH if s.delta is None else f"{s.delta:+.3f}",
             s.change,
             Cell(s.noise or fmt.DASH, "warn" if s.noise == "within noise" else "plain"),
@@ -273,11 +267,7 @@ def _frontier(report: TuneReport, views: list[TrialView]) -> Section:
                         for s in steps
                     ),
                     notes=tuple(
-                        (
-                            fmt.times(s.record.score)
-                            if is_speedup(report)
-                            else fmt.num(s.record.score)
-                        )
+                        written(report.score_name, s.record.score, 2)
                         if s.delta is None
                         else f"{s.delta:+.2f}"
                         for s in steps
@@ -328,7 +318,7 @@ def _importance(imp: Importance) -> Section:
 def sections(report: TuneReport, folder: Path, importance: Importance) -> list[Section]:
     views = read_trials(report, folder)
     chart = score_chart(report)
-    unit = "×" if report.score_name == "mean speedup" else ""
+    unit = unit_of(report.score_name)
     confirm = confirm_section(report.confirm, unit) if report.confirm is not None else None
     return [
         _summary(report, views),
