@@ -289,7 +289,7 @@ def run_landscape(
     )
     report = run_tune(tcfg, measure=simulated_trial(land, m, profile))
     best = key_of(report.best.params) if report.best else None
-    m.statuses.update(t.status for t in report.trials)
+    m.statuses.update(t.status.value for t in report.trials)
     picks.append(Pick("tune", best, m.requests, m.t_s / 3600))
     return land, picks, m
 
