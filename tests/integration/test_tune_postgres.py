@@ -17,9 +17,9 @@ import pytest
 from optuna.storages import RetryHeartbeatStaleTrialCallback
 from optuna.trial import TrialState
 
-from harness.tune.candidate import group_alive
-from harness.tune.storage import GRACE_ENV, open_storage
-from harness.tune.trial_store import read
+from harness.tune.launch.candidate import group_alive
+from harness.tune.record.trial_store import read
+from harness.tune.study.storage import GRACE_ENV, open_storage
 from tests.fixtures.postgres import PgCluster
 from tests.integration.test_tune_simulator import GOOD, TRAP, _space
 from tests.integration.test_tune_workers import check_study, start_worker

@@ -17,8 +17,8 @@ import optuna
 import pytest
 from optuna.trial import TrialState
 
-from harness.tune.candidate import group_alive
-from harness.tune.trial_store import read
+from harness.tune.launch.candidate import group_alive
+from harness.tune.record.trial_store import read
 from tests.integration.test_tune_simulator import GOOD, TRAP, _space
 
 pytestmark = pytest.mark.timeout(500)

@@ -1,4 +1,4 @@
-"""The tune's score is named and written by its speed kind's record (harness/tune/score.py):
+"""The tune's score is named and written by its speed kind's record (harness/tune/record/score.py):
 latency's mean speedup with its ×, throughput's weighted tok/s without one, on the console
 and on the page alike."""
 
@@ -8,12 +8,12 @@ from pathlib import Path
 
 from harness.profiles import load_profile
 from harness.registry import kind_named
-from harness.tune.importance import Importance
-from harness.tune.render import trial_line
-from harness.tune.report import TrialRecord, TuneReport
-from harness.tune.score import score_name, score_text, unit_of
+from harness.tune.record.report import TrialRecord, TuneReport
+from harness.tune.record.score import score_name, score_text, unit_of
+from harness.tune.show.importance import Importance
+from harness.tune.show.render import trial_line
+from harness.tune.show.views import sections
 from harness.tune.space import parse_space
-from harness.tune.views import sections
 from harness.view.model import Table
 from tests.unit.test_tune_page import SPACE
 

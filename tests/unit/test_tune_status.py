@@ -1,4 +1,4 @@
-"""A trial's status is one table (harness/tune/status.py): every status has every
+"""A trial's status is one table (harness/tune/record/status.py): every status has every
 property, the console and the page show it in the same tone, and ``tune.json`` keeps the
 strings it always held."""
 
@@ -8,11 +8,11 @@ import re
 from pathlib import Path
 from typing import get_args
 
-from harness.tune.importance import Importance
-from harness.tune.render import trial_line
-from harness.tune.report import TrialRecord, TuneReport
-from harness.tune.status import CONSOLE_STYLE, GROUPS, MEANINGS, Status
-from harness.tune.views import sections
+from harness.tune.record.report import TrialRecord, TuneReport
+from harness.tune.record.status import CONSOLE_STYLE, GROUPS, MEANINGS, Status
+from harness.tune.show.importance import Importance
+from harness.tune.show.render import trial_line
+from harness.tune.show.views import sections
 from harness.view.console import STYLE
 from harness.view.model import Table, Tone
 
