@@ -1,4 +1,4 @@
-"""How tune's race on a tail SLO (harness/tune/tail_race.py) stops trials, over many
+"""How tune's race on a tail SLO (harness/tune/trial/tail_race.py) stops trials, over many
 simulated trials with known truth: how often a trial that meets its SLO is stopped, and
 how many requests a broken one saves.
 
@@ -57,7 +57,7 @@ from harness.latency.report import RequestRow
 from harness.latency.sequential import ALPHA, BUDGET, MIN_RUNS
 from harness.stats import wilson_interval
 from harness.tails import PERCENTILES, over_allowed
-from harness.tune.tail_race import TailRace, TailWatch
+from harness.tune.trial.tail_race import TailRace, TailWatch
 
 CASES = (("p90", 50), ("p90", 200), ("p99", 1000))  # (percentile, runs of a full bucket)
 RATIOS = (0.5, 1.0, 1.5, 2.0)  # true percentile / the SLO's bound

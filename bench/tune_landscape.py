@@ -19,12 +19,12 @@ MMLU-Pro 1,209 documents, IFEval 55, GPQA-Diamond 20) and thresholds.
 
 Methods, each on its own simulated clock:
 
-- ``tune``: ``harness.tune.search.run_tune`` itself (Optuna, ``--sampler auto``: TPE at this
+- ``tune``: ``harness.tune.study.search.run_tune`` itself (Optuna, ``--sampler auto``: TPE at this
   budget, the baseline first, racing on, quality with ``--decide``), with the trial's
   measurement replaced through ``run_tune``'s ``measure`` seam by a simulation that takes
   the real trial's steps: the latency config built from the profile and raced by the same
-  ``RaceSeat``/``Racer`` (harness/tune/racing.py, rule harness/tune/race.py), then the same
-  decisions in the same order (harness/tune/outcome.py: ``after_speed``, ``after_quality``).
+  ``RaceSeat``/``Racer`` (harness/tune/trial/racing.py, rule harness/tune/trial/race.py), then the same
+  decisions in the same order (harness/tune/record/outcome.py: ``after_speed``, ``after_quality``).
   ``--decide`` is simulated by its certainty rule only (stop once no remaining answer can
   change the decision): never wrong, and later than the real test, which also stops on a
   0.1 %-risk bound; the cost counted for tune is therefore an upper bound.
@@ -89,11 +89,11 @@ from harness.profiles import Profile, load_profile
 from harness.quality.decide_stats import passes
 from harness.stats import wilson_interval
 from harness.target import Target
-from harness.tune.outcome import TrialResult, after_quality, after_speed
-from harness.tune.racing import Racer, RaceSeat
-from harness.tune.samplers import SamplerName
-from harness.tune.search import TuneConfig, run_tune
+from harness.tune.record.outcome import TrialResult, after_quality, after_speed
 from harness.tune.space import Choice, Space, parse_space
+from harness.tune.study.samplers import SamplerName
+from harness.tune.study.search import TuneConfig, run_tune
+from harness.tune.trial.racing import Racer, RaceSeat
 
 
 @dataclass
@@ -289,7 +289,7 @@ def run_landscape(
     )
     report = run_tune(tcfg, measure=simulated_trial(land, m, profile))
     best = key_of(report.best.params) if report.best else None
-    m.statuses.update(t.status for t in report.trials)
+    m.statuses.update(t.status.value for t in report.trials)
     picks.append(Pick("tune", best, m.requests, m.t_s / 3600))
     return land, picks, m
 

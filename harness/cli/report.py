@@ -26,7 +26,7 @@ from harness.report.ledger import (
 from harness.report.pages import ledger_page, run_page
 from harness.report.render import fold_text, render_ledger, render_run
 
-TUNE_FILE = "tune.json"  # harness/tune/report.py: TuneReport.FILENAME
+TUNE_FILE = "tune.json"  # harness/tune/record/report.py: TuneReport.FILENAME
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -233,7 +233,7 @@ def run_detail(args: argparse.Namespace) -> int:
 
 def run_tune(args: argparse.Namespace, folder: Path) -> int:
     """A tune folder: its trials, score against trial, frontier and parameter importance."""
-    from harness.tune.page import show_tune  # optuna: only for a tune folder
+    from harness.tune.show.page import show_tune  # optuna: only for a tune folder
 
     console = make_console(args)
     html_path = None if args.no_html else Path(args.html) if args.html else folder / "report.html"

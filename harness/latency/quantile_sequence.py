@@ -183,7 +183,7 @@ class LowerBoundary:
 def lower_boundary(
     cap: int, q: float, floor: int = MIN_RUNS, alpha: float = ALPHA, budget: float = BUDGET
 ) -> LowerBoundary:
-    """The lower ends alone (a tail SLO's "certainly broken", harness/tune/tail_race.py):
+    """The lower ends alone (a tail SLO's "certainly broken", harness/tune/trial/tail_race.py):
     one nominal level for every look, the largest whose exact probability that ANY look's
     lower end is above the quantile (the walk below ``l_n``) is <= ``budget``. One-sided,
     so the whole budget goes to the one tail that can stop a trial."""

@@ -1,10 +1,25 @@
 """``harness tune``: the competitor's loop, automated (docs/tune.md).
 
-space.py reads SPACE.toml; template.py fills a candidate's command; candidate.py starts
-and stops one server; trial.py measures one candidate into its run folder; search.py
-drives the Optuna study (tune_folder.py makes, unmakes and reads back the tune folder), samplers.py says which candidate it asks for next (sampling.py:
-TPE's settings); confirm.py re-measures its winner against the runner-up and the
-baseline (confirm_leg.py one leg, confirm_stats.py the pure statistics, confirm_record.py
-its record, confirm_view.py its console lines); report.py is ``tune.json``; render.py the
-console.
+Rooms, bottom to top; a room imports only its own and lower rooms
+(tests/unit/test_tune_rooms.py):
+
+- ``space/``: SPACE.toml read and checked (the package itself), its ``[serve]``
+  (serve.py), SLOs (slo.py), conditions between parameters (conditions.py), the parts
+  of the file (parts.py), a candidate's command filled in (template.py);
+- ``record/``: what a tune records: a trial's status and what each means (status.py),
+  the order of a trial's decisions (outcome.py), ``tune.json`` (report.py) and its
+  confirmation (confirm.py), a trial's record on its Optuna trial (trial_store.py), the
+  score's name and unit from the speed kind's record (score.py);
+- ``launch/``: a candidate started and stopped (the package itself; candidate.py a
+  process, container.py an image, own.py: only its own server answers);
+- ``trial/``: one candidate measured into its run folder (the package itself), raced
+  against the incumbent (race.py, racing.py), its SLOs checked (slo_step.py);
+- ``confirm/``: the winner measured again against the runner-up and the baseline (the
+  package itself; leg.py one leg, stats.py the pure statistics, view.py its console
+  lines, page.py its page section);
+- ``study/``: the Optuna study that asks for candidates (search.py), which candidate
+  next (samplers.py; sampling.py: TPE's settings), which trial holds a point
+  (claim.py), where the study lives (storage.py), the tune folder (tune_folder.py);
+- ``show/``: the console (render.py), the tune page (views.py, page.py) and parameter
+  importance (importance.py).
 """

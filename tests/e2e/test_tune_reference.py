@@ -23,8 +23,8 @@ from pathlib import Path
 import pytest
 
 from harness.report_base import load_report
-from harness.tune.candidate import group_alive
-from harness.tune.report import TuneReport
+from harness.tune.launch.candidate import group_alive
+from harness.tune.record.report import TuneReport
 from tests.fixtures.tune_profiles import without_quality
 
 pytestmark = [pytest.mark.e2e, pytest.mark.timeout(3600)]

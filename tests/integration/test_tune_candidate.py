@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from harness.tune import candidate
+from harness.tune.launch import candidate
 
 pytestmark = pytest.mark.timeout(60)
 

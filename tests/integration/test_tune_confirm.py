@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 
 from harness.cli import main
-from harness.tune.candidate import group_alive
+from harness.tune.launch.candidate import group_alive
 from tests.fixtures.tune_profiles import without_quality
 
 pytestmark = pytest.mark.timeout(400)

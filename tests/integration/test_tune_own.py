@@ -1,4 +1,4 @@
-"""The tuner measures only its own candidate (harness/tune/own.py): another server already
+"""The tuner measures only its own candidate (harness/tune/launch/own.py): another server already
 at the candidate's URL is ``failed-to-start`` before anything is launched, for a trial and
 for a confirmation leg; a launcher whose server escapes its process group (as ``docker run
 -d`` would) leaves the URL answering after the stop, and the trial is ``void``."""
@@ -15,9 +15,9 @@ from pathlib import Path
 import pytest
 
 from harness.profiles import load_profile
-from harness.tune import own
-from harness.tune.candidate import free_port
-from harness.tune.confirm_leg import run_leg, speed_kind
+from harness.tune.confirm.leg import run_leg, speed_kind
+from harness.tune.launch import own
+from harness.tune.launch.candidate import free_port
 from harness.tune.space import load_space
 from harness.tune.trial import run_trial
 from tests.fixtures.tune_profiles import without_quality

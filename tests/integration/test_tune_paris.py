@@ -39,7 +39,7 @@ rounds = 0
     out = tmp_path / "tune"
     assert main(["tune", str(space), "--out", str(out)]) == 0
     tune = json.loads((out / "tune.json").read_text())
-    assert tune["score_name"] == "score"
+    assert tune["score_name"] == "weighted tok/s"  # the throughput kind's own name
     trials = {t["params"]["itl_ms"]: t for t in tune["trials"]}
     assert set(trials) == {8, 1} and all(t["status"] == "ok" for t in trials.values())
     for t in trials.values():  # the objective is the gate's score of the trial's folder

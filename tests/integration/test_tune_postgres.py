@@ -17,8 +17,9 @@ import pytest
 from optuna.storages import RetryHeartbeatStaleTrialCallback
 from optuna.trial import TrialState
 
-from harness.tune.candidate import group_alive
-from harness.tune.storage import GRACE_ENV, open_storage
+from harness.tune.launch.candidate import group_alive
+from harness.tune.record.trial_store import read
+from harness.tune.study.storage import GRACE_ENV, open_storage
 from tests.fixtures.postgres import PgCluster
 from tests.integration.test_tune_simulator import GOOD, TRAP, _space
 from tests.integration.test_tune_workers import check_study, start_worker
@@ -95,7 +96,7 @@ def test_three_workers_one_killed_share_one_study(tmp_path: Path, postgres: PgCl
     study = optuna.load_study(study_name="simtrap", storage=url)
     lost = study.get_trials(deepcopy=False, states=(TrialState.FAIL,))
     assert len(lost) == 1 and lost[0].user_attrs["root"] == str(dead.resolve())
-    assert lost[0].user_attrs["folder"] == record.parent.relative_to(dead).as_posix()
+    assert read(lost[0]).folder == record.parent.relative_to(dead).as_posix()
     done = study.get_trials(deepcopy=False, states=(TrialState.COMPLETE,))
     retried = RetryHeartbeatStaleTrialCallback.retried_trial_number
     again = [t for t in done if retried(t) is not None]

@@ -15,8 +15,8 @@ from rich.console import Console
 
 from harness.cli import main
 from harness.data.layout import SAMPLES_DIR
-from harness.tune.render import render_tune
-from harness.tune.report import TuneReport
+from harness.tune.record.report import TuneReport
+from harness.tune.show.render import render_tune
 from tests.fixtures.tune_profiles import multiple_choice_quality, without_quality
 
 pytestmark = pytest.mark.timeout(300)

@@ -18,7 +18,7 @@ from harness.cli import main
 from harness.data.layout import SAMPLES_DIR
 from harness.manifest.diff import diff_settings
 from harness.manifest.model import load_manifest
-from harness.tune.candidate import group_alive
+from harness.tune.launch.candidate import group_alive
 from tests.fixtures.tune_profiles import multiple_choice_quality
 
 pytestmark = pytest.mark.timeout(400)

@@ -109,7 +109,7 @@ def test_a_confirmation_leg_checks_the_slos_again_on_its_own_report(tmp_path: Pa
     """A fresh restart measured by the confirmation is held to the same SLOs: its slo field
     says which one it broke (here a TTFT no server of this simulator meets)."""
     from harness.profiles import load_profile
-    from harness.tune.confirm_leg import run_leg, speed_kind
+    from harness.tune.confirm.leg import run_leg, speed_kind
     from harness.tune.space import load_space
 
     path = tmp_path / "space.toml"

@@ -17,7 +17,8 @@ import optuna
 import pytest
 from optuna.trial import TrialState
 
-from harness.tune.candidate import group_alive
+from harness.tune.launch.candidate import group_alive
+from harness.tune.record.trial_store import read
 from tests.integration.test_tune_simulator import GOOD, TRAP, _space
 
 pytestmark = pytest.mark.timeout(500)
@@ -51,9 +52,9 @@ def check_study(url: str, outs: list[Path], *, last: list[Path] | None = None) -
     done = study.get_trials(deepcopy=False, states=(TrialState.COMPLETE,))
     points = [(t.params["itl_ms"], t.params["quant"]) for t in done]
     assert sorted(points) == sorted({(4, GOOD), (4, TRAP), (1, GOOD), (1, TRAP)})  # once each
-    assert [t.user_attrs["note"] for t in done].count("baseline") == 1
+    assert [read(t).note for t in done].count("baseline") == 1
     assert not study.get_trials(deepcopy=False, states=(TrialState.RUNNING, TrialState.WAITING))
-    folders = [Path(t.user_attrs["root"]) / t.user_attrs["folder"] for t in done]
+    folders = [Path(t.user_attrs["root"]) / str(read(t).folder) for t in done]
     assert len(set(folders)) == len(folders)
     assert all((f / "params.json").is_file() for f in folders)
     assert {f.parent.parent for f in folders} <= {o.resolve() for o in outs}

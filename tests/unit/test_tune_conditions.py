@@ -1,4 +1,4 @@
-"""Conditions between parameters (harness/tune/conditions.py): parsing, activation, the
+"""Conditions between parameters (harness/tune/space/conditions.py): parsing, activation, the
 grid's valid points, the launch without an inactive parameter, and the search (grid and
 TPE) through run_tune's measure seam."""
 
@@ -14,12 +14,11 @@ from harness.data.layout import SAMPLES_DIR
 from harness.errors import ConfigError
 from harness.gate.hooks import NO_HOOKS, GateHooks
 from harness.profiles import Profile, load_profile
-from harness.tune import conditions
-from harness.tune.outcome import TrialResult
-from harness.tune.samplers import PointGrid, choose_sampler
-from harness.tune.search import TuneConfig, run_tune
-from harness.tune.space import Choice, Space, parse_space
-from harness.tune.template import diff_text, launch_argv, launch_env
+from harness.tune.record.outcome import TrialResult
+from harness.tune.space import Choice, Space, conditions, parse_space
+from harness.tune.space.template import diff_text, launch_argv, launch_env
+from harness.tune.study.samplers import PointGrid, choose_sampler
+from harness.tune.study.search import TuneConfig, run_tune
 
 ON, OFF = "--enable-prefix-caching", "--no-enable-prefix-caching"
 

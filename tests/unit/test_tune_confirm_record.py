@@ -10,9 +10,9 @@ import pytest
 
 from harness.errors import ConfigError
 from harness.tune.confirm import build_record, contestants, order, read_legs
-from harness.tune.confirm_record import LEG_FILE, ConfirmLeg
-from harness.tune.confirm_view import confirm_lines
-from harness.tune.report import TrialRecord, TuneReport
+from harness.tune.confirm.view import confirm_lines
+from harness.tune.record.confirm import LEG_FILE, ConfirmLeg
+from harness.tune.record.report import TrialRecord, TuneReport
 from harness.tune.space import parse_space
 
 BASE = {"seqs": 8, "cache": "off"}

@@ -7,7 +7,7 @@ import math
 
 import pytest
 
-from harness.tune.confirm_stats import Option, lead, mean_ci, pairs, selection, tie_pick
+from harness.tune.confirm.stats import Option, lead, mean_ci, pairs, selection, tie_pick
 
 
 def test_a_clear_lead_is_confirmed_with_a_paired_t_interval() -> None:

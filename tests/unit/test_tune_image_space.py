@@ -8,7 +8,7 @@ import pytest
 from harness.errors import ConfigError
 from harness.tune.launch import plan_launch
 from harness.tune.space import parse_space
-from harness.tune.template import dockerfile
+from harness.tune.space.template import dockerfile
 
 IMAGE = """
 [serve]

@@ -1,4 +1,4 @@
-"""The tune page (harness/tune/views.py, page.py, importance.py): trials, score against
+"""The tune page (harness/tune/show/views.py, page.py, importance.py): trials, score against
 trial, the frontier with "within noise" steps, parameter importance or why there is none,
 and ``harness report TUNE_DIR`` showing it."""
 
@@ -12,12 +12,12 @@ import pytest
 
 from harness.cli import main
 from harness.report.entry import LedgerEntry
-from harness.tune.confirm_record import Comparison, ConfirmRecord, Contestant, SelectionRecord
-from harness.tune.importance import param_importance
-from harness.tune.page import tune_page
-from harness.tune.report import TrialRecord, TuneReport
+from harness.tune.record.confirm import Comparison, ConfirmRecord, Contestant, SelectionRecord
+from harness.tune.record.report import TrialRecord, TuneReport
+from harness.tune.show.importance import param_importance
+from harness.tune.show.page import tune_page
+from harness.tune.show.views import TrialView, frontier, sections
 from harness.tune.space import parse_space
-from harness.tune.views import TrialView, frontier, sections
 
 SPACE = """
 name = "pg"

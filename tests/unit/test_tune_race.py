@@ -1,5 +1,5 @@
-"""The race's pure rule (harness/tune/race.py), its trial-side adapter and the order a
-trial's decisions are taken in (harness/tune/outcome.py), on literal numbers. That the
+"""The race's pure rule (harness/tune/trial/race.py), its trial-side adapter and the order a
+trial's decisions are taken in (harness/tune/record/outcome.py), on literal numbers. That the
 rule stops a candidate that could win at most alpha of the time is the bench's
 (bench/tune_landscape.py): a rate needs many simulated runs, not a unit test."""
 
@@ -10,10 +10,10 @@ import pytest
 from harness.errors import ConfigError
 from harness.latency.report import RequestRow
 from harness.profiles import load_profile
-from harness.tune.outcome import TrialResult, after_quality, after_speed
-from harness.tune.race import RaceSpec, race_look, speedup_bound
-from harness.tune.racing import Racer, RaceSeat
+from harness.tune.record.outcome import TrialResult, after_quality, after_speed
 from harness.tune.space import Race, parse_space
+from harness.tune.trial.race import RaceSpec, race_look, speedup_bound
+from harness.tune.trial.racing import Racer, RaceSeat
 from tests.fixtures.configs import latency_config
 
 ONE = RaceSpec(buckets=(("short", 1000.0),), cap=20)
@@ -100,7 +100,7 @@ def test_a_trials_decisions_come_in_the_gates_order() -> None:
     best = after_quality(blocking=None, score=6.5, incumbent=6.0, verdict="PASS")
     assert (best.status, best.why) == ("ok", "new incumbent")
     gate = after_quality(blocking="MMLU-Pro 0.60 < 0.621", score=6.5, incumbent=6.0, verdict="FAIL")
-    # a gate-failed trial teaches the sampler its measured speed (harness/tune/sampling.py)
+    # a gate-failed trial teaches the sampler its measured speed (harness/tune/study/sampling.py)
     assert gate.status == "gate-failed" and gate.objective == 6.5
     assert TrialResult("crashed", "x", 3.0).objective == 0.0
     assert TrialResult("disqualified", "x").objective == 0.0

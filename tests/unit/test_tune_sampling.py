@@ -1,11 +1,11 @@
-"""The TPE settings the search uses (harness/tune/sampling.py), chosen with
+"""The TPE settings the search uses (harness/tune/study/sampling.py), chosen with
 bench/tune_landscape.py: few random trials first, the best quarter as TPE's good group."""
 
 from __future__ import annotations
 
 import optuna
 
-from harness.tune.sampling import STARTUP_TRIALS, good_count, tpe_sampler
+from harness.tune.study.sampling import STARTUP_TRIALS, good_count, tpe_sampler
 
 
 def test_good_group_is_a_quarter_of_the_trials_capped() -> None:

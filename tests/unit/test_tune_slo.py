@@ -1,4 +1,4 @@
-"""SLOs of SPACE.toml (harness/tune/slo.py, slo_step.py): parsing, the checks on a literal
+"""SLOs of SPACE.toml (harness/tune/space/slo.py, slo_step.py): parsing, the checks on a literal
 latency report, "baseline" bounds, and what is refused before anything starts."""
 
 from __future__ import annotations
@@ -13,10 +13,10 @@ from harness.errors import ConfigError
 from harness.latency.report import BucketResult, Dist, LatencyReport, RequestRow
 from harness.profiles import load_profile
 from harness.stats import dist
-from harness.tune import slo_step
-from harness.tune.outcome import FEASIBLE, after_speed
-from harness.tune.slo import METRICS, Slo, check_slos, failed_why, metric_value
+from harness.tune.record.outcome import after_speed
 from harness.tune.space import parse_space
+from harness.tune.space.slo import METRICS, Slo, check_slos, failed_why, metric_value
+from harness.tune.trial import slo_step
 
 BASE = """
 [serve]
@@ -146,7 +146,7 @@ def test_an_slo_failure_is_infeasible_after_a_gate_failure_and_a_lost_race() -> 
     kw = {"bound": None, "score": 6.0, "incumbent": 5.0, "quality_next": True}
     ended = after_speed(raced=None, blocking=None, slo="slo[0] …", **kw)  # type: ignore[arg-type]
     assert ended is not None and ended.status == "slo-failed" and ended.score == 6.0
-    assert ended.status not in FEASIBLE and ended.objective == 0.0
+    assert not ended.status.feasible and ended.objective == 0.0
     gate = after_speed(raced=None, blocking="check failed", slo="slo[0] …", **kw)  # type: ignore[arg-type]
     assert gate is not None and gate.status == "gate-failed"
     assert after_speed(raced=None, blocking=None, slo=None, **kw) is None  # type: ignore[arg-type]

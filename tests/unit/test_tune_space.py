@@ -7,9 +7,9 @@ from pathlib import Path
 import pytest
 
 from harness.errors import ConfigError, UsageError
-from harness.tune.samplers import choose_sampler, grid_space
 from harness.tune.space import Range, Space, load_space, parse_space, pinned_text
-from harness.tune.template import diff_text, launch_argv, launch_env, shell_line
+from harness.tune.space.template import diff_text, launch_argv, launch_env, shell_line
+from harness.tune.study.samplers import choose_sampler, grid_space
 from harness.tune.trial import trial_folder
 
 GOOD = """
@@ -115,7 +115,7 @@ def test_distributions_and_tpe() -> None:
     from optuna.distributions import CategoricalDistribution, FloatDistribution, IntDistribution
     from optuna.samplers import TPESampler
 
-    from harness.tune.samplers import distributions
+    from harness.tune.study.samplers import distributions
 
     text = GOOD + "\n[params.tokens]\nlow = 1024\nhigh = 8192\nstep = 1024\n"
     text += "\n[params.mem]\nlow = 0.5\nhigh = 0.9\nlog = true\n"

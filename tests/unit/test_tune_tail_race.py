@@ -1,4 +1,4 @@
-"""Racing on a tail SLO (harness/tune/tail_race.py) on literal samples: a trial is stopped
+"""Racing on a tail SLO (harness/tune/trial/tail_race.py) on literal samples: a trial is stopped
 when its samples can no longer show the SLO met, or when the one-sided anytime-valid
 bound of the percentile is above the SLO's; never while it could still meet it. That a
 trial meeting its SLO is stopped at most alpha of the time is the bench's
@@ -15,11 +15,11 @@ from harness.errors import ConfigError
 from harness.latency.quantile_sequence import fixed_ranks, lower_boundary, lower_rank
 from harness.latency.report import RequestRow
 from harness.profiles import load_profile
-from harness.tune.race import RaceSpec
-from harness.tune.racing import FirstStop, Racer, RaceSeat
-from harness.tune.slo import Slo
 from harness.tune.space import Race, parse_space
-from harness.tune.tail_race import TailRace, TailWatch, tail_look, tail_watches
+from harness.tune.space.slo import Slo
+from harness.tune.trial.race import RaceSpec
+from harness.tune.trial.racing import FirstStop, Racer, RaceSeat
+from harness.tune.trial.tail_race import TailRace, TailWatch, tail_look, tail_watches
 from tests.fixtures.configs import latency_config
 
 P90 = TailWatch(

@@ -1,4 +1,4 @@
-"""Several workers on one study (harness/tune/storage.py, harness/tune/claim.py): a queued
+"""Several workers on one study (harness/tune/study/storage.py, harness/tune/study/claim.py): a queued
 trial is popped by one worker only, a point is measured by the lowest-numbered trial that
 holds it, and the storage URL a worker joined is kept for its --resume."""
 
@@ -15,11 +15,11 @@ from optuna.trial import TrialState
 
 from harness.errors import ConfigError, UsageError
 from harness.profiles import load_profile
-from harness.tune import claim
-from harness.tune.samplers import choose_sampler
-from harness.tune.search import TuneConfig, open_study, prepare_folder
 from harness.tune.space import parse_space
-from harness.tune.storage import (
+from harness.tune.study import claim
+from harness.tune.study.samplers import choose_sampler
+from harness.tune.study.search import TuneConfig, open_study, prepare_folder
+from harness.tune.study.storage import (
     GRACE_ENV,
     grace_s,
     heartbeat_s,
@@ -247,8 +247,8 @@ def test_a_resumed_worker_recovers_only_its_own_trials(tmp_path: Path) -> None:
 def test_a_new_incumbent_outranked_by_another_workers_trial_says_so() -> None:
     """Two workers each beat the incumbent they knew of: the one ranked #2 no longer says
     "new incumbent" beside its rank."""
-    from harness.tune.render import trial_line
-    from harness.tune.report import TrialRecord
+    from harness.tune.record.report import TrialRecord
+    from harness.tune.show.render import trial_line
 
     t = TrialRecord(number=3, params={}, note="a 1→2", status="ok", why="new incumbent", score=5.0)
     assert trial_line(t, 1, 4).endswith("a 1→2 — new incumbent")

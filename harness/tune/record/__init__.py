@@ -1,0 +1,2 @@
+"""What a tune records: statuses, a trial's outcome, ``tune.json``, the trial's record on
+its Optuna trial, the score's name (harness/tune/__init__.py: the rooms)."""

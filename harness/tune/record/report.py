@@ -1,0 +1,58 @@
+"""``tune.json``: every trial, the best feasible one and its exact launch command."""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar
+
+from pydantic import BaseModel, Field
+
+from harness.report_base import Migration, Report
+from harness.tune.record.confirm import ConfirmRecord
+from harness.tune.record.status import Status
+from harness.tune.space import Choice
+
+
+class TrialRecord(BaseModel):
+    number: int
+    params: dict[str, Choice]
+    note: str  # the parameter diff from the baseline ("baseline" for it)
+    status: Status  # harness/tune/record/status.py
+    why: str = ""
+    score: float | None = None
+    feasible: bool = False
+    cold_start_s: float | None = None
+    minutes: float | None = None
+    folder: str | None = None
+    launch: str = ""
+    log_tail: str = ""
+    bound: float | None = None  # lost-race: the optimistic score bound it was stopped at
+
+
+def _v1_to_v2(data: dict[str, Any]) -> dict[str, Any]:
+    """Schema 2: ``confirm``, the confirmation of the winner (none before)."""
+    data.setdefault("confirm", None)
+    return data
+
+
+class TuneReport(Report):
+    FILENAME: ClassVar[str] = "tune.json"
+    SCHEMA_VERSION: ClassVar[int] = 2
+    MIGRATIONS: ClassVar[dict[int, Migration]] = {1: _v1_to_v2}
+
+    kind: str = "tune"
+    name: str
+    sampler: str
+    score_name: str = ""
+    stopped_by: str = ""  # "trials budget", "minutes budget", "grid exhausted", "interrupted"
+    trials: list[TrialRecord] = Field(default_factory=list)
+    best: TrialRecord | None = None  # the best feasible trial measured in full
+    best_command: str | None = None
+    # the winner measured again against the runner-up and the baseline (docs/tune.md)
+    confirm: ConfirmRecord | None = None
+
+    @property
+    def interrupted(self) -> bool:
+        """Ctrl-C / SIGTERM stopped the search or the confirmation."""
+        return self.stopped_by == "interrupted" or (
+            self.confirm is not None and not self.confirm.complete
+        )
