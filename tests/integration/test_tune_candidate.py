@@ -98,3 +98,22 @@ def test_a_host_name_that_does_not_resolve_fails_to_start_at_once(tmp_path: Path
         cand.stop()
     assert time.monotonic() - t0 < 20
     assert "does not resolve" in err.value.message
+
+
+def test_an_interruption_inside_start_stops_the_group_it_started(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Ctrl-C / SIGTERM (harness/cli/signals.py raises KeyboardInterrupt) after the process
+    started and its record was written but before the caller holds the candidate: start
+    itself stops the group (the window a SIGTERM right after ``candidate.json`` hit)."""
+    started: list[int] = []
+
+    def interrupted(pgid: int, grace_s: float) -> object:
+        started.append(pgid)
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(candidate.GroupWatch, "start", staticmethod(interrupted))
+    with pytest.raises(KeyboardInterrupt):
+        candidate.start(SLEEPER, {}, "http://127.0.0.1:1", tmp_path, grace_s=1.0)
+    assert json.loads((tmp_path / candidate.RECORD).read_text())["pgid"] == started[0]
+    assert not candidate.group_alive(started[0])

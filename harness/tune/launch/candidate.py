@@ -148,9 +148,14 @@ def start(
             why="exited",
             log_tail="",
         ) from None
-    record = {"pid": proc.pid, "pgid": proc.pid, "argv": argv, "url": url}
-    (folder / RECORD).write_text(json.dumps(record, indent=2), encoding="utf-8")
-    return Candidate(proc, url, log, grace_s, out, GroupWatch.start(proc.pid, grace_s))
+    try:
+        record = {"pid": proc.pid, "pgid": proc.pid, "argv": argv, "url": url}
+        (folder / RECORD).write_text(json.dumps(record, indent=2), encoding="utf-8")
+        return Candidate(proc, url, log, grace_s, out, GroupWatch.start(proc.pid, grace_s))
+    except BaseException:  # Ctrl-C / SIGTERM before the caller holds it: nobody else stops it
+        kill_group(proc.pid, grace_s, reap=proc.poll)
+        out.close()
+        raise
 
 
 def wait_ready(cand: Candidate, path: str, timeout_s: float) -> float:
