@@ -84,6 +84,10 @@ class SimConfig(BaseModel):
     # server that serves the grader's filler prompt this many times faster
     cache_responses: bool = False
     filler_speedup: float = Field(1.0, ge=1)
+    # a second model stack for the latency grader's body shape (a prompt, not messages):
+    # another model's answers, and/or served this many times faster
+    second_stack: bool = False
+    prompt_speedup: float = Field(1.0, ge=1)
     # log
     log_file: str | None = None
     log_bodies: bool = True

@@ -143,6 +143,8 @@ class Engine:
             salt += f"/call={self._calls}"
         if cfg.route_divergence and route == "/invocations":
             salt += "/invocations"
+        if cfg.second_stack and req.kind == "completion":
+            salt += "/second-stack"
         key = req.prompt_text if req.prompt_ids is None else ",".join(map(str, ids))
         think = cfg.think_tokens if (req.thinking or cfg.think_leak) else 0
         pieces = self.vocab.generate(key, n, think=think, salt=salt)
@@ -160,6 +162,8 @@ class Engine:
         factor = self.jitter()
         if cfg.filler_speedup > 1 and is_filler(req.prompt_text):
             factor /= cfg.filler_speedup
+        if req.kind == "completion":
+            factor /= cfg.prompt_speedup
         prefill_ns = int(cfg.prefill_ms_per_token * 1e6 * (len(ids) - cached) * factor)
         reported = max(0, len(token_ids) + cfg.usage_skew)
         return Plan(
