@@ -1,0 +1,27 @@
+"""The probe phase's rules (``one_stack``; docs/audit.md), judged after the rounds' rules
+and put in the profile's order with them."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from harness.audit.probe import Probe
+from harness.audit.report import RuleVerdict
+from harness.audit.stack import one_stack
+from harness.profiles import AuditSpec
+
+PROBE_RULES = ("one_stack",)
+
+
+def judge_probes(spec: AuditSpec, probes: Sequence[Probe]) -> list[RuleVerdict]:
+    """Every probe rule the profile names."""
+    out: list[RuleVerdict] = []
+    for rule in spec.rules:
+        if rule == "one_stack":
+            out.append(one_stack(probes, spec))
+    return out
+
+
+def in_profile_order(spec: AuditSpec, verdicts: Sequence[RuleVerdict]) -> list[RuleVerdict]:
+    order: dict[str, int] = {rule: i for i, rule in enumerate(spec.rules)}
+    return sorted(verdicts, key=lambda v: order.get(v.rule, len(order)))
