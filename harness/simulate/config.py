@@ -8,6 +8,8 @@ Fault knobs draw from one RNG seeded by ``seed``, per request in arrival order.
 
 from __future__ import annotations
 
+from typing import Literal
+
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from harness.errors import ConfigError
@@ -88,6 +90,9 @@ class SimConfig(BaseModel):
     # another model's answers, and/or served this many times faster
     second_stack: bool = False
     prompt_speedup: float = Field(1.0, ge=1)
+    # a stream that is not the non-streamed answer: another first token, a usage 2 tokens
+    # off, or a second end of sequence after the finish
+    stream_mismatch: Literal["first_token", "usage", "eos"] | None = None
     # log
     log_file: str | None = None
     log_bodies: bool = True
