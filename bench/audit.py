@@ -13,9 +13,9 @@ lognormal factor on TPOT (σ 5 %); the near-filler control's answer is as long a
 filler's with probability 0.7, else 20–128 tokens; the request counter lags by 0–1.
 Cheats: an exact-response cache (0.7 ms once warm, the engine's counter not moved, and one
 that exports no counter), and filler detection serving the filler F times faster.
-Rule ``one_stack`` has its own rows: its probe phase simulated with ``one_stack`` and its
-``needs_confirmation`` (harness/audit/stack.py; the servers are described above
-``STACK_SERVERS``).
+Rules ``one_stack`` and ``stream_consistency`` have their own rows: the probe phase
+simulated and judged with their own functions (harness/audit/stack.py, stream.py; the
+servers are described above ``STACK_SERVERS`` and ``STREAM_SERVERS``).
 
     python bench/audit.py [--trials 20000] [--seed 1] [--json]
 """
@@ -36,6 +36,7 @@ from harness.audit.probe_rules import PROBE_RULES
 from harness.audit.report import Phase, Role, RuleResult, Sample
 from harness.audit.stack import needs_confirmation as stack_needs_confirmation
 from harness.audit.stack import one_stack
+from harness.audit.stream import SECOND_LOOK, needs_second_stream, stream_consistency
 from harness.profiles import load_profile
 
 PROFILE_SPEC = load_profile("efficient-qwen").audit
@@ -227,6 +228,89 @@ def stack_rows(trials: int, seed: int) -> list[dict[str, object]]:
     return rows
 
 
+# ---- stream_consistency: the probe phase's streams (harness/audit/stream.py) -------------
+# Every answer is " one answer here" (3 tokens + the EOS vLLM counts) or, on a "flaky"
+# server, " a near tie" with probability q on any request, streamed or not. Honest servers
+# also stream several tokens an event, or generate special tokens the text does not show
+# (usage above the text: never a finding). Cheats stream another first token (on every
+# stream, or on one in ten), report 2 more tokens streamed, or end twice.
+ANSWER, TIE, OTHER = " one answer here", " a near tie", " another answer here"
+
+
+@dataclass(frozen=True)
+class StreamServer:
+    name: str
+    flaky: float = 0.0
+    specials: int = 0  # special tokens generated, counted, absent from the text
+    first_token: float = 0.0  # share of streams whose first token another model wrote
+    usage_skew: int = 0  # added to a stream's usage only
+    ends: int = 1
+    honest: bool = True
+
+
+def stream_answer(rng: random.Random, s: StreamServer, route: str, shape: Shape, look: int,
+                  stream: bool, **flags: bool) -> Probe:  # fmt: skip
+    text = TIE if s.flaky and rng.random() < s.flaky else ANSWER
+    if stream and s.first_token and rng.random() < s.first_token:
+        text = OTHER
+    usage = len(text.split()) + 1 + s.specials + (s.usage_skew if stream else 0)
+    p = Probe(route=route, shape=shape, look=look, stream=stream, e2e_ms=100.0, text=text,
+              output_tokens=usage, text_tokens=len(text.split()), finish_reason="stop",
+              **flags)  # fmt: skip
+    if stream:
+        p.first_text, p.finish_events = " " + text.split()[0], s.ends
+        p.eos_in_text, p.text_after_finish = 0, False
+    return p
+
+
+def stream_once(rng: random.Random, s: StreamServer) -> tuple[RuleResult, int]:
+    probes = [stream_answer(rng, s, "/invocations", "prompt", 0, False, warmup=True)]
+    for again in (False, True):
+        probes += [stream_answer(rng, s, r, sh, 0, False, repeat=again) for r, sh in WAYS]
+    probes += [stream_answer(rng, s, r, sh, 0, True) for r, sh in (WAYS[0], WAYS[2])]
+    if stack_needs_confirmation(probes, SPEC):  # one_stack's second set, as the audit sends it
+        for again in (False, True):
+            probes += [stream_answer(rng, s, r, sh, 1, False, repeat=again) for r, sh in WAYS]
+    for p in needs_second_stream(probes):  # the second look, as the audit sends it
+        probes += [stream_answer(rng, s, p.route, p.shape, 1, True) for _ in range(SECOND_LOOK)]
+        probes.append(stream_answer(rng, s, p.route, p.shape, 1, False))
+    return stream_consistency(probes, tolerance=4).result, len(probes)
+
+
+STREAM_SERVERS = (
+    StreamServer("honest"),
+    StreamServer("honest, 3 special tokens not in the text", specials=3),
+    *(StreamServer(f"honest, flaky {q:.0%} (nondeterministic)", flaky=q) for q in (0.1, 0.3)),
+    StreamServer("another first token on every stream", first_token=1.0, honest=False),
+    StreamServer("another first token on 10 % of streams", first_token=0.1, honest=False),
+    StreamServer("another first token, flaky 10 %", first_token=1.0, flaky=0.1, honest=False),
+    StreamServer("stream usage +2", usage_skew=2, honest=False),
+    StreamServer("two ends of sequence", ends=2, honest=False),
+)
+
+
+def stream_rows(trials: int, seed: int) -> list[dict[str, object]]:
+    rows: list[dict[str, object]] = []
+    print("stream_consistency:", file=sys.stderr)
+    for s in STREAM_SERVERS:
+        rng = random.Random(f"{seed}/stream/{s.name}")
+        got = {r: 0 for r in RuleResult}
+        requests = 0
+        for _ in range(trials):
+            result, n = stream_once(rng, s)
+            got[result] += 1
+            requests += n
+        fail = got[RuleResult.FAIL]
+        rows.append({"rule": "stream_consistency", "server": s.name, "honest": s.honest,
+                     "trials": trials, "mean_requests": requests / trials,
+                     "fail": fail / trials, "fail95": upper95(fail, trials),
+                     "inconclusive": got[RuleResult.INCONCLUSIVE] / trials})  # fmt: skip
+        print(f"{s.name:48} req {requests / trials:5.1f}  fail {fail / trials:7.3%} "
+              f"(≤{upper95(fail, trials):.3%})  inc {got[RuleResult.INCONCLUSIVE] / trials:6.2%}",
+              file=sys.stderr)  # fmt: skip
+    return rows
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--trials", type=int, default=20000)
@@ -277,6 +361,8 @@ def main() -> int:
         print(f"{s.name:34} req {requests / args.trials:5.1f}  {cells}", file=sys.stderr)
     if "one_stack" in SPEC.rules:
         rows += stack_rows(args.trials, args.seed)
+    if "stream_consistency" in SPEC.rules:
+        rows += stream_rows(args.trials, args.seed)
     if args.json:
         print(json.dumps(rows, indent=2))
     return 0

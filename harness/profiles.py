@@ -195,6 +195,7 @@ class AuditSpec(Strict):
             "benchmark_detection",
             "physically_possible",
             "one_stack",
+            "stream_consistency",
         ]
     ] = Field(default_factory=list)
     buckets: list[str] = Field(default_factory=lambda: ["short"])  # latency buckets audited

@@ -56,6 +56,8 @@ class AuditConfig:
     chat_endpoint: str = "/invocations"
     model: str = ""
     thinking_off: dict[str, Any] = field(default_factory=dict)
+    # stream_consistency: usage may sit this far from the re-tokenised text (harness/usage.py)
+    usage_tolerance: int = 4
 
 
 def from_profile(profile: Profile, target: Target, o: AuditOverrides) -> AuditConfig:
@@ -89,4 +91,5 @@ def from_profile(profile: Profile, target: Target, o: AuditOverrides) -> AuditCo
         chat_endpoint=profile.quality.endpoint if profile.quality else "/invocations",
         model=profile.server.model,
         thinking_off=dict(profile.server.thinking_off),
+        usage_tolerance=profile.check.usage_tolerance_tokens,
     )

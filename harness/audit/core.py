@@ -148,7 +148,8 @@ async def measure_audit(
         out.counters_note = note or note_after
     by_bucket = {b.name: [s for s in samples if s.bucket == b.name] for b in cfg.buckets}
     out.rules = judge(cfg.spec, by_bucket, out.counters, out.requests, out.counters_note)
-    out.rules = in_profile_order(cfg.spec, out.rules + judge_probes(cfg.spec, probes))
+    probed = judge_probes(cfg.spec, probes, cfg.usage_tolerance)
+    out.rules = in_profile_order(cfg.spec, out.rules + probed)
     for v in out.rules:
         hooks.verdict(v)
     out.save(folder)

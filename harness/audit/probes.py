@@ -1,5 +1,5 @@
 """The audit's probe phase, after the timed rounds: one prompt asked in the graders' two
-body shapes on their routes (docs/audit.md, "one_stack").
+body shapes on their routes, then streamed (docs/audit.md, "The probe phase").
 
 The prompt is a user message drawn per audit (the unique heads' seed), so no server can
 have seen it; its *chat* body is the quality graders' (messages, thinking off as the
@@ -16,6 +16,11 @@ route and on the quality route, the prompt body on the OpenAI completions route 
 latency route. The repeats show whether the server is deterministic at temperature 0. A
 second, independent set only when the first set's answers or timing split
 (harness/audit/stack.py): a verdict never rests on one set.
+
+Then ``stream_consistency``'s streams: the chat body on the OpenAI chat route and the
+prompt body on the OpenAI completions route, streamed with usage (aiohttp: urllib cannot
+stream; a new connection each); a stream whose text differs from its answer gets a second
+look (harness/audit/stream.py).
 """
 
 from __future__ import annotations
@@ -29,14 +34,18 @@ from typing import Any
 from harness.audit.config import AuditConfig
 from harness.audit.probe import Probe, Shape
 from harness.audit.stack import needs_confirmation
+from harness.audit.stream import SECOND_LOOK, needs_second_stream, stream_facts
 from harness.chat_template import Message, render_qwen35
+from harness.client.http import HttpOptions, make_session, parse_stream, send_request
 from harness.client.records import RequestRecord
+from harness.client.sse import SSESplitter
 from harness.client.urllib_client import post_like_grader
 from harness.prompts import WORDS
 from harness.tokenizer import Tokenizer
 
 CHAT_ROUTE = "/v1/chat/completions"
 PROMPT_ROUTE = "/v1/completions"
+STREAM = {"stream": True, "stream_options": {"include_usage": True}}
 
 
 @dataclass(frozen=True)
@@ -47,6 +56,7 @@ class Ask:
     shape: Shape
     repeat: bool = False
     warmup: bool = False
+    stream: bool = False  # stream_consistency: streamed, with usage
 
 
 def question(seed: int) -> str:
@@ -56,20 +66,30 @@ def question(seed: int) -> str:
     return f"Write a long story about a {who} who finds a {what} near the {where}."
 
 
-def plan(cfg: AuditConfig) -> list[Ask]:
-    """One set of probes (the module docstring)."""
+def plan(cfg: AuditConfig, look: int = 0) -> list[Ask]:
+    """One set of probes (the module docstring); the second set has no warm-up and no
+    streams. ``stream_consistency`` alone asks the OpenAI routes only, twice, then streams."""
     chat, prompt = cfg.chat_endpoint, cfg.endpoint
-    ways = [Ask(r, "chat") for r in dict.fromkeys((CHAT_ROUTE, chat))]
-    ways += [Ask(r, "prompt") for r in dict.fromkeys((PROMPT_ROUTE, prompt))]
+    stack = "one_stack" in cfg.spec.rules
+    streams = "stream_consistency" in cfg.spec.rules and look == 0
+    ways = [Ask(r, "chat") for r in dict.fromkeys((CHAT_ROUTE, chat) if stack else (CHAT_ROUTE,))]
+    ways += [
+        Ask(r, "prompt")
+        for r in dict.fromkeys((PROMPT_ROUTE, prompt) if stack else (PROMPT_ROUTE,))
+    ]
     again = [Ask(a.route, a.shape, repeat=True) for a in ways]
-    return [Ask(prompt, "prompt", warmup=True), *ways, *again]
+    warm = [Ask(prompt if stack else PROMPT_ROUTE, "prompt", warmup=True)] if look == 0 else []
+    tail = [Ask(CHAT_ROUTE, "chat", stream=True), Ask(PROMPT_ROUTE, "prompt", stream=True)]
+    return [*warm, *ways, *again, *(tail if streams else [])]
 
 
 def body(cfg: AuditConfig, ask: Ask, messages: list[Message]) -> dict[str, Any]:
     """The grader's body of ``ask``'s shape for ``messages``."""
+    streamed = STREAM if ask.stream else {}
     if ask.shape == "prompt":
         text = render_qwen35(messages, enable_thinking=False)
-        return {"prompt": text, "max_tokens": cfg.spec.stack_max_tokens, "temperature": 0.0}
+        return {"prompt": text, "max_tokens": cfg.spec.stack_max_tokens, "temperature": 0.0,
+                **streamed}  # fmt: skip
     out: dict[str, Any] = {"messages": messages}
     if ask.route == CHAT_ROUTE:
         out["model"] = cfg.model
@@ -78,6 +98,7 @@ def body(cfg: AuditConfig, ask: Ask, messages: list[Message]) -> dict[str, Any]:
         "max_tokens": cfg.spec.stack_max_tokens,
         "temperature": 0.0,
         **cfg.thinking_off,
+        **streamed,
     }
 
 
@@ -95,11 +116,12 @@ def answer_text(response: dict[str, Any] | None) -> str:
 
 
 def probe_of(ask: Ask, look: int, rec: RequestRecord, tok: Tokenizer) -> Probe:
-    p = Probe(route=ask.route, shape=ask.shape, look=look, repeat=ask.repeat, warmup=ask.warmup)
+    p = Probe(route=ask.route, shape=ask.shape, look=look, repeat=ask.repeat, warmup=ask.warmup,
+              stream=ask.stream)  # fmt: skip
     if rec.error is not None or not rec.ok:
         p.error = rec.error.message if rec.error else "failed"
         return p
-    p.e2e_ms, p.text = rec.e2e_ms, answer_text(rec.response)
+    p.e2e_ms, p.text = rec.e2e_ms, rec.text if rec.stream else answer_text(rec.response)
     p.output_tokens, p.finish_reason = rec.usage_completion_tokens, rec.finish_reason
     p.text_tokens = tok.count(p.text) if p.text else 0
     return p
@@ -107,6 +129,8 @@ def probe_of(ask: Ask, look: int, rec: RequestRecord, tok: Tokenizer) -> Probe:
 
 async def send(cfg: AuditConfig, ask: Ask, messages: list[Message], look: int,
                tok: Tokenizer) -> Probe:  # fmt: skip
+    if ask.stream:
+        return await send_stream(cfg, ask, messages, look, tok)
     rec = await asyncio.to_thread(
         post_like_grader, cfg.url + ask.route, body(cfg, ask, messages),
         timeout_s=cfg.timeout_s, endpoint=ask.route,
@@ -114,19 +138,43 @@ async def send(cfg: AuditConfig, ask: Ask, messages: list[Message], look: int,
     return probe_of(ask, look, rec, tok)
 
 
+async def send_stream(cfg: AuditConfig, ask: Ask, messages: list[Message], look: int,
+                      tok: Tokenizer) -> Probe:  # fmt: skip
+    """A streamed probe on a new connection; its events are read before parse_stream keeps
+    only the text (harness/audit/stream.py's facts need each event's finish_reason)."""
+    opts = HttpOptions(timeout_s=cfg.timeout_s, new_connection_per_request=True)
+    async with make_session(opts) as session:
+        rec = await send_request(session, cfg.url + ask.route, body(cfg, ask, messages),
+                                 endpoint=ask.route, parse=False)  # fmt: skip
+    splitter = SSESplitter()
+    events = [data for _, chunk in rec.raw for data in splitter.feed(chunk)] + splitter.flush()
+    if rec.error is None:
+        parse_stream(rec)
+    p = probe_of(ask, look, rec, tok)
+    if p.ok:
+        facts = stream_facts(events)
+        p.first_text, p.finish_events = facts.first_text, facts.finish_events
+        p.text_after_finish, p.eos_in_text = facts.text_after_finish, facts.eos_in_text
+    return p
+
+
 async def run_probes(
     cfg: AuditConfig, tok: Tokenizer, sink: list[Probe], on_probe: Callable[[Probe], None]
 ) -> None:
     """The probe phase into ``sink``: one set, and a second when its timing splits."""
-    if "one_stack" not in cfg.spec.rules:
+    if not {"one_stack", "stream_consistency"} & set(cfg.spec.rules):
         return
     messages: list[Message] = [{"role": "user", "content": question(cfg.seed)}]
     for look in (0, 1):
-        if look == 1 and not needs_confirmation(sink, cfg.spec):
+        if look == 1 and not ("one_stack" in cfg.spec.rules and needs_confirmation(sink, cfg.spec)):
             break
-        for ask in plan(cfg):
-            if ask.warmup and look == 1:  # the prompt is in the cache already
-                continue
+        for ask in plan(cfg, look):
             p = await send(cfg, ask, messages, look, tok)
+            sink.append(p)
+            on_probe(p)
+    for s in needs_second_stream(sink):  # a stream that differed: a second look
+        second = [Ask(s.route, s.shape, stream=True)] * SECOND_LOOK + [Ask(s.route, s.shape)]
+        for ask in second:
+            p = await send(cfg, ask, messages, 1, tok)
             sink.append(p)
             on_probe(p)

@@ -77,6 +77,7 @@ def test_gate_url_measures_judges_and_records(reference_server, tmp_path):
         "benchmark_detection",
         "physically_possible",
         "one_stack",
+        "stream_consistency",
     }
     assert all(r == "pass" or (r == "inconclusive" and d) for r, d in verdicts.values()), verdicts
     assert audit["counters"]["vllm:request_success_total"] >= audit["requests"] - 1

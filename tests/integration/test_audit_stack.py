@@ -47,8 +47,10 @@ async def test_an_honest_server_gives_one_answer_at_one_speed(simulator, tmp_pat
     v, rep = await stack(sim.url, tmp_path)
     assert v.result is RuleResult.PASS, v.why
     assert v.why.startswith("the same answer (64 tokens) through 4 routes and body shapes")
-    # a warm-up, then each of the four ways of asking twice: one set, no second look
-    assert len(rep.probes) == 9 and {p.label for p in rep.probes} == GROUPS
+    # a warm-up, then each of the four ways of asking twice: one set, no second look (and
+    # stream_consistency's two streams)
+    asked = [p for p in rep.probes if not p.stream]
+    assert len(asked) == 9 and {p.label for p in asked} == GROUPS
     assert {p.look for p in rep.probes} == {0}
     # the chat body and its templated prompt reached the engine as the same prompt
     chat, prompt = (
@@ -84,7 +86,7 @@ async def test_the_same_answers_faster_on_prompt_bodies_fail_after_a_second_look
     assert v.result is RuleResult.FAIL, v.why
     assert v.why.startswith("the same answer is served faster by route or body shape")
     assert "prompt /invocations at" in v.why
-    assert {p.look for p in rep.probes} == {0, 1} and len(rep.probes) == 9 + 8
+    assert {p.look for p in rep.probes} == {0, 1} and len(rep.probes) == 9 + 2 + 8
 
 
 async def test_a_nondeterministic_server_is_inconclusive_never_failed(simulator, tmp_path):
@@ -102,5 +104,5 @@ def test_the_command_fails_a_second_stack_and_writes_the_probes(sim_process, tmp
     shown = json.loads(capsys.readouterr().out)
     assert {v["rule"]: v["result"] for v in shown["rules"]}["one_stack"] == "fail"
     saved = AuditReport.from_json((out / "audit.json").read_text())
-    # the answers split in the first set: a second set (no warm-up) confirmed it
-    assert saved.requests == 2 + 2 * 3 + 9 + 8 and len(saved.probes) == 17
+    # the answers split in the first set: a second set (no warm-up, no streams) confirmed it
+    assert saved.requests == 2 + 2 * 3 + 9 + 2 + 8 and len(saved.probes) == 19
