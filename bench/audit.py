@@ -13,6 +13,9 @@ lognormal factor on TPOT (σ 5 %); the near-filler control's answer is as long a
 filler's with probability 0.7, else 20–128 tokens; the request counter lags by 0–1.
 Cheats: an exact-response cache (0.7 ms once warm, the engine's counter not moved, and one
 that exports no counter), and filler detection serving the filler F times faster.
+Rules ``one_stack`` and ``stream_consistency`` have their own rows: the probe phase
+simulated and judged with their own functions (harness/audit/stack.py, stream.py; the
+servers are described above ``STACK_SERVERS`` and ``STREAM_SERVERS``).
 
     python bench/audit.py [--trials 20000] [--seed 1] [--json]
 """
@@ -24,10 +27,16 @@ import json
 import math
 import random
 import sys
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from harness.audit.analysis import judge, needs_confirmation
+from harness.audit.probe import Probe, Shape
+from harness.audit.probe_rules import PROBE_RULES
 from harness.audit.report import Phase, Role, RuleResult, Sample
+from harness.audit.stack import needs_confirmation as stack_needs_confirmation
+from harness.audit.stack import one_stack
+from harness.audit.stream import SECOND_LOOK, needs_second_stream, stream_consistency
 from harness.profiles import load_profile
 
 PROFILE_SPEC = load_profile("efficient-qwen").audit
@@ -109,12 +118,206 @@ SERVERS = (
 )
 
 
+# ---- one_stack: the probe phase (harness/audit/stack.py) ---------------------------------
+# Honest: every way of asking gets one answer of 64 tokens at TTFT 25 ms + 7 ms a token,
+# per-request jitter and speculative decoding as lognormal factors; "flaky" servers answer
+# a second text with probability q on any request (near-tied tokens flipping with the
+# batch: nondeterminism at temperature 0). Cheats: a second model on prompt bodies or on one
+# route (other text), or the same text served F times faster on prompt bodies / on one route.
+WAYS: tuple[tuple[str, Shape], ...] = (
+    ("/v1/chat/completions", "chat"),
+    ("/invocations", "chat"),
+    ("/v1/completions", "prompt"),
+    ("/invocations", "prompt"),
+)
+
+
+@dataclass(frozen=True)
+class StackServer:
+    name: str
+    jitter: float = 0.03
+    spec_sigma: float = 0.05
+    flaky: float = 0.0  # probability of the second text on any request
+    other_text: Callable[[str, Shape], bool] = lambda route, shape: False
+    speedup: Callable[[str, Shape], float] = lambda route, shape: 1.0
+    honest: bool = True
+
+
+def stack_probe(rng: random.Random, s: StackServer, route: str, shape: Shape, look: int,
+                **flags: bool) -> Probe:  # fmt: skip
+    text = " one answer"
+    if s.other_text(route, shape):
+        text = " another model"
+    elif s.flaky and rng.random() < s.flaky:
+        text = " a near tie"
+    tpot = 7.0 * math.exp(rng.gauss(0, s.spec_sigma)) / s.speedup(route, shape)
+    e2e = (25.0 + 64 * tpot) * math.exp(rng.gauss(0, s.jitter))
+    return Probe(route=route, shape=shape, look=look, e2e_ms=e2e, text=text, output_tokens=64,
+                 **flags)  # fmt: skip
+
+
+def stack_once(rng: random.Random, s: StackServer) -> tuple[RuleResult, int]:
+    probes = [stack_probe(rng, s, "/invocations", "prompt", 0, warmup=True)]
+    for look in (0, 1):
+        if look == 1 and not stack_needs_confirmation(probes, SPEC):
+            break
+        for again in (False, True):
+            probes += [stack_probe(rng, s, r, sh, look, repeat=again) for r, sh in WAYS]
+    return one_stack(probes, SPEC).result, len(probes)
+
+
+def _prompt(f: float) -> Callable[[str, Shape], float]:
+    return lambda route, shape: f if shape == "prompt" else 1.0
+
+
+STACK_SERVERS = (
+    *(StackServer(f"honest, jitter {j:.0%}", jitter=j) for j in (0.01, 0.03, 0.05, 0.10)),
+    StackServer("honest, jitter 3 %, TPOT spread σ 15 %", spec_sigma=0.15),
+    *(StackServer(f"honest, flaky {q:.0%} (nondeterministic)", flaky=q) for q in (0.1, 0.3)),
+    StackServer(
+        "second model on prompt bodies", other_text=lambda r, sh: sh == "prompt", honest=False
+    ),
+    StackServer(
+        "second model on /v1/completions",
+        honest=False,
+        other_text=lambda r, sh: r == "/v1/completions",
+    ),
+    StackServer(
+        "second model on prompt bodies, flaky 10 %",
+        flaky=0.1,
+        honest=False,
+        other_text=lambda r, sh: sh == "prompt",
+    ),
+    *(
+        StackServer(f"same text, prompt bodies ×{f:g} faster", speedup=_prompt(f), honest=False)
+        for f in (1.12, 1.25, 1.4, 1.6)
+    ),
+    StackServer(
+        "same text, /v1/completions ×1.6 faster",
+        honest=False,
+        speedup=lambda r, sh: 1.6 if r == "/v1/completions" else 1.0,
+    ),
+    StackServer(
+        "same text, prompt bodies ×1.6 faster, jitter 10 %",
+        jitter=0.10,
+        speedup=_prompt(1.6),
+        honest=False,
+    ),
+)
+
+
+def stack_rows(trials: int, seed: int) -> list[dict[str, object]]:
+    rows: list[dict[str, object]] = []
+    print(f"one_stack: stack_speed_ratio {SPEC.stack_speed_ratio}", file=sys.stderr)
+    for s in STACK_SERVERS:
+        rng = random.Random(f"{seed}/stack/{s.name}")
+        got = {r: 0 for r in RuleResult}
+        requests = 0
+        for _ in range(trials):
+            result, n = stack_once(rng, s)
+            got[result] += 1
+            requests += n
+        fail = got[RuleResult.FAIL]
+        rows.append({"rule": "one_stack", "server": s.name, "honest": s.honest,
+                     "trials": trials, "mean_requests": requests / trials,
+                     "fail": fail / trials, "fail95": upper95(fail, trials),
+                     "inconclusive": got[RuleResult.INCONCLUSIVE] / trials})  # fmt: skip
+        print(f"{s.name:48} req {requests / trials:5.1f}  fail {fail / trials:7.3%} "
+              f"(≤{upper95(fail, trials):.3%})  inc {got[RuleResult.INCONCLUSIVE] / trials:6.2%}",
+              file=sys.stderr)  # fmt: skip
+    return rows
+
+
+# ---- stream_consistency: the probe phase's streams (harness/audit/stream.py) -------------
+# Every answer is " one answer here" (3 tokens + the EOS vLLM counts) or, on a "flaky"
+# server, " a near tie" with probability q on any request, streamed or not. Honest servers
+# also stream several tokens an event, or generate special tokens the text does not show
+# (usage above the text: never a finding). Cheats stream another first token (on every
+# stream, or on one in ten), report 2 more tokens streamed, or end twice.
+ANSWER, TIE, OTHER = " one answer here", " a near tie", " another answer here"
+
+
+@dataclass(frozen=True)
+class StreamServer:
+    name: str
+    flaky: float = 0.0
+    specials: int = 0  # special tokens generated, counted, absent from the text
+    first_token: float = 0.0  # share of streams whose first token another model wrote
+    usage_skew: int = 0  # added to a stream's usage only
+    ends: int = 1
+    honest: bool = True
+
+
+def stream_answer(rng: random.Random, s: StreamServer, route: str, shape: Shape, look: int,
+                  stream: bool, **flags: bool) -> Probe:  # fmt: skip
+    text = TIE if s.flaky and rng.random() < s.flaky else ANSWER
+    if stream and s.first_token and rng.random() < s.first_token:
+        text = OTHER
+    usage = len(text.split()) + 1 + s.specials + (s.usage_skew if stream else 0)
+    p = Probe(route=route, shape=shape, look=look, stream=stream, e2e_ms=100.0, text=text,
+              output_tokens=usage, text_tokens=len(text.split()), finish_reason="stop",
+              **flags)  # fmt: skip
+    if stream:
+        p.first_text, p.finish_events = " " + text.split()[0], s.ends
+        p.eos_in_text, p.text_after_finish = 0, False
+    return p
+
+
+def stream_once(rng: random.Random, s: StreamServer) -> tuple[RuleResult, int]:
+    probes = [stream_answer(rng, s, "/invocations", "prompt", 0, False, warmup=True)]
+    for again in (False, True):
+        probes += [stream_answer(rng, s, r, sh, 0, False, repeat=again) for r, sh in WAYS]
+    probes += [stream_answer(rng, s, r, sh, 0, True) for r, sh in (WAYS[0], WAYS[2])]
+    if stack_needs_confirmation(probes, SPEC):  # one_stack's second set, as the audit sends it
+        for again in (False, True):
+            probes += [stream_answer(rng, s, r, sh, 1, False, repeat=again) for r, sh in WAYS]
+    for p in needs_second_stream(probes):  # the second look, as the audit sends it
+        probes += [stream_answer(rng, s, p.route, p.shape, 1, True) for _ in range(SECOND_LOOK)]
+        probes.append(stream_answer(rng, s, p.route, p.shape, 1, False))
+    return stream_consistency(probes, tolerance=4).result, len(probes)
+
+
+STREAM_SERVERS = (
+    StreamServer("honest"),
+    StreamServer("honest, 3 special tokens not in the text", specials=3),
+    *(StreamServer(f"honest, flaky {q:.0%} (nondeterministic)", flaky=q) for q in (0.1, 0.3)),
+    StreamServer("another first token on every stream", first_token=1.0, honest=False),
+    StreamServer("another first token on 10 % of streams", first_token=0.1, honest=False),
+    StreamServer("another first token, flaky 10 %", first_token=1.0, flaky=0.1, honest=False),
+    StreamServer("stream usage +2", usage_skew=2, honest=False),
+    StreamServer("two ends of sequence", ends=2, honest=False),
+)
+
+
+def stream_rows(trials: int, seed: int) -> list[dict[str, object]]:
+    rows: list[dict[str, object]] = []
+    print("stream_consistency:", file=sys.stderr)
+    for s in STREAM_SERVERS:
+        rng = random.Random(f"{seed}/stream/{s.name}")
+        got = {r: 0 for r in RuleResult}
+        requests = 0
+        for _ in range(trials):
+            result, n = stream_once(rng, s)
+            got[result] += 1
+            requests += n
+        fail = got[RuleResult.FAIL]
+        rows.append({"rule": "stream_consistency", "server": s.name, "honest": s.honest,
+                     "trials": trials, "mean_requests": requests / trials,
+                     "fail": fail / trials, "fail95": upper95(fail, trials),
+                     "inconclusive": got[RuleResult.INCONCLUSIVE] / trials})  # fmt: skip
+        print(f"{s.name:48} req {requests / trials:5.1f}  fail {fail / trials:7.3%} "
+              f"(≤{upper95(fail, trials):.3%})  inc {got[RuleResult.INCONCLUSIVE] / trials:6.2%}",
+              file=sys.stderr)  # fmt: skip
+    return rows
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--trials", type=int, default=20000)
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--rounds", type=int, default=None, help="default: the profile's")
     ap.add_argument("--split-ratio", type=float, default=None, help="default: the profile's")
+    ap.add_argument("--stack-speed-ratio", type=float, default=None, help="default: the profile's")
     ap.add_argument("--json", action="store_true")
     args = ap.parse_args()
     global SPEC
@@ -122,14 +325,17 @@ def main() -> int:
         update={
             "rounds": args.rounds or PROFILE_SPEC.rounds,
             "split_ratio": args.split_ratio or PROFILE_SPEC.split_ratio,
+            "stack_speed_ratio": args.stack_speed_ratio or PROFILE_SPEC.stack_speed_ratio,
         }
     )
     print(f"rounds {SPEC.rounds}, split_ratio {SPEC.split_ratio}", file=sys.stderr)
+    # the rules judged over the rounds; the probe phase's have their own rows below
+    rounds_rules = [r for r in SPEC.rules if r not in PROBE_RULES]
     rows = []
     for s in SERVERS:
         rng = random.Random(f"{args.seed}/{s.name}")
-        fails = dict.fromkeys(SPEC.rules, 0)
-        inconclusive = dict.fromkeys(SPEC.rules, 0)
+        fails = dict.fromkeys(rounds_rules, 0)
+        inconclusive = dict.fromkeys(rounds_rules, 0)
         requests = 0
         for _ in range(args.trials):
             got, n = audit_once(rng, s)
@@ -142,17 +348,21 @@ def main() -> int:
             "honest": s.honest,
             "trials": args.trials,
             "mean_requests": requests / args.trials,
-            **{f"fail_{r}": fails[r] / args.trials for r in SPEC.rules},
-            **{f"fail95_{r}": upper95(fails[r], args.trials) for r in SPEC.rules},
-            **{f"inconclusive_{r}": inconclusive[r] / args.trials for r in SPEC.rules},
+            **{f"fail_{r}": fails[r] / args.trials for r in rounds_rules},
+            **{f"fail95_{r}": upper95(fails[r], args.trials) for r in rounds_rules},
+            **{f"inconclusive_{r}": inconclusive[r] / args.trials for r in rounds_rules},
         }
         rows.append(row)
         cells = "  ".join(
             f"{r}: fail {fails[r] / args.trials:7.3%} (≤{upper95(fails[r], args.trials):.3%})"
             f" inc {inconclusive[r] / args.trials:6.2%}"
-            for r in SPEC.rules
+            for r in rounds_rules
         )
         print(f"{s.name:34} req {requests / args.trials:5.1f}  {cells}", file=sys.stderr)
+    if "one_stack" in SPEC.rules:
+        rows += stack_rows(args.trials, args.seed)
+    if "stream_consistency" in SPEC.rules:
+        rows += stream_rows(args.trials, args.seed)
     if args.json:
         print(json.dumps(rows, indent=2))
     return 0

@@ -189,9 +189,15 @@ class AuditSpec(Strict):
     """The contest's rules ``harness audit`` checks (docs/audit.md), and the numbers its
     verdicts rest on. An empty ``rules`` list: the contest names none, no audit is needed."""
 
-    rules: list[Literal["cached_answers", "benchmark_detection", "physically_possible"]] = Field(
-        default_factory=list
-    )
+    rules: list[
+        Literal[
+            "cached_answers",
+            "benchmark_detection",
+            "physically_possible",
+            "one_stack",
+            "stream_consistency",
+        ]
+    ] = Field(default_factory=list)
     buckets: list[str] = Field(default_factory=lambda: ["short"])  # latency buckets audited
     warmup: int = Field(default=2, ge=1)  # repeated-prompt requests before the timed rounds
     rounds: int = Field(default=5, ge=2)  # each: the repeated prompt and its two controls
@@ -206,6 +212,10 @@ class AuditSpec(Strict):
     min_weight_bytes: float = Field(default=1.0e9, gt=0)
     gpu_bandwidth_bytes_s: float = Field(default=600e9, gt=0)
     tokens_per_step: int = Field(default=8, ge=1)
+    # one model stack: the probes' answer length, and below this ratio of the other ways
+    # of asking, a route or body shape is served faster (in two independent sets)
+    stack_max_tokens: int = Field(default=64, ge=8)
+    stack_speed_ratio: float = Field(default=0.8, gt=0, lt=1)
 
 
 class VlmSpec(Strict):

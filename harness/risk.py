@@ -34,7 +34,8 @@ class FlagKind(StrEnum):
     CHECK_NOT_PASSED = "check_not_passed"  # a non-required check failed or warned
     THINKING_LEAK = "thinking_leak"  # thinking in the answer where it must be off
     THINKING_DEFAULT = "thinking_default"  # thinks when no switch is sent (MMLU-Pro's bodies)
-    ENDPOINT_ROUTING = "endpoint_routing"  # different answers through different endpoints
+    # different answers (or speeds) through different endpoints or body shapes
+    ENDPOINT_ROUTING = "endpoint_routing"
     NEAR_THRESHOLD = "near_threshold"  # a quality score within its sampling error of the gate
     SAMPLE_DATA = "sample_data"  # quality scored on harness's sample data, not the grader's set
     THINKING_BUDGET = "thinking_budget"  # answers lost to the thinking budget

@@ -278,13 +278,14 @@ def judge(
     sent: int,
     counters_note: str | None = None,
 ) -> list[RuleVerdict]:
-    """Every rule the profile names, in its order."""
+    """Every rule over the rounds' samples the profile names, in its order (the probe
+    phase's rules: harness/audit/probe_rules.py)."""
     out: list[RuleVerdict] = []
     for rule in spec.rules:
         if rule == "cached_answers":
             out.append(cached_answers(buckets, counters, sent, spec, counters_note))
         elif rule == "benchmark_detection":
             out.append(benchmark_detection(buckets, spec))
-        else:
+        elif rule == "physically_possible":
             out.append(physically_possible(buckets, spec))
     return out

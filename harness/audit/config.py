@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from typing import Any
 
 from harness.client.urls import http_base_url
 from harness.errors import ConfigError
-from harness.flags import option, ready_timeout, request_timeout, wait_for_start
+from harness.flags import option, ready_timeout, request_timeout, tokenizer, wait_for_start
 from harness.overrides import Overrides
 from harness.profiles import AuditSpec, Bucket, Profile
 from harness.prompts import fresh_seed
@@ -33,6 +34,7 @@ class AuditOverrides(Overrides):
     timeout_s: float = request_timeout(600.0)
     ready_timeout_s: float | None = ready_timeout()
     wait_for_start: bool = wait_for_start()
+    tokenizer: str | None = tokenizer("qwen:MODEL | tokenizer.json or model folder")
 
 
 @dataclass(frozen=True)
@@ -50,6 +52,12 @@ class AuditConfig:
     timeout_s: float
     ready_timeout_s: float
     wait_for_start: bool
+    # the probes (one_stack): the quality graders' chat route, model name, thinking off
+    chat_endpoint: str = "/invocations"
+    model: str = ""
+    thinking_off: dict[str, Any] = field(default_factory=dict)
+    # stream_consistency: usage may sit this far from the re-tokenised text (harness/usage.py)
+    usage_tolerance: int = 4
 
 
 def from_profile(profile: Profile, target: Target, o: AuditOverrides) -> AuditConfig:
@@ -69,7 +77,7 @@ def from_profile(profile: Profile, target: Target, o: AuditOverrides) -> AuditCo
     return AuditConfig(
         url=target.url.rstrip("/"),
         endpoint=latency.endpoint,
-        tokenizer=profile.server.tokenizer,
+        tokenizer=o.tokenizer or profile.server.tokenizer,
         sentence=latency.filler_sentence,
         temperature=latency.temperature,
         filler_repeats=tuple(latency.filler_repeats(b.prompt_tokens) for b in buckets),
@@ -80,4 +88,8 @@ def from_profile(profile: Profile, target: Target, o: AuditOverrides) -> AuditCo
         timeout_s=o.timeout_s,
         ready_timeout_s=ready,
         wait_for_start=o.wait_for_start,
+        chat_endpoint=profile.quality.endpoint if profile.quality else "/invocations",
+        model=profile.server.model,
+        thinking_off=dict(profile.server.thinking_off),
+        usage_tolerance=profile.check.usage_tolerance_tokens,
     )

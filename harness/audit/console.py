@@ -8,6 +8,7 @@ from pathlib import Path
 from rich.console import Console
 
 from harness.audit.hooks import AuditHooks
+from harness.audit.probe import Probe
 from harness.audit.report import AuditReport, Sample
 from harness.audit.views import sections
 from harness.client.readiness import ReadyResult
@@ -44,6 +45,12 @@ class ConsoleHooks(AuditHooks):
             f"  {sample.bucket} {sample.phase} {sample.role}: {took}, "
             f"{sample.output_tokens} tokens",
             style="dim",
+        )
+
+    def probe(self, probe: Probe) -> None:
+        took = f"{probe.e2e_ms:.1f} ms" if probe.e2e_ms is not None else probe.error or ""
+        self.console.print(
+            f"  probe {probe.label}: {took}, {probe.output_tokens} tokens", style="dim"
         )
 
     def partial(self, path: Path) -> None:

@@ -6,8 +6,9 @@ grader's own client (urllib, ``json.dumps`` defaults, a new connection each), so
 only difference between a timed prompt and its control is the text. When the timed
 rounds split (benchmark detection), a second set of rounds must confirm it. The
 server's ``/metrics`` is read before and after (a harness extra; a server without it
-leaves the counter evidence inconclusive by design). On Ctrl-C the samples so far are
-saved as a partial report.
+leaves the counter evidence inconclusive by design). Then the probe phase (one prompt in
+the graders' two body shapes on their routes: harness/audit/probes.py). On Ctrl-C the
+samples so far are saved as a partial report.
 """
 
 from __future__ import annotations
@@ -22,6 +23,9 @@ from harness.audit.analysis import judge, needs_confirmation
 from harness.audit.config import AuditConfig
 from harness.audit.controls import round_prompts
 from harness.audit.hooks import NO_HOOKS, AuditHooks
+from harness.audit.probe import Probe
+from harness.audit.probe_rules import in_profile_order, judge_probes
+from harness.audit.probes import run_probes
 from harness.audit.report import AuditReport, Phase, Sample
 from harness.client.metrics import MetricsSnapshot, scrape
 from harness.client.readiness import wait_ready
@@ -109,12 +113,14 @@ async def measure_audit(
     hooks.ready(ready)
     start = time.monotonic()
     samples: list[Sample] = []
+    probes: list[Probe] = []  # the probe phase, after the rounds (harness/audit/probes.py)
 
     def report(complete: bool) -> AuditReport:
         return AuditReport(
             url=cfg.url, endpoint=cfg.endpoint, seed=cfg.seed, complete=complete,
             readiness_s=ready.elapsed_s, wall_s=time.monotonic() - start,
-            requests=len(samples), samples=samples, provenance=provenance,
+            requests=len(samples) + len(probes), samples=samples, provenance=provenance,
+            probes=probes,
         )  # fmt: skip
 
     hooks.measuring(True)
@@ -128,6 +134,7 @@ async def measure_audit(
             if needs_confirmation(mine, cfg.spec):
                 await _rounds(cfg, bucket, repeats, tok, "confirm", rounds, rounds, mine, hooks)
             samples.extend(mine)
+        await run_probes(cfg, tok, probes, hooks.probe)
         after, note_after = await _counters(cfg.url)
     except (KeyboardInterrupt, asyncio.CancelledError):
         hooks.partial(report(False).save(folder))
@@ -141,6 +148,8 @@ async def measure_audit(
         out.counters_note = note or note_after
     by_bucket = {b.name: [s for s in samples if s.bucket == b.name] for b in cfg.buckets}
     out.rules = judge(cfg.spec, by_bucket, out.counters, out.requests, out.counters_note)
+    probed = judge_probes(cfg.spec, probes, cfg.usage_tolerance)
+    out.rules = in_profile_order(cfg.spec, out.rules + probed)
     for v in out.rules:
         hooks.verdict(v)
     out.save(folder)

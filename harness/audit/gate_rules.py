@@ -17,6 +17,12 @@ def audit_rules(rep: AuditReport, ready_limit_s: float) -> Judgement:
         risk(FlagKind.AUDIT_INCONCLUSIVE, "audit", f"audit rule {v.rule} inconclusive: {v.why}")
         for v in rep.broken()
     ]
+    # the same risk harness check's one_stack names, now proven by the audit's probes
+    flags += [
+        risk(FlagKind.ENDPOINT_ROUTING, "audit", f"a second model stack: {v.why}")
+        for v in rep.failing()
+        if v.rule == "one_stack"
+    ]
     if rep.ok and rep.rules:
         reasons.append(
             Reason(

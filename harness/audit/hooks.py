@@ -3,6 +3,7 @@ no-op here, and :data:`NO_HOOKS`."""
 
 from __future__ import annotations
 
+from harness.audit.probe import Probe
 from harness.audit.report import RuleVerdict, Sample
 from harness.hooks import ServerHooks
 
@@ -13,6 +14,9 @@ class AuditHooks(ServerHooks):
 
     def sample(self, sample: Sample) -> None:
         """One request of the audit ended."""
+
+    def probe(self, probe: Probe) -> None:
+        """One request of the probe phase ended."""
 
     def verdict(self, verdict: RuleVerdict) -> None:
         """One rule was judged."""

@@ -6,6 +6,7 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
+from harness.sameness import first_difference as first_difference  # re-exported
 from harness.stats import dist
 
 USAGE_KEYS = ("prompt_tokens", "completion_tokens", "total_tokens")
@@ -151,20 +152,6 @@ def think_leak(content: str, reasoning: str, open_tag: str, close_tag: str) -> s
     if reasoning.strip():
         return "the answer went to a reasoning field (the grader reads message.content)"
     return None
-
-
-def first_difference(a: str, b: str, context: int = 30) -> str:
-    """A short description of where two texts first differ ('' if equal)."""
-    if a == b:
-        return ""
-    i = 0
-    for i, (x, y) in enumerate(zip(a, b, strict=False)):  # noqa: B007 - i used after the loop
-        if x != y:
-            break
-    else:
-        i = min(len(a), len(b))
-    lo = max(0, i - context)
-    return f"differ at char {i}: {a[lo : i + context]!r} vs {b[lo : i + context]!r}"
 
 
 def latency_spread(ms: list[float]) -> dict[str, float]:

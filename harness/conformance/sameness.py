@@ -2,7 +2,9 @@
 
 The rules forbid routing by endpoint (a fast model for the latency route, a good
 one for quality): the same greedy prompt through ``/v1/completions`` and
-``/invocations`` must give the same text.
+``/invocations`` must give the same text. The comparison is harness/sameness.py's, which
+``harness audit``'s rule ``one_stack`` shares (it also asks the quality routes' chat body
+and its templated prompt: docs/audit.md).
 """
 
 from __future__ import annotations
@@ -11,8 +13,8 @@ from harness.client.records import RequestRecord
 from harness.conformance.context import STORY_PROMPT, STORY_QUESTION, CheckContext
 from harness.conformance.registry import check
 from harness.conformance.report import Evidence, Outcome, failed, passed, short
-from harness.conformance.rules import first_difference
 from harness.conformance.shapes import request_failure
+from harness.sameness import first_difference, split
 
 
 async def greedy(ctx: CheckContext, path: str) -> tuple[RequestRecord, Evidence]:
@@ -69,11 +71,11 @@ async def one_stack(ctx: CheckContext) -> Outcome:
     for path, rec in (("/v1/completions", a), ("/invocations", b)):
         if not rec.ok:
             return failed(request_failure(path, rec), [ev_a, ev_b])
-    diff = first_difference(a.text, b.text)
-    if diff:
+    different = split({"/v1/completions": a.text, "/invocations": b.text})
+    if different:
         return failed(
             "the same greedy prompt gives different text on /v1/completions and /invocations "
-            f"(the rules forbid routing by endpoint): {diff}",
+            f"(the rules forbid routing by endpoint): {different.difference}",
             [ev_a, ev_b],
         )
     return passed(f"same greedy text on both routes: {short(a.text, 40)}", [ev_a, ev_b])

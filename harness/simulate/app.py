@@ -272,8 +272,9 @@ class Simulator:
             tmpl, per = ChunkTemplate(kind, rid, model), self.cfg.tokens_per_chunk
             if req.stream:
                 resp = await emit_stream(
-                    request, entry, plan, tmpl, self._spin, per=per, usage_chunk=req.include_usage
-                )
+                    request, entry, plan, tmpl, self._spin, per=per, usage_chunk=req.include_usage,
+                    second_end=self.cfg.stream_mismatch == "eos",
+                )  # fmt: skip
             else:
                 listed = plan.token_ids if req.return_token_ids else None
                 if self.cfg.cache_responses and entry.fault is None:

@@ -8,6 +8,8 @@ Fault knobs draw from one RNG seeded by ``seed``, per request in arrival order.
 
 from __future__ import annotations
 
+from typing import Literal
+
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from harness.errors import ConfigError
@@ -84,6 +86,13 @@ class SimConfig(BaseModel):
     # server that serves the grader's filler prompt this many times faster
     cache_responses: bool = False
     filler_speedup: float = Field(1.0, ge=1)
+    # a second model stack for the latency grader's body shape (a prompt, not messages):
+    # another model's answers, and/or served this many times faster
+    second_stack: bool = False
+    prompt_speedup: float = Field(1.0, ge=1)
+    # a stream that is not the non-streamed answer: another first token, a usage 2 tokens
+    # off, or a second end of sequence after the finish
+    stream_mismatch: Literal["first_token", "usage", "eos"] | None = None
     # log
     log_file: str | None = None
     log_bodies: bool = True

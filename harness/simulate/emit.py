@@ -87,6 +87,7 @@ async def emit_stream(
     *,
     per: int,
     usage_chunk: bool,
+    second_end: bool = False,
 ) -> web.StreamResponse:
     """SSE events of ``per`` tokens, each written when its last token is due; then usage, [DONE].
 
@@ -120,6 +121,8 @@ async def emit_stream(
         for deadline, start, end in events[i:j]:
             entry.record_write(end - start, deadline, intended, written)
         i = j
+    if second_end:  # --stream-mismatch eos: the EOS token as text, and a second finish
+        await resp.write(tmpl.chunk("<|im_end|>", plan.finish_reason))
     if entry.fault is not Fault.MALFORMED_SSE:
         tail = DONE
         if usage_chunk:

@@ -143,6 +143,8 @@ class Engine:
             salt += f"/call={self._calls}"
         if cfg.route_divergence and route == "/invocations":
             salt += "/invocations"
+        if cfg.second_stack and req.kind == "completion":
+            salt += "/second-stack"
         key = req.prompt_text if req.prompt_ids is None else ",".join(map(str, ids))
         think = cfg.think_tokens if (req.thinking or cfg.think_leak) else 0
         pieces = self.vocab.generate(key, n, think=think, salt=salt)
@@ -151,6 +153,11 @@ class Engine:
             pieces = (self.vocab.think_head + self.vocab.think_tail if think else []) + reply
             n, finish = (n, "length") if len(pieces) > n else (len(pieces), "stop")
             pieces = pieces[:n]
+        if cfg.stream_mismatch == "first_token" and req.stream and pieces:
+            words = self.vocab.words  # another word first: what a draft stack might stream
+            pieces[0] = (
+                words[(words.index(pieces[0]) + 1) % len(words)] if pieces[0] in words else words[0]
+            )
         if cfg.special_tokens:  # the answer's last tokens: generated, not in the text
             k = min(cfg.special_tokens, n)
             pieces[n - k :] = [self.vocab.special] * k
@@ -160,8 +167,11 @@ class Engine:
         factor = self.jitter()
         if cfg.filler_speedup > 1 and is_filler(req.prompt_text):
             factor /= cfg.filler_speedup
+        if req.kind == "completion":
+            factor /= cfg.prompt_speedup
         prefill_ns = int(cfg.prefill_ms_per_token * 1e6 * (len(ids) - cached) * factor)
-        reported = max(0, len(token_ids) + cfg.usage_skew)
+        skew = cfg.usage_skew + (2 if cfg.stream_mismatch == "usage" and req.stream else 0)
+        reported = max(0, len(token_ids) + skew)
         return Plan(
             pieces=pieces,
             finish_reason=finish,

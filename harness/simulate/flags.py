@@ -169,6 +169,26 @@ class SimOverrides(Overrides):
         help="serve the grader's filler prompt F times faster than any other (benchmark "
         "detection: against the rules; default 1: none)",
     )
+    second_stack: bool | None = _switch(
+        "--second-stack",
+        "answer prompt bodies (the latency grader's shape, any route) from a second model: "
+        "other text than the same prompt sent as chat messages gets (against the rules)",
+    )
+    prompt_speedup: float | None = option(
+        "--prompt-speedup",
+        type=float,
+        metavar="F",
+        help="serve prompt bodies F times faster than chat bodies, the same text (a faster "
+        "second stack for the latency routes: against the rules; default 1: none)",
+    )
+    stream_mismatch: str | None = option(
+        "--stream-mismatch",
+        choices=("first_token", "usage", "eos"),
+        metavar="KIND",
+        help="a stream that is not the non-streamed answer (against the rules): first_token "
+        "(another first word), usage (2 tokens more than the same answer not streamed), eos "
+        "(a second end of sequence after the finish) (default: none)",
+    )
     bad_input_5xx: bool | None = _switch(
         "--bad-input-5xx", "answer bad input with 500 instead of 400"
     )

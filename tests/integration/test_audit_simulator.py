@@ -43,10 +43,11 @@ async def test_an_honest_server_with_a_prefix_cache_passes_every_rule(simulator,
     assert exit_code(rep) == EXIT_OK
     cached = next(v for v in rep.rules if v.rule == "cached_answers")
     assert "prefix cache" in cached.why  # the simulator's counters show hits: legal
-    # 2 warm-ups + 5 rounds of 3, every one through the grader's client, counted by the server
-    assert rep.requests == 17 and rep.counters["vllm:request_success_total"] == 17
-    sent = [e for e in sim.log if e.path == "/invocations"]
-    assert len(sent) == 17 and all(e.conn_request_index == 0 for e in sent)
+    # 2 warm-ups + 5 rounds of 3, then one_stack's 9 probes and stream_consistency's 2
+    # streams, every one on a new connection, counted by the server
+    assert rep.requests == 28 and rep.counters["vllm:request_success_total"] == 28
+    sent = [e for e in sim.log if e.method == "POST"]
+    assert len(sent) == 28 and all(e.conn_request_index == 0 for e in sent)
     assert (tmp_path / "audit.json").is_file()
 
 
@@ -58,8 +59,10 @@ async def test_a_response_cache_fails_cached_answers_and_the_floor(simulator, tm
     assert got["physically_possible"] is RuleResult.FAIL
     cached = next(v for v in rep.rules if v.rule == "cached_answers")
     # the repeated prompt reached the engine once (the first warm-up): 11 answers never did
-    # (5 timed rounds, then 5 more for the second look: 32 requests)
-    assert cached.why.startswith("response cache: the server's own counter counts 21 of the 32")
+    # (5 timed rounds, then 5 more for the second look: 32 requests); one_stack's repeated
+    # probes come from the cache too, which splits their timing: a second set of 8, all
+    # cached (4 of its 17 probes reached the engine, and the 2 streams, which it never caches)
+    assert cached.why.startswith("response cache: the server's own counter counts 27 of the 51")
     assert exit_code(rep) == EXIT_FAIL
 
 
@@ -73,9 +76,11 @@ async def test_filler_detection_fails_only_benchmark_detection_after_a_second_lo
         "cached_answers": RuleResult.PASS,
         "benchmark_detection": RuleResult.FAIL,
         "physically_possible": RuleResult.PASS,
+        "one_stack": RuleResult.PASS,
+        "stream_consistency": RuleResult.PASS,
     }
     assert {s.phase for s in rep.samples} == {"warmup", "timed", "confirm"}
-    assert rep.requests == 2 + 15 + 15
+    assert rep.requests == 2 + 15 + 15 + 9 + 2
 
 
 async def test_a_server_at_zero_itl_is_physically_impossible(simulator, tmp_path):
@@ -97,7 +102,9 @@ def test_the_command_exits_1_on_a_cheat_and_writes_audit_json(sim_process, tmp_p
     shown = json.loads(proc.stdout)
     assert "samples" not in shown
     assert {v["rule"]: v["result"] for v in shown["rules"]}["cached_answers"] == "fail"
-    assert AuditReport.from_json((out / "audit.json").read_text()).requests == 14  # 2 + 2×2×3
+    # 2 + 2×2×3, then one_stack's 9 probes and 8 more (the cache's instant repeats split
+    # them), and 2 streams
+    assert AuditReport.from_json((out / "audit.json").read_text()).requests == 14 + 17 + 2
 
 
 async def test_latency_names_a_response_cache_not_the_legal_prefix_cache(simulator):

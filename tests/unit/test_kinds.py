@@ -172,7 +172,7 @@ def test_a_gate_option_reaches_every_step_that_has_it(tmp_path: Path) -> None:
     """The gate's options are the kinds' fields marked for it: one flag, every step."""
     by_flag = {o.flag: o.kinds for o in gate_options()}
     assert by_flag["--ready-timeout"] == ("check", "latency", "throughput", "quality", "audit")
-    assert by_flag["--tokenizer"] == ("check", "latency", "throughput")
+    assert by_flag["--tokenizer"] == ("check", "latency", "throughput", "audit")
     assert by_flag["--latency-mode"] == ("latency",)
     assert by_flag["--docker-host"] == ("package",)
     assert by_flag["--decide"] == ("quality",)
