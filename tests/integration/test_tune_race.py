@@ -45,7 +45,9 @@ latency_mode = "official"
 
 def _tune(tmp_path: Path, race: str = "") -> tuple[dict, Path]:
     out = tmp_path / "tune"
-    assert main(["tune", str(_space(tmp_path, race)), "--out", str(out), "--quiet"]) == 0
+    # no confirmation: the race is the search's (tests/integration/test_tune_confirm.py)
+    argv = ["tune", str(_space(tmp_path, race)), "--out", str(out), "--quiet", "--no-confirm"]
+    assert main(argv) == 0
     return json.loads((out / "tune.json").read_text()), out
 
 
