@@ -3,6 +3,10 @@
 Deterministic facts only: the counters are there, the repeated filler hits the prefix
 cache more than unique prompts do, the fingerprint names the engine. The sentence itself
 is printed (pytest -s) for the record, never compared.
+
+The buckets' prompts are the grader's; their answers are capped at 16 tokens (a copy of
+the profile): the counters are about prompts, and 256 generated tokens on 2 cores cost
+~8 s a medium request.
 """
 
 from __future__ import annotations
@@ -13,10 +17,29 @@ import pytest
 
 from harness.cli import main
 from harness.latency.report import LatencyReport
+from harness.manifest.model import load_manifest
+from harness.profiles import PROFILES_DIR
 from harness.risk import FlagKind
 from reference_server.launch import ServerProcess
 
 pytestmark = [pytest.mark.e2e, pytest.mark.timeout(1500)]
+
+
+OUTPUT_TOKENS = 16
+
+
+def _short_answers(folder: Path) -> Path:
+    """efficient-qwen with every bucket's max_tokens set to OUTPUT_TOKENS."""
+    text = (PROFILES_DIR / "efficient-qwen.toml").read_text()
+    for bucket, tokens in (("short", 128), ("medium", 256), ("long", 256)):
+        head = f'name = "{bucket}"\n'
+        start = text.index(head)
+        old = f"max_tokens = {tokens}\n"
+        at = text.index(old, start)
+        text = text[:at] + f"max_tokens = {OUTPUT_TOKENS}\n" + text[at + len(old) :]
+    path = folder / "profile.toml"
+    path.write_text(text)
+    return path
 
 
 def test_official_vs_strict_attribution_from_real_counters(
@@ -28,6 +51,8 @@ def test_official_vs_strict_attribution_from_real_counters(
             "latency",
             "--url",
             reference_server.url,
+            "--profile",
+            str(_short_answers(tmp_path)),
             "--mode",
             "both",
             "--buckets",
@@ -51,6 +76,8 @@ def test_official_vs_strict_attribution_from_real_counters(
     assert server.engine == "vllm" and server.version
     assert server.max_model_len == 8704
     assert "Qwen/Qwen3.5-4B" in server.models
+    manifest = load_manifest(out)  # the cpu recipe leaves vLLM's default: prefix caching on
+    assert manifest is not None and manifest.settings["cache_config.enable_prefix_caching"] is True
     att = rep.attribution
     assert att is not None and att.notes == []
     for mode in ("official", "strict"):

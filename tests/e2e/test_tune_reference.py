@@ -3,13 +3,17 @@ off and max_num_seqs, on the fewest starts that show both: the two points where 
 change at once (an ``[[exclude]]`` leaves out the other two), so each flag's two values
 reach a real vLLM launch. Only deterministic facts are asserted: every trial has a status,
 every launch line carries its flags, no vLLM process (the API server nor its engine core)
-is left, tune.json reads back and ``harness report`` shows the tune.
+is left, tune.json reads back and ``harness report`` shows the tune. The two starts'
+manifests carry vLLM's own cache settings (``vllm:cache_config_info``): prefix caching off
+in one, on in the other, and ``harness compare`` names that change above its verdicts.
 
-A trial is check → latency here (the profile without quality gates,
+A trial is check → latency here (the profile without quality gates and without its audit,
 tests/fixtures/tune_profiles.py, its check without the long prompt and the 64 concurrent
 requests, which tests/e2e/test_check_reference.py runs): a trial's quality step is the quality core that
-tests/e2e/test_quality_reference.py runs on this server, and the gate-failed path is held
-on the simulator (tests/integration/test_tune_simulator.py). No confirmation leg: its
+tests/e2e/test_quality_reference.py runs on this server, its audit the one
+tests/e2e/test_gate_reference.py runs on it (minutes of 128-token answers on 2 cores), and
+the gate-failed and audit-failed paths are held on the simulator
+(tests/integration/test_tune_simulator.py, test_tune_audit.py). No confirmation leg: its
 starts prove nothing more about a launch.
 """
 
@@ -22,10 +26,13 @@ from pathlib import Path
 
 import pytest
 
+from harness.cli import main
+from harness.compare.model import CompareReport
+from harness.manifest.model import load_manifest
 from harness.report_base import load_report
 from harness.tune.launch.candidate import group_alive
 from harness.tune.record.report import TuneReport
-from tests.fixtures.tune_profiles import without_quality
+from tests.fixtures.tune_profiles import speed_only
 
 pytestmark = [pytest.mark.e2e, pytest.mark.timeout(3600)]
 
@@ -44,8 +51,8 @@ CHECKS = [
 
 
 def _profile(tmp_path: Path) -> Path:
-    """efficient-qwen without quality gates, its check without the two slow ones."""
-    path = without_quality(tmp_path)
+    """efficient-qwen without quality gates and audit, its check without the two slow ones."""
+    path = speed_only(tmp_path)
     text = path.read_text()
     text = text.replace("checks = []", f"checks = {json.dumps(CHECKS)}", 1)
     text = text.replace(
@@ -107,7 +114,7 @@ def _alive_with(port_flag: str) -> list[int]:
 
 
 def test_tune_two_vllm_flags_on_the_reference_server(
-    reference_model_dir: Path, tmp_path: Path
+    reference_model_dir: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     out = tmp_path / "tune"
     space = _space(tmp_path, reference_model_dir)
@@ -147,3 +154,31 @@ def test_tune_two_vllm_flags_on_the_reference_server(
     assert shown.returncode == 0, shown.stderr
     page = (out / "report.html").read_text()
     assert 'id="table-tune-trials"' in page and 'id="section-tune-importance"' in page
+    _manifests_tell_prefix_caching_apart(
+        {t.params["prefix_caching"]: out / str(t.folder) for t in tune.trials}, capsys
+    )
+
+
+def _manifests_tell_prefix_caching_apart(
+    folders: dict[object, Path], capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Each start's manifest says what vLLM runs with; compare puts the change first."""
+    a, b = folders[OFF], folders[ON]
+    off, on = load_manifest(a), load_manifest(b)
+    assert off is not None and on is not None
+    assert off.settings["cache_config.enable_prefix_caching"] is False
+    assert on.settings["cache_config.enable_prefix_caching"] is True
+    assert off.settings["server.max_model_len"] == 8704 and off.settings["server.version"]
+    assert off.config_id != on.config_id
+    capsys.readouterr()
+    assert main(["compare", str(a), str(b), "--json", "--quiet"]) == 0
+    rep = CompareReport.model_validate_json(capsys.readouterr().out)
+    assert rep.manifest is not None
+    changes = [c.text for c in rep.manifest.changes]
+    # the other flag changed too: the launch line's words, as the tuner gave them
+    assert changes == [
+        "enable_prefix_caching false → true",
+        f"argv: removed 4 {OFF}; added 2 {ON}",
+    ], changes
+    assert main(["compare", str(a), str(b)]) == 0
+    assert "B: enable_prefix_caching false → true" in capsys.readouterr().out

@@ -3,8 +3,9 @@ kill -9 during the confirmation and a --resume that measures no finished leg aga
 leaves no server running); two identical candidates are a tie within noise, picked by the
 simpler diff; --no-confirm measures nothing after the search.
 
-The profile is efficient-qwen without its quality step (the confirmation measures the
-speed step only, and lm-eval's set-up would triple each trial's cost)."""
+The profile is efficient-qwen without its quality step and its audit (the confirmation
+measures the speed step only, and lm-eval's set-up would triple each trial's cost), the
+official latency mode only (a leg's score is the official one)."""
 
 from __future__ import annotations
 
@@ -20,7 +21,7 @@ import pytest
 
 from harness.cli import main
 from harness.tune.launch.candidate import group_alive
-from tests.fixtures.tune_profiles import without_quality
+from tests.fixtures.tune_profiles import speed_only
 
 pytestmark = pytest.mark.timeout(400)
 
@@ -38,7 +39,7 @@ def _space(tmp_path: Path, *, same: bool, rounds: int = 3) -> Path:
     path.write_text(
         f"""
 name = "confirmtest"
-profile = "{without_quality(tmp_path)}"
+profile = "{speed_only(tmp_path)}"
 [serve]
 command = "{sys.executable} -m harness simulate --port {{port}} --quiet --ttft-ms 20 {serve}
 stop_grace_s = 3
@@ -53,6 +54,7 @@ runs = 3
 warmup = 1
 buckets = "short"
 max_gen_toks = 64
+latency_mode = "official"
 """
     )
     return path
@@ -169,10 +171,13 @@ def test_a_clear_winner_is_confirmed_across_sigterm_kill_9_and_resume(
 
 def test_two_identical_candidates_are_a_tie_picked_by_the_simpler_diff(tmp_path: Path) -> None:
     out = tmp_path / "tune"
-    assert main(["tune", str(_space(tmp_path, same=True)), "--out", str(out), "--quiet"]) == 0
+    space = _space(tmp_path, same=True, rounds=2)  # the fewest rounds with a spread
+    assert main(["tune", str(space), "--out", str(out), "--quiet"]) == 0
     tune = json.loads((out / "tune.json").read_text())
     conf = tune["confirm"]
-    assert conf["complete"] and len(_legs(out)) == 6
+    numbers = [t["number"] for t in tune["trials"]]
+    assert len(numbers) == 2  # a and b (the grid's copy of the baseline is pruned)
+    assert conf["complete"] and set(_legs(out)) == {(r, t) for r in (1, 2) for t in numbers}
     assert conf["call"] == "tie", conf["comparisons"]
     assert conf["pick"] == 0  # the baseline: no change at all
     assert conf["pick_by"].startswith("a tie within noise, picked by the simpler diff")

@@ -58,6 +58,7 @@ rounds = 0
 runs = 3
 warmup = 1
 buckets = "short"
+latency_mode = "official"
 limit = 0.1
 max_gen_toks = 64
 data_dir = "{SAMPLES_DIR}"

@@ -16,7 +16,7 @@ from tests.fixtures.tune_profiles import without_quality
 pytestmark = pytest.mark.timeout(300)
 
 RUNS = 30
-SLOW = "--ttft-ms 300"  # ~430 ms a request against the baseline's ~130 ms
+SLOW = "--ttft-ms 150"  # ~215 ms a request against the baseline's ~65 ms (128 tokens)
 
 
 def _space(tmp_path: Path, race: str) -> Path:
@@ -26,7 +26,7 @@ def _space(tmp_path: Path, race: str) -> Path:
 name = "simrace"
 profile = "{without_quality(tmp_path)}"
 [serve]
-command = "{sys.executable} -m harness simulate --port {{port}} --quiet --itl-ms 1 {{slow}}"
+command = "{sys.executable} -m harness simulate --port {{port}} --quiet --itl-ms 0.5 {{slow}}"
 stop_grace_s = 3
 [params]
 slow = ["", "{SLOW}"]
@@ -45,7 +45,9 @@ latency_mode = "official"
 
 def _tune(tmp_path: Path, race: str = "") -> tuple[dict, Path]:
     out = tmp_path / "tune"
-    assert main(["tune", str(_space(tmp_path, race)), "--out", str(out), "--quiet"]) == 0
+    # no confirmation: the race is the search's (tests/integration/test_tune_confirm.py)
+    argv = ["tune", str(_space(tmp_path, race)), "--out", str(out), "--quiet", "--no-confirm"]
+    assert main(argv) == 0
     return json.loads((out / "tune.json").read_text()), out
 
 

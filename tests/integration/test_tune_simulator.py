@@ -1,6 +1,7 @@
 """harness tune over two simulator knobs (speed and a "quantisation" that is faster but
 answers wrong): the trap is never chosen; a kill -9 mid-run, then --resume, finishes with
-no trial measured twice and no candidate left running."""
+no trial measured twice and no candidate left running. The search only (the space's
+confirmation off: tests/integration/test_tune_confirm.py holds it), official latency."""
 
 from __future__ import annotations
 
@@ -44,10 +45,13 @@ itl_ms = 4
 quant = "{GOOD}"
 [budget]
 trials = 10
+[confirm]
+rounds = 0
 [options]
 runs = 3
 warmup = 1
 buckets = "short"
+latency_mode = "official"
 limit = 0.1
 max_gen_toks = 64
 data_dir = "{SAMPLES_DIR}"

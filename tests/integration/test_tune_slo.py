@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from harness.cli import main
-from tests.fixtures.tune_profiles import without_quality
+from tests.fixtures.tune_profiles import speed_only
 
 pytestmark = pytest.mark.timeout(300)
 
@@ -29,7 +29,7 @@ def _space(tmp_path: Path, ttft: str = "median_ttft_ms") -> Path:
     path.write_text(
         f"""
 name = "simslo"
-profile = "{without_quality(tmp_path)}"
+profile = "{speed_only(tmp_path)}"
 [serve]
 command = "{SIM} --itl-ms {{itl_ms}} --ttft-ms={{ttft_ms}}"
 stop_grace_s = 3
@@ -116,7 +116,7 @@ def test_a_confirmation_leg_checks_the_slos_again_on_its_own_report(tmp_path: Pa
     path.write_text(
         f"""
 name = "legslo"
-profile = "{without_quality(tmp_path)}"
+profile = "{speed_only(tmp_path)}"
 [serve]
 command = "{SIM} --itl-ms 1 --ttft-ms 30"
 stop_grace_s = 3

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from harness.cli import main
-from tests.fixtures.tune_profiles import without_quality
+from tests.fixtures.tune_profiles import speed_only
 
 pytestmark = pytest.mark.timeout(120)
 
@@ -28,7 +28,7 @@ def test_a_trial_breaking_a_p90_slo_is_stopped_and_one_meeting_it_is_not(
     space.write_text(
         f"""
 name = "tailrace"
-profile = "{without_quality(tmp_path)}"
+profile = "{speed_only(tmp_path)}"
 [serve]
 command = "{SIM} {{ttft}}"
 stop_grace_s = 3
@@ -80,7 +80,7 @@ def test_an_until_ci_percentile_that_could_never_stop_is_refused_up_front(
     space = tmp_path / "space.toml"
     space.write_text(
         f"""
-profile = "{without_quality(tmp_path)}"
+profile = "{speed_only(tmp_path)}"
 [serve]
 command = "{SIM} --ttft-ms 5"
 [params]
