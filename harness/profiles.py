@@ -189,9 +189,9 @@ class AuditSpec(Strict):
     """The contest's rules ``harness audit`` checks (docs/audit.md), and the numbers its
     verdicts rest on. An empty ``rules`` list: the contest names none, no audit is needed."""
 
-    rules: list[Literal["cached_answers", "benchmark_detection", "physically_possible"]] = Field(
-        default_factory=list
-    )
+    rules: list[
+        Literal["cached_answers", "benchmark_detection", "physically_possible", "complete_outputs"]
+    ] = Field(default_factory=list)
     buckets: list[str] = Field(default_factory=lambda: ["short"])  # latency buckets audited
     warmup: int = Field(default=2, ge=1)  # repeated-prompt requests before the timed rounds
     rounds: int = Field(default=5, ge=2)  # each: the repeated prompt and its two controls

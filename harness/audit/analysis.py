@@ -285,6 +285,6 @@ def judge(
             out.append(cached_answers(buckets, counters, sent, spec, counters_note))
         elif rule == "benchmark_detection":
             out.append(benchmark_detection(buckets, spec))
-        else:
+        elif rule == "physically_possible":
             out.append(physically_possible(buckets, spec))
     return out

@@ -7,6 +7,7 @@ from pathlib import Path
 
 from rich.console import Console
 
+from harness.audit.continuation import Continuation
 from harness.audit.hooks import AuditHooks
 from harness.audit.report import AuditReport, Sample
 from harness.audit.views import sections
@@ -43,6 +44,18 @@ class ConsoleHooks(AuditHooks):
         self.console.print(
             f"  {sample.bucket} {sample.phase} {sample.role}: {took}, "
             f"{sample.output_tokens} tokens",
+            style="dim",
+        )
+
+    def continuation(self, check: Continuation) -> None:
+        went_on = (
+            f"; continued: {check.continued_tokens} tokens ({check.continued_finish})"
+            if check.continued_tokens is not None
+            else ""
+        )
+        self.console.print(
+            f"  {check.bucket} complete_outputs: answer {check.answer_tokens} of "
+            f"{check.max_tokens} tokens ({check.error or check.answer_finish}){went_on}",
             style="dim",
         )
 

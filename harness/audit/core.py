@@ -19,7 +19,11 @@ from pathlib import Path
 import aiohttp
 
 from harness.audit.analysis import judge, needs_confirmation
+from harness.audit.complete import RULE as COMPLETE
+from harness.audit.complete import complete_outputs
+from harness.audit.complete_requests import check_bucket
 from harness.audit.config import AuditConfig
+from harness.audit.continuation import Continuation
 from harness.audit.controls import round_prompts
 from harness.audit.hooks import NO_HOOKS, AuditHooks
 from harness.audit.report import AuditReport, Phase, Sample
@@ -109,12 +113,14 @@ async def measure_audit(
     hooks.ready(ready)
     start = time.monotonic()
     samples: list[Sample] = []
+    checks: list[Continuation] = []
 
     def report(complete: bool) -> AuditReport:
         return AuditReport(
             url=cfg.url, endpoint=cfg.endpoint, seed=cfg.seed, complete=complete,
             readiness_s=ready.elapsed_s, wall_s=time.monotonic() - start,
-            requests=len(samples), samples=samples, provenance=provenance,
+            requests=len(samples) + sum(c.requests for c in checks), samples=samples,
+            continuations=checks, provenance=provenance,
         )  # fmt: skip
 
     hooks.measuring(True)
@@ -128,6 +134,8 @@ async def measure_audit(
             if needs_confirmation(mine, cfg.spec):
                 await _rounds(cfg, bucket, repeats, tok, "confirm", rounds, rounds, mine, hooks)
             samples.extend(mine)
+            if COMPLETE in cfg.spec.rules:
+                await check_bucket(cfg, bucket, repeats, tok, checks, hooks)
         after, note_after = await _counters(cfg.url)
     except (KeyboardInterrupt, asyncio.CancelledError):
         hooks.partial(report(False).save(folder))
@@ -141,6 +149,9 @@ async def measure_audit(
         out.counters_note = note or note_after
     by_bucket = {b.name: [s for s in samples if s.bucket == b.name] for b in cfg.buckets}
     out.rules = judge(cfg.spec, by_bucket, out.counters, out.requests, out.counters_note)
+    if COMPLETE in cfg.spec.rules:  # in the profile's order of rules
+        out.rules.append(complete_outputs(checks))
+        out.rules.sort(key=lambda v: cfg.spec.rules.index(v.rule))  # type: ignore[arg-type]
     for v in out.rules:
         hooks.verdict(v)
     out.save(folder)

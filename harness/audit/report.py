@@ -13,6 +13,7 @@ from typing import Any, ClassVar, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from harness.audit.continuation import Continuation
 from harness.report_base import Report
 
 # the three prompts of a round: the grader's repeated filler and its two controls
@@ -88,6 +89,7 @@ class AuditReport(Report):
     counters: dict[str, float] = Field(default_factory=dict)  # /metrics deltas over the audit
     rules: list[RuleVerdict] = Field(default_factory=list)
     samples: list[Sample] = Field(default_factory=list)
+    continuations: list[Continuation] = Field(default_factory=list)  # complete_outputs' checks
 
     @property
     def ok(self) -> bool:

@@ -72,7 +72,13 @@ def test_gate_url_measures_judges_and_records(reference_server, tmp_path):
     # vLLM with prefix caching breaks no contest rule: no false alarm on an honest server
     audit = json.loads((run / "audit.json").read_text())
     verdicts = {v["rule"]: (v["result"], v["by_design"]) for v in audit["rules"]}
-    assert set(verdicts) == {"cached_answers", "benchmark_detection", "physically_possible"}
+    assert set(verdicts) == {
+        "cached_answers",
+        "benchmark_detection",
+        "physically_possible",
+        "complete_outputs",
+    }
+    assert verdicts["complete_outputs"] == ("pass", False)  # 41 of 128 tokens, ended by the model
     assert all(r == "pass" or (r == "inconclusive" and d) for r, d in verdicts.values()), verdicts
     assert audit["counters"]["vllm:request_success_total"] >= audit["requests"] - 1
     assert not any(r["text"].startswith("check ") for r in gate["reasons"] if r["blocking"])
