@@ -8,9 +8,10 @@
   so the repeated prompt comes back below ``decode_share`` of the control's time per
   token, in the timed rounds and in a second, independent set of rounds. Decisive as well: the server's own request counter counting fewer requests
   than were sent. "0 prefix-cache hits" alone is never a finding.
-- **benchmark detection**: the repeated filler's median per output token below
-  ``split_ratio`` of the near-filler control's, in the timed rounds AND in a second,
-  independent set of rounds (the confirmation keeps one-off noise from failing).
+- **benchmark detection**: the repeated filler's time per output token below
+  ``split_ratio`` of the near-filler control's (:func:`pair_ratio`, the median of every
+  pair's ratio), in the timed rounds AND in a second, independent set of rounds (the
+  confirmation keeps one-off noise from failing).
 - **physically possible**: the repeated prompt's median below a floor no honest
   submission can reach: ``ceil(output tokens / tokens_per_step)`` decode steps, each
   reading ``min_weight_bytes`` at ``gpu_bandwidth_bytes_s`` (the profile's numbers).
@@ -67,12 +68,22 @@ def matched(samples: Sequence[Sample], phases: Sequence[Phase]) -> list[Sample]:
     ]
 
 
+def pair_ratio(rep: Sequence[float], near: Sequence[float]) -> float | None:
+    """The Hodges–Lehmann estimate of ``rep`` over ``near``: the median of the ratios of
+    every (repeated, control) pair. A few stalled requests barely move it, as with a
+    median; it uses every pair, so it is nearly as precise as a ratio of means
+    (docs/audit.md, "Error rates": the same rounds catch more cheats than a ratio of
+    medians at a lower false-alarm rate)."""
+    pairs = [a / b for a in rep for b in near if b > 0]
+    return statistics.median(pairs) if pairs else None
+
+
 def ratio(samples: Sequence[Sample], phases: Sequence[Phase]) -> float | None:
-    """Median ms per output token of the repeated filler over the near-filler control's
-    (those of a matching answer length)."""
-    rep = _median(per_token(samples, "repeated", phases))
-    near = _median([t for s in matched(samples, phases) if (t := s.ms_per_token) is not None])
-    return rep / near if rep is not None and near else None
+    """The repeated filler's ms per output token over the near-filler control's (those of a
+    matching answer length), by :func:`pair_ratio`."""
+    rep = per_token(samples, "repeated", phases)
+    near = [t for s in matched(samples, phases) if (t := s.ms_per_token) is not None]
+    return pair_ratio(rep, near)
 
 
 def counter_deficit(counters: dict[str, float], sent: int) -> int | None:
@@ -209,7 +220,7 @@ def benchmark_detection(buckets: Mapping[str, Sequence[Sample]], spec: AuditSpec
         title=title,
         result=RuleResult.PASS,
         why="the filler and the near-filler control cost the same per output token "
-        f"(within {1 - spec.split_ratio:.0%})",
+        f"(within {(1 - spec.split_ratio) * 100:.3g} %)",
         evidence=evidence,
     )
 
