@@ -39,7 +39,9 @@ def finished(c: Continuation) -> bool | None:
     (the answer was cut); None: nothing to judge (an error, or no early end)."""
     if not c.ended_early or c.continued_tokens is None:
         return None
-    return c.continued_finish == "stop" and c.continued_tokens <= EOS_TOKENS + SEAM_TOKENS
+    # "stop", or no finish reason at all (a server that reports none is not failed for it)
+    ended = c.continued_finish != "length"
+    return ended and c.continued_tokens <= EOS_TOKENS + SEAM_TOKENS
 
 
 def _line(c: Continuation) -> str:

@@ -30,11 +30,12 @@ class Continuation(BaseModel):
 
     @property
     def ended_early(self) -> bool:
-        """The answer ended before ``max_tokens`` with ``stop``: the server says the model
-        ended it, which the continuation can check."""
+        """The answer ended before ``max_tokens`` and not for ``length`` (a context limit):
+        the server says, or leaves to be believed, that the model ended it, which the
+        continuation can check (a server that reports no finish reason is checked too)."""
         return (
             self.error is None
-            and self.answer_finish == "stop"
+            and self.answer_finish != "length"
             and self.answer_tokens is not None
             and self.answer_tokens < self.max_tokens
         )

@@ -11,7 +11,7 @@ from harness.audit.continuation import Continuation
 from harness.audit.report import RuleResult
 
 
-def check(answer: int, finish: str, continued: int | None, c_finish: str | None,
+def check(answer: int, finish: str | None, continued: int | None, c_finish: str | None,
           **extra: Any) -> Continuation:  # fmt: skip
     return Continuation(bucket="short", max_tokens=128, answer_tokens=answer,
                         answer_finish=finish, continued_tokens=continued,
@@ -36,6 +36,11 @@ def test_the_seam_allows_a_couple_of_tokens_and_no_more() -> None:
     assert finished(check(41, "stop", 2 + SEAM_TOKENS, "stop")) is False
     assert finished(check(41, "stop", 16, "length")) is False  # the model goes on
     assert finished(check(41, "stop", 1, "length")) is False
+    # a server that reports no finish reason is judged by its token counts alone
+    assert finished(check(41, None, 1, None)) is True
+    assert finished(check(41, None, 16, None)) is False
+    # a context limit's "length" before max_tokens is the server's honest cut
+    assert finished(check(60, "length", None, None)) is None
 
 
 def test_a_server_that_stops_at_a_fixed_count_fails_on_the_second_look() -> None:
