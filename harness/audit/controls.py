@@ -38,7 +38,7 @@ def filler(sentence: str, repeats: int) -> str:
 def near_filler(tok: Tokenizer, text: str, *, seed: int, index: int) -> str:
     """The filler with its last "dog" swapped for a word of the same token length, the
     ``index``-th of a seeded order of such words: no two rounds of an audit share one (up to
-    the ~90 words that fit; an answer cache must not have seen a control within the audit),
+    the 99 words that fit with Qwen3.5's tokenizer; an answer cache must not have seen a control within the audit),
     the filler unchanged but for its last word when it has no "dog"."""
     rng = random.Random(f"near/{seed}")
     n = tok.count(text)
