@@ -15,6 +15,9 @@ Cheats: an exact-response cache (0.7 ms once warm, the engine's counter not move
 that exports no counter), and filler detection serving the filler's decode F times faster,
 F chosen to move the bucket's median by exactly 5, 10 or 20 % (and F = 1.5).
 
+The inconclusive column is benchmark detection saying "too noisy to judge": a split in
+both looks while the identical filler's own time per token varied by more than 10 %.
+
 Only the timed rules are judged here: ``complete_outputs`` is not statistical (at
 temperature 0 a continuation is a fact, not a draw: docs/audit.md); its two requests
 (the answer and its continuation) are counted in the requests column.

@@ -79,6 +79,12 @@ def test_gate_url_measures_judges_and_records(reference_server, tmp_path):
         "complete_outputs",
     }
     assert verdicts["complete_outputs"] == ("pass", False)  # 41 of 128 tokens, ended by the model
+    # a 2-core machine shared with other work may be too noisy to judge a 10 % split: then
+    # benchmark detection says so (inconclusive, a risk flag), never FAIL
+    noisy = next(v["why"] for v in audit["rules"] if v["rule"] == "benchmark_detection")
+    if verdicts["benchmark_detection"] == ("inconclusive", False):
+        assert noisy.startswith("too noisy to judge"), noisy
+        del verdicts["benchmark_detection"]
     assert all(r == "pass" or (r == "inconclusive" and d) for r, d in verdicts.values()), verdicts
     assert audit["counters"]["vllm:request_success_total"] >= audit["requests"] - 1
     assert not any(r["text"].startswith("check ") for r in gate["reasons"] if r["blocking"])

@@ -11,6 +11,7 @@ from harness.audit.analysis import (
     floor_ms,
     judge,
     needs_confirmation,
+    noise,
     pair_ratio,
     physically_possible,
     ratio,
@@ -120,3 +121,25 @@ def test_the_timed_ratio_pairs_each_filler_with_each_matched_control() -> None:
     samples = rounds(9.0 * 128, 10.0 * 128, n=3)
     assert ratio(samples, ("timed",)) == pytest.approx(0.9)
     assert ratio(samples, ("confirm",)) is None
+
+
+def test_a_split_within_the_fillers_own_noise_is_inconclusive_not_a_failure() -> None:
+    def look(phase: Phase, rep: list[float]) -> list[Sample]:
+        out = rounds(800.0, 1000.0, phase, n=len(rep))
+        for s, ms in zip([s for s in out if s.role == "repeated"], rep, strict=True):
+            s.e2e_ms = ms
+        return out
+
+    steady = [790.0, 800.0, 810.0, 800.0, 805.0, 795.0]
+    jumpy = [500.0, 800.0, 1100.0, 650.0, 950.0, 800.0]  # a shared, loaded machine
+    assert noise(look("timed", steady), ("timed",)) == pytest.approx(1.4826 * 5 / 800)
+    assert noise([], ("timed",)) is None
+    split = look("timed", steady) + look("confirm", steady)
+    assert benchmark_detection({"short": split}, SPEC).result is RuleResult.FAIL
+    v = benchmark_detection({"short": look("timed", steady) + look("confirm", jumpy)}, SPEC)
+    assert v.result is RuleResult.INCONCLUSIVE and not v.by_design
+    assert v.why.startswith("too noisy to judge (over 10%): short: the filler cost 80% then 80%")
+    assert "varies by 28%" in v.why
+    # a split deeper than twice the spread is no noise: an answer cache's jumpy answers fail
+    cache = look("timed", steady) + look("confirm", [x / 100 for x in jumpy])
+    assert benchmark_detection({"short": cache}, SPEC).result is RuleResult.FAIL
