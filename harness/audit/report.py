@@ -3,7 +3,7 @@ per rule, and :class:`AuditReport` (``audit.json``).
 
 A rule's result is ``pass``, ``fail`` or ``inconclusive``; an inconclusive rule says why,
 and whether that is by design (the server exports no counter to read: nothing is wrong)
-or because its requests failed (the server is the problem: exit 3).
+or because its requests failed or its timings were too noisy (exit 3).
 """
 
 from __future__ import annotations
@@ -99,7 +99,7 @@ class AuditReport(Report):
         return [r for r in self.rules if r.blocking]
 
     def broken(self) -> list[RuleVerdict]:
-        """Inconclusive rules whose requests failed (not by design)."""
+        """Inconclusive rules whose requests failed or timings were too noisy (not by design)."""
         return [r for r in self.rules if r.result is RuleResult.INCONCLUSIVE and not r.by_design]
 
     def summary_line(self) -> str:
