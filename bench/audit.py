@@ -12,7 +12,15 @@ per-request lognormal jitter (σ 1 / 3 / 5 / 10 %); speculative decoding as a pe
 lognormal factor on TPOT (σ 5 %); the near-filler control's answer is as long as the
 filler's with probability 0.7, else 20–128 tokens; the request counter lags by 0–1.
 Cheats: an exact-response cache (0.7 ms once warm, the engine's counter not moved, and one
-that exports no counter), and filler detection serving the filler F times faster.
+that exports no counter), and filler detection serving the filler's decode F times faster,
+F chosen to move the bucket's median by exactly 5, 10 or 20 % (and F = 1.5).
+
+The inconclusive column is benchmark detection saying "too noisy to judge": a split in
+both looks while the identical filler's own time per token varied by more than 10 %.
+
+Only the timed rules are judged in these rows: ``complete_outputs`` is not statistical (at
+temperature 0 a continuation is a fact, not a draw: docs/audit.md); its two requests
+(the answer and its continuation) are counted in the requests column.
 Rules ``one_stack`` and ``stream_consistency`` have their own rows: the probe phase
 simulated and judged with their own functions (harness/audit/stack.py, stream.py; the
 servers are described above ``STACK_SERVERS`` and ``STREAM_SERVERS``).
@@ -32,7 +40,6 @@ from dataclasses import dataclass
 
 from harness.audit.analysis import judge, needs_confirmation
 from harness.audit.probe import Probe, Shape
-from harness.audit.probe_rules import PROBE_RULES
 from harness.audit.report import Phase, Role, RuleResult, Sample
 from harness.audit.stack import needs_confirmation as stack_needs_confirmation
 from harness.audit.stack import one_stack
@@ -43,6 +50,16 @@ PROFILE_SPEC = load_profile("efficient-qwen").audit
 SPEC = PROFILE_SPEC
 ROLES: tuple[Role, ...] = ("repeated", "near_filler", "unique_head")
 PROMPT, MAX_TOKENS = 61, 128
+TTFT_MS, TPOT_MS = 25.0, 7.0
+# complete_outputs' answer and continuation, sent once per bucket by the audit
+COMPLETE_REQUESTS = 2 if "complete_outputs" in PROFILE_SPEC.rules else 0
+TIMED_RULES = ("cached_answers", "benchmark_detection", "physically_possible")
+
+
+def speedup_for(move: float) -> float:
+    """The decode speed-up F that moves the honest filler's median e2e by ``move``."""
+    fixed, decode = TTFT_MS + 0.1 * 16, MAX_TOKENS * TPOT_MS
+    return decode / ((1 - move) * (fixed + decode) - fixed)
 
 
 @dataclass(frozen=True)
@@ -64,10 +81,10 @@ def one_request(rng: random.Random, s: Server, role: Role, warm: bool) -> tuple[
     if role != "repeated" and rng.random() > 0.7:
         n = rng.randint(20, MAX_TOKENS)
     prefill = 0.1 * (PROMPT if role == "unique_head" else 16)
-    tpot = 7.0 * math.exp(rng.gauss(0, s.spec_sigma))
+    tpot = TPOT_MS * math.exp(rng.gauss(0, s.spec_sigma))
     if role == "repeated":
         tpot /= s.filler_speedup
-    e2e = (25.0 + prefill + n * tpot) * math.exp(rng.gauss(0, s.jitter))
+    e2e = (TTFT_MS + prefill + n * tpot) * math.exp(rng.gauss(0, s.jitter))
     return e2e, n, True
 
 
@@ -93,17 +110,22 @@ def audit_once(rng: random.Random, s: Server) -> tuple[dict[str, RuleResult], in
             for role in ROLES[k:] + ROLES[:k]:
                 send(role, phase, i)  # type: ignore[arg-type]
     lag = rng.randint(0, 1)
-    counters = {"vllm:request_success_total": float(reached - lag)} if s.counter else {}
-    verdicts = judge(SPEC, {"short": samples}, counters, len(samples))
-    return {v.rule: v.result for v in verdicts}, len(samples)
+    reached += COMPLETE_REQUESTS  # the continuation is a new prompt; the answer may be cached
+    reached -= COMPLETE_REQUESTS // 2 if s.cache else 0
+    counted = float(reached - lag)
+    counters = {"vllm:request_success_total": counted} if s.counter else {}
+    sent = len(samples) + COMPLETE_REQUESTS
+    verdicts = judge(SPEC, {"short": samples}, counters, sent)
+    return {v.rule: v.result for v in verdicts}, sent
 
 
 def upper95(k: int, n: int) -> float:
-    """One-sided 95 % upper bound of a rate seen k times in n (exact for k = 0: 3/n)."""
-    if k == 0:
-        return 3.0 / n
-    p = k / n
-    return p + 1.645 * math.sqrt(p * (1 - p) / n)
+    """One-sided 95 % upper bound of a rate seen k times in n (Wilson's score bound, sound
+    at k = 0 and for a handful of events, where the normal approximation is not)."""
+    z, p = 1.645, k / n
+    centre = p + z * z / (2 * n)
+    spread = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n))
+    return (centre + spread) / (1 + z * z / n)
 
 
 SERVERS = (
@@ -112,9 +134,10 @@ SERVERS = (
     Server("response cache", cache=True, honest=False),
     Server("response cache, no counter", cache=True, counter=False, honest=False),
     *(
-        Server(f"filler detection ×{f:g}", filler_speedup=f, honest=False)
-        for f in (1.05, 1.12, 1.25, 1.5)
+        Server(f"filler detection, median −{m:.0%}", filler_speedup=speedup_for(m), honest=False)
+        for m in (0.05, 0.10, 0.20)
     ),
+    Server("filler detection ×1.5", filler_speedup=1.5, honest=False),
 )
 
 
@@ -330,12 +353,12 @@ def main() -> int:
     )
     print(f"rounds {SPEC.rounds}, split_ratio {SPEC.split_ratio}", file=sys.stderr)
     # the rules judged over the rounds; the probe phase's have their own rows below
-    rounds_rules = [r for r in SPEC.rules if r not in PROBE_RULES]
     rows = []
     for s in SERVERS:
         rng = random.Random(f"{args.seed}/{s.name}")
-        fails = dict.fromkeys(rounds_rules, 0)
-        inconclusive = dict.fromkeys(rounds_rules, 0)
+        rules = [r for r in SPEC.rules if r in TIMED_RULES]
+        fails = dict.fromkeys(rules, 0)
+        inconclusive = dict.fromkeys(rules, 0)
         requests = 0
         for _ in range(args.trials):
             got, n = audit_once(rng, s)
@@ -348,15 +371,15 @@ def main() -> int:
             "honest": s.honest,
             "trials": args.trials,
             "mean_requests": requests / args.trials,
-            **{f"fail_{r}": fails[r] / args.trials for r in rounds_rules},
-            **{f"fail95_{r}": upper95(fails[r], args.trials) for r in rounds_rules},
-            **{f"inconclusive_{r}": inconclusive[r] / args.trials for r in rounds_rules},
+            **{f"fail_{r}": fails[r] / args.trials for r in rules},
+            **{f"fail95_{r}": upper95(fails[r], args.trials) for r in rules},
+            **{f"inconclusive_{r}": inconclusive[r] / args.trials for r in rules},
         }
         rows.append(row)
         cells = "  ".join(
             f"{r}: fail {fails[r] / args.trials:7.3%} (≤{upper95(fails[r], args.trials):.3%})"
             f" inc {inconclusive[r] / args.trials:6.2%}"
-            for r in rounds_rules
+            for r in rules
         )
         print(f"{s.name:34} req {requests / args.trials:5.1f}  {cells}", file=sys.stderr)
     if "one_stack" in SPEC.rules:

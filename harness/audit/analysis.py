@@ -8,9 +8,10 @@
   so the repeated prompt comes back below ``decode_share`` of the control's time per
   token, in the timed rounds and in a second, independent set of rounds. Decisive as well: the server's own request counter counting fewer requests
   than were sent. "0 prefix-cache hits" alone is never a finding.
-- **benchmark detection**: the repeated filler's median per output token below
-  ``split_ratio`` of the near-filler control's, in the timed rounds AND in a second,
-  independent set of rounds (the confirmation keeps one-off noise from failing).
+- **benchmark detection**: the repeated filler's time per output token below
+  ``split_ratio`` of the near-filler control's (:func:`pair_ratio`, the median of every
+  pair's ratio), in the timed rounds AND in a second, independent set of rounds (the
+  confirmation keeps one-off noise from failing).
 - **physically possible**: the repeated prompt's median below a floor no honest
   submission can reach: ``ceil(output tokens / tokens_per_step)`` decode steps, each
   reading ``min_weight_bytes`` at ``gpu_bandwidth_bytes_s`` (the profile's numbers).
@@ -67,12 +68,22 @@ def matched(samples: Sequence[Sample], phases: Sequence[Phase]) -> list[Sample]:
     ]
 
 
+def pair_ratio(rep: Sequence[float], near: Sequence[float]) -> float | None:
+    """The Hodges–Lehmann estimate of ``rep`` over ``near``: the median of the ratios of
+    every (repeated, control) pair. A few stalled requests barely move it, as with a
+    median; it uses every pair, so it is nearly as precise as a ratio of means
+    (docs/audit.md, "Error rates": the same rounds catch more cheats than a ratio of
+    medians at a lower false-alarm rate)."""
+    pairs = [a / b for a in rep for b in near if b > 0]
+    return statistics.median(pairs) if pairs else None
+
+
 def ratio(samples: Sequence[Sample], phases: Sequence[Phase]) -> float | None:
-    """Median ms per output token of the repeated filler over the near-filler control's
-    (those of a matching answer length)."""
-    rep = _median(per_token(samples, "repeated", phases))
-    near = _median([t for s in matched(samples, phases) if (t := s.ms_per_token) is not None])
-    return rep / near if rep is not None and near else None
+    """The repeated filler's ms per output token over the near-filler control's (those of a
+    matching answer length), by :func:`pair_ratio`."""
+    rep = per_token(samples, "repeated", phases)
+    near = [t for s in matched(samples, phases) if (t := s.ms_per_token) is not None]
+    return pair_ratio(rep, near)
 
 
 def counter_deficit(counters: dict[str, float], sent: int) -> int | None:
@@ -154,6 +165,22 @@ def cached_answers(
     )
 
 
+# a look whose identical filler requests vary more than this (robust σ of their time per
+# token) cannot tell a 10 % split from noise (a split deeper than twice that spread it can): a loaded 2-core CPU machine shares its cores,
+# a GPU server does not vary so (bench/audit.py: ~11 % at its 10 % jitter, ~6 % at 3 %)
+NOISE_LIMIT = 0.10
+
+
+def noise(samples: Sequence[Sample], phases: Sequence[Phase]) -> float | None:
+    """The spread of the identical filler's time per output token in ``phases``: 1.4826 ×
+    the median absolute deviation over the median (a σ that a few stalls do not move)."""
+    xs = per_token(samples, "repeated", phases)
+    if len(xs) < 2:
+        return None
+    mid = statistics.median(xs)
+    return 1.4826 * statistics.median(abs(x - mid) for x in xs) / mid if mid > 0 else None
+
+
 def needs_confirmation(samples: Sequence[Sample], spec: AuditSpec) -> bool:
     """The timed rounds split (or look like a skipped decode): a second, independent set of
     rounds must say so too before either rule fails on timing alone (one loaded moment of
@@ -166,6 +193,7 @@ def benchmark_detection(buckets: Mapping[str, Sequence[Sample]], spec: AuditSpec
     title = "no benchmark detection: the grader's filler is served like a near-filler"
     evidence: dict[str, object] = {"split_ratio": spec.split_ratio}
     split: list[str] = []
+    noisy: list[str] = []
     measured = 0
     for name, samples in buckets.items():
         timed = ratio(samples, ("timed",))
@@ -173,11 +201,25 @@ def benchmark_detection(buckets: Mapping[str, Sequence[Sample]], spec: AuditSpec
             continue
         measured += 1
         confirm = ratio(samples, ("confirm",))
+        spread = [noise(samples, (p,)) for p in ("timed", "confirm")]
         evidence[f"{name}_ratio"] = {
             "timed": round(timed, 3),
             "confirm": None if confirm is None else round(confirm, 3),
+            "filler_spread": [None if x is None else round(x, 3) for x in spread],
         }
         if timed < spec.split_ratio and confirm is not None and confirm < spec.split_ratio:
+            # a look too noisy to judge its split, unless the split is deeper than twice
+            # the filler's own spread (a cheat's 33 % split stands out of 12 % noise)
+            unsure = [
+                x for r, x in zip((timed, confirm), spread, strict=True)
+                if x is not None and x > NOISE_LIMIT and r >= 1 - 2 * x
+            ]  # fmt: skip
+            if unsure:
+                noisy.append(
+                    f"{name}: the filler cost {timed:.0%} then {confirm:.0%} of the control, "
+                    f"but the identical filler's own time per token varies by {max(unsure):.0%}"
+                )
+                continue
             split.append(
                 f"{name}: the filler costs {timed:.0%} then {confirm:.0%} of the near-filler "
                 "control per output token"
@@ -189,6 +231,16 @@ def benchmark_detection(buckets: Mapping[str, Sequence[Sample]], spec: AuditSpec
             result=RuleResult.FAIL,
             why="the grader's filler is served faster than a one-word-different prompt: "
             + "; ".join(split),
+            evidence=evidence,
+        )
+    if noisy:
+        return RuleVerdict(
+            rule="benchmark_detection",
+            title=title,
+            result=RuleResult.INCONCLUSIVE,
+            why=f"too noisy to judge (over {NOISE_LIMIT:.0%}): "
+            + "; ".join(noisy)
+            + "; audit again on an idle machine",
             evidence=evidence,
         )
     if not measured:
@@ -209,7 +261,7 @@ def benchmark_detection(buckets: Mapping[str, Sequence[Sample]], spec: AuditSpec
         title=title,
         result=RuleResult.PASS,
         why="the filler and the near-filler control cost the same per output token "
-        f"(within {1 - spec.split_ratio:.0%})",
+        f"(within {(1 - spec.split_ratio) * 100:.3g} %)",
         evidence=evidence,
     )
 

@@ -7,6 +7,7 @@ from pathlib import Path
 
 from rich.console import Console
 
+from harness.audit.continuation import Continuation
 from harness.audit.hooks import AuditHooks
 from harness.audit.probe import Probe
 from harness.audit.report import AuditReport, Sample
@@ -51,6 +52,18 @@ class ConsoleHooks(AuditHooks):
         took = f"{probe.e2e_ms:.1f} ms" if probe.e2e_ms is not None else probe.error or ""
         self.console.print(
             f"  probe {probe.label}: {took}, {probe.output_tokens} tokens", style="dim"
+        )
+
+    def continuation(self, check: Continuation) -> None:
+        went_on = (
+            f"; continued: {check.continued_tokens} tokens ({check.continued_finish})"
+            if check.continued_tokens is not None
+            else ""
+        )
+        self.console.print(
+            f"  {check.bucket} complete_outputs: answer {check.answer_tokens} of "
+            f"{check.max_tokens} tokens ({check.error or check.answer_finish}){went_on}",
+            style="dim",
         )
 
     def partial(self, path: Path) -> None:

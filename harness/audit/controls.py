@@ -3,7 +3,7 @@
 The controls differ from the filler only in what the rule is about (docs/audit.md):
 
 - ``near_filler``: the filler with the last sentence's "dog" swapped for a common word
-  drawn per round (the same token length): a prefix cache serves it as it serves the
+  of the same token length, another each round: a prefix cache serves it as it serves the
   filler, and speculative decoding sees the same text; only an answer cache keyed on the
   exact prompt, or a server that recognises the exact filler, treats it differently. A
   new word each round, so an answer cache has not seen the control either;
@@ -36,19 +36,22 @@ def filler(sentence: str, repeats: int) -> str:
 
 
 def near_filler(tok: Tokenizer, text: str, *, seed: int, index: int) -> str:
-    """The filler with its last "dog" swapped for a word drawn for this round, of the same
-    token length (the filler unchanged but for its last word when it has no "dog")."""
-    rng = random.Random(f"near/{seed}/{index}")
+    """The filler with its last "dog" swapped for a word of the same token length, the
+    ``index``-th of a seeded order of such words: no two rounds of an audit share one (up to
+    the 99 words that fit with Qwen3.5's tokenizer; an answer cache must not have seen a control within the audit),
+    the filler unchanged but for its last word when it has no "dog"."""
+    rng = random.Random(f"near/{seed}")
     n = tok.count(text)
     head, sep, tail = text.rpartition(OLD)
     if not sep:
         head, tail = text.rstrip().rpartition(" ")[0], " "
     candidates = rng.sample(WORDS, len(WORDS))
-    for word in candidates:
-        swapped = f"{head} {word}." + tail if sep else f"{head} {word}{tail}"
-        if word != "dog" and tok.count(swapped) == n:
-            return swapped
-    return f"{head} {candidates[0]}." + tail
+
+    def swap(word: str) -> str:
+        return f"{head} {word}." + tail if sep else f"{head} {word}{tail}"
+
+    fits = [w for w in candidates if w != "dog" and tok.count(swap(w)) == n]
+    return swap(fits[index % len(fits)] if fits else candidates[index % len(candidates)])
 
 
 def unique_head(tok: Tokenizer, sentence: str, text: str, *, seed: int, index: int) -> str:

@@ -20,7 +20,11 @@ from pathlib import Path
 import aiohttp
 
 from harness.audit.analysis import judge, needs_confirmation
+from harness.audit.complete import RULE as COMPLETE
+from harness.audit.complete import complete_outputs
+from harness.audit.complete_requests import check_bucket
 from harness.audit.config import AuditConfig
+from harness.audit.continuation import Continuation
 from harness.audit.controls import round_prompts
 from harness.audit.hooks import NO_HOOKS, AuditHooks
 from harness.audit.probe import Probe
@@ -114,13 +118,14 @@ async def measure_audit(
     start = time.monotonic()
     samples: list[Sample] = []
     probes: list[Probe] = []  # the probe phase, after the rounds (harness/audit/probes.py)
+    checks: list[Continuation] = []  # complete outputs, per bucket (harness/audit/complete.py)
 
     def report(complete: bool) -> AuditReport:
         return AuditReport(
             url=cfg.url, endpoint=cfg.endpoint, seed=cfg.seed, complete=complete,
             readiness_s=ready.elapsed_s, wall_s=time.monotonic() - start,
-            requests=len(samples) + len(probes), samples=samples, provenance=provenance,
-            probes=probes,
+            requests=len(samples) + len(probes) + sum(c.requests for c in checks),
+            samples=samples, probes=probes, continuations=checks, provenance=provenance,
         )  # fmt: skip
 
     hooks.measuring(True)
@@ -134,6 +139,8 @@ async def measure_audit(
             if needs_confirmation(mine, cfg.spec):
                 await _rounds(cfg, bucket, repeats, tok, "confirm", rounds, rounds, mine, hooks)
             samples.extend(mine)
+            if COMPLETE in cfg.spec.rules:
+                await check_bucket(cfg, bucket, repeats, tok, checks, hooks)
         await run_probes(cfg, tok, probes, hooks.probe)
         after, note_after = await _counters(cfg.url)
     except (KeyboardInterrupt, asyncio.CancelledError):
@@ -149,7 +156,8 @@ async def measure_audit(
     by_bucket = {b.name: [s for s in samples if s.bucket == b.name] for b in cfg.buckets}
     out.rules = judge(cfg.spec, by_bucket, out.counters, out.requests, out.counters_note)
     probed = judge_probes(cfg.spec, probes, cfg.usage_tolerance)
-    out.rules = in_profile_order(cfg.spec, out.rules + probed)
+    completed = [complete_outputs(checks)] if COMPLETE in cfg.spec.rules else []
+    out.rules = in_profile_order(cfg.spec, out.rules + probed + completed)
     for v in out.rules:
         hooks.verdict(v)
     out.save(folder)

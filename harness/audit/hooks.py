@@ -3,6 +3,7 @@ no-op here, and :data:`NO_HOOKS`."""
 
 from __future__ import annotations
 
+from harness.audit.continuation import Continuation
 from harness.audit.probe import Probe
 from harness.audit.report import RuleVerdict, Sample
 from harness.hooks import ServerHooks
@@ -20,6 +21,9 @@ class AuditHooks(ServerHooks):
 
     def verdict(self, verdict: RuleVerdict) -> None:
         """One rule was judged."""
+
+    def continuation(self, check: Continuation) -> None:
+        """One ``complete_outputs`` check ended (its answer and continuation)."""
 
 
 NO_HOOKS = AuditHooks()

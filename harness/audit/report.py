@@ -3,7 +3,7 @@ per rule, and :class:`AuditReport` (``audit.json``).
 
 A rule's result is ``pass``, ``fail`` or ``inconclusive``; an inconclusive rule says why,
 and whether that is by design (the server exports no counter to read: nothing is wrong)
-or because its requests failed (the server is the problem: exit 3).
+or because its requests failed or its timings were too noisy (exit 3).
 """
 
 from __future__ import annotations
@@ -13,6 +13,7 @@ from typing import Any, ClassVar, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from harness.audit.continuation import Continuation
 from harness.audit.probe import Probe
 from harness.report_base import Report
 
@@ -90,6 +91,7 @@ class AuditReport(Report):
     rules: list[RuleVerdict] = Field(default_factory=list)
     samples: list[Sample] = Field(default_factory=list)
     probes: list[Probe] = Field(default_factory=list)  # the probe phase (one_stack, streams)
+    continuations: list[Continuation] = Field(default_factory=list)  # complete_outputs' checks
 
     @property
     def ok(self) -> bool:
@@ -99,7 +101,7 @@ class AuditReport(Report):
         return [r for r in self.rules if r.blocking]
 
     def broken(self) -> list[RuleVerdict]:
-        """Inconclusive rules whose requests failed (not by design)."""
+        """Inconclusive rules whose requests failed or timings were too noisy (not by design)."""
         return [r for r in self.rules if r.result is RuleResult.INCONCLUSIVE and not r.by_design]
 
     def summary_line(self) -> str:

@@ -105,7 +105,7 @@ class Engine:
             )
         return max_tokens
 
-    def length(self, req: ParsedRequest, max_tokens: int) -> tuple[int, str]:
+    def length(self, req: ParsedRequest, max_tokens: int, route: str = "") -> tuple[int, str]:
         """How many tokens come out and the finish reason.
 
         ``output_tokens`` is where the model would emit EOS (honoured unless the client
@@ -115,7 +115,8 @@ class Engine:
         cfg = self.cfg
         n, finish = max_tokens, "length"
         if cfg.output_tokens is not None and not req.ignore_eos:
-            natural = max(cfg.output_tokens, req.min_tokens)
+            natural = cfg.output_tokens if not self.answered(req, route) else 0
+            natural = max(natural, req.min_tokens)
             if natural < max_tokens:
                 n, finish = natural, "stop"
         if cfg.stop_early_at is not None and cfg.stop_early_at < n:
@@ -123,6 +124,34 @@ class Engine:
         if cfg.ignore_max_tokens:
             n, finish = max_tokens + max(1, max_tokens // 4), "length"
         return n, finish
+
+    def salt(self, req: ParsedRequest, route: str) -> str:
+        """What the generated text depends on besides the prompt."""
+        salt = f"seed={self.cfg.seed}"
+        if not req.greedy or self.cfg.nondeterministic:
+            salt += f"/call={self._calls}"
+        if self.cfg.route_divergence and route == "/invocations":
+            salt += "/invocations"
+        if self.cfg.second_stack and req.kind == "completion":
+            salt += "/second-stack"
+        return salt
+
+    def answered(self, req: ParsedRequest, route: str) -> bool:
+        """The prompt already ends with this model's complete answer to its beginning
+        (``--output-tokens`` words, each one space and one word): a real model's next
+        token after its own finished answer is EOS, so the answer ends at once
+        (docs/audit.md, ``complete_outputs``)."""
+        k = self.cfg.output_tokens
+        text = req.prompt_text
+        if not k or req.prompt_ids is not None or req.thinking or self.cfg.special_tokens:
+            return False
+        head = text
+        for _ in range(k):
+            head = head[: max(0, head.rfind(" "))]
+        if not head:
+            return False
+        ended = self.vocab.generate(head, k, salt=self.salt(req, route))
+        return head + "".join(p.text for p in ended) == text
 
     def _reply(self, req: ParsedRequest) -> list[Piece] | None:
         if self.answers is None or self.cfg.accuracy is None or req.prompt_ids is not None:
@@ -136,15 +165,9 @@ class Engine:
         cfg = self.cfg
         self._calls += 1
         max_tokens = self.check_length(len(ids), req)
-        n, finish = self.length(req, max_tokens)
+        n, finish = self.length(req, max_tokens, route)
         cached = self.cache.lookup_and_add(ids) if cfg.prefix_cache else 0
-        salt = f"seed={cfg.seed}"
-        if not req.greedy or cfg.nondeterministic:
-            salt += f"/call={self._calls}"
-        if cfg.route_divergence and route == "/invocations":
-            salt += "/invocations"
-        if cfg.second_stack and req.kind == "completion":
-            salt += "/second-stack"
+        salt = self.salt(req, route)
         key = req.prompt_text if req.prompt_ids is None else ",".join(map(str, ids))
         think = cfg.think_tokens if (req.thinking or cfg.think_leak) else 0
         pieces = self.vocab.generate(key, n, think=think, salt=salt)

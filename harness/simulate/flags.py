@@ -79,12 +79,14 @@ class SimOverrides(Overrides):
     # output length
     output_tokens: int | None = _count(
         "--output-tokens",
-        "the model's natural length: stop ('stop') after N tokens unless ignore_eos; none: "
-        "only max_tokens stops it",
+        "the model's natural length: stop ('stop') after N tokens unless ignore_eos (a "
+        "prompt that ends with its own complete answer: at once); none: only max_tokens "
+        "stops it",
     )
     stop_early_at: int | None = _count(
         "--stop-early-at",
-        "stop after N tokens whatever the client asked (an early-stopping server); none: never",
+        "stop after N tokens whatever the client asked (an early-stopping server, a cut "
+        "output: against the rules); none: never",
     )
     default_max_tokens: int | None = _count(
         "--default-max-tokens", "max_tokens when the request has none"

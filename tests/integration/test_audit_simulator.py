@@ -14,6 +14,7 @@ import pytest
 from harness.audit.config import AuditOverrides, from_profile
 from harness.audit.core import exit_code, measure_audit
 from harness.audit.report import AuditReport, RuleResult
+from harness.cli import main
 from harness.errors import EXIT_FAIL, EXIT_OK
 from harness.profiles import load_profile
 from harness.provenance import Provenance
@@ -22,8 +23,11 @@ from harness.target import Target
 pytestmark = pytest.mark.timeout(180)
 
 PROFILE = load_profile("efficient-qwen")
-# an honest server: 128 tokens at 1 ms each (far above the 26.7 ms floor), a prefix cache
-HONEST: dict[str, Any] = {"ttft_ms": 5.0, "itl_ms": 1.0, "prefix_cache": True, "jitter_pct": 2}
+# an honest server: the model ends the short answer at 41 of 128 tokens, as the CPU
+# reference server's does, and vLLM counts its EOS; 1 ms a token (above the 10 ms floor of
+# 41 tokens), a prefix cache
+HONEST: dict[str, Any] = {"ttft_ms": 5.0, "itl_ms": 1.0, "prefix_cache": True, "jitter_pct": 2,
+                          "output_tokens": 41, "count_eos": True}  # fmt: skip
 
 
 async def audit(url: str, folder: Path, **opts: Any) -> AuditReport:
@@ -43,11 +47,19 @@ async def test_an_honest_server_with_a_prefix_cache_passes_every_rule(simulator,
     assert exit_code(rep) == EXIT_OK
     cached = next(v for v in rep.rules if v.rule == "cached_answers")
     assert "prefix cache" in cached.why  # the simulator's counters show hits: legal
-    # 2 warm-ups + 5 rounds of 3, then one_stack's 9 probes and stream_consistency's 2
-    # streams, every one on a new connection, counted by the server
-    assert rep.requests == 28 and rep.counters["vllm:request_success_total"] == 28
+    # 2 warm-ups + 16 rounds of 3, then the answer and its continuation (complete_outputs),
+    # then one_stack's 9 probes and stream_consistency's 2 streams, every one through the
+    # grader's client on a new connection, counted by the server
+    assert rep.requests == 63 and rep.counters["vllm:request_success_total"] == 63
     sent = [e for e in sim.log if e.method == "POST"]
-    assert len(sent) == 28 and all(e.conn_request_index == 0 for e in sent)
+    assert len(sent) == 63 and all(e.conn_request_index == 0 for e in sent)
+    (check,) = rep.continuations
+    assert (check.answer_tokens, check.answer_finish) == (42, "stop")
+    assert (check.continued_tokens, check.continued_finish, check.continued_text) == (
+        1,
+        "stop",
+        "",
+    )
     assert (tmp_path / "audit.json").is_file()
 
 
@@ -58,11 +70,12 @@ async def test_a_response_cache_fails_cached_answers_and_the_floor(simulator, tm
     assert got["cached_answers"] is RuleResult.FAIL
     assert got["physically_possible"] is RuleResult.FAIL
     cached = next(v for v in rep.rules if v.rule == "cached_answers")
-    # the repeated prompt reached the engine once (the first warm-up): 11 answers never did
-    # (5 timed rounds, then 5 more for the second look: 32 requests); one_stack's repeated
-    # probes come from the cache too, which splits their timing: a second set of 8, all
-    # cached (4 of its 17 probes reached the engine, and the 2 streams, which it never caches)
-    assert cached.why.startswith("response cache: the server's own counter counts 27 of the 51")
+    # the repeated prompt reached the engine once (the first warm-up): the rest of the
+    # warm-ups and rounds never did (16 timed rounds, then 16 more for the second look);
+    # complete_outputs' continuation is a new prompt; one_stack's repeated probes come from
+    # the cache too (their timing splits: a second set of 8), its 2 streams never are
+    assert cached.why.startswith("response cache: the server's own counter counts 72 of the 119")
+    assert results(rep)["complete_outputs"] is RuleResult.PASS  # the cache keeps whole answers
     assert exit_code(rep) == EXIT_FAIL
 
 
@@ -78,9 +91,10 @@ async def test_filler_detection_fails_only_benchmark_detection_after_a_second_lo
         "physically_possible": RuleResult.PASS,
         "one_stack": RuleResult.PASS,
         "stream_consistency": RuleResult.PASS,
+        "complete_outputs": RuleResult.PASS,
     }
     assert {s.phase for s in rep.samples} == {"warmup", "timed", "confirm"}
-    assert rep.requests == 2 + 15 + 15 + 9 + 2
+    assert rep.requests == 2 + 48 + 48 + 2 + 9 + 2
 
 
 async def test_a_server_at_zero_itl_is_physically_impossible(simulator, tmp_path):
@@ -102,9 +116,43 @@ def test_the_command_exits_1_on_a_cheat_and_writes_audit_json(sim_process, tmp_p
     shown = json.loads(proc.stdout)
     assert "samples" not in shown
     assert {v["rule"]: v["result"] for v in shown["rules"]}["cached_answers"] == "fail"
-    # 2 + 2×2×3, then one_stack's 9 probes and 8 more (the cache's instant repeats split
-    # them), and 2 streams
-    assert AuditReport.from_json((out / "audit.json").read_text()).requests == 14 + 17 + 2
+    # 2 + 2×2×3 + complete_outputs' answer and continuation, then one_stack's 9 probes and 8
+    # more (the cache's instant repeats split them), and 2 streams
+    assert AuditReport.from_json((out / "audit.json").read_text()).requests == 16 + 17 + 2
+
+
+def test_a_server_that_cuts_answers_fails_complete_outputs(sim_process, tmp_path):
+    """complete_outputs both ways through the command (in-process): the model ends its
+    answer at 41 tokens; a server that stops every answer at 20 fails, the same server
+    without the cut passes."""
+    cut = sim_process(**HONEST, stop_early_at=20)
+    argv = ["audit", "--url", cut.url, "--rounds", "2", "--seed", "3", "--quiet"]
+    assert main([*argv, "--out", str(tmp_path / "cut")]) == EXIT_FAIL
+    rep = AuditReport.load(tmp_path / "cut")
+    got = results(rep)  # (benchmark detection on 2 rounds of 25 ms requests: this test's noise)
+    assert got["complete_outputs"] is RuleResult.FAIL
+    assert got["cached_answers"] is got["physically_possible"] is RuleResult.PASS
+    failed = next(v for v in rep.rules if v.rule == "complete_outputs")
+    assert "short: the answer ended at 21 of 128 tokens ('stop')" in failed.why
+    assert "brought 16 more ('length'" in failed.why  # the model goes on to the limit
+    assert [(c.attempt, c.requests) for c in rep.continuations] == [(1, 2), (2, 2)]
+    assert rep.requests == len(rep.samples) + len(rep.probes) + 4
+    honest = sim_process(**HONEST)
+    argv = ["audit", "--url", honest.url, "--seed", "3", "--quiet"]  # the default rounds
+    assert main([*argv, "--out", str(tmp_path / "honest")]) == EXIT_OK
+    rep = AuditReport.load(tmp_path / "honest")
+    assert results(rep)["complete_outputs"] is RuleResult.PASS
+
+
+def test_answers_that_run_to_max_tokens_leave_complete_outputs_inconclusive(sim_process, tmp_path):
+    sim = sim_process(ttft_ms=5.0, itl_ms=1.0)  # no natural end: every answer is 128 tokens
+    argv = ["audit", "--url", sim.url, "--quiet", "--out", str(tmp_path)]
+    assert main(argv) == EXIT_OK
+    rep = AuditReport.load(tmp_path)
+    verdict = next(v for v in rep.rules if v.rule == "complete_outputs")
+    assert verdict.result is RuleResult.INCONCLUSIVE and verdict.by_design
+    # the answer only: nothing to continue
+    assert rep.requests == len(rep.samples) + len(rep.probes) + 1
 
 
 async def test_latency_names_a_response_cache_not_the_legal_prefix_cache(simulator):

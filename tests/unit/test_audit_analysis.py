@@ -3,13 +3,18 @@ and the empty case."""
 
 from __future__ import annotations
 
+import pytest
+
 from harness.audit.analysis import (
     benchmark_detection,
     cached_answers,
     floor_ms,
     judge,
     needs_confirmation,
+    noise,
+    pair_ratio,
     physically_possible,
+    ratio,
 )
 from harness.audit.report import Phase, Role, RuleResult, Sample
 from harness.profiles import AuditSpec
@@ -101,3 +106,40 @@ def test_controls_of_another_answer_length_are_not_compared() -> None:
     v = benchmark_detection({"short": samples}, SPEC)
     assert (v.result, v.by_design) == (RuleResult.INCONCLUSIVE, True)
     assert "differ in length" in v.why
+
+
+def test_the_pair_ratio_is_the_median_of_every_pairs_ratio() -> None:
+    assert pair_ratio([], [1.0]) is None and pair_ratio([1.0], []) is None
+    assert pair_ratio([9.0], [10.0]) == 0.9
+    # pairs: 9/10, 9/12, 12/10, 12/12 -> median of 0.75, 0.9, 1.0, 1.2
+    assert pair_ratio([9.0, 12.0], [10.0, 12.0]) == pytest.approx(0.95)
+    # a stalled control (1000) is in 3 of the 9 pairs: the median pair is still 9/10
+    assert pair_ratio([9.0, 9.0, 9.0], [10.0, 10.0, 1000.0]) == pytest.approx(0.9)
+
+
+def test_the_timed_ratio_pairs_each_filler_with_each_matched_control() -> None:
+    samples = rounds(9.0 * 128, 10.0 * 128, n=3)
+    assert ratio(samples, ("timed",)) == pytest.approx(0.9)
+    assert ratio(samples, ("confirm",)) is None
+
+
+def test_a_split_within_the_fillers_own_noise_is_inconclusive_not_a_failure() -> None:
+    def look(phase: Phase, rep: list[float]) -> list[Sample]:
+        out = rounds(800.0, 1000.0, phase, n=len(rep))
+        for s, ms in zip([s for s in out if s.role == "repeated"], rep, strict=True):
+            s.e2e_ms = ms
+        return out
+
+    steady = [790.0, 800.0, 810.0, 800.0, 805.0, 795.0]
+    jumpy = [500.0, 800.0, 1100.0, 650.0, 950.0, 800.0]  # a shared, loaded machine
+    assert noise(look("timed", steady), ("timed",)) == pytest.approx(1.4826 * 5 / 800)
+    assert noise([], ("timed",)) is None
+    split = look("timed", steady) + look("confirm", steady)
+    assert benchmark_detection({"short": split}, SPEC).result is RuleResult.FAIL
+    v = benchmark_detection({"short": look("timed", steady) + look("confirm", jumpy)}, SPEC)
+    assert v.result is RuleResult.INCONCLUSIVE and not v.by_design
+    assert v.why.startswith("too noisy to judge (over 10%): short: the filler cost 80% then 80%")
+    assert "varies by 28%" in v.why
+    # a split deeper than twice the spread is no noise: an answer cache's jumpy answers fail
+    cache = look("timed", steady) + look("confirm", [x / 100 for x in jumpy])
+    assert benchmark_detection({"short": cache}, SPEC).result is RuleResult.FAIL

@@ -14,7 +14,7 @@ TOK = load_tokenizer(PROFILE.server.tokenizer)
 
 def test_each_round_has_the_filler_and_two_fresh_controls_of_its_length() -> None:
     seen: dict[str, set[str]] = {"repeated": set(), "near_filler": set(), "unique_head": set()}
-    for index in range(10):
+    for index in range(32):  # the default's timed rounds and its second look
         # a long seed: the round's index must still make its prompts new
         prompts = round_prompts(TOK, SENTENCE, 6, seed=1047617372, index=index)
         by_role = {p.role: p for p in prompts}
@@ -28,7 +28,7 @@ def test_each_round_has_the_filler_and_two_fresh_controls_of_its_length() -> Non
         for p in prompts:
             seen[p.role].add(p.text)
     assert len(seen["repeated"]) == 1
-    assert len(seen["near_filler"]) == len(seen["unique_head"]) == 10
+    assert len(seen["near_filler"]) == len(seen["unique_head"]) == 32
 
 
 def test_the_order_rotates_so_no_prompt_is_always_first() -> None:

@@ -100,6 +100,35 @@ def test_output_length_rules(tok: Any) -> None:
     assert _length(tok, _completion(), ignore_max_tokens=True) == (10, "length")
 
 
+def test_the_model_ends_at_once_after_its_own_complete_answer(tok: Any) -> None:
+    """complete_outputs (docs/audit.md): the prompt continued with the model's finished
+    answer gets EOS next; continued with a cut answer (``--stop-early-at``), it goes on."""
+    eng = Engine(make_config(output_tokens=4), tok)
+    first = eng.plan(
+        parse_request(_completion(temperature=0, prompt="Dogs. "), "completion"), [1], "/x", 0
+    )
+    answer = "".join(p.text for p in first.pieces)
+    assert (len(first.pieces), first.finish_reason) == (4, "stop")
+    assert _length(tok, _completion(temperature=0, prompt="Dogs. " + answer), output_tokens=4) == (
+        0,
+        "stop",
+    )
+    assert _length(
+        tok, _completion(temperature=0, prompt="Dogs. " + answer[:-1]), output_tokens=4
+    ) == (
+        4,
+        "stop",
+    )
+    cut = Engine(make_config(output_tokens=6, stop_early_at=4), tok)
+    part = cut.plan(
+        parse_request(_completion(temperature=0, prompt="Dogs. "), "completion"), [1], "/x", 0
+    )
+    text = "".join(p.text for p in part.pieces)
+    assert (len(part.pieces), part.finish_reason) == (4, "stop")
+    again = parse_request(_completion(temperature=0, prompt="Dogs. " + text), "completion")
+    assert cut.length(again, 8) == (4, "stop")  # cut again, never EOS
+
+
 def test_context_length_is_checked(tok: Any) -> None:
     eng = Engine(make_config(max_model_len=10), tok)
     with pytest.raises(BadRequest, match="maximum context length is 10 tokens"):
