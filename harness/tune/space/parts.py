@@ -78,8 +78,22 @@ class Budget(Strict):
         return self
 
 
+# The gate's options (harness/gate/options.py) that SPACE.toml's [options] does not take,
+# and why: every other gate option is a TuneOptions field of the same name, type and choices
+# (tests/unit/test_tune_options.py holds both, so a new gate option is a decision here).
+NOT_TUNE_OPTIONS: dict[str, str] = {
+    "ready_timeout": "[serve] ready_timeout_s: tune starts the server and waits for it itself",
+    "wait_for_start": "tune's trial waits for the server it started (the candidate is alive)",
+    "no_rtt_probes": "every trial is measured the same way: the RTT probes stay on",
+    "quality_only": "a trial is the whole gate: its score is the latency step's",
+    "docker_host": "[serve] docker_host: the engine that runs an image candidate",
+}
+
+
 class TuneOptions(Strict):
-    """The gate's quick settings, passed to every trial (as ``harness gate`` takes them)."""
+    """The gate's quick settings, passed to every trial (as ``harness gate`` takes them):
+    each field is a gate option of the same name, type and choices; the gate's other
+    options are in :data:`NOT_TUNE_OPTIONS` with why."""
 
     runs: int | None = Field(None, ge=1)
     warmup: int | None = Field(None, ge=0)
