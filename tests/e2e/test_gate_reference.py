@@ -93,11 +93,11 @@ def test_gate_url_measures_judges_and_records(reference_server, tmp_path):
         False,
     )
     probes = audit["probes"]
-    assert {p["label"] for p in probes if not p["stream"]} == {
-        "chat /v1/chat/completions",
-        "chat /invocations",
-        "prompt /v1/completions",
-        "prompt /invocations",
+    assert {(p["shape"], p["route"]) for p in probes if not p["stream"]} == {
+        ("chat", "/v1/chat/completions"),
+        ("chat", "/invocations"),
+        ("prompt", "/v1/completions"),
+        ("prompt", "/invocations"),
     }
     assert len({p["text"] for p in probes if not p["warmup"]}) == 1
     assert [p["finish_events"] for p in probes if p["stream"]] == [1, 1]

@@ -198,6 +198,8 @@ def test_gate_steps_call_the_cores_and_record_rerunnable_lines(sim_process, tmp_
         ("cached_answers", "pass"),
         ("benchmark_detection", "pass"),
         ("physically_possible", "pass"),
+        ("one_stack", "pass"),
+        ("stream_consistency", "pass"),
     }
     latency = LatencyReport.load(tmp_path)
     argv = latency.provenance.command_line
