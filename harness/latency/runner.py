@@ -164,6 +164,14 @@ async def run_strict_bucket(
     stopper = _stopper(cfg)
     itls = state.itls.setdefault(("strict", bucket.name), [])
     phases: tuple[tuple[Phase, int], ...] = (("warmup", cfg.warmup), ("timed", cfg.runs))
+
+    def report_row(rec: RequestRecord, phase: Phase, i: int) -> tuple[RequestRow, list[float]]:
+        """The report's row of a parsed strict request, and its inter-token latencies."""
+        return to_row(
+            rec, bucket=bucket.name, mode="strict", phase=phase, index=i,
+            prompt_tokens=bucket.prompt_tokens, tok=tok,
+        )  # fmt: skip
+
     for phase, n in phases:
         offset = 0 if phase == "warmup" else cfg.warmup
         bodies = [
@@ -191,15 +199,7 @@ async def run_strict_bucket(
             if (looking is not None or full) and rec.raw and rec.error is None:
                 parse_stream(rec)  # nothing is in flight: one request at a time
             if full:  # the stop rule's row is the report's (TTFT, TPOT for a tail SLO)
-                row, _ = to_row(
-                    rec,
-                    bucket=bucket.name,
-                    mode="strict",
-                    phase=phase,
-                    index=i,
-                    prompt_tokens=bucket.prompt_tokens,
-                    tok=tok,
-                )
+                row, _ = report_row(rec, phase, i)
             else:
                 row = RequestRow(
                     bucket=bucket.name,
@@ -242,15 +242,7 @@ async def run_strict_bucket(
                 continue
             if rec.raw and rec.error is None:
                 parse_stream(rec)
-            row, row_itls = to_row(
-                rec,
-                bucket=bucket.name,
-                mode="strict",
-                phase=phase,
-                index=i,
-                prompt_tokens=bucket.prompt_tokens,
-                tok=tok,
-            )
+            row, row_itls = report_row(rec, phase, i)
             state.rows.append(row)
             if phase == "timed":
                 itls.extend(row_itls)

@@ -25,7 +25,7 @@ from harness.tune.record.score import speed_kind as speed_kind  # re-exported: i
 from harness.tune.record.status import Status
 from harness.tune.space import Choice, Space
 from harness.tune.space.template import diff_text
-from harness.tune.trial import slo_step
+from harness.tune.trial import gate_plan, slo_step
 
 AnyKind = MeasurementKind[Any, Any, Any, Any]
 
@@ -75,16 +75,7 @@ def run_leg(
             write_params(folder, meta, cand.url)
         how.take_manifest(folder, cand.url)  # what ran, with the launch only the tuner knows
         name = f"{space.name}-confirm-r{round_no}-t{trial:03d}"
-        plan = GatePlan(
-            url=cand.url,
-            folder=folder,
-            profile=profile,
-            options=space.options.gate(),
-            name=name,
-            note=note,
-            experiment=space.name,
-            profile_arg=space.profile_arg,
-        )
+        plan = gate_plan(space, profile, cand.url, folder, name=name, note=note)
         measured = _measure(kind, plan, leg, cand, hooks)
     finally:
         cand.stop()

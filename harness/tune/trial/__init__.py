@@ -53,6 +53,23 @@ def _first_blocking(report: GateReport) -> str:
     return blocking[0].text if blocking else report.verdict.value
 
 
+def gate_plan(
+    space: Space, profile: Profile, url: str, folder: Path, *, name: str, note: str
+) -> GatePlan:
+    """The gate a trial or a confirmation leg runs on a started candidate: the space's
+    ``[options]``, its name as the experiment, its profile as given."""
+    return GatePlan(
+        url=url,
+        folder=folder,
+        profile=profile,
+        options=space.options.gate(),
+        name=name,
+        note=note,
+        experiment=space.name,
+        profile_arg=space.profile_arg,
+    )
+
+
 def run_trial(
     space: Space,
     profile: Profile,
@@ -134,16 +151,7 @@ def _measure(
     reference: Path | None = None,
     hooks: GateHooks = NO_HOOKS,
 ) -> TrialResult:
-    plan = GatePlan(
-        url=url,
-        folder=folder,
-        profile=profile,
-        options=space.options.gate(),
-        name=name,
-        note=note,
-        experiment=space.name,
-        profile_arg=space.profile_arg,
-    )
+    plan = gate_plan(space, profile, url, folder, name=name, note=note)
     steps = plan.steps()
     deferred = deferred_steps(steps)
     target_steps = [k for k in steps if all(k is not d for d in deferred)]
