@@ -56,6 +56,7 @@ class AuditConfig:
     chat_endpoint: str = "/invocations"
     model: str = ""
     thinking_off: dict[str, Any] = field(default_factory=dict)
+    thinking_on: dict[str, Any] = field(default_factory=dict)  # GPQA's items (paraphrases)
     # stream_consistency: usage may sit this far from the re-tokenised text (harness/usage.py)
     usage_tolerance: int = 4
 
@@ -91,5 +92,6 @@ def from_profile(profile: Profile, target: Target, o: AuditOverrides) -> AuditCo
         chat_endpoint=profile.quality.endpoint if profile.quality else "/invocations",
         model=profile.server.model,
         thinking_off=dict(profile.server.thinking_off),
+        thinking_on=dict(profile.server.thinking_on),
         usage_tolerance=profile.check.usage_tolerance_tokens,
     )
