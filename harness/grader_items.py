@@ -2,8 +2,9 @@
 
 What a server that recognises the graders' quality prompts would key on: the user message
 the grader sends for an item. Two benchmarks send one user message per item, built here
-exactly as lm-eval 0.4.11 builds it from the shipped sample rows (``tasks/samples``, the
-datasets' own schema):
+exactly as lm-eval 0.4.11 builds it from a data folder's rows (the grader's data that
+``harness data fetch`` wrote, else the sample rows harness ships in ``tasks/samples``, in
+the datasets' own schema):
 
 - IFEval: the row's ``prompt``, unchanged (lm-eval's ``doc_to_text: prompt``), thinking off;
 - GPQA-Diamond (``gpqa_diamond_cot_zeroshot``): lm-eval's template over the row's
@@ -78,15 +79,21 @@ def _preprocess(text: object) -> str:
     return out.replace("  ", " ")
 
 
+def _source(data_dir: Path, rel: str) -> Path:
+    """``data_dir``'s file (the grader's data, ``harness data fetch``), else the shipped
+    sample's."""
+    return data_dir / rel if (data_dir / rel).is_file() else SAMPLES / rel
+
+
 def ifeval_items(data_dir: Path = SAMPLES) -> list[GraderItem]:
-    rows = _rows(data_dir / "ifeval" / "train.jsonl")
+    rows = _rows(_source(data_dir, "ifeval/train.jsonl"))
     return [GraderItem("ifeval", str(r["key"]), str(r["prompt"]), False) for r in rows]
 
 
 def gpqa_items(data_dir: Path = SAMPLES) -> list[GraderItem]:
     rng = random.Random(GRADER_SEED)
     out: list[GraderItem] = []
-    for r in _rows(data_dir / "gpqa" / "gpqa_diamond.jsonl"):
+    for r in _rows(_source(data_dir, "gpqa/gpqa_diamond.jsonl")):
         choices = [_preprocess(r[f"Incorrect Answer {i}"]) for i in (1, 2, 3)]
         choices.append(_preprocess(r["Correct Answer"]))
         rng.shuffle(choices)
@@ -97,8 +104,9 @@ def gpqa_items(data_dir: Path = SAMPLES) -> list[GraderItem]:
 
 
 def grader_items(data_dir: Path = SAMPLES) -> list[GraderItem]:
-    """The shipped items, alternating benchmarks (IFEval, GPQA, IFEval, …): the first
-    ``k`` of them hold both benchmarks for any ``k`` >= 2."""
+    """The items of ``data_dir`` (each benchmark's file there, else the shipped sample's), in
+    the datasets' order (the grader's ``--limit`` asks the first ones), alternating
+    benchmarks (IFEval, GPQA, IFEval, …): the first ``k`` hold both for any ``k`` >= 2."""
     a, b = ifeval_items(data_dir), gpqa_items(data_dir)
     out: list[GraderItem] = []
     for i in range(max(len(a), len(b))):

@@ -74,7 +74,7 @@ async def run_paraphrases(
     """The quality half's requests into ``sink``: one look, and a second when it splits."""
     if "benchmark_detection" not in cfg.spec.rules or not cfg.spec.paraphrase_items:
         return
-    items = grader_items()[: cfg.spec.paraphrase_items]
+    items = grader_items(cfg.data_dir)[: cfg.spec.paraphrase_items]
     for look in (0, 1):
         if look == 1 and not needs_second_look(sink, cfg.spec):
             break

@@ -44,3 +44,12 @@ def test_a_paraphrase_changes_one_neutral_word_at_the_end_only():
             head = item.text[: -len(GPQA_TAIL)] if item.benchmark == "gpqa_diamond" else item.text
             assert t.startswith(head)
             assert abs(len(t.split()) - len(item.text.split())) <= 3
+
+
+def test_a_data_folder_with_the_graders_data_gives_its_items_else_the_samples(tmp_path):
+    (tmp_path / "ifeval").mkdir()
+    row = '{"key": 7, "prompt": "Write a haiku about rain.", "instruction_id_list": []}'
+    (tmp_path / "ifeval" / "train.jsonl").write_text(row + "\n", encoding="utf-8")
+    items = grader_items(tmp_path)
+    assert [(i.key, i.text) for i in items[:1]] == [("7", "Write a haiku about rain.")]
+    assert [i.key for i in items[1:]] == [i.key for i in gpqa_items()]  # no GPQA file there
