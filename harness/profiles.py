@@ -223,7 +223,7 @@ class AuditSpec(Strict):
     # each; a split is the pairs' Hodges–Lehmann ratio of time per output token outside
     # [paraphrase_split, 1 / paraphrase_split], or of output length outside
     # [paraphrase_length_split, 1 / paraphrase_length_split], in two independent looks
-    paraphrase_items: int = Field(default=6, ge=0)  # 0: not compared
+    paraphrase_items: int = Field(default=8, ge=0)  # 0: not compared
     paraphrase_max_tokens: int = Field(default=32, ge=4)
     paraphrase_split: float = Field(default=0.9, gt=0, lt=1)
     paraphrase_length_split: float = Field(default=0.67, gt=0, lt=1)

@@ -48,11 +48,11 @@ async def test_an_honest_server_serves_the_graders_items_like_their_paraphrases(
     assert v.result is RuleResult.PASS, v.why
     assert "quality prompts: the quality graders' prompts cost" in v.why
     assert exit_code(rep) == EXIT_OK
-    # one look: 6 items, each as the grader sends it and paraphrased, interleaved
-    assert len(rep.paraphrases) == 12 and {a.look for a in rep.paraphrases} == {0}
+    # one look: 8 items, each as the grader sends it and paraphrased, interleaved
+    assert len(rep.paraphrases) == 16 and {a.look for a in rep.paraphrases} == {0}
     assert [a.form for a in rep.paraphrases[:4]] == [
         "original", "paraphrase", "paraphrase", "original"]  # fmt: skip
-    items = grader_items()[:6]
+    items = grader_items()[:8]
     assert {a.benchmark for a in rep.paraphrases} == {"ifeval", "gpqa_diamond"}
     originals = [a.text for a in rep.paraphrases if a.form == "original"]
     assert sorted(originals) == sorted(i.text for i in items)
@@ -68,7 +68,7 @@ async def test_an_honest_server_serves_the_graders_items_like_their_paraphrases(
     gpqa = next(e.body for e in chats if e.body["messages"][0]["content"] == items[1].text)
     assert gpqa["thinking"] is True  # GPQA as the profile asks it: thinking on
     look = v.evidence["quality_prompts"]["looks"][0]
-    assert look["pairs"] == 6 and look["time_pairs"] == 6 and look["length_ratio"] == 1.0
+    assert look["pairs"] == 8 and look["time_pairs"] == 8 and look["length_ratio"] == 1.0
     assert 0.9 < look["time_ratio"] < 1 / 0.9
 
 
@@ -79,8 +79,8 @@ async def test_a_server_that_detects_the_graders_items_fails(simulator, tmp_path
     assert v.result is RuleResult.FAIL, v.why
     assert exit_code(rep) == EXIT_FAIL
     # the first look split, so a second, independent one (other paraphrases) was asked
-    assert len(rep.paraphrases) == 24 and {a.look for a in rep.paraphrases} == {0, 1}
-    assert len({a.text for a in rep.paraphrases if a.form == "paraphrase"}) == 12
+    assert len(rep.paraphrases) == 32 and {a.look for a in rep.paraphrases} == {0, 1}
+    assert len({a.text for a in rep.paraphrases if a.form == "paraphrase"}) == 16
     # the filler half passes: only the quality half names the cause
     assert v.why.startswith("quality prompts: served unlike their light paraphrases: ")
     looks = v.evidence["quality_prompts"]["looks"]
