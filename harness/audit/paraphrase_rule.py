@@ -186,16 +186,12 @@ def judge_paraphrases(asked: Sequence[Asked], spec: AuditSpec) -> Half | None:
     )
 
 
-# the worst outcome names the rule's: a failure, then a broken look, then a pass, then
-# nothing to compare by design
-_RANK = {
-    (RuleResult.FAIL, False): 3,
-    (RuleResult.FAIL, True): 3,
-    (RuleResult.INCONCLUSIVE, False): 2,
-    (RuleResult.PASS, False): 1,
-    (RuleResult.PASS, True): 1,
-    (RuleResult.INCONCLUSIVE, True): 0,
-}
+def _rank(result: RuleResult, by_design: bool) -> int:
+    """The worse half names the rule's result: a failure, then a look too noisy or broken,
+    then a pass, then nothing to compare by design."""
+    if result is RuleResult.INCONCLUSIVE:
+        return 0 if by_design else 2
+    return 3 if result is RuleResult.FAIL else 1
 
 
 def merged(filler: RuleVerdict, half: Half | None) -> RuleVerdict:
@@ -203,21 +199,18 @@ def merged(filler: RuleVerdict, half: Half | None) -> RuleVerdict:
     side by side: the quality half's under ``quality_prompts``)."""
     if half is None:
         return filler
-    a = _RANK[(filler.result, filler.by_design)]
-    b = _RANK[(half.result, half.by_design)]
-    worst = filler if a >= b else None
-    result, by_design = (
-        (filler.result, filler.by_design) if worst else (half.result, half.by_design)
-    )
-    whys = [f"filler: {filler.why}", f"quality prompts: {half.why}"]
-    if result is RuleResult.FAIL:
-        whys = [w for w, r in zip(whys, (filler.result, half.result), strict=True)
-                if r is RuleResult.FAIL]  # fmt: skip
+    if _rank(filler.result, filler.by_design) >= _rank(half.result, half.by_design):
+        result, by_design = filler.result, filler.by_design
+    else:
+        result, by_design = half.result, half.by_design
+    whys = [(filler.result, f"filler: {filler.why}"), (half.result, f"quality prompts: {half.why}")]
+    if result is RuleResult.FAIL:  # only the failing halves: the cause, named
+        whys = [(r, w) for r, w in whys if r is RuleResult.FAIL]
     return filler.model_copy(
         update={
             "result": result,
             "by_design": by_design,
-            "why": "; ".join(whys),
+            "why": "; ".join(w for _, w in whys),
             "evidence": {**filler.evidence, "quality_prompts": half.evidence},
         }
     )

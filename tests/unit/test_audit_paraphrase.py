@@ -144,3 +144,12 @@ def test_the_pairs_log_ratios_are_symmetric():
     first = look_of(asked, 0)
     assert first.time_ratio == pytest.approx(1.0)
     assert math.isclose(look_of(look([2.0, 2.0]), 0).time_ratio or 0, 2.0)
+
+
+def test_a_noisy_quality_half_makes_the_rule_inconclusive_not_a_pass():
+    filler = RuleVerdict(rule="benchmark_detection", title="t", result=RuleResult.PASS,
+                         why="the filler passes")  # fmt: skip
+    noisy = [0.62, 0.75, 0.88, 0.9, 1.05, 1.2]
+    v = merged(filler, judge_paraphrases(look(noisy) + look(noisy, look=1), SPEC))
+    assert v.result is RuleResult.INCONCLUSIVE and not v.by_design
+    assert v.why.startswith("filler: the filler passes; quality prompts: too noisy to judge")
