@@ -55,7 +55,7 @@ class GraderItem:
     benchmark: Benchmark
     key: str  # IFEval's ``key``, GPQA's ``Record ID``
     text: str  # the one user message
-    thinking: bool  # the profile's GPQA is thinking on, IFEval off
+    thinking: bool  # the Efficient Qwen graders': GPQA on, IFEval off (a profile may say otherwise)
 
     def paraphrase(self, variant: int) -> str:
         """The item with one neutral word of its instruction changed (``variant`` picks

@@ -67,7 +67,9 @@ class AuditConfig:
     chat_endpoint: str = "/invocations"
     model: str = ""
     thinking_off: dict[str, Any] = field(default_factory=dict)
-    thinking_on: dict[str, Any] = field(default_factory=dict)  # GPQA's items (paraphrases)
+    thinking_on: dict[str, Any] = field(default_factory=dict)
+    # the quality benchmarks' thinking (by name) as the profile asks it: the items' bodies
+    thinking_by_benchmark: dict[str, bool] = field(default_factory=dict)
     # benchmark detection's quality items: from this folder, else the shipped samples
     data_dir: Path = field(default_factory=default_data_dir)
     # stream_consistency: usage may sit this far from the re-tokenised text (harness/usage.py)
@@ -106,6 +108,9 @@ def from_profile(profile: Profile, target: Target, o: AuditOverrides) -> AuditCo
         model=profile.server.model,
         thinking_off=dict(profile.server.thinking_off),
         thinking_on=dict(profile.server.thinking_on),
+        thinking_by_benchmark={b.name: b.thinking for b in profile.quality.benchmarks}
+        if profile.quality
+        else {},
         data_dir=(o.data_dir or default_data_dir()).resolve(),
         usage_tolerance=profile.check.usage_tolerance_tokens,
     )

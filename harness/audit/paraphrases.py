@@ -7,8 +7,8 @@ and paraphrased, one after the other, the original first for every other item (t
 turns with the look, and the second look goes through the items backwards), so neither
 form is always first: whichever comes first pays the item's prefill, which the other then
 finds in a prefix cache. Bodies are the graders' chat bodies on the quality route (one
-user message, no ``model``, temperature 0, thinking as the profile asks it per
-benchmark), with ``paraphrase_max_tokens`` for ``max_tokens`` (the grader's own limit
+user message, no ``model``, temperature 0, thinking as the profile's benchmark of that
+name asks it, else as the Efficient Qwen graders do), with ``paraphrase_max_tokens`` for ``max_tokens`` (the grader's own limit
 would cost minutes a request), through the grader's own client. A second, independent look
 (another paraphrase of each item) only when the first one splits
 (harness/audit/paraphrase_rule.py).
@@ -42,7 +42,8 @@ def plan(items: list[GraderItem], look: int) -> list[tuple[GraderItem, Form]]:
 
 def body(cfg: AuditConfig, item: GraderItem, text: str) -> dict[str, Any]:
     """The quality grader's chat body for ``text`` (run_quality_local.py's shape)."""
-    thinking = cfg.thinking_on if item.thinking else cfg.thinking_off
+    on = cfg.thinking_by_benchmark.get(item.benchmark, item.thinking)
+    thinking = cfg.thinking_on if on else cfg.thinking_off
     return {
         "messages": [{"role": "user", "content": text}],
         "max_tokens": cfg.spec.paraphrase_max_tokens,
