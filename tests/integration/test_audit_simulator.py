@@ -122,7 +122,7 @@ def test_the_command_exits_1_on_a_cheat_and_writes_audit_json(sim_process, tmp_p
     )  # fmt: skip
     assert proc.returncode == EXIT_FAIL, proc.stderr
     shown = json.loads(proc.stdout)
-    assert "samples" not in shown
+    assert "samples" not in shown and "paraphrases" not in shown
     assert {v["rule"]: v["result"] for v in shown["rules"]}["cached_answers"] == "fail"
     # 2 + 2×2×3 + complete_outputs' answer and continuation, the quality items and their
     # paraphrases (each body new: none cached), then one_stack's 9 probes and 8 more (the
