@@ -92,6 +92,7 @@ SERVERS = (
     *(Server(f"honest, jitter {j:.0%}", jitter=j) for j in (0.01, 0.03, 0.05, 0.10)),
     Server("honest, jitter 3 %, TPOT σ 15 %", spec_sigma=0.15),
     Server("honest, jitter 3 %, lengths σ 40 %", length_sigma=0.40),
+    Server("honest, jitter 3 %, lengths σ 60 %", length_sigma=0.60),
     Server("canned answers", canned=True, honest=False),
     *(Server(f"items ×{f:g} the time", factor=f, honest=False) for f in (0.9, 0.8, 1.11, 1.25)),
     Server("items' answers 60 % as long", length=0.6, honest=False),
