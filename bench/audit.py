@@ -23,7 +23,9 @@ temperature 0 a continuation is a fact, not a draw: docs/audit.md); its two requ
 (the answer and its continuation) are counted in the requests column.
 Rules ``one_stack`` and ``stream_consistency`` have their own rows: the probe phase
 simulated and judged with their own functions (harness/audit/stack.py, stream.py; the
-servers are described above ``STACK_SERVERS`` and ``STREAM_SERVERS``).
+servers are described above ``STACK_SERVERS`` and ``STREAM_SERVERS``); so has
+``benchmark_detection``'s quality half (the graders' items against paraphrases:
+bench/audit_paraphrase.py, whose docstring describes its servers).
 
     python bench/audit.py [--trials 20000] [--seed 1] [--json]
 """
@@ -37,6 +39,8 @@ import random
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass
+
+from audit_paraphrase import paraphrase_rows  # a sibling: bench/ is on the path
 
 from harness.audit.analysis import judge, needs_confirmation
 from harness.audit.probe import Probe, Shape
@@ -382,6 +386,8 @@ def main() -> int:
             for r in rules
         )
         print(f"{s.name:34} req {requests / args.trials:5.1f}  {cells}", file=sys.stderr)
+    if "benchmark_detection" in SPEC.rules and SPEC.paraphrase_items:
+        rows += paraphrase_rows(args.trials, args.seed, SPEC)
     if "one_stack" in SPEC.rules:
         rows += stack_rows(args.trials, args.seed)
     if "stream_consistency" in SPEC.rules:

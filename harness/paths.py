@@ -12,6 +12,7 @@ from pathlib import Path
 REPO_ROOT = Path(__file__).resolve().parent.parent
 REPORTS_ENV = "HARNESS_REPORTS_DIR"
 CACHE_ENV = "HARNESS_CACHE_DIR"
+DATA_DIR_ENV = "HARNESS_DATA_DIR"
 
 
 def reports_dir() -> Path:
@@ -24,3 +25,9 @@ def cache_dir() -> Path:
     """``$HARNESS_CACHE_DIR``, else ``~/.cache/harness`` (test model, demo data, punkt)."""
     env = os.environ.get(CACHE_ENV)
     return Path(env).expanduser() if env else Path.home() / ".cache" / "harness"
+
+
+def default_data_dir() -> Path:
+    """``$HARNESS_DATA_DIR``, else ``~/.cache/harness/data``: benchmark data (docs/quality.md)."""
+    env = os.environ.get(DATA_DIR_ENV)
+    return Path(env) if env else Path.home() / ".cache" / "harness" / "data"

@@ -218,6 +218,15 @@ class AuditSpec(Strict):
     # of asking, a route or body shape is served faster (in two independent sets)
     stack_max_tokens: int = Field(default=64, ge=8)
     stack_speed_ratio: float = Field(default=0.8, gt=0, lt=1)
+    # benchmark detection's second half: the quality graders' items (harness/grader_items.py)
+    # against light paraphrases, each pair once per look, at most paraphrase_max_tokens
+    # each; a split is the pairs' Hodges–Lehmann ratio of time per output token outside
+    # [paraphrase_split, 1 / paraphrase_split], or of output length outside
+    # [paraphrase_length_split, 1 / paraphrase_length_split], in two independent looks
+    paraphrase_items: int = Field(default=8, ge=0)  # 0: not compared
+    paraphrase_max_tokens: int = Field(default=32, ge=4)
+    paraphrase_split: float = Field(default=0.9, gt=0, lt=1)
+    paraphrase_length_split: float = Field(default=0.67, gt=0, lt=1)
 
 
 class VlmSpec(Strict):

@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from harness.client.urls import http_base_url
 from harness.errors import ConfigError
 from harness.flags import option, ready_timeout, request_timeout, tokenizer, wait_for_start
 from harness.overrides import Overrides
+from harness.paths import DATA_DIR_ENV, default_data_dir
 from harness.profiles import AuditSpec, Bucket, Profile
 from harness.prompts import fresh_seed
 from harness.target import Target
@@ -35,6 +37,15 @@ class AuditOverrides(Overrides):
     ready_timeout_s: float | None = ready_timeout()
     wait_for_start: bool = wait_for_start()
     tokenizer: str | None = tokenizer("qwen:MODEL | tokenizer.json or model folder")
+    data_dir: Path | None = option(
+        "--data-dir",
+        type=Path,
+        metavar="DIR",
+        help=f"benchmark data folder whose quality items benchmark detection asks, as sent and "
+        f"paraphrased (default: ${DATA_DIR_ENV} or ~/.cache/harness/data; the shipped samples "
+        "where a benchmark's file is not there)",
+        gate="--data-dir",
+    )
 
 
 @dataclass(frozen=True)
@@ -56,6 +67,11 @@ class AuditConfig:
     chat_endpoint: str = "/invocations"
     model: str = ""
     thinking_off: dict[str, Any] = field(default_factory=dict)
+    thinking_on: dict[str, Any] = field(default_factory=dict)
+    # the quality benchmarks' thinking (by name) as the profile asks it: the items' bodies
+    thinking_by_benchmark: dict[str, bool] = field(default_factory=dict)
+    # benchmark detection's quality items: from this folder, else the shipped samples
+    data_dir: Path = field(default_factory=default_data_dir)
     # stream_consistency: usage may sit this far from the re-tokenised text (harness/usage.py)
     usage_tolerance: int = 4
 
@@ -91,5 +107,10 @@ def from_profile(profile: Profile, target: Target, o: AuditOverrides) -> AuditCo
         chat_endpoint=profile.quality.endpoint if profile.quality else "/invocations",
         model=profile.server.model,
         thinking_off=dict(profile.server.thinking_off),
+        thinking_on=dict(profile.server.thinking_on),
+        thinking_by_benchmark={b.name: b.thinking for b in profile.quality.benchmarks}
+        if profile.quality
+        else {},
+        data_dir=(o.data_dir or default_data_dir()).resolve(),
         usage_tolerance=profile.check.usage_tolerance_tokens,
     )

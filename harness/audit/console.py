@@ -9,6 +9,7 @@ from rich.console import Console
 
 from harness.audit.continuation import Continuation
 from harness.audit.hooks import AuditHooks
+from harness.audit.paraphrase import Asked
 from harness.audit.probe import Probe
 from harness.audit.report import AuditReport, Sample
 from harness.audit.views import sections
@@ -52,6 +53,13 @@ class ConsoleHooks(AuditHooks):
         took = f"{probe.e2e_ms:.1f} ms" if probe.e2e_ms is not None else probe.error or ""
         self.console.print(
             f"  probe {probe.label}: {took}, {probe.output_tokens} tokens", style="dim"
+        )
+
+    def asked(self, asked: Asked) -> None:
+        took = f"{asked.e2e_ms:.1f} ms" if asked.e2e_ms is not None else asked.error or ""
+        self.console.print(
+            f"  {asked.benchmark} {asked.item} {asked.form}: {took}, {asked.output_tokens} tokens",
+            style="dim",
         )
 
     def continuation(self, check: Continuation) -> None:

@@ -4,8 +4,9 @@ Per audited bucket: the grader's warm-ups (the repeated filler), then rounds of 
 repeated filler and its two controls in rotating order, every request through the
 grader's own client (urllib, ``json.dumps`` defaults, a new connection each), so the
 only difference between a timed prompt and its control is the text. When the timed
-rounds split (benchmark detection), a second set of rounds must confirm it. The
-server's ``/metrics`` is read before and after (a harness extra; a server without it
+rounds split (benchmark detection), a second set of rounds must confirm it. Then the
+quality graders' items against light paraphrases (benchmark detection's quality half:
+harness/audit/paraphrases.py). The server's ``/metrics`` is read before and after (a harness extra; a server without it
 leaves the counter evidence inconclusive by design). Then the probe phase (one prompt in
 the graders' two body shapes on their routes: harness/audit/probes.py). On Ctrl-C the
 samples so far are saved as a partial report.
@@ -27,6 +28,9 @@ from harness.audit.config import AuditConfig
 from harness.audit.continuation import Continuation
 from harness.audit.controls import round_prompts
 from harness.audit.hooks import NO_HOOKS, AuditHooks
+from harness.audit.paraphrase import Asked
+from harness.audit.paraphrase_rule import judge_paraphrases, merged
+from harness.audit.paraphrases import run_paraphrases
 from harness.audit.probe import Probe
 from harness.audit.probe_rules import in_profile_order, judge_probes
 from harness.audit.probes import run_probes
@@ -119,13 +123,15 @@ async def measure_audit(
     samples: list[Sample] = []
     probes: list[Probe] = []  # the probe phase, after the rounds (harness/audit/probes.py)
     checks: list[Continuation] = []  # complete outputs, per bucket (harness/audit/complete.py)
+    asked: list[Asked] = []  # benchmark detection's quality items (harness/audit/paraphrases.py)
 
     def report(complete: bool) -> AuditReport:
         return AuditReport(
             url=cfg.url, endpoint=cfg.endpoint, seed=cfg.seed, complete=complete,
             readiness_s=ready.elapsed_s, wall_s=time.monotonic() - start,
-            requests=len(samples) + len(probes) + sum(c.requests for c in checks),
-            samples=samples, probes=probes, continuations=checks, provenance=provenance,
+            requests=len(samples) + len(probes) + len(asked) + sum(c.requests for c in checks),
+            samples=samples, probes=probes, continuations=checks, paraphrases=asked,
+            provenance=provenance,
         )  # fmt: skip
 
     hooks.measuring(True)
@@ -141,6 +147,7 @@ async def measure_audit(
             samples.extend(mine)
             if COMPLETE in cfg.spec.rules:
                 await check_bucket(cfg, bucket, repeats, tok, checks, hooks)
+        await run_paraphrases(cfg, tok, asked, hooks.asked)
         await run_probes(cfg, tok, probes, hooks.probe)
         after, note_after = await _counters(cfg.url)
     except (KeyboardInterrupt, asyncio.CancelledError):
@@ -155,6 +162,8 @@ async def measure_audit(
         out.counters_note = note or note_after
     by_bucket = {b.name: [s for s in samples if s.bucket == b.name] for b in cfg.buckets}
     out.rules = judge(cfg.spec, by_bucket, out.counters, out.requests, out.counters_note)
+    half = judge_paraphrases(asked, cfg.spec)
+    out.rules = [merged(v, half) if v.rule == "benchmark_detection" else v for v in out.rules]
     probed = judge_probes(cfg.spec, probes, cfg.usage_tolerance)
     completed = [complete_outputs(checks)] if COMPLETE in cfg.spec.rules else []
     out.rules = in_profile_order(cfg.spec, out.rules + probed + completed)

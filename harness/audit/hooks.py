@@ -4,6 +4,7 @@ no-op here, and :data:`NO_HOOKS`."""
 from __future__ import annotations
 
 from harness.audit.continuation import Continuation
+from harness.audit.paraphrase import Asked
 from harness.audit.probe import Probe
 from harness.audit.report import RuleVerdict, Sample
 from harness.hooks import ServerHooks
@@ -18,6 +19,9 @@ class AuditHooks(ServerHooks):
 
     def probe(self, probe: Probe) -> None:
         """One request of the probe phase ended."""
+
+    def asked(self, asked: Asked) -> None:
+        """One quality item or paraphrase of ``benchmark_detection`` was answered."""
 
     def verdict(self, verdict: RuleVerdict) -> None:
         """One rule was judged."""

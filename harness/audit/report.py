@@ -14,6 +14,7 @@ from typing import Any, ClassVar, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from harness.audit.continuation import Continuation
+from harness.audit.paraphrase import Asked
 from harness.audit.probe import Probe
 from harness.report_base import Report
 
@@ -92,6 +93,8 @@ class AuditReport(Report):
     samples: list[Sample] = Field(default_factory=list)
     probes: list[Probe] = Field(default_factory=list)  # the probe phase (one_stack, streams)
     continuations: list[Continuation] = Field(default_factory=list)  # complete_outputs' checks
+    # benchmark_detection's quality half: the graders' items and their paraphrases
+    paraphrases: list[Asked] = Field(default_factory=list)
 
     @property
     def ok(self) -> bool:

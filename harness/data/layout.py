@@ -13,22 +13,19 @@ folders so lm-eval (or its CLI) can load them with ``include_path``.
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 from string import Template
 
 from harness.data.benchmarks import GATED_NOTE, DatasetSource, task_data
 from harness.errors import DataMissingError
 
+# the data folder's default is a foundation's (the audit reads the graders' items there too)
+from harness.paths import DATA_DIR_ENV as DATA_DIR_ENV
+from harness.paths import default_data_dir as default_data_dir
+
 REPO_ROOT = Path(__file__).resolve().parent.parent.parent
 TEMPLATES_DIR = REPO_ROOT / "tasks" / "lm_eval"
 SAMPLES_DIR = REPO_ROOT / "tasks" / "samples"
-DATA_DIR_ENV = "HARNESS_DATA_DIR"
-
-
-def default_data_dir() -> Path:
-    env = os.environ.get(DATA_DIR_ENV)
-    return Path(env) if env else Path.home() / ".cache" / "harness" / "data"
 
 
 def nltk_dir(data_dir: Path) -> Path:

@@ -93,6 +93,9 @@ class SimConfig(BaseModel):
     # a stream that is not the non-streamed answer: another first token, a usage 2 tokens
     # off, or a second end of sequence after the finish
     stream_mismatch: Literal["first_token", "usage", "eos"] | None = None
+    # benchmark detection of the quality graders' prompts (harness/grader_items.py's exact
+    # texts): canned answers (short and fast) or routed to a bigger model (slower, shorter)
+    quality_detection: Literal["canned", "routed"] | None = None
     # log
     log_file: str | None = None
     log_bodies: bool = True

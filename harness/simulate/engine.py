@@ -11,6 +11,7 @@ import random
 from dataclasses import dataclass
 from pathlib import Path
 
+from harness.grader_items import grader_items
 from harness.paths import REPO_ROOT
 from harness.simulate.answers import AnswerKey
 from harness.simulate.config import FILLER_SENTENCE, SimConfig
@@ -20,6 +21,12 @@ from harness.tokenizer import Tokenizer
 
 _BLOCK = 16  # vLLM's default KV block size: prefix caching works in whole blocks
 _CACHE_LIMIT = 1_000_000
+# --quality-detection: a canned answer's tokens and speed-up; a routed model's slow-down
+# and its answers' length (a share of the served model's)
+CANNED_TOKENS = 4
+CANNED_SPEEDUP = 20.0
+ROUTED_SLOWDOWN = 1.5
+ROUTED_LENGTH = 0.6
 
 
 class PrefixCache:
@@ -76,6 +83,13 @@ class Engine:
         self._calls = 0
         self._jitter = random.Random(f"jitter/{cfg.seed}")
         self.answers: AnswerKey | None = None
+        # what a server that detects the quality graders' prompts looks for (the chat
+        # template trims a message, as Qwen3.5's does)
+        self.grader_texts = (
+            tuple(f"user\n{i.text.strip()}<|im_end|>" for i in grader_items())
+            if cfg.quality_detection
+            else ()
+        )
         if cfg.accuracy is not None:
             samples = REPO_ROOT / "tasks" / "samples"  # harness's sample data (data/layout.py)
             self.answers = AnswerKey(Path(cfg.accuracy_data) if cfg.accuracy_data else samples)
@@ -153,6 +167,10 @@ class Engine:
         ended = self.vocab.generate(head, k, salt=self.salt(req, route))
         return head + "".join(p.text for p in ended) == text
 
+    def grader_item(self, req: ParsedRequest) -> bool:
+        """A chat whose user message is one of the quality graders' items, exactly."""
+        return req.kind == "chat" and any(t in req.prompt_text for t in self.grader_texts)
+
     def _reply(self, req: ParsedRequest) -> list[Piece] | None:
         if self.answers is None or self.cfg.accuracy is None or req.prompt_ids is not None:
             return None
@@ -166,6 +184,11 @@ class Engine:
         self._calls += 1
         max_tokens = self.check_length(len(ids), req)
         n, finish = self.length(req, max_tokens, route)
+        cheat = cfg.quality_detection if self.grader_item(req) else None
+        if cheat == "canned":
+            n, finish = min(n, CANNED_TOKENS), "stop"
+        elif cheat == "routed":
+            n, finish = max(1, int(n * ROUTED_LENGTH)), "stop"
         cached = self.cache.lookup_and_add(ids) if cfg.prefix_cache else 0
         salt = self.salt(req, route)
         key = req.prompt_text if req.prompt_ids is None else ",".join(map(str, ids))
@@ -192,6 +215,8 @@ class Engine:
             factor /= cfg.filler_speedup
         if req.kind == "completion":
             factor /= cfg.prompt_speedup
+        if cheat is not None:
+            factor = factor / CANNED_SPEEDUP if cheat == "canned" else factor * ROUTED_SLOWDOWN
         prefill_ns = int(cfg.prefill_ms_per_token * 1e6 * (len(ids) - cached) * factor)
         skew = cfg.usage_skew + (2 if cfg.stream_mismatch == "usage" and req.stream else 0)
         reported = max(0, len(token_ids) + skew)

@@ -191,6 +191,15 @@ class SimOverrides(Overrides):
         "(another first word), usage (2 tokens more than the same answer not streamed), eos "
         "(a second end of sequence after the finish) (default: none)",
     )
+    quality_detection: str | None = option(
+        "--quality-detection",
+        choices=("canned", "routed"),
+        metavar="HOW",
+        help="recognise the quality graders' prompts (the shipped items' exact text) and "
+        "serve them otherwise (against the rules): canned (a short answer, 20 times faster) "
+        "or routed (a bigger model: 1.5 times slower per token, answers 60 %% as long) "
+        "(default: none)",
+    )
     bad_input_5xx: bool | None = _switch(
         "--bad-input-5xx", "answer bad input with 500 instead of 400"
     )

@@ -48,11 +48,15 @@ async def test_an_honest_server_with_a_prefix_cache_passes_every_rule(simulator,
     cached = next(v for v in rep.rules if v.rule == "cached_answers")
     assert "prefix cache" in cached.why  # the simulator's counters show hits: legal
     # 2 warm-ups + 16 rounds of 3, then the answer and its continuation (complete_outputs),
-    # then one_stack's 9 probes and stream_consistency's 2 streams, every one through the
-    # grader's client on a new connection, counted by the server
-    assert rep.requests == 63 and rep.counters["vllm:request_success_total"] == 63
+    # then benchmark detection's 8 quality items and their 8 paraphrases (16 more when a
+    # loaded machine splits their 40 ms timings once), one_stack's 9 probes and
+    # stream_consistency's 2 streams, every one through the grader's client on a new
+    # connection, counted by the server
+    n = 63 + len(rep.paraphrases)
+    assert len(rep.paraphrases) in (16, 32)
+    assert rep.requests == n and rep.counters["vllm:request_success_total"] == n
     sent = [e for e in sim.log if e.method == "POST"]
-    assert len(sent) == 63 and all(e.conn_request_index == 0 for e in sent)
+    assert len(sent) == n and all(e.conn_request_index == 0 for e in sent)
     (check,) = rep.continuations
     assert (check.answer_tokens, check.answer_finish) == (42, "stop")
     assert (check.continued_tokens, check.continued_finish, check.continued_text) == (
@@ -73,8 +77,12 @@ async def test_a_response_cache_fails_cached_answers_and_the_floor(simulator, tm
     # the repeated prompt reached the engine once (the first warm-up): the rest of the
     # warm-ups and rounds never did (16 timed rounds, then 16 more for the second look);
     # complete_outputs' continuation is a new prompt; one_stack's repeated probes come from
-    # the cache too (their timing splits: a second set of 8), its 2 streams never are
-    assert cached.why.startswith("response cache: the server's own counter counts 72 of the 119")
+    # the cache too (their timing splits: a second set of 8), its 2 streams never are; the 12
+    # quality items and paraphrases are new bodies each (16, or 32 with a second look)
+    n = len(rep.paraphrases)
+    assert cached.why.startswith(
+        f"response cache: the server's own counter counts {72 + n} of the {119 + n}"
+    )
     assert results(rep)["complete_outputs"] is RuleResult.PASS  # the cache keeps whole answers
     assert exit_code(rep) == EXIT_FAIL
 
@@ -94,7 +102,7 @@ async def test_filler_detection_fails_only_benchmark_detection_after_a_second_lo
         "complete_outputs": RuleResult.PASS,
     }
     assert {s.phase for s in rep.samples} == {"warmup", "timed", "confirm"}
-    assert rep.requests == 2 + 48 + 48 + 2 + 9 + 2
+    assert rep.requests == 2 + 48 + 48 + 2 + len(rep.paraphrases) + 9 + 2
 
 
 async def test_a_server_at_zero_itl_is_physically_impossible(simulator, tmp_path):
@@ -114,11 +122,13 @@ def test_the_command_exits_1_on_a_cheat_and_writes_audit_json(sim_process, tmp_p
     )  # fmt: skip
     assert proc.returncode == EXIT_FAIL, proc.stderr
     shown = json.loads(proc.stdout)
-    assert "samples" not in shown
+    assert "samples" not in shown and "paraphrases" not in shown
     assert {v["rule"]: v["result"] for v in shown["rules"]}["cached_answers"] == "fail"
-    # 2 + 2×2×3 + complete_outputs' answer and continuation, then one_stack's 9 probes and 8
-    # more (the cache's instant repeats split them), and 2 streams
-    assert AuditReport.from_json((out / "audit.json").read_text()).requests == 16 + 17 + 2
+    # 2 + 2×2×3 + complete_outputs' answer and continuation, the quality items and their
+    # paraphrases (each body new: none cached), then one_stack's 9 probes and 8 more (the
+    # cache's instant repeats split them), and 2 streams
+    saved = AuditReport.from_json((out / "audit.json").read_text())
+    assert saved.requests == 16 + len(saved.paraphrases) + 17 + 2
 
 
 def test_a_server_that_cuts_answers_fails_complete_outputs(sim_process, tmp_path):
@@ -136,7 +146,7 @@ def test_a_server_that_cuts_answers_fails_complete_outputs(sim_process, tmp_path
     assert "short: the answer ended at 21 of 128 tokens ('stop')" in failed.why
     assert "brought 16 more ('length'" in failed.why  # the model goes on to the limit
     assert [(c.attempt, c.requests) for c in rep.continuations] == [(1, 2), (2, 2)]
-    assert rep.requests == len(rep.samples) + len(rep.probes) + 4
+    assert rep.requests == len(rep.samples) + len(rep.paraphrases) + len(rep.probes) + 4
     honest = sim_process(**HONEST)
     argv = ["audit", "--url", honest.url, "--seed", "3", "--quiet"]  # the default rounds
     assert main([*argv, "--out", str(tmp_path / "honest")]) == EXIT_OK
@@ -152,7 +162,7 @@ def test_answers_that_run_to_max_tokens_leave_complete_outputs_inconclusive(sim_
     verdict = next(v for v in rep.rules if v.rule == "complete_outputs")
     assert verdict.result is RuleResult.INCONCLUSIVE and verdict.by_design
     # the answer only: nothing to continue
-    assert rep.requests == len(rep.samples) + len(rep.probes) + 1
+    assert rep.requests == len(rep.samples) + len(rep.paraphrases) + len(rep.probes) + 1
 
 
 async def test_latency_names_a_response_cache_not_the_legal_prefix_cache(simulator):

@@ -26,7 +26,7 @@ unit may import its own modules and any lower layer):
 0. foundations: client, stats, profiles, errors, provenance, run_folder, report_base,
    risk, verdict, target, argtypes, flags, overrides, attribution, console_hooks, hooks
    (the cores' no-op hooks base), tails (what a percentile can claim), view (view models
-   and their console/PNG renderers), tokenizer, chat_template, sameness, usage, prompts, paths,
+   and their console/PNG renderers), tokenizer, chat_template, sameness, usage, prompts, grader_items, paths,
    manifest, children (and the package root,
    ``harness/__init__.py``, which holds the version).
 
@@ -104,6 +104,7 @@ LAYERS: dict[str, int] = {
             "sameness",
             "usage",
             "prompts",
+            "grader_items",
             "paths",
             "manifest",
             "",
