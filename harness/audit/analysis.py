@@ -25,6 +25,7 @@ import math
 import statistics
 from collections.abc import Mapping, Sequence
 
+from harness.audit.replay import replays
 from harness.audit.report import Phase, Role, RuleResult, RuleVerdict, Sample
 from harness.profiles import AuditSpec
 
@@ -98,6 +99,7 @@ def cached_answers(
     sent: int,
     spec: AuditSpec,
     counters_note: str | None = None,
+    temperature: float = 0.0,
 ) -> RuleVerdict:
     title = "no cached answers: the repeated prompt pays its decode"
     evidence: dict[str, object] = {"requests_sent": sent}
@@ -110,8 +112,13 @@ def cached_answers(
     elif counters_note:
         evidence["counters"] = counters_note
     skipped: list[str] = []
+    sampled: list[bool] = []  # per bucket: every answer its own text (temperature > 0)
     measured = 0
     for name, samples in buckets.items():
+        seen = replays(samples)
+        if seen is not None:
+            evidence[f"{name}_answers"] = seen.line(temperature)
+            sampled.append(seen.sampled)
         phases: tuple[Phase, ...] = ("timed", "confirm")
         rep = _median(per_token(samples, "repeated", phases))
         near = _median(per_token(samples, "near_filler", phases))
@@ -130,6 +137,14 @@ def cached_answers(
             skipped.append(
                 f"{name}: the repeated prompt took {rep:.2f} ms per output token, "
                 f"{timed:.0%} then {confirm:.0%} of the near-filler control's"
+                + (f" ({seen.line(temperature)})" if seen is not None and seen.replayed else "")
+            )
+        # or in the timed rounds with one answer replayed at a temperature above 0: the
+        # texts are the second, independent witness (harness/audit/replay.py)
+        elif seen is not None and seen.replayed and timed is not None and timed < spec.decode_share:
+            skipped.append(
+                f"{name}: {seen.line(temperature)}, and {rep:.2f} ms per output token, "
+                f"{timed:.0%} of the near control's"
             )
     if deficit is not None and deficit > COUNTER_SLACK:
         return RuleVerdict(
@@ -158,6 +173,11 @@ def cached_answers(
             evidence=evidence,
         )
     why = "the repeated prompt pays its decode like the near-filler control"
+    if sampled and all(sampled):
+        why = (
+            f"every answer to the repeated prompt at temperature {temperature:g} differs: "
+            "generated each time, and it pays its decode like the near control"
+        )
     if hits:
         why += " (a prefix cache: legal)"
     return RuleVerdict(
@@ -267,9 +287,10 @@ def benchmark_detection(buckets: Mapping[str, Sequence[Sample]], spec: AuditSpec
 
 
 def floor_ms(output_tokens: int, spec: AuditSpec) -> float:
-    """The least time ``output_tokens`` can take on the profile's GPU (a true lower bound)."""
+    """The least time ``output_tokens`` can take on the profile's GPUs (a true lower bound):
+    each step's weights read at once by ``gpus`` GPUs in parallel."""
     steps = math.ceil(max(1, output_tokens) / spec.tokens_per_step)
-    return steps * spec.min_weight_bytes / spec.gpu_bandwidth_bytes_s * 1000
+    return steps * spec.min_weight_bytes / (spec.gpus * spec.gpu_bandwidth_bytes_s) * 1000
 
 
 def physically_possible(buckets: Mapping[str, Sequence[Sample]], spec: AuditSpec) -> RuleVerdict:
@@ -277,6 +298,7 @@ def physically_possible(buckets: Mapping[str, Sequence[Sample]], spec: AuditSpec
     evidence: dict[str, object] = {
         "floor": f"ceil(tokens / {spec.tokens_per_step}) steps × {spec.min_weight_bytes:.3g} B "
         f"/ {spec.gpu_bandwidth_bytes_s:.3g} B/s"
+        + (f" / {spec.gpus} GPUs" if spec.gpus > 1 else "")
     }
     below: list[str] = []
     measured = 0
@@ -329,13 +351,14 @@ def judge(
     counters: dict[str, float],
     sent: int,
     counters_note: str | None = None,
+    temperature: float = 0.0,
 ) -> list[RuleVerdict]:
     """Every rule over the rounds' samples the profile names, in its order (the probe
-    phase's rules: harness/audit/probe_rules.py)."""
+    phase's rules: harness/audit/probe_rules.py); ``temperature``: the grader's."""
     out: list[RuleVerdict] = []
     for rule in spec.rules:
         if rule == "cached_answers":
-            out.append(cached_answers(buckets, counters, sent, spec, counters_note))
+            out.append(cached_answers(buckets, counters, sent, spec, counters_note, temperature))
         elif rule == "benchmark_detection":
             out.append(benchmark_detection(buckets, spec))
         elif rule == "physically_possible":

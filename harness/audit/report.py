@@ -43,6 +43,9 @@ class Sample(BaseModel):
     text_tokens: int | None = None
     finish_reason: str | None = None
     error: str | None = None
+    # a hash of the answer's text, kept when the grader samples (temperature > 0): an honest
+    # server's answers to one prompt differ, a replayed one's do not
+    answer_digest: str | None = None
 
     @property
     def ok(self) -> bool:
