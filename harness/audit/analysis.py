@@ -24,9 +24,11 @@ from __future__ import annotations
 import math
 import statistics
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 
 from harness.audit.replay import replays
 from harness.audit.report import Phase, Role, RuleResult, RuleVerdict, Sample
+from harness.audit.workload import SWEEP
 from harness.profiles import AuditSpec
 
 REQUEST_COUNTER = "vllm:request_success_total"
@@ -53,20 +55,9 @@ def _median(xs: Sequence[float]) -> float | None:
 LENGTH_MATCH = 0.25
 
 
-def matched(samples: Sequence[Sample], phases: Sequence[Phase]) -> list[Sample]:
-    """The near-filler controls whose answers are about as long as the repeated prompt's."""
-    lengths = [s.output_tokens or 0 for s in samples if s.role == "repeated" and s.ok]
-    if not lengths:
-        return []
-    n = statistics.median(lengths)
-    return [
-        s
-        for s in samples
-        if s.role == "near_filler"
-        and s.phase in phases
-        and s.ok
-        and abs((s.output_tokens or 0) - n) <= LENGTH_MATCH * n
-    ]
+def _close(a: Sample, b: Sample) -> bool:
+    n = a.output_tokens or 0
+    return abs((b.output_tokens or 0) - n) <= LENGTH_MATCH * n
 
 
 def pair_ratio(rep: Sequence[float], near: Sequence[float]) -> float | None:
@@ -79,18 +70,42 @@ def pair_ratio(rep: Sequence[float], near: Sequence[float]) -> float | None:
     return statistics.median(pairs) if pairs else None
 
 
-def ratio(samples: Sequence[Sample], phases: Sequence[Phase]) -> float | None:
-    """The repeated filler's ms per output token over the near-filler control's (those of a
-    matching answer length), by :func:`pair_ratio`."""
-    rep = per_token(samples, "repeated", phases)
-    near = [t for s in matched(samples, phases) if (t := s.ms_per_token) is not None]
-    return pair_ratio(rep, near)
+def ratio(
+    samples: Sequence[Sample], phases: Sequence[Phase], *, any_length: bool = False
+) -> float | None:
+    """The repeated prompt's ms per output token over the near control's, by the median of
+    every pair's ratio (:func:`pair_ratio`), a pair only where the control's answer is about
+    as long as the repeated prompt's (a fixed cost spread over another number of tokens is
+    not compared; at temperature 0 the repeated answers are one length, at 1.0 each pair is
+    matched on its own); ``any_length``: every pair."""
+    rep = [s for s in samples if s.role == "repeated" and s.phase in phases and s.ok]
+    near = [s for s in samples if s.role == "near_filler" and s.phase in phases and s.ok]
+    pairs = [
+        a.e2e_ms / max(1, a.output_tokens or 0) / (b.e2e_ms / max(1, b.output_tokens or 0))
+        for a in rep
+        for b in near
+        if a.e2e_ms is not None and b.e2e_ms and (any_length or _close(a, b))
+    ]
+    return statistics.median(pairs) if pairs else None
 
 
 def counter_deficit(counters: dict[str, float], sent: int) -> int | None:
     """Requests sent that the server's own counter did not count (None: no counter)."""
     counted = counters.get(REQUEST_COUNTER)
     return None if counted is None else sent - round(counted)
+
+
+@dataclass(frozen=True)
+class Nouns:
+    """What the verdicts call the repeated prompt and its near control."""
+
+    prompt: str
+    near: str  # short
+    other: str
+
+
+FILLER = Nouns("filler", "near-filler", "a one-word-different prompt")
+SWEEP_NOUNS = Nouns("prompt", "near", "a one-token-different prompt")  # the Paris sweep's
 
 
 def cached_answers(
@@ -102,6 +117,7 @@ def cached_answers(
     temperature: float = 0.0,
 ) -> RuleVerdict:
     title = "no cached answers: the repeated prompt pays its decode"
+    w = SWEEP_NOUNS if SWEEP in buckets else FILLER
     evidence: dict[str, object] = {"requests_sent": sent}
     hits, queries = counters.get(PREFIX_HITS), counters.get(PREFIX_QUERIES)
     if hits is not None and queries:
@@ -136,15 +152,22 @@ def cached_answers(
         if timed is not None and confirm is not None and max(timed, confirm) < spec.decode_share:
             skipped.append(
                 f"{name}: the repeated prompt took {rep:.2f} ms per output token, "
-                f"{timed:.0%} then {confirm:.0%} of the near-filler control's"
+                f"{timed:.0%} then {confirm:.0%} of the {w.near} control's"
                 + (f" ({seen.line(temperature)})" if seen is not None and seen.replayed else "")
             )
         # or in the timed rounds with one answer replayed at a temperature above 0: the
         # texts are the second, independent witness (harness/audit/replay.py)
-        elif seen is not None and seen.replayed and timed is not None and timed < spec.decode_share:
+        elif (
+            seen is not None
+            and seen.replayed
+            and (
+                (any_timed := ratio(samples, ("timed",), any_length=True)) is not None
+                and any_timed < spec.decode_share
+            )
+        ):
             skipped.append(
                 f"{name}: {seen.line(temperature)}, and {rep:.2f} ms per output token, "
-                f"{timed:.0%} of the near control's"
+                f"{any_timed:.0%} of the near control's"
             )
     if deficit is not None and deficit > COUNTER_SLACK:
         return RuleVerdict(
@@ -210,7 +233,8 @@ def needs_confirmation(samples: Sequence[Sample], spec: AuditSpec) -> bool:
 
 
 def benchmark_detection(buckets: Mapping[str, Sequence[Sample]], spec: AuditSpec) -> RuleVerdict:
-    title = "no benchmark detection: the grader's filler is served like a near-filler"
+    w = SWEEP_NOUNS if SWEEP in buckets else FILLER
+    title = f"no benchmark detection: the grader's {w.prompt} is served like a {w.near}"
     evidence: dict[str, object] = {"split_ratio": spec.split_ratio}
     split: list[str] = []
     noisy: list[str] = []
@@ -236,21 +260,21 @@ def benchmark_detection(buckets: Mapping[str, Sequence[Sample]], spec: AuditSpec
             ]  # fmt: skip
             if unsure:
                 noisy.append(
-                    f"{name}: the filler cost {timed:.0%} then {confirm:.0%} of the control, "
-                    f"but the identical filler's own time per token varies by {max(unsure):.0%}"
+                    f"{name}: the {w.prompt} cost {timed:.0%} then {confirm:.0%} of the "
+                    f"control, but the identical {w.prompt}'s own time per token varies by "
+                    f"{max(unsure):.0%}"
                 )
                 continue
             split.append(
-                f"{name}: the filler costs {timed:.0%} then {confirm:.0%} of the near-filler "
-                "control per output token"
+                f"{name}: the {w.prompt} costs {timed:.0%} then {confirm:.0%} of the "
+                f"{w.near} control per output token"
             )
     if split:
         return RuleVerdict(
             rule="benchmark_detection",
             title=title,
             result=RuleResult.FAIL,
-            why="the grader's filler is served faster than a one-word-different prompt: "
-            + "; ".join(split),
+            why=f"the grader's {w.prompt} is served faster than {w.other}: " + "; ".join(split),
             evidence=evidence,
         )
     if noisy:
@@ -269,10 +293,10 @@ def benchmark_detection(buckets: Mapping[str, Sequence[Sample]], spec: AuditSpec
             rule="benchmark_detection",
             title=title,
             result=RuleResult.INCONCLUSIVE,
-            why="the near-filler controls' answers differ in length from the filler's by more "
-            f"than {LENGTH_MATCH:.0%}: their time per token is not comparable"
+            why=f"the {w.near} controls' answers differ in length from the {w.prompt}'s by "
+            f"more than {LENGTH_MATCH:.0%}: their time per token is not comparable"
             if answered
-            else "no successful repeated and near-filler requests to compare",
+            else f"no successful repeated and {w.near} requests to compare",
             by_design=answered,
             evidence=evidence,
         )
@@ -280,7 +304,7 @@ def benchmark_detection(buckets: Mapping[str, Sequence[Sample]], spec: AuditSpec
         rule="benchmark_detection",
         title=title,
         result=RuleResult.PASS,
-        why="the filler and the near-filler control cost the same per output token "
+        why=f"the {w.prompt} and the {w.near} control cost the same per output token "
         f"(within {(1 - spec.split_ratio) * 100:.3g} %)",
         evidence=evidence,
     )
