@@ -213,6 +213,9 @@ class AuditSpec(Strict):
     # filler is served faster than the near-filler control, if a second set of rounds says
     # so too (catches TEST04's 10 % split: bench/audit.py)
     split_ratio: float = Field(default=0.945, gt=0, lt=1)
+    # a look's ratio rests on at least this many near controls of a comparable answer length
+    # (fewer: not judged; answers sampled at temperature 1.0 vary in length)
+    min_controls: int = Field(default=1, ge=1)
     # physically possible: one decode step reads the smallest weights the rules allow at
     # the GPU's peak bandwidth and yields at most tokens_per_step tokens
     min_weight_bytes: float = Field(default=1.0e9, gt=0)

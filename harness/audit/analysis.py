@@ -6,15 +6,17 @@
   last sentence swapped: the same prefix-cache hits, the same speculation) costs. A
   prefix cache skips prefill only, so the two agree; an answer cache skips decode too,
   so the repeated prompt comes back below ``decode_share`` of the control's time per
-  token, in the timed rounds and in a second, independent set of rounds. Decisive as well: the server's own request counter counting fewer requests
-  than were sent. "0 prefix-cache hits" alone is never a finding.
+  token, in the timed rounds and in a second, independent set of rounds (or in the timed
+  rounds alone with one answer replayed at a temperature above 0: harness/audit/replay.py).
+  Decisive as well: the server's own request counter counting fewer requests than were
+  sent. "0 prefix-cache hits" alone is never a finding.
 - **benchmark detection**: the repeated filler's time per output token below
-  ``split_ratio`` of the near-filler control's (:func:`pair_ratio`, the median of every
-  pair's ratio), in the timed rounds AND in a second, independent set of rounds (the
+  ``split_ratio`` of the near-filler control's (:func:`ratio`, the median of every pair's
+  ratio, pairs of comparable answer lengths), in the timed rounds AND in a second, independent set of rounds (the
   confirmation keeps one-off noise from failing).
 - **physically possible**: the repeated prompt's median below a floor no honest
   submission can reach: ``ceil(output tokens / tokens_per_step)`` decode steps, each
-  reading ``min_weight_bytes`` at ``gpu_bandwidth_bytes_s`` (the profile's numbers).
+  reading ``min_weight_bytes`` at ``gpus`` × ``gpu_bandwidth_bytes_s`` (the profile's).
 
 No I/O, no clocks: tested with literal numbers (tests/unit/test_audit_analysis.py).
 """
@@ -24,11 +26,10 @@ from __future__ import annotations
 import math
 import statistics
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 
 from harness.audit.replay import replays
 from harness.audit.report import Phase, Role, RuleResult, RuleVerdict, Sample
-from harness.audit.workload import SWEEP
+from harness.audit.workload import nouns
 from harness.profiles import AuditSpec
 
 REQUEST_COUNTER = "vllm:request_success_total"
@@ -71,41 +72,40 @@ def pair_ratio(rep: Sequence[float], near: Sequence[float]) -> float | None:
 
 
 def ratio(
-    samples: Sequence[Sample], phases: Sequence[Phase], *, any_length: bool = False
+    samples: Sequence[Sample],
+    phases: Sequence[Phase],
+    *,
+    any_length: bool = False,
+    min_controls: int = 1,
 ) -> float | None:
     """The repeated prompt's ms per output token over the near control's, by the median of
     every pair's ratio (:func:`pair_ratio`), a pair only where the control's answer is about
     as long as the repeated prompt's (a fixed cost spread over another number of tokens is
     not compared; at temperature 0 the repeated answers are one length, at 1.0 each pair is
-    matched on its own); ``any_length``: every pair."""
+    matched on its own); ``any_length``: every pair. None when fewer than ``min_controls``
+    controls are in a pair (the profile's: a few controls would carry the whole median)."""
     rep = [s for s in samples if s.role == "repeated" and s.phase in phases and s.ok]
     near = [s for s in samples if s.role == "near_filler" and s.phase in phases and s.ok]
+    if any_length:
+        controls = [t for s in near if (t := s.ms_per_token) is not None]
+        if len(controls) < min_controls:
+            return None
+        return pair_ratio([t for s in rep if (t := s.ms_per_token) is not None], controls)
     pairs = [
-        a.e2e_ms / max(1, a.output_tokens or 0) / (b.e2e_ms / max(1, b.output_tokens or 0))
+        (a.e2e_ms / max(1, a.output_tokens or 0) / (b.e2e_ms / max(1, b.output_tokens or 0)), i)
         for a in rep
-        for b in near
-        if a.e2e_ms is not None and b.e2e_ms and (any_length or _close(a, b))
+        for i, b in enumerate(near)
+        if a.e2e_ms is not None and b.e2e_ms and _close(a, b)
     ]
-    return statistics.median(pairs) if pairs else None
+    if not pairs or len({i for _, i in pairs}) < min_controls:
+        return None
+    return statistics.median(r for r, _ in pairs)
 
 
 def counter_deficit(counters: dict[str, float], sent: int) -> int | None:
     """Requests sent that the server's own counter did not count (None: no counter)."""
     counted = counters.get(REQUEST_COUNTER)
     return None if counted is None else sent - round(counted)
-
-
-@dataclass(frozen=True)
-class Nouns:
-    """What the verdicts call the repeated prompt and its near control."""
-
-    prompt: str
-    near: str  # short
-    other: str
-
-
-FILLER = Nouns("filler", "near-filler", "a one-word-different prompt")
-SWEEP_NOUNS = Nouns("prompt", "near", "a one-token-different prompt")  # the Paris sweep's
 
 
 def cached_answers(
@@ -117,7 +117,7 @@ def cached_answers(
     temperature: float = 0.0,
 ) -> RuleVerdict:
     title = "no cached answers: the repeated prompt pays its decode"
-    w = SWEEP_NOUNS if SWEEP in buckets else FILLER
+    w = nouns(buckets)
     evidence: dict[str, object] = {"requests_sent": sent}
     hits, queries = counters.get(PREFIX_HITS), counters.get(PREFIX_QUERIES)
     if hits is not None and queries:
@@ -142,7 +142,9 @@ def cached_answers(
         if rep is None or near is None:
             continue
         measured += 1
-        timed, confirm = ratio(samples, ("timed",)), ratio(samples, ("confirm",))
+        least = spec.min_controls
+        timed = ratio(samples, ("timed",), min_controls=least)
+        confirm = ratio(samples, ("confirm",), min_controls=least)
         evidence[f"{name}_ms_per_token"] = {
             "repeated": round(rep, 3),
             "near_filler": round(near, 3),
@@ -228,23 +230,23 @@ def needs_confirmation(samples: Sequence[Sample], spec: AuditSpec) -> bool:
     """The timed rounds split (or look like a skipped decode): a second, independent set of
     rounds must say so too before either rule fails on timing alone (one loaded moment of
     a shared machine can make any single set of rounds look split)."""
-    r = ratio(samples, ("timed",))
+    r = ratio(samples, ("timed",), min_controls=spec.min_controls)
     return r is not None and r < spec.split_ratio
 
 
 def benchmark_detection(buckets: Mapping[str, Sequence[Sample]], spec: AuditSpec) -> RuleVerdict:
-    w = SWEEP_NOUNS if SWEEP in buckets else FILLER
+    w = nouns(buckets)
     title = f"no benchmark detection: the grader's {w.prompt} is served like a {w.near}"
     evidence: dict[str, object] = {"split_ratio": spec.split_ratio}
     split: list[str] = []
     noisy: list[str] = []
     measured = 0
     for name, samples in buckets.items():
-        timed = ratio(samples, ("timed",))
+        timed = ratio(samples, ("timed",), min_controls=spec.min_controls)
         if timed is None:
             continue
         measured += 1
-        confirm = ratio(samples, ("confirm",))
+        confirm = ratio(samples, ("confirm",), min_controls=spec.min_controls)
         spread = [noise(samples, (p,)) for p in ("timed", "confirm")]
         evidence[f"{name}_ratio"] = {
             "timed": round(timed, 3),
@@ -293,8 +295,9 @@ def benchmark_detection(buckets: Mapping[str, Sequence[Sample]], spec: AuditSpec
             rule="benchmark_detection",
             title=title,
             result=RuleResult.INCONCLUSIVE,
-            why=f"the {w.near} controls' answers differ in length from the {w.prompt}'s by "
-            f"more than {LENGTH_MATCH:.0%}: their time per token is not comparable"
+            why=f"{'too many of ' if spec.min_controls > 1 else ''}the {w.near} controls' "
+            f"answers differ in length from the {w.prompt}'s by more than {LENGTH_MATCH:.0%}: "
+            "their time per token is not comparable"
             if answered
             else f"no successful repeated and {w.near} requests to compare",
             by_design=answered,

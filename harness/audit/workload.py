@@ -13,6 +13,7 @@ sent by harness/audit/send.py.
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from dataclasses import dataclass
 from typing import Literal
 
@@ -34,3 +35,21 @@ class Workload:
     @property
     def random_tokens(self) -> bool:
         return self.filler_repeats == 0
+
+
+@dataclass(frozen=True)
+class Nouns:
+    """What the verdicts call the repeated prompt, its near control, a prompt unlike it."""
+
+    prompt: str
+    near: str
+    other: str
+
+
+FILLER = Nouns("filler", "near-filler", "a one-word-different prompt")
+SWEEP_NOUNS = Nouns("prompt", "near", "a one-token-different prompt")
+
+
+def nouns(workloads: Collection[str]) -> Nouns:
+    """The sweep's words where the sweep is audited, else the latency filler's."""
+    return SWEEP_NOUNS if SWEEP in workloads else FILLER

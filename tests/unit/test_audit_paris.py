@@ -130,3 +130,15 @@ def test_the_sweep_controls_keep_the_length_and_differ_from_the_grader_prompt() 
         assert got[0].role == ("repeated", "near_filler", "unique_head")[i]  # rotates
         assert {p.tokens for p in got} == {n}
         assert next(p.text for p in got if p.role == "repeated") == base
+
+
+def test_a_look_needs_the_profiles_least_number_of_controls_of_a_comparable_length() -> None:
+    from harness.audit.analysis import ratio
+
+    samples = rounds(1290.0, same=False, n=4)
+    assert PARIS.audit.min_controls == 4
+    assert ratio(samples, ("timed",), min_controls=4) == pytest.approx(1290.0 / 1300.0)
+    far = [*samples[:-1], samples[-1].model_copy(update={"output_tokens": 900})]
+    assert ratio(far, ("timed",), min_controls=4) is None  # 3 controls of a comparable length
+    assert ratio(far, ("timed",)) == pytest.approx(1290.0 / 1300.0)  # Efficient Qwen's 1
+    assert ratio(far, ("timed",), any_length=True, min_controls=4) is not None
