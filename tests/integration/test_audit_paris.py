@@ -90,6 +90,25 @@ async def test_a_response_cache_fails_cached_answers_on_counter_and_replayed_tex
     )
 
 
+async def test_a_prompt_served_faster_on_its_second_sight_fails_benchmark_detection(
+    simulator, tmp_path
+):
+    sim = await simulator(**HONEST, repeat_speedup=1.5)
+    rep = await audit(sim.url, tmp_path)
+    assert results(rep) == {
+        "cached_answers": RuleResult.PASS,  # every answer generated: its decode only faster
+        "benchmark_detection": RuleResult.FAIL,
+        "physically_possible": RuleResult.PASS,
+    }
+    failed = next(v for v in rep.rules if v.rule == "benchmark_detection")
+    assert failed.why.startswith(
+        "the grader's prompt is served faster than a one-token-different prompt: sweep: the "
+        "prompt costs"
+    )
+    assert {s.phase for s in rep.samples} == {"warmup", "timed", "confirm"}
+    assert rep.requests == 2 + 48 + 48
+
+
 def test_the_command_refuses_buckets_for_the_sweep(capsys):
     argv = ["audit", "--profile", "gpumode-paris", "--url", "http://127.0.0.1:9"]
     assert main([*argv, "--buckets", "short"]) == EXIT_USAGE
