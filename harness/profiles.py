@@ -199,6 +199,10 @@ class AuditSpec(Strict):
             "complete_outputs",
         ]
     ] = Field(default_factory=list)
+    # the grader's timed requests the audit copies: [latency]'s buckets (the Efficient Qwen
+    # grader: prompt bodies, urllib) or [throughput]'s sweep (the Paris grader: chat bodies of
+    # random-token prompts, aiohttp json=); docs/audit.md, "Per profile"
+    workload: Literal["latency", "throughput"] = "latency"
     buckets: list[str] = Field(default_factory=lambda: ["short"])  # latency buckets audited
     warmup: int = Field(default=2, ge=1)  # repeated-prompt requests before the timed rounds
     rounds: int = Field(default=16, ge=2)  # each: the repeated prompt and its two controls
@@ -209,10 +213,14 @@ class AuditSpec(Strict):
     # filler is served faster than the near-filler control, if a second set of rounds says
     # so too (catches TEST04's 10 % split: bench/audit.py)
     split_ratio: float = Field(default=0.945, gt=0, lt=1)
+    # a look's ratio rests on at least this many near controls of a comparable answer length
+    # (fewer: not judged; answers sampled at temperature 1.0 vary in length)
+    min_controls: int = Field(default=1, ge=1)
     # physically possible: one decode step reads the smallest weights the rules allow at
     # the GPU's peak bandwidth and yields at most tokens_per_step tokens
     min_weight_bytes: float = Field(default=1.0e9, gt=0)
     gpu_bandwidth_bytes_s: float = Field(default=600e9, gt=0)
+    gpus: int = Field(default=1, ge=1)  # a step's weights read by this many GPUs in parallel
     tokens_per_step: int = Field(default=8, ge=1)
     # one model stack: the probes' answer length, and below this ratio of the other ways
     # of asking, a route or body shape is served faster (in two independent sets)
@@ -223,7 +231,7 @@ class AuditSpec(Strict):
     # each; a split is the pairs' Hodges–Lehmann ratio of time per output token outside
     # [paraphrase_split, 1 / paraphrase_split], or of output length outside
     # [paraphrase_length_split, 1 / paraphrase_length_split], in two independent looks
-    paraphrase_items: int = Field(default=8, ge=0)  # 0: not compared
+    paraphrase_items: int = Field(default=0, ge=0)  # 0: not compared (a profile opts in)
     paraphrase_max_tokens: int = Field(default=32, ge=4)
     paraphrase_split: float = Field(default=0.9, gt=0, lt=1)
     paraphrase_length_split: float = Field(default=0.67, gt=0, lt=1)
@@ -347,7 +355,35 @@ def parse_profile(data: dict[str, Any], source: str = "<profile>") -> Profile:
             f"profiles up to {PROFILE_SCHEMA_VERSION}",
             hint="upgrade harness to read this profile",
         )
+    _check_audit(profile, source)
     return profile
+
+
+# the rules whose requests need the latency grader's prompt route (a raw prompt: the
+# probes' templated prompt, complete_outputs' continuation) or a second way of asking
+PROMPT_ROUTE_RULES = ("one_stack", "stream_consistency", "complete_outputs")
+
+
+def _check_audit(profile: Profile, source: str) -> None:
+    """``[audit]`` names a workload the profile has, and only rules that workload can judge."""
+    audit = profile.audit
+    if not audit.rules:
+        return
+    if getattr(profile, audit.workload) is None:
+        raise ConfigError(
+            f"{source}: audit.workload is {audit.workload!r} but the profile has no "
+            f"[{audit.workload}] section",
+            hint="name the workload whose section the profile has (latency or throughput)",
+        )
+    if audit.workload == "throughput":
+        odd = [r for r in audit.rules if r in PROMPT_ROUTE_RULES]
+        if odd:
+            raise ConfigError(
+                f"{source}: audit rule(s) {', '.join(odd)} need the latency grader's prompt "
+                "route; the throughput workload has one chat route",
+                hint="list cached_answers, benchmark_detection, physically_possible "
+                "(docs/audit.md, 'Per profile')",
+            )
 
 
 def load_profile(name_or_path: str | None = None) -> Profile:

@@ -6,15 +6,17 @@
   last sentence swapped: the same prefix-cache hits, the same speculation) costs. A
   prefix cache skips prefill only, so the two agree; an answer cache skips decode too,
   so the repeated prompt comes back below ``decode_share`` of the control's time per
-  token, in the timed rounds and in a second, independent set of rounds. Decisive as well: the server's own request counter counting fewer requests
-  than were sent. "0 prefix-cache hits" alone is never a finding.
+  token, in the timed rounds and in a second, independent set of rounds (or in the timed
+  rounds alone with one answer replayed at a temperature above 0: harness/audit/replay.py).
+  Decisive as well: the server's own request counter counting fewer requests than were
+  sent. "0 prefix-cache hits" alone is never a finding.
 - **benchmark detection**: the repeated filler's time per output token below
-  ``split_ratio`` of the near-filler control's (:func:`pair_ratio`, the median of every
-  pair's ratio), in the timed rounds AND in a second, independent set of rounds (the
+  ``split_ratio`` of the near-filler control's (:func:`ratio`, the median of every pair's
+  ratio, pairs of comparable answer lengths), in the timed rounds AND in a second, independent set of rounds (the
   confirmation keeps one-off noise from failing).
 - **physically possible**: the repeated prompt's median below a floor no honest
   submission can reach: ``ceil(output tokens / tokens_per_step)`` decode steps, each
-  reading ``min_weight_bytes`` at ``gpu_bandwidth_bytes_s`` (the profile's numbers).
+  reading ``min_weight_bytes`` at ``gpus`` × ``gpu_bandwidth_bytes_s`` (the profile's).
 
 No I/O, no clocks: tested with literal numbers (tests/unit/test_audit_analysis.py).
 """
@@ -25,7 +27,9 @@ import math
 import statistics
 from collections.abc import Mapping, Sequence
 
+from harness.audit.replay import replays
 from harness.audit.report import Phase, Role, RuleResult, RuleVerdict, Sample
+from harness.audit.workload import nouns
 from harness.profiles import AuditSpec
 
 REQUEST_COUNTER = "vllm:request_success_total"
@@ -52,20 +56,9 @@ def _median(xs: Sequence[float]) -> float | None:
 LENGTH_MATCH = 0.25
 
 
-def matched(samples: Sequence[Sample], phases: Sequence[Phase]) -> list[Sample]:
-    """The near-filler controls whose answers are about as long as the repeated prompt's."""
-    lengths = [s.output_tokens or 0 for s in samples if s.role == "repeated" and s.ok]
-    if not lengths:
-        return []
-    n = statistics.median(lengths)
-    return [
-        s
-        for s in samples
-        if s.role == "near_filler"
-        and s.phase in phases
-        and s.ok
-        and abs((s.output_tokens or 0) - n) <= LENGTH_MATCH * n
-    ]
+def _close(a: Sample, b: Sample) -> bool:
+    n = a.output_tokens or 0
+    return abs((b.output_tokens or 0) - n) <= LENGTH_MATCH * n
 
 
 def pair_ratio(rep: Sequence[float], near: Sequence[float]) -> float | None:
@@ -78,12 +71,35 @@ def pair_ratio(rep: Sequence[float], near: Sequence[float]) -> float | None:
     return statistics.median(pairs) if pairs else None
 
 
-def ratio(samples: Sequence[Sample], phases: Sequence[Phase]) -> float | None:
-    """The repeated filler's ms per output token over the near-filler control's (those of a
-    matching answer length), by :func:`pair_ratio`."""
-    rep = per_token(samples, "repeated", phases)
-    near = [t for s in matched(samples, phases) if (t := s.ms_per_token) is not None]
-    return pair_ratio(rep, near)
+def ratio(
+    samples: Sequence[Sample],
+    phases: Sequence[Phase],
+    *,
+    any_length: bool = False,
+    min_controls: int = 1,
+) -> float | None:
+    """The repeated prompt's ms per output token over the near control's, by the median of
+    every pair's ratio (:func:`pair_ratio`), a pair only where the control's answer is about
+    as long as the repeated prompt's (a fixed cost spread over another number of tokens is
+    not compared; at temperature 0 the repeated answers are one length, at 1.0 each pair is
+    matched on its own); ``any_length``: every pair. None when fewer than ``min_controls``
+    controls are in a pair (the profile's: a few controls would carry the whole median)."""
+    rep = [s for s in samples if s.role == "repeated" and s.phase in phases and s.ok]
+    near = [s for s in samples if s.role == "near_filler" and s.phase in phases and s.ok]
+    if any_length:
+        controls = [t for s in near if (t := s.ms_per_token) is not None]
+        if len(controls) < min_controls:
+            return None
+        return pair_ratio([t for s in rep if (t := s.ms_per_token) is not None], controls)
+    pairs = [
+        (a.e2e_ms / max(1, a.output_tokens or 0) / (b.e2e_ms / max(1, b.output_tokens or 0)), i)
+        for a in rep
+        for i, b in enumerate(near)
+        if a.e2e_ms is not None and b.e2e_ms and _close(a, b)
+    ]
+    if not pairs or len({i for _, i in pairs}) < min_controls:
+        return None
+    return statistics.median(r for r, _ in pairs)
 
 
 def counter_deficit(counters: dict[str, float], sent: int) -> int | None:
@@ -98,8 +114,10 @@ def cached_answers(
     sent: int,
     spec: AuditSpec,
     counters_note: str | None = None,
+    temperature: float = 0.0,
 ) -> RuleVerdict:
     title = "no cached answers: the repeated prompt pays its decode"
+    w = nouns(buckets)
     evidence: dict[str, object] = {"requests_sent": sent}
     hits, queries = counters.get(PREFIX_HITS), counters.get(PREFIX_QUERIES)
     if hits is not None and queries:
@@ -110,8 +128,13 @@ def cached_answers(
     elif counters_note:
         evidence["counters"] = counters_note
     skipped: list[str] = []
+    sampled: list[bool] = []  # per bucket: every answer its own text (temperature > 0)
     measured = 0
     for name, samples in buckets.items():
+        seen = replays(samples)
+        if seen is not None:
+            evidence[f"{name}_answers"] = seen.line(temperature)
+            sampled.append(seen.sampled)
         phases: tuple[Phase, ...] = ("timed", "confirm")
         rep = _median(per_token(samples, "repeated", phases))
         near = _median(per_token(samples, "near_filler", phases))
@@ -119,7 +142,9 @@ def cached_answers(
         if rep is None or near is None:
             continue
         measured += 1
-        timed, confirm = ratio(samples, ("timed",)), ratio(samples, ("confirm",))
+        least = spec.min_controls
+        timed = ratio(samples, ("timed",), min_controls=least)
+        confirm = ratio(samples, ("confirm",), min_controls=least)
         evidence[f"{name}_ms_per_token"] = {
             "repeated": round(rep, 3),
             "near_filler": round(near, 3),
@@ -129,7 +154,22 @@ def cached_answers(
         if timed is not None and confirm is not None and max(timed, confirm) < spec.decode_share:
             skipped.append(
                 f"{name}: the repeated prompt took {rep:.2f} ms per output token, "
-                f"{timed:.0%} then {confirm:.0%} of the near-filler control's"
+                f"{timed:.0%} then {confirm:.0%} of the {w.near} control's"
+                + (f" ({seen.line(temperature)})" if seen is not None and seen.replayed else "")
+            )
+        # or in the timed rounds with one answer replayed at a temperature above 0: the
+        # texts are the second, independent witness (harness/audit/replay.py)
+        elif (
+            seen is not None
+            and seen.replayed
+            and (
+                (any_timed := ratio(samples, ("timed",), any_length=True)) is not None
+                and any_timed < spec.decode_share
+            )
+        ):
+            skipped.append(
+                f"{name}: {seen.line(temperature)}, and {rep:.2f} ms per output token, "
+                f"{any_timed:.0%} of the near control's"
             )
     if deficit is not None and deficit > COUNTER_SLACK:
         return RuleVerdict(
@@ -158,6 +198,11 @@ def cached_answers(
             evidence=evidence,
         )
     why = "the repeated prompt pays its decode like the near-filler control"
+    if sampled and all(sampled):
+        why = (
+            f"every answer to the repeated prompt at temperature {temperature:g} differs: "
+            "generated each time, and it pays its decode like the near control"
+        )
     if hits:
         why += " (a prefix cache: legal)"
     return RuleVerdict(
@@ -185,22 +230,23 @@ def needs_confirmation(samples: Sequence[Sample], spec: AuditSpec) -> bool:
     """The timed rounds split (or look like a skipped decode): a second, independent set of
     rounds must say so too before either rule fails on timing alone (one loaded moment of
     a shared machine can make any single set of rounds look split)."""
-    r = ratio(samples, ("timed",))
+    r = ratio(samples, ("timed",), min_controls=spec.min_controls)
     return r is not None and r < spec.split_ratio
 
 
 def benchmark_detection(buckets: Mapping[str, Sequence[Sample]], spec: AuditSpec) -> RuleVerdict:
-    title = "no benchmark detection: the grader's filler is served like a near-filler"
+    w = nouns(buckets)
+    title = f"no benchmark detection: the grader's {w.prompt} is served like a {w.near}"
     evidence: dict[str, object] = {"split_ratio": spec.split_ratio}
     split: list[str] = []
     noisy: list[str] = []
     measured = 0
     for name, samples in buckets.items():
-        timed = ratio(samples, ("timed",))
+        timed = ratio(samples, ("timed",), min_controls=spec.min_controls)
         if timed is None:
             continue
         measured += 1
-        confirm = ratio(samples, ("confirm",))
+        confirm = ratio(samples, ("confirm",), min_controls=spec.min_controls)
         spread = [noise(samples, (p,)) for p in ("timed", "confirm")]
         evidence[f"{name}_ratio"] = {
             "timed": round(timed, 3),
@@ -216,21 +262,21 @@ def benchmark_detection(buckets: Mapping[str, Sequence[Sample]], spec: AuditSpec
             ]  # fmt: skip
             if unsure:
                 noisy.append(
-                    f"{name}: the filler cost {timed:.0%} then {confirm:.0%} of the control, "
-                    f"but the identical filler's own time per token varies by {max(unsure):.0%}"
+                    f"{name}: the {w.prompt} cost {timed:.0%} then {confirm:.0%} of the "
+                    f"control, but the identical {w.prompt}'s own time per token varies by "
+                    f"{max(unsure):.0%}"
                 )
                 continue
             split.append(
-                f"{name}: the filler costs {timed:.0%} then {confirm:.0%} of the near-filler "
-                "control per output token"
+                f"{name}: the {w.prompt} costs {timed:.0%} then {confirm:.0%} of the "
+                f"{w.near} control per output token"
             )
     if split:
         return RuleVerdict(
             rule="benchmark_detection",
             title=title,
             result=RuleResult.FAIL,
-            why="the grader's filler is served faster than a one-word-different prompt: "
-            + "; ".join(split),
+            why=f"the grader's {w.prompt} is served faster than {w.other}: " + "; ".join(split),
             evidence=evidence,
         )
     if noisy:
@@ -249,10 +295,11 @@ def benchmark_detection(buckets: Mapping[str, Sequence[Sample]], spec: AuditSpec
             rule="benchmark_detection",
             title=title,
             result=RuleResult.INCONCLUSIVE,
-            why="the near-filler controls' answers differ in length from the filler's by more "
-            f"than {LENGTH_MATCH:.0%}: their time per token is not comparable"
+            why=f"{'too many of ' if spec.min_controls > 1 else ''}the {w.near} controls' "
+            f"answers differ in length from the {w.prompt}'s by more than {LENGTH_MATCH:.0%}: "
+            "their time per token is not comparable"
             if answered
-            else "no successful repeated and near-filler requests to compare",
+            else f"no successful repeated and {w.near} requests to compare",
             by_design=answered,
             evidence=evidence,
         )
@@ -260,16 +307,17 @@ def benchmark_detection(buckets: Mapping[str, Sequence[Sample]], spec: AuditSpec
         rule="benchmark_detection",
         title=title,
         result=RuleResult.PASS,
-        why="the filler and the near-filler control cost the same per output token "
+        why=f"the {w.prompt} and the {w.near} control cost the same per output token "
         f"(within {(1 - spec.split_ratio) * 100:.3g} %)",
         evidence=evidence,
     )
 
 
 def floor_ms(output_tokens: int, spec: AuditSpec) -> float:
-    """The least time ``output_tokens`` can take on the profile's GPU (a true lower bound)."""
+    """The least time ``output_tokens`` can take on the profile's GPUs (a true lower bound):
+    each step's weights read at once by ``gpus`` GPUs in parallel."""
     steps = math.ceil(max(1, output_tokens) / spec.tokens_per_step)
-    return steps * spec.min_weight_bytes / spec.gpu_bandwidth_bytes_s * 1000
+    return steps * spec.min_weight_bytes / (spec.gpus * spec.gpu_bandwidth_bytes_s) * 1000
 
 
 def physically_possible(buckets: Mapping[str, Sequence[Sample]], spec: AuditSpec) -> RuleVerdict:
@@ -277,6 +325,7 @@ def physically_possible(buckets: Mapping[str, Sequence[Sample]], spec: AuditSpec
     evidence: dict[str, object] = {
         "floor": f"ceil(tokens / {spec.tokens_per_step}) steps × {spec.min_weight_bytes:.3g} B "
         f"/ {spec.gpu_bandwidth_bytes_s:.3g} B/s"
+        + (f" / {spec.gpus} GPUs" if spec.gpus > 1 else "")
     }
     below: list[str] = []
     measured = 0
@@ -329,13 +378,14 @@ def judge(
     counters: dict[str, float],
     sent: int,
     counters_note: str | None = None,
+    temperature: float = 0.0,
 ) -> list[RuleVerdict]:
     """Every rule over the rounds' samples the profile names, in its order (the probe
-    phase's rules: harness/audit/probe_rules.py)."""
+    phase's rules: harness/audit/probe_rules.py); ``temperature``: the grader's."""
     out: list[RuleVerdict] = []
     for rule in spec.rules:
         if rule == "cached_answers":
-            out.append(cached_answers(buckets, counters, sent, spec, counters_note))
+            out.append(cached_answers(buckets, counters, sent, spec, counters_note, temperature))
         elif rule == "benchmark_detection":
             out.append(benchmark_detection(buckets, spec))
         elif rule == "physically_possible":

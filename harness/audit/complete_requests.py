@@ -16,9 +16,9 @@ from harness.audit.config import AuditConfig
 from harness.audit.continuation import Continuation
 from harness.audit.controls import filler
 from harness.audit.hooks import AuditHooks
+from harness.audit.workload import Workload
 from harness.client.records import RequestRecord
 from harness.client.urllib_client import post_like_grader
-from harness.profiles import Bucket
 from harness.tokenizer import Tokenizer
 
 
@@ -40,7 +40,7 @@ def _tokens(rec: RequestRecord, tok: Tokenizer) -> int:
 
 
 async def check_once(
-    cfg: AuditConfig, bucket: Bucket, prompt: str, tok: Tokenizer, attempt: int
+    cfg: AuditConfig, bucket: Workload, prompt: str, tok: Tokenizer, attempt: int
 ) -> Continuation:
     """One look: the grader's request, then (if its answer ended early) its continuation."""
     c = Continuation(bucket=bucket.name, attempt=attempt, max_tokens=bucket.max_tokens)
@@ -66,14 +66,13 @@ async def check_once(
 
 async def check_bucket(
     cfg: AuditConfig,
-    bucket: Bucket,
-    repeats: int,
+    bucket: Workload,
     tok: Tokenizer,
     sink: list[Continuation],
     hooks: AuditHooks,
 ) -> None:
     """The bucket's checks into ``sink``: one look, and a second when the first says cut."""
-    prompt = filler(cfg.sentence, repeats)
+    prompt = filler(cfg.sentence, bucket.filler_repeats)
     for attempt in (1, 2):
         c = await check_once(cfg, bucket, prompt, tok, attempt)
         sink.append(c)

@@ -83,5 +83,10 @@ def round_prompts(
         ("near_filler", near_filler(tok, rep, seed=seed, index=index)),
         ("unique_head", unique_head(tok, sentence, rep, seed=seed, index=index)),
     ]
+    return rotated(tok, texts, index)
+
+
+def rotated(tok: Tokenizer, texts: list[tuple[Role, str]], index: int) -> list[Prompt]:
+    """``texts`` as prompts, rotated by ``index`` (none is always first or last)."""
     k = index % len(texts)
     return [Prompt(role, t, tok.count(t)) for role, t in texts[k:] + texts[:k]]

@@ -26,7 +26,6 @@ from harness.audit.complete import complete_outputs
 from harness.audit.complete_requests import check_bucket
 from harness.audit.config import AuditConfig
 from harness.audit.continuation import Continuation
-from harness.audit.controls import round_prompts
 from harness.audit.hooks import NO_HOOKS, AuditHooks
 from harness.audit.paraphrase import Asked
 from harness.audit.paraphrase_rule import judge_paraphrases, merged
@@ -35,14 +34,15 @@ from harness.audit.probe import Probe
 from harness.audit.probe_rules import in_profile_order, judge_probes
 from harness.audit.probes import run_probes
 from harness.audit.report import AuditReport, Phase, Sample
+from harness.audit.rounds import RoundSource, round_source
+from harness.audit.send import Sender, sender
+from harness.audit.workload import Workload
 from harness.client.metrics import MetricsSnapshot, scrape
 from harness.client.readiness import wait_ready
-from harness.client.urllib_client import post_like_grader
 from harness.errors import EXIT_FAIL, EXIT_OK, EXIT_TARGET
 from harness.kinds.record import RunEnv
-from harness.profiles import Bucket
 from harness.provenance import Provenance
-from harness.tokenizer import Tokenizer, load_tokenizer
+from harness.tokenizer import load_tokenizer
 
 COUNTERS = (
     "vllm:request_success_total",
@@ -51,30 +51,11 @@ COUNTERS = (
 )
 
 
-async def _send(
-    cfg: AuditConfig, bucket: Bucket, prompt_text: str, tok: Tokenizer
-) -> tuple[float | None, int | None, int | None, str | None, str | None]:
-    payload = {
-        "prompt": prompt_text,
-        "max_tokens": bucket.max_tokens,
-        "temperature": cfg.temperature,
-    }
-    rec = await asyncio.to_thread(
-        post_like_grader, cfg.url + cfg.endpoint, payload, timeout_s=cfg.timeout_s,
-        endpoint=cfg.endpoint,
-    )  # fmt: skip
-    if not rec.ok or rec.error is not None:
-        return None, None, None, None, rec.error.message if rec.error else "failed"
-    text_tokens = tok.count(rec.text) if rec.text else 0
-    out = rec.usage_completion_tokens if rec.usage_completion_tokens is not None else text_tokens
-    return rec.e2e_ms, out, text_tokens, rec.finish_reason, None
-
-
 async def _rounds(
     cfg: AuditConfig,
-    bucket: Bucket,
-    repeats: int,
-    tok: Tokenizer,
+    w: Workload,
+    source: RoundSource,
+    send: Sender,
     phase: Phase,
     first: int,
     n: int,
@@ -82,15 +63,16 @@ async def _rounds(
     hooks: AuditHooks,
 ) -> None:
     for index in range(first, first + n):
-        prompts = round_prompts(tok, cfg.sentence, repeats, seed=cfg.seed, index=index)
+        prompts = source(index)
         if phase == "warmup":
             prompts = [p for p in prompts if p.role == "repeated"]
         for p in prompts:
-            e2e, out, text_tokens, finish, error = await _send(cfg, bucket, p.text, tok)
+            a = await send(w, p.text)
             s = Sample(
-                bucket=bucket.name, role=p.role, phase=phase, round=index,
-                prompt_tokens=p.tokens, e2e_ms=e2e, output_tokens=out,
-                text_tokens=text_tokens, finish_reason=finish, error=error,
+                bucket=w.name, role=p.role, phase=phase, round=index,
+                prompt_tokens=p.tokens, e2e_ms=a.e2e_ms, output_tokens=a.output_tokens,
+                text_tokens=a.text_tokens, finish_reason=a.finish_reason, error=a.error,
+                answer_digest=a.digest if cfg.temperature > 0 else None,
             )  # fmt: skip
             sink.append(s)
             hooks.sample(s)
@@ -137,16 +119,18 @@ async def measure_audit(
     hooks.measuring(True)
     try:
         before, note = await _counters(cfg.url)
-        for bucket, repeats in zip(cfg.buckets, cfg.filler_repeats, strict=True):
-            mine: list[Sample] = []
-            await _rounds(cfg, bucket, repeats, tok, "warmup", 0, cfg.spec.warmup, mine, hooks)
-            rounds = cfg.spec.rounds
-            await _rounds(cfg, bucket, repeats, tok, "timed", 0, rounds, mine, hooks)
-            if needs_confirmation(mine, cfg.spec):
-                await _rounds(cfg, bucket, repeats, tok, "confirm", rounds, rounds, mine, hooks)
-            samples.extend(mine)
-            if COMPLETE in cfg.spec.rules:
-                await check_bucket(cfg, bucket, repeats, tok, checks, hooks)
+        async with sender(cfg, tok) as send:
+            for w in cfg.workloads:
+                mine: list[Sample] = []
+                source = round_source(cfg, w, tok)
+                warm, rounds = cfg.spec.warmup, cfg.spec.rounds
+                await _rounds(cfg, w, source, send, "warmup", 0, warm, mine, hooks)
+                await _rounds(cfg, w, source, send, "timed", 0, rounds, mine, hooks)
+                if needs_confirmation(mine, cfg.spec):
+                    await _rounds(cfg, w, source, send, "confirm", rounds, rounds, mine, hooks)
+                samples.extend(mine)
+                if COMPLETE in cfg.spec.rules:
+                    await check_bucket(cfg, w, tok, checks, hooks)
         await run_paraphrases(cfg, tok, asked, hooks.asked)
         await run_probes(cfg, tok, probes, hooks.probe)
         after, note_after = await _counters(cfg.url)
@@ -160,8 +144,10 @@ async def measure_audit(
         out.counters = _delta(before, after)
     else:
         out.counters_note = note or note_after
-    by_bucket = {b.name: [s for s in samples if s.bucket == b.name] for b in cfg.buckets}
-    out.rules = judge(cfg.spec, by_bucket, out.counters, out.requests, out.counters_note)
+    by_bucket = {w.name: [s for s in samples if s.bucket == w.name] for w in cfg.workloads}
+    out.rules = judge(
+        cfg.spec, by_bucket, out.counters, out.requests, out.counters_note, cfg.temperature
+    )
     half = judge_paraphrases(asked, cfg.spec)
     out.rules = [merged(v, half) if v.rule == "benchmark_detection" else v for v in out.rules]
     probed = judge_probes(cfg.spec, probes, cfg.usage_tolerance)

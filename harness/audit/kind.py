@@ -21,8 +21,9 @@ def rules(report: AuditReport, inputs: GateInputs) -> Judgement:
 
 
 def required(profile: Profile, image: bool) -> bool:
-    """Where the contest has rules to audit, on its latency route."""
-    return bool(profile.audit.rules) and profile.latency is not None
+    """Where the contest has rules to audit, on the workload they copy (its latency buckets
+    or its throughput sweep: harness/audit/workload.py)."""
+    return bool(profile.audit.rules) and getattr(profile, profile.audit.workload) is not None
 
 
 # The core, its hooks and the console by reference, imported when first used

@@ -44,6 +44,10 @@ class Sample(BaseModel):
     text_tokens: int | None = None
     finish_reason: str | None = None
     error: str | None = None
+    # a hash of the answer's text, kept when the grader samples (temperature > 0): an honest
+    # server's answers to one prompt differ, a replayed one's do not; left out of audit.json
+    # when not kept (an Efficient Qwen audit's file is as it was)
+    answer_digest: str | None = Field(default=None, exclude_if=lambda v: v is None)
 
     @property
     def ok(self) -> bool:

@@ -86,6 +86,9 @@ class SimConfig(BaseModel):
     # server that serves the grader's filler prompt this many times faster
     cache_responses: bool = False
     filler_speedup: float = Field(1.0, ge=1)
+    # a server that serves a prompt it has answered before this many times faster (beyond a
+    # prefix cache: its earlier answer's tokens as drafts, say): the Paris sweep repeats
+    repeat_speedup: float = Field(1.0, ge=1)
     # a second model stack for the latency grader's body shape (a prompt, not messages):
     # another model's answers, and/or served this many times faster
     second_stack: bool = False

@@ -81,6 +81,7 @@ class Engine:
         self.vocab = Vocabulary(tokenizer)
         self.cache = PrefixCache()
         self._calls = 0
+        self._seen: set[str] = set()  # prompts answered before (--repeat-speedup)
         self._jitter = random.Random(f"jitter/{cfg.seed}")
         self.answers: AnswerKey | None = None
         # what a server that detects the quality graders' prompts looks for (the chat
@@ -213,6 +214,9 @@ class Engine:
         factor = self.jitter()
         if cfg.filler_speedup > 1 and is_filler(req.prompt_text):
             factor /= cfg.filler_speedup
+        if cfg.repeat_speedup > 1:
+            factor /= cfg.repeat_speedup if key in self._seen else 1.0
+            self._seen.add(key)
         if req.kind == "completion":
             factor /= cfg.prompt_speedup
         if cheat is not None:

@@ -171,6 +171,13 @@ class SimOverrides(Overrides):
         help="serve the grader's filler prompt F times faster than any other (benchmark "
         "detection: against the rules; default 1: none)",
     )
+    repeat_speedup: float | None = option(
+        "--repeat-speedup",
+        type=float,
+        metavar="F",
+        help="serve a prompt seen before F times faster (its decode replayed, not cached: "
+        "against the rules, the Paris sweep repeats its prompts; default 1: none)",
+    )
     second_stack: bool | None = _switch(
         "--second-stack",
         "answer prompt bodies (the latency grader's shape, any route) from a second model: "

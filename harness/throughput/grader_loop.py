@@ -66,15 +66,25 @@ def grader_session(timeout_s: float) -> aiohttp.ClientSession:
     return aiohttp.ClientSession(timeout=aiohttp.ClientTimeout(total=timeout_s))
 
 
-def grader_body(cfg: ThroughputConfig, model: str, prompt: str, spot: bool) -> dict[str, Any]:
+def sweep_body(
+    model: str, prompt: str, max_tokens: int, temperature: float, top_p: float | None
+) -> dict[str, Any]:
+    """The grader's chat body, key for key (``top_p`` None: not sent, as the grader's)."""
     body: dict[str, Any] = {
         "model": model,
         "messages": [{"role": "user", "content": prompt}],
-        "max_tokens": cfg.max_tokens,
-        "temperature": cfg.spot_temperature if spot else cfg.temperature,
+        "max_tokens": max_tokens,
+        "temperature": temperature,
     }
-    if cfg.send_top_p:
-        body["top_p"] = cfg.top_p
+    if top_p is not None:
+        body["top_p"] = top_p
+    return body
+
+
+def grader_body(cfg: ThroughputConfig, model: str, prompt: str, spot: bool) -> dict[str, Any]:
+    temperature = cfg.spot_temperature if spot else cfg.temperature
+    top_p = cfg.top_p if cfg.send_top_p else None
+    body = sweep_body(model, prompt, cfg.max_tokens, temperature, top_p)
     if cfg.force_length and not spot:  # harness's knob, recorded as non-official
         body["ignore_eos"] = True
         body["min_tokens"] = cfg.max_tokens
@@ -82,7 +92,7 @@ def grader_body(cfg: ThroughputConfig, model: str, prompt: str, spot: bool) -> d
     return body
 
 
-def _content(body: Any) -> str:
+def grader_content(body: Any) -> str:
     """``body.get("choices", [{}])[0].get("message", {}).get("content", "")``, where every
     step the grader's expression would raise on raises here too."""
     if not isinstance(body, dict):
@@ -102,7 +112,7 @@ def _content(body: Any) -> str:
     return content
 
 
-def _usage(body: dict[str, Any]) -> tuple[int | None, int | None]:
+def grader_usage(body: dict[str, Any]) -> tuple[int | None, int | None]:
     usage = body.get("usage", {})
     if not isinstance(usage, dict):
         raise TypeError("usage is not an object")
@@ -139,8 +149,8 @@ async def send_like_grader(
                 if resp.status != 200:
                     row.error, row.error_kind = f"HTTP {resp.status}", "http_status"
                 else:
-                    content = _content(body)
-                    row.server_prompt_tokens, row.server_output_tokens = _usage(body)
+                    content = grader_content(body)
+                    row.server_prompt_tokens, row.server_output_tokens = grader_usage(body)
                     row.output_tokens = tok.count(content)  # inside the slot, like the grader
                     row.ok = True
                     reason = (

@@ -145,7 +145,7 @@ def test_gate_plan_steps_follow_the_profile_and_its_line_reparses(tmp_path: Path
     )
     assert [k.name for k in plan.steps()] == ["check", "latency", "audit"]
     paris = GatePlan(url="http://h:1", folder=tmp_path, profile=PARIS)
-    assert [k.name for k in paris.steps()] == ["check", "throughput", "quality"]
+    assert [k.name for k in paris.steps()] == ["check", "throughput", "quality", "audit"]
     args = reparse(plan.command_line())
     assert (args.command, args.url, args.runs, args.name, args.note, args.out, args.skip) == (
         "gate",

@@ -309,7 +309,7 @@ def test_package_rules():
 
 def test_throughput_profile_gate():
     paris = load_profile("gpumode-paris")
-    assert required_reports(paris) == ["check", "throughput", "quality"]
+    assert required_reports(paris) == ["check", "throughput", "quality", "audit"]
     tp = ThroughputReport(
         url="http://x",
         endpoint="/v1/chat/completions",

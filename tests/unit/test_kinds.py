@@ -131,17 +131,19 @@ def test_the_gate_takes_its_steps_and_required_reports_from_the_registry() -> No
     assert step_names("server") == ["check", "latency", "throughput", "quality", "audit"]
     assert step_names("image") == ["package"]
     assert required_reports(QWEN) == ["check", "latency", "quality", "audit"]
-    assert required_reports(PARIS, image=True) == ["check", "throughput", "quality", "package"]
+    assert required_reports(PARIS, image=True) == [
+        "check", "throughput", "quality", "audit", "package"
+    ]  # fmt: skip
     assert required_reports(AICAS) == ["vlm"]
     plan = GatePlan(url="http://h:1", folder=Path("."), profile=PARIS)
-    assert [k.name for k in plan.steps()] == ["check", "throughput", "quality"]
+    assert [k.name for k in plan.steps()] == ["check", "throughput", "quality", "audit"]
 
 
 def test_tune_defers_the_steps_that_neither_gate_the_rest_nor_carry_the_score() -> None:
     from harness.tune.trial import deferred_steps
 
     # the audit, like quality, runs only on a candidate that could win
-    for profile, deferred in ((QWEN, ["quality", "audit"]), (PARIS, ["quality"])):
+    for profile, deferred in ((QWEN, ["quality", "audit"]), (PARIS, ["quality", "audit"])):
         steps = GatePlan(url="http://h:1", folder=Path("."), profile=profile).steps()
         assert [k.name for k in deferred_steps(steps)] == deferred, profile.name
 

@@ -121,6 +121,8 @@ SIDEWAYS: dict[tuple[str, str], str] = {
     ("latency", "simulate"): "the self-test measures the client against the simulator's log",
     ("quality", "data"): "quality reads the benchmark data layout and NLTK punkt",
     ("submit", "image"): "submit inspects the archive with the package rules",
+    ("audit", "throughput"): "the Paris audit sends the sweep's own prompt and chat body "
+    "through its grader's aiohttp session (one definition of what that grader sends)",
     ("throughput", "quality"): "the correctness gate zeroes the throughput score when the "
     "quality report fails it (Paris: eval/score.py)",
 }
