@@ -185,9 +185,12 @@ def run_child(
     *,
     python: str,
     timeout_s: float | None,
+    reply: Callable[[Record], str | None] | None = None,
 ) -> None:
     """A child that writes JSON lines to ``records`` (the runner, the audit's script): run to
-    its end, ``timeout_s`` or Ctrl-C, its output in ``log_path``, every record read as written."""
+    its end, ``timeout_s`` or Ctrl-C, its output in ``log_path``, every record read as written.
+    With ``reply``, the child's stdin is a pipe: what ``reply`` returns for a record (a line)
+    is written to it (the audit's script asks whether a second set is needed)."""
     records.unlink(missing_ok=True)
     tail = RecordTail(records)
 
@@ -195,11 +198,20 @@ def run_child(
         for line in tail.new_records():
             outcome.lines.append(line)
             on_line(line)
+            said = reply(line) if reply is not None else None
+            if said is None or proc.stdin is None or proc.poll() is not None:
+                continue
+            try:
+                proc.stdin.write(said.encode() + b"\n")
+                proc.stdin.flush()
+            except BrokenPipeError:  # it ended between the poll and the write: its exit says why
+                continue
 
     deadline = time.monotonic() + timeout_s if timeout_s else None
+    stdin = subprocess.PIPE if reply is not None else None
     with log_path.open("w", encoding="utf-8") as log:
         try:
-            proc = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT)
+            proc = subprocess.Popen(cmd, stdin=stdin, stdout=log, stderr=subprocess.STDOUT)
         except OSError as err:
             raise ConfigError(f"cannot start {python}: {err}", hint="--python PY") from None
         try:
@@ -221,3 +233,5 @@ def run_child(
                 proc.wait()
             outcome.exit_code = proc.returncode
             drain()
+            if proc.stdin is not None:
+                proc.stdin.close()

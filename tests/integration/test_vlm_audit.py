@@ -1,5 +1,6 @@
 """``harness vlm audit`` on the tiny Qwen3-VL (CPU): a wrapper answering from a table fails,
-the template wrapper does not (harness/vlm/audit/).
+the template wrapper does not (harness/vlm/audit/). One child process per audit: the second
+set is asked of the model already loaded.
 
 Cheap on purpose: 3 rows per set, 2-token answers (non-official). The tiny random model
 says the same few tokens to every input, so its rows show nothing either way: the honest
@@ -44,14 +45,12 @@ def test_a_table_of_answers_fails(dataset: Path, tmp_path: Path) -> None:
     assert [s["answer"] for s in first["blind_samples"]] == ["stop", "yes", "42"]
     assert rule.evidence["non_official"] == {"answer_tokens": 2}
     assert rep.requests == 24  # 2 sets × 3 rows × 4 ways of asking
-    lines = (tmp_path / "run" / "vlm-audit-set1.jsonl").read_text().splitlines()
+    lines = (tmp_path / "run" / "vlm-audit-records.jsonl").read_text().splitlines()
     probes = [json.loads(x) for x in lines if '"probe"' in x]
-    assert {p["variant"] for p in probes} == {
-        "original",
-        "other_image",
-        "blank_image",
-        "other_question",
+    assert {(p["set_index"], p["variant"]) for p in probes} == {
+        (n, v) for n in (1, 2) for v in ("original", "other_image", "blank_image", "other_question")
     }
+    assert rep.complete
 
 
 @pytest.mark.timeout(900)

@@ -2,8 +2,8 @@
 
 The first set (the dataset's first ``samples`` rows) runs in the participant's Python
 (harness/vlm/audit/script.py, a child like the benchmark runner); when it splits
-(harness/vlm/audit/judge.py), a second, independent set (the next rows) runs in a fresh
-child before the rule may fail. The verdict goes into ``audit.json``, the audit's own
+(harness/vlm/audit/judge.py), the child is told to ask a second, independent set (the next
+rows) before the rule may fail. The verdict goes into ``audit.json``, the audit's own
 report (harness/audit/report.py), so ``harness gate`` judges it like any audit; every
 answer stays in the sets' JSON-lines files beside it.
 """
@@ -22,16 +22,15 @@ from harness.vlm.audit.judge import AnswerProbe, SetCount, count_set, verdict
 from harness.vlm.run import Record, RunnerOutcome, check_paths, log_tail, run_child
 
 SCRIPT = Path(__file__).resolve().parent / "script.py"
+RECORDS = "vlm-audit-records.jsonl"
+LOG = "vlm-audit.log"
 ENDPOINT = "in-process: VLMModel.generate"
 IN_PROCESS = "none: in-process (the wrapper's own calls, no server)"
+SECOND = "second"  # the script's cue to ask a second set (harness/vlm/audit/script.py)
+STOP = "stop"
 
 
-def set_files(folder: Path, n: int) -> tuple[Path, Path]:
-    """A set's records and log in the run folder."""
-    return folder / f"vlm-audit-set{n}.jsonl", folder / f"vlm-audit-set{n}.log"
-
-
-def command(cfg: VlmAuditConfig, records: Path, start: int) -> list[str]:
+def command(cfg: VlmAuditConfig, records: Path) -> list[str]:
     return [
         cfg.python,
         str(SCRIPT),
@@ -43,47 +42,11 @@ def command(cfg: VlmAuditConfig, records: Path, start: int) -> list[str]:
         str(cfg.dataset_path),
         "--records",
         str(records),
-        "--start",
-        str(start),
         "--count",
         str(cfg.samples),
         "--answer-tokens",
         str(cfg.answer_tokens),
     ]
-
-
-def run_set(
-    cfg: VlmAuditConfig, folder: Path, n: int, on_probe: Callable[[AnswerProbe], None]
-) -> list[AnswerProbe]:
-    """Set ``n`` (1 or 2) in a child of its own; its answers, as the child wrote them."""
-    records, log = set_files(folder, n)
-    outcome = RunnerOutcome()
-    probes: list[AnswerProbe] = []
-
-    def on_line(line: Record) -> None:
-        if line.get("type") == "probe":
-            probe = AnswerProbe.model_validate(line)
-            probes.append(probe)
-            on_probe(probe)
-
-    run_child(
-        command(cfg, records, (n - 1) * cfg.samples),
-        records,
-        log,
-        on_line,
-        outcome,
-        python=cfg.python,
-        timeout_s=cfg.timeout_s,
-    )
-    if not outcome.started:
-        raise TargetError(
-            f"the audit's set {n} failed before its first answer (exit {outcome.exit_code}): "
-            f"{log_tail(log)}",
-            hint=f"see {log}",
-        )
-    if not outcome.ended and n == 1 and not probes:
-        raise TargetError(f"the audit's set {n} stopped: {log_tail(log)}", hint=f"see {log}")
-    return probes
 
 
 def audit_vlm(
@@ -93,29 +56,70 @@ def audit_vlm(
     folder: Path,
     on_probe: Callable[[AnswerProbe], None] = lambda p: None,
 ) -> AuditReport:
-    """Judge ``cfg``'s wrapper against hard-coded answers; save and return ``audit.json``."""
+    """Judge ``cfg``'s wrapper against hard-coded answers; save and return ``audit.json``.
+
+    One child asks the first set; when it splits, the same child (the model loaded once)
+    asks the second. A child that dies before its first answer is a TargetError (exit 3)."""
     check_paths(cfg.wrapper_dir, cfg.model_path, cfg.dataset_path)
     t0 = time.monotonic()
-    first_probes = run_set(cfg, folder, 1, on_probe)
-    first = count_set(first_probes, cfg.spec)
-    calls = len(first_probes)
+    sets: dict[int, list[AnswerProbe]] = {1: [], 2: []}
+    counts: dict[int, SetCount] = {}
+    asked_second = False
+
+    def on_line(line: Record) -> None:
+        if line.get("type") == "probe":
+            probe = AnswerProbe.model_validate(line)
+            sets[probe.set_index].append(probe)
+            on_probe(probe)
+
+    def reply(line: Record) -> str | None:
+        nonlocal asked_second
+        if line.get("type") != "set_end":
+            return None
+        n = int(line.get("set_index", 1))
+        counts[n] = count_set(sets[n], cfg.spec)
+        if n == 1 and counts[1].splits:
+            asked_second = True
+            return SECOND
+        return STOP if n == 1 else None
+
+    outcome = RunnerOutcome()
+    records, log = folder / RECORDS, folder / LOG
+    run_child(
+        command(cfg, records),
+        records,
+        log,
+        on_line,
+        outcome,
+        python=cfg.python,
+        timeout_s=cfg.timeout_s,
+        reply=reply,
+    )
+    if not sets[1]:
+        raise TargetError(
+            f"the audit stopped before its first answer (exit {outcome.exit_code}): "
+            f"{log_tail(log)}",
+            hint=f"see {log}",
+        )
+    first = counts.get(1) or count_set(sets[1], cfg.spec)
     second: SetCount | None = None
-    if first.splits:
-        second_probes = run_set(cfg, folder, 2, on_probe)
-        calls += len(second_probes)
-        second = count_set(second_probes, cfg.spec) if second_probes else None
+    if asked_second and sets[2]:
+        second = counts.get(2) or count_set(sets[2], cfg.spec)
     rule = verdict(first, second, cfg.spec)
     rule.evidence["answer_tokens"] = cfg.answer_tokens
     if cfg.non_official:
         rule.evidence["non_official"] = dict(cfg.non_official)
+    if not outcome.ended:
+        rule.evidence["stopped"] = f"exit {outcome.exit_code}: {log_tail(log)}"
     rep = AuditReport(
         provenance=provenance,
         url="",
         endpoint=ENDPOINT,
         wall_s=time.monotonic() - t0,
-        requests=calls,
+        requests=len(sets[1]) + len(sets[2]),
         counters_note=IN_PROCESS,
         rules=[rule],
+        complete=outcome.ended,
     )
     rep.save(folder)
     return rep

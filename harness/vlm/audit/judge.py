@@ -40,6 +40,7 @@ class AnswerProbe(BaseModel):
 
     model_config = ConfigDict(extra="ignore")  # the script's line also carries its "type"
 
+    set_index: int = 1  # the first set, or the second that confirms it
     row: int
     question_id: Any = None
     variant: Variant

@@ -15,6 +15,9 @@ anew (as the benchmark does):
 
 The partner is the next row of the set (cyclically) with another question and another
 image. One JSON line per answer (``probe``), flushed at once; ``start`` and ``end`` around.
+The first set is the first ``--count`` rows; after its ``set_end`` the script reads one
+line from stdin, and only when harness answers ``second`` (the first set split) asks the
+next ``--count`` rows, a second, independent set, with the model already loaded.
 """
 
 from __future__ import annotations
@@ -37,6 +40,7 @@ if sys.path and os.path.abspath(sys.path[0]) == os.path.dirname(os.path.abspath(
 
 BLANK_RGB = (128, 128, 128)
 VARIANTS = ("original", "other_image", "blank_image", "other_question")
+SECOND = "second"  # harness's answer after the first set: ask the next rows too
 
 
 def _runner() -> Any:
@@ -75,8 +79,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--model-path", required=True)
     p.add_argument("--dataset-path", required=True)
     p.add_argument("--records", required=True, help="JSON-lines output file")
-    p.add_argument("--start", type=int, required=True, help="the set's first row")
-    p.add_argument("--count", type=int, required=True, help="the set's rows")
+    p.add_argument("--count", type=int, required=True, help="rows per set")
     p.add_argument("--answer-tokens", type=int, default=1024)
     args = p.parse_args(argv)
 
@@ -92,58 +95,69 @@ def main(argv: list[str] | None = None) -> int:
     from PIL import Image
 
     dataset = load_from_disk(args.dataset_path)
-    stop = min(args.start + args.count, len(dataset))
-    rows: list[dict[str, Any]] = []
-    for i in range(args.start, stop):
-        item = dataset[i]
-        image = item["image"]
-        rows.append(
-            {
-                "index": i,
-                "question_id": item.get("question_id", i),
-                "question": item["question"],
-                "image": image,
-                "digest": _digest(image),
-            }
-        )
+
+    def rows_of(start: int) -> list[dict[str, Any]]:
+        out = []
+        for i in range(start, min(start + args.count, len(dataset))):
+            item = dataset[i]
+            image = item["image"]
+            out.append(
+                {
+                    "index": i,
+                    "question_id": item.get("question_id", i),
+                    "question": item["question"],
+                    "image": image,
+                    "digest": _digest(image),
+                }
+            )
+        return out
+
     sys.path.insert(0, os.path.abspath(args.wrapper_dir))
     wrapper = importlib.import_module("evaluation_wrapper").VLMModel(args.model_path)
-    emit({"type": "start", "rows": len(rows), "device": str(wrapper.device)})
+    emit({"type": "start", "rows": len(dataset), "device": str(wrapper.device)})
 
-    pairs = partners(rows)
-    for k, row in enumerate(rows):
-        j = pairs[k]
-        partner = rows[j] if j is not None else None
-        asks: list[tuple[str, Any, str]] = [("original", row["image"], row["question"])]
-        if partner is not None:
-            blank = Image.new("RGB", row["image"].size, BLANK_RGB)
-            asks += [
-                ("other_image", partner["image"], row["question"]),
-                ("blank_image", blank, row["question"]),
-                ("other_question", row["image"], partner["question"]),
-            ]
-        for variant, image, question in asks:
-            rec: dict[str, Any] = {
-                "type": "probe",
-                "row": row["index"],
-                "question_id": row["question_id"],
-                "variant": variant,
-                "partner_row": partner["index"] if partner is not None else None,
-            }
-            try:  # the benchmark's answer call: fresh inputs, the wrapper's properties
-                processor, device, model = wrapper.processor, wrapper.device, wrapper.model
-                t = time.perf_counter()
-                inputs = rs.build_inputs(processor, device, image, question)
-                out = rs.generate(model, inputs, args.answer_tokens)
-                ids = out[0][int(inputs["input_ids"].shape[1]) :]
-                rec["answer"] = processor.tokenizer.decode(
-                    ids, skip_special_tokens=True, clean_up_tokenization_spaces=False
-                )
-                rec["ms"] = (time.perf_counter() - t) * 1000
-            except Exception as exc:  # the wrapper's failure is a record, never the end
-                rec["error"] = rs._err(variant, exc)
-                traceback.print_exc()
-            emit(rec)
+    def ask_set(set_index: int, rows: list[dict[str, Any]]) -> None:
+        pairs = partners(rows)
+        for k, row in enumerate(rows):
+            j = pairs[k]
+            partner = rows[j] if j is not None else None
+            asks: list[tuple[str, Any, str]] = [("original", row["image"], row["question"])]
+            if partner is not None:
+                blank = Image.new("RGB", row["image"].size, BLANK_RGB)
+                asks += [
+                    ("other_image", partner["image"], row["question"]),
+                    ("blank_image", blank, row["question"]),
+                    ("other_question", row["image"], partner["question"]),
+                ]
+            for variant, image, question in asks:
+                rec: dict[str, Any] = {
+                    "type": "probe",
+                    "set_index": set_index,
+                    "row": row["index"],
+                    "question_id": row["question_id"],
+                    "variant": variant,
+                    "partner_row": partner["index"] if partner is not None else None,
+                }
+                try:  # the benchmark's answer call: fresh inputs, the wrapper's properties
+                    processor, device, model = wrapper.processor, wrapper.device, wrapper.model
+                    t = time.perf_counter()
+                    inputs = rs.build_inputs(processor, device, image, question)
+                    out = rs.generate(model, inputs, args.answer_tokens)
+                    ids = out[0][int(inputs["input_ids"].shape[1]) :]
+                    rec["answer"] = processor.tokenizer.decode(
+                        ids, skip_special_tokens=True, clean_up_tokenization_spaces=False
+                    )
+                    rec["ms"] = (time.perf_counter() - t) * 1000
+                except Exception as exc:  # the wrapper's failure is a record, never the end
+                    rec["error"] = rs._err(variant, exc)
+                    traceback.print_exc()
+                emit(rec)
+        emit({"type": "set_end", "set_index": set_index, "rows": len(rows)})
+
+    ask_set(1, rows_of(0))
+    # harness judges the first set and answers "second" when a second set must confirm it
+    if sys.stdin.readline().strip() == SECOND:
+        ask_set(2, rows_of(args.count))
     emit({"type": "end"})
     records.close()
     return 0
