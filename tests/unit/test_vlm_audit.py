@@ -1,10 +1,14 @@
-"""The rule against hard-coded answers, judged from literal answers (harness/vlm/audit/judge.py)."""
+"""The rule against hard-coded answers, judged from literal answers (harness/vlm/audit/judge.py),
+and `harness vlm audit` refusing bad input before any child starts."""
 
 from __future__ import annotations
+
+from pathlib import Path
 
 import pytest
 
 from harness.audit.report import RuleResult
+from harness.cli import main
 from harness.profiles import VlmAuditSpec
 from harness.vlm.audit.judge import (
     AnswerProbe,
@@ -123,3 +127,16 @@ def test_a_row_without_partner_says_nothing() -> None:
     probes = [AnswerProbe(row=0, variant="original", partner_row=None, answer="x")]
     c = count_set(probes, SPEC)
     assert (c.rows, c.failed, c.informative) == (1, 0, 0)
+
+
+def test_the_command_refuses_bad_input_in_one_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    base = ["vlm", "audit", "--model-path", str(tmp_path), "--dataset-path", str(tmp_path)]
+    out = ["--out", str(tmp_path / "run"), "--quiet"]
+    assert main([*base, "--wrapper-dir", str(tmp_path), "--audit-samples", "2", *out]) == 2
+    assert "--audit-samples must be 3 or more" in capsys.readouterr().err
+    assert main([*base, "--wrapper-dir", str(tmp_path), *out]) == 2
+    err = capsys.readouterr().err
+    assert f"no evaluation_wrapper.py in {tmp_path}" in err and "Traceback" not in err
+    assert not (tmp_path / "run" / "audit.json").exists()
