@@ -5,7 +5,7 @@ The first set (the dataset's first ``samples`` rows) runs in the participant's P
 (harness/vlm/audit/judge.py), the child is told to ask a second, independent set (the next
 rows) before the rule may fail. The verdict goes into ``audit.json``, the audit's own
 report (harness/audit/report.py), so ``harness gate`` judges it like any audit; every
-answer stays in the sets' JSON-lines files beside it.
+answer stays in ``vlm-audit-records.jsonl`` beside it.
 """
 
 from __future__ import annotations
