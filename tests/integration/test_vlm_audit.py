@@ -51,6 +51,13 @@ def test_a_table_of_answers_fails(dataset: Path, tmp_path: Path) -> None:
         (n, v) for n in (1, 2) for v in ("original", "other_image", "blank_image", "other_question")
     }
     assert rep.complete
+    # the gate reads audit.json like any audit: the failing rule blocks, naming it
+    assert harness_main(["gate", str(tmp_path / "run"), "--profile", "aicas-vlm", "--quiet"]) == 1
+    gate = json.loads((tmp_path / "run" / "gate.json").read_text())
+    assert any(
+        r["blocking"] and r["text"].startswith("audit rule hard_coded_answers failed")
+        for r in gate["reasons"]
+    )
 
 
 @pytest.mark.timeout(900)
