@@ -237,6 +237,20 @@ class AuditSpec(Strict):
     paraphrase_length_split: float = Field(default=0.67, gt=0, lt=1)
 
 
+class VlmAuditSpec(Strict):
+    """``harness vlm audit``: hard-coded answers, asked in-process (docs/audit.md, "AICAS").
+
+    A sample is *blind* when its answer stays the same on another image and on a blank one,
+    or on another question about the same image. An honest model is blind on at most
+    ``honest_blind_share`` of the samples (a generous bound); a set of ``samples`` rows fails
+    when its blind count is one an honest model reaches with probability at most ``alpha``,
+    and the rule fails only when a second, independent set fails too (bench/vlm_audit.py)."""
+
+    samples: int = Field(default=16, ge=3)  # rows per set
+    honest_blind_share: float = Field(default=0.2, gt=0, lt=1)
+    alpha: float = Field(default=0.03, gt=0, lt=1)  # per set: two sets ≤ alpha² (0.09 %)
+
+
 class VlmSpec(Strict):
     """The AICAS in-process VLM benchmark (docs/vlm.md)."""
 
@@ -257,6 +271,7 @@ class VlmSpec(Strict):
     weight_throughput: float = 0.3
     headline_accuracy: Literal["containment", "vqa", "yes_no"] = "containment"
     http_endpoint: str = "/v1/chat/completions"
+    audit: VlmAuditSpec = VlmAuditSpec()
 
 
 class Profile(Strict):

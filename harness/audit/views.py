@@ -35,6 +35,7 @@ def sections(rep: AuditReport) -> list[Section]:
             table("audit", f"harness audit — {rep.url}{rep.endpoint}", cols, rows),
             text(rep.summary_line(), tone="good" if rep.ok else "bad"),
             text(*(f"✗ {v.rule}: {v.why}" for v in rep.failing()), tone="bad"),
-            text(counters, f"unique heads' seed {rep.seed}", tone="dim"),
+            # an in-process audit (vlm audit) has no URL, no heads and no counters' server
+            text(counters, *([f"unique heads' seed {rep.seed}"] * bool(rep.url)), tone="dim"),
         )
     ]

@@ -109,3 +109,6 @@ class Front:
     subcommands: Mapping[str, Front] = field(default_factory=dict)
     # positional arguments before the flags: (name, metavar, help)
     positionals: tuple[tuple[str, str, str], ...] = ()
+    # the kind whose report this command writes, for its rendering and exit code
+    # (``vlm audit`` writes the audit's ``audit.json``); "": the command's own kind
+    report_kind: str = ""

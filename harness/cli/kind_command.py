@@ -22,7 +22,7 @@ from harness.cli.common import RunContext, add_common, print_json, start_run
 from harness.cli.front import Front, KindRun, Outcome
 from harness.errors import UsageError
 from harness.kinds.record import Closable, RunEnv
-from harness.registry import KINDS, AnyKind
+from harness.registry import KINDS, AnyKind, kind_named
 from harness.target import Target
 
 EXAMPLE_URL = "http://127.0.0.1:8080"
@@ -110,10 +110,11 @@ def run(args: argparse.Namespace, command: tuple[str, ...], kind: AnyKind, front
     finally:
         if isinstance(hooks, Closable):
             hooks.close()
-    _render(kind, ctx, outcome)
+    shown = kind_named(front.report_kind) if front.report_kind else kind
+    _render(shown, ctx, outcome)
     if args.json:
-        print_json(json_document(kind, front, outcome))
-    rc = kind.exit_code_of(outcome.report)
+        print_json(json_document(shown, front, outcome))
+    rc = shown.exit_code_of(outcome.report)
     line = front.failure_line(outcome.report, rc) if front.failure_line is not None else None
     if line:  # the report is saved; stderr says why in one line
         print(f"harness: error: {line}", file=sys.stderr)

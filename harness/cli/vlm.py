@@ -1,8 +1,11 @@
-"""``harness vlm run | import | latency``: the AICAS VLM benchmark in-process, or over HTTP.
+"""``harness vlm run | import | audit | latency``: the AICAS VLM benchmark in-process, its
+rule against hard-coded answers, or the benchmark over HTTP.
 
-The kind's one front end (harness/cli/kind_command.py) with three sub-commands: ``run``
+The kind's one front end (harness/cli/kind_command.py) with four sub-commands: ``run``
 is the kind's core as it is; ``import`` reads records the runner wrote elsewhere;
-``latency`` measures the same figures over HTTP.
+``audit`` asks the wrapper about changed inputs and writes the audit's ``audit.json``
+(rendered and exit-coded as the audit kind's); ``latency`` measures the same figures over
+HTTP.
 """
 
 from __future__ import annotations
@@ -16,6 +19,7 @@ from harness.cli.common import RunContext
 from harness.cli.front import Front, KindRun, Outcome, url_target
 from harness.target import Target
 from harness.vlm.config import (
+    AUDIT_FLAGS,
     HTTP_FLAGS,
     IMPORT_FLAGS,
     RUN_FLAGS,
@@ -60,6 +64,18 @@ def _http(run: KindRun, hooks: VlmHooks) -> Outcome:
     )
 
 
+def _audit_config(args: argparse.Namespace, ctx: RunContext) -> Any:
+    from harness.vlm.audit.config import audit_from_profile
+
+    return audit_from_profile(ctx.profile, VlmOverrides.from_args(args))
+
+
+def _audit(run: KindRun, hooks: None) -> Outcome:
+    from harness.vlm.audit.core import audit_vlm
+
+    return Outcome(audit_vlm(run.cfg, provenance=run.ctx.provenance, folder=run.ctx.folder))
+
+
 FRONT = Front(
     summary="AICAS VLM benchmark: in-process call for call (run) or over HTTP (latency)",
     help="AICAS VLM benchmark: in-process (run) or over HTTP (latency)",
@@ -81,6 +97,25 @@ FRONT = Front(
             config=_import_config,
             hooks=lambda run: None,
             measure=_import,
+        ),
+        "audit": Front(
+            summary="the rule against hard-coded answers: your wrapper asked about changed "
+            "images and questions, in-process → audit.json",
+            description="Asks the wrapper each sample's question as the benchmark does, then on "
+            "another sample's image, on a blank image and with another sample's question "
+            "(the benchmark's answer call, in your Python). Answers that stay the same "
+            "whatever the image or the question, on more samples than an honest model "
+            "gives and again in a second set, fail. Exit 0: passes (or nothing to judge); "
+            "1: fails; 3: the wrapper's calls failed.",
+            target=None,
+            profile=AICAS,
+            run_name="vlm-audit",
+            only=AUDIT_FLAGS,
+            required=RUN_REQUIRED,
+            config=_audit_config,
+            hooks=lambda run: None,
+            measure=_audit,
+            report_kind="audit",
         ),
         "latency": Front(
             summary="the same figures over HTTP (OpenAI chat with image_url)",

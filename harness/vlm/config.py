@@ -115,6 +115,14 @@ class VlmOverrides(Overrides):
             "answer cap, for CPU tests (default: the profile's, {aicas-vlm:vlm.answer_tokens})"
         ),
     )
+    # vlm audit only: rows per set
+    audit_samples: int | None = option(
+        "--audit-samples",
+        type=positive_int,
+        metavar="N",
+        help="vlm audit: rows per set, a second set only to confirm a fail "
+        "(default: the profile's, {aicas-vlm:vlm.audit.samples})",
+    )
     # vlm latency only: the served model and the per-request timeout
     model: str | None = option("--model", help="the model name sent (default: the profile's)")
     request_timeout_s: float = seconds(
@@ -145,6 +153,15 @@ RUN_FLAGS = (
 )
 RUN_REQUIRED = ("wrapper_dir", "model_path", "dataset_path")
 IMPORT_FLAGS = ("model_path", "baseline", *OVERRIDABLE)
+AUDIT_FLAGS = (
+    "wrapper_dir",
+    "model_path",
+    "dataset_path",
+    "python",
+    "timeout_s",
+    "audit_samples",
+    "answer_tokens",
+)
 HTTP_FLAGS = (
     "dataset_path",
     "num_samples",

@@ -31,20 +31,25 @@ TERMINATE_WAIT_S = 10.0
 Record = dict[str, Any]
 
 
-def validate(cfg: VlmRunConfig) -> None:
+def check_paths(wrapper_dir: Path, model_path: Path, dataset_path: Path) -> None:
     """Bad paths are usage errors (exit 2), said before anything starts."""
-    if not (cfg.wrapper_dir / "evaluation_wrapper.py").is_file():
+    if not (wrapper_dir / "evaluation_wrapper.py").is_file():
         raise ConfigError(
-            f"no evaluation_wrapper.py in {cfg.wrapper_dir}",
+            f"no evaluation_wrapper.py in {wrapper_dir}",
             hint="point --wrapper-dir at the folder holding it (the VLMModel class)",
         )
-    if not cfg.model_path.exists():
-        raise DataMissingError(f"model path {cfg.model_path} does not exist")
-    if not (cfg.dataset_path / "dataset_info.json").is_file():
+    if not model_path.exists():
+        raise DataMissingError(f"model path {model_path} does not exist")
+    if not (dataset_path / "dataset_info.json").is_file():
         raise DataMissingError(
-            f"{cfg.dataset_path} is not a datasets.save_to_disk folder (no dataset_info.json)",
+            f"{dataset_path} is not a datasets.save_to_disk folder (no dataset_info.json)",
             hint="point --dataset-path at the TextVQA validation folder",
         )
+
+
+def validate(cfg: VlmRunConfig) -> None:
+    """Bad paths and unknown overrides are usage errors (exit 2), said before anything starts."""
+    check_paths(cfg.wrapper_dir, cfg.model_path, cfg.dataset_path)
     unknown = set(cfg.non_official) - set(OVERRIDABLE)
     if unknown:
         raise ConfigError(f"cannot override {sorted(unknown)}", hint=f"only {OVERRIDABLE}")
@@ -160,6 +165,32 @@ def run_runner(
     """
     validate(cfg)
     records = folder / RECORDS
+    run_child(
+        command(cfg, records),
+        records,
+        folder / LOG,
+        on_line,
+        outcome,
+        python=cfg.python,
+        timeout_s=cfg.timeout_s,
+    )
+
+
+def run_child(
+    cmd: list[str],
+    records: Path,
+    log_path: Path,
+    on_line: Callable[[Record], None],
+    outcome: RunnerOutcome,
+    *,
+    python: str,
+    timeout_s: float | None,
+    reply: Callable[[Record], str | None] | None = None,
+) -> None:
+    """A child that writes JSON lines to ``records`` (the runner, the audit's script): run to
+    its end, ``timeout_s`` or Ctrl-C, its output in ``log_path``, every record read as written.
+    With ``reply``, the child's stdin is a pipe: what ``reply`` returns for a record (a line)
+    is written to it (the audit's script asks whether a second set is needed)."""
     records.unlink(missing_ok=True)
     tail = RecordTail(records)
 
@@ -167,13 +198,22 @@ def run_runner(
         for line in tail.new_records():
             outcome.lines.append(line)
             on_line(line)
+            said = reply(line) if reply is not None else None
+            if said is None or proc.stdin is None or proc.poll() is not None:
+                continue
+            try:
+                proc.stdin.write(said.encode() + b"\n")
+                proc.stdin.flush()
+            except BrokenPipeError:  # it ended between the poll and the write: its exit says why
+                continue
 
-    deadline = time.monotonic() + cfg.timeout_s if cfg.timeout_s else None
-    with (folder / LOG).open("w", encoding="utf-8") as log:
+    deadline = time.monotonic() + timeout_s if timeout_s else None
+    stdin = subprocess.PIPE if reply is not None else None
+    with log_path.open("w", encoding="utf-8") as log:
         try:
-            proc = subprocess.Popen(command(cfg, records), stdout=log, stderr=subprocess.STDOUT)
+            proc = subprocess.Popen(cmd, stdin=stdin, stdout=log, stderr=subprocess.STDOUT)
         except OSError as err:
-            raise ConfigError(f"cannot start {cfg.python}: {err}", hint="--python PY") from None
+            raise ConfigError(f"cannot start {python}: {err}", hint="--python PY") from None
         try:
             while proc.poll() is None:
                 time.sleep(POLL_S)
@@ -193,3 +233,5 @@ def run_runner(
                 proc.wait()
             outcome.exit_code = proc.returncode
             drain()
+            if proc.stdin is not None:
+                proc.stdin.close()

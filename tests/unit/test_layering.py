@@ -125,6 +125,8 @@ SIDEWAYS: dict[tuple[str, str], str] = {
     "through its grader's aiohttp session (one definition of what that grader sends)",
     ("throughput", "quality"): "the correctness gate zeroes the throughput score when the "
     "quality report fails it (Paris: eval/score.py)",
+    ("vlm", "audit"): "the in-process audit (vlm audit) judges into the audit's own records: "
+    "one RuleVerdict, one audit.json the gate reads",
 }
 
 

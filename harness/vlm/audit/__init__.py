@@ -1,0 +1,1 @@
+"""``harness vlm audit``: the AICAS rule against hard-coded answers, asked in-process."""
