@@ -214,13 +214,20 @@ def test_wait_ready_reports_a_dead_process_with_its_log(tmp_path: Path) -> None:
 @pytest.mark.timeout(30)
 def test_wait_ready_times_out_and_stop_kills_the_group(tmp_path: Path) -> None:
     # a leader that ignores SIGTERM, with a child in its group: both must end
+    # it says "armed" once SIGTERM is ignored and its child runs: on a loaded machine its
+    # start can outlast the readiness timeout, and a SIGTERM sent earlier would end it
     code = (
         "import signal, subprocess, sys, time; signal.signal(signal.SIGTERM, signal.SIG_IGN); "
-        "subprocess.Popen([sys.executable, '-c', 'import time; time.sleep(60)']); time.sleep(60)"
+        "subprocess.Popen([sys.executable, '-c', 'import time; time.sleep(60)']); "
+        "print('armed', flush=True); time.sleep(60)"
     )
     server = _fake_server(tmp_path, code)
     with pytest.raises(UnreachableError, match="not ready after"):
         server.wait_ready(timeout_s=0.3, poll_s=0.05)
+    for _ in range(300):
+        if b"armed" in server.log_path.read_bytes():
+            break
+        time.sleep(0.1)
     started = time.monotonic()
     assert server.stop(timeout_s=1.0) == -9
     assert time.monotonic() - started < 10
