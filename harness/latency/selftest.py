@@ -21,7 +21,11 @@ from __future__ import annotations
 import asyncio
 import resource
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from pydantic import BaseModel, Field
 
@@ -33,6 +37,9 @@ from harness.latency.metrics import dist
 from harness.latency.report import Calibration, Dist
 from harness.simulate.log import LogEntry
 
+if TYPE_CHECKING:  # the simulator's process is started only when a self-test runs
+    from harness.simulate.process import SimProcess
+
 
 @dataclass(frozen=True)
 class SelfTestConfig:
@@ -42,6 +49,12 @@ class SelfTestConfig:
     itl_ms: float = 10.0
     output_tokens: int = 128
     tokens_per_chunk: int = 1
+
+
+# the short self-test every latency report carries (quick_calibration)
+QUICK = SelfTestConfig(concurrency=1, requests=10, ttft_ms=20.0, itl_ms=5.0, output_tokens=16)
+# the quick self-test's simulator while a caller holds one (quick_simulator), else None
+_HELD: ContextVar[SimProcess | None] = ContextVar("quick_self_test_simulator", default=None)
 
 
 class SelfTestResult(BaseModel):
@@ -150,22 +163,34 @@ async def _measure(
     return records, wall, cpu
 
 
-def run_self_test(cfg: SelfTestConfig) -> SelfTestResult:
-    """Start the simulator in a subprocess, measure against it, compare with its log."""
+def _simulator(cfg: SelfTestConfig) -> SimProcess:
     from harness.simulate import SimConfig
     from harness.simulate.process import SimProcess
 
-    sim_cfg = SimConfig(
-        ttft_ms=cfg.ttft_ms,
-        itl_ms=cfg.itl_ms,
-        output_tokens=cfg.output_tokens,
-        tokens_per_chunk=cfg.tokens_per_chunk,
-        log_bodies=True,
+    return SimProcess(
+        SimConfig(
+            ttft_ms=cfg.ttft_ms,
+            itl_ms=cfg.itl_ms,
+            output_tokens=cfg.output_tokens,
+            tokens_per_chunk=cfg.tokens_per_chunk,
+            log_bodies=True,
+        )
     )
+
+
+def run_self_test(cfg: SelfTestConfig) -> SelfTestResult:
+    """Start the simulator in a subprocess, measure against it, compare with its log."""
+    with _simulator(cfg) as sim:
+        return _self_test_on(sim, cfg)
+
+
+def _self_test_on(sim: SimProcess, cfg: SelfTestConfig) -> SelfTestResult:
+    """Measure against the running simulator ``sim`` (started with ``cfg``'s timings) and
+    compare with its log, cleared first (a held simulator served earlier self-tests)."""
     _raise_nofile(cfg.concurrency * 4 + 256)
-    with SimProcess(sim_cfg) as sim:
-        records, wall, cpu = asyncio.run(_measure(sim.url, cfg))
-        log = sim.fetch_log()
+    sim.clear_log()
+    records, wall, cpu = asyncio.run(_measure(sim.url, cfg))
+    log = sim.fetch_log()
     ok = [r for r in records if r is not None and r.ok]
     if not ok:
         first = next((r.error.one_line() for r in records if r and r.error), "no request finished")
@@ -204,11 +229,31 @@ def _raise_nofile(need: int) -> None:
         resource.setrlimit(resource.RLIMIT_NOFILE, (min(need, hard), hard))
 
 
+@contextmanager
+def quick_simulator() -> Iterator[SimProcess]:
+    """Hold the quick self-test's simulator for the block: every :func:`quick_calibration`
+    inside it (in any thread the block's context reaches: a latency core's, its self-test's
+    worker) measures against this one process instead of starting its own. A caller that
+    writes many latency reports in one process (harness tune: every trial and confirmation
+    leg) pays the simulator's start (Python start-up and the Qwen tokenizer: 2–3 s on two
+    cores, against ~1 s of requests) once; each report still measures the client then.
+
+    Enter it on the thread that outlives the block: the simulator dies with the thread that
+    started it (``PR_SET_PDEATHSIG``), so also with a ``kill -9`` of harness."""
+    sim = _simulator(QUICK).start()
+    token = _HELD.set(sim)
+    try:
+        yield sim
+    finally:
+        _HELD.reset(token)
+        sim.stop()
+
+
 def quick_calibration() -> Calibration:
-    """A short self-test attached to every latency report (~3 s)."""
-    res = run_self_test(
-        SelfTestConfig(concurrency=1, requests=10, ttft_ms=20.0, itl_ms=5.0, output_tokens=16)
-    )
+    """A short self-test attached to every latency report (~1 s of requests, and ~2–3 s
+    to start its simulator unless :func:`quick_simulator` holds one)."""
+    held = _HELD.get()
+    res = run_self_test(QUICK) if held is None else _self_test_on(held, QUICK)
     return Calibration(
         requests=res.requests_ok,
         concurrency=1,

@@ -20,8 +20,10 @@ from pathlib import Path
 import pytest
 
 from harness.cli import main
+from harness.latency.selftest import QUICK
 from harness.tune.launch.candidate import group_alive
 from tests.fixtures.tune_profiles import speed_only
+from tests.integration.test_tune_self_test import quick_simulators_of_this_process
 
 pytestmark = pytest.mark.timeout(400)
 
@@ -182,6 +184,13 @@ def test_two_identical_candidates_are_a_tie_picked_by_the_simpler_diff(tmp_path:
     assert conf["pick"] == 0  # the baseline: no change at all
     assert conf["pick_by"].startswith("a tie within noise, picked by the simpler diff")
     _no_server_left(out)
+    # each trial's and leg's report carries the client's self-test, against the one simulator
+    # the tune held (tests/integration/test_tune_self_test.py), stopped with the tune
+    reports = [*out.glob("trials/*/latency.json"), *out.glob("confirm/*/latency.json")]
+    assert len(reports) == 2 + 2 * 2
+    for path in reports:
+        assert json.loads(path.read_text())["calibration"]["requests"] == QUICK.requests, path
+    assert quick_simulators_of_this_process() == []
 
 
 def test_no_confirm_measures_nothing_after_the_search(tmp_path: Path) -> None:

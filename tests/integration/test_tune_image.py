@@ -1,7 +1,12 @@
 """harness tune over an image (Podman): candidates are containers of one image that serves
 the simulator, differing by an environment variable; every container is removed, and a
 ``kill -9`` of harness leaves one running (a container does not die with its parent) that
-``--resume`` removes."""
+``--resume`` removes.
+
+A trial is check → latency (the profile without its quality gates and its audit): what is
+special about an image candidate is its container; every step after the start is given the
+candidate's URL alike, a container's or a process's, and a tune's quality step is held by
+tests/integration/test_tune_simulator.py."""
 
 from __future__ import annotations
 
@@ -16,10 +21,9 @@ from pathlib import Path
 import pytest
 
 from harness.cli import main
-from harness.data.layout import SAMPLES_DIR
 from tests.fixtures.podman import PodmanService
 from tests.fixtures.python_image import build_simulator_image
-from tests.fixtures.tune_profiles import multiple_choice_quality
+from tests.fixtures.tune_profiles import speed_only
 
 pytestmark = [pytest.mark.podman, pytest.mark.timeout(600)]
 
@@ -38,7 +42,7 @@ def _space(tmp_path: Path, podman: PodmanService, image: str, *, itl: str = "[4,
     path.write_text(
         f"""
 name = "imgtune"
-profile = "{multiple_choice_quality(tmp_path)}"
+profile = "{speed_only(tmp_path)}"
 [serve]
 image = "{image}"
 docker_host = "{podman.socket_url}"
@@ -59,9 +63,7 @@ runs = 3
 warmup = 1
 buckets = "short"
 latency_mode = "official"
-limit = 0.1
 max_gen_toks = 64
-data_dir = "{SAMPLES_DIR}"
 """
     )
     return path

@@ -27,6 +27,7 @@ import itertools
 import logging
 import time
 from collections.abc import Mapping
+from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
@@ -310,15 +311,27 @@ def run_tune(
     dists = distributions(cfg.space)
     t0 = time.monotonic()
     stopped_by = ""
-    try:
-        while not (stopped_by := _stop_reason(cfg, study, sampler, t0)):
-            _one(cfg, study, dists, hooks, measure)
-            build_report(study, cfg, sampler_name, "", score).save(cfg.folder)
-    except KeyboardInterrupt:
-        stopped_by = "interrupted"
-    report = build_report(study, cfg, sampler_name, stopped_by, score)
-    report.save(cfg.folder)
-    return confirm_winner(cfg.space, cfg.profile, cfg.folder, report, hooks, enabled=cfg.confirm)
+    # every latency report carries the client's self-test against a simulator (docs/timing.md,
+    # "Calibration"): real trials share one, started once, not in every trial and leg
+    real = measure is run_trial and cfg.profile.latency is not None
+    with _quick_simulator() if real else nullcontext():
+        try:
+            while not (stopped_by := _stop_reason(cfg, study, sampler, t0)):
+                _one(cfg, study, dists, hooks, measure)
+                build_report(study, cfg, sampler_name, "", score).save(cfg.folder)
+        except KeyboardInterrupt:
+            stopped_by = "interrupted"
+        report = build_report(study, cfg, sampler_name, stopped_by, score)
+        report.save(cfg.folder)
+        return confirm_winner(
+            cfg.space, cfg.profile, cfg.folder, report, hooks, enabled=cfg.confirm
+        )
+
+
+def _quick_simulator() -> AbstractContextManager[object]:
+    from harness.latency.selftest import quick_simulator  # lazily: it imports the client
+
+    return quick_simulator()
 
 
 def _one(
