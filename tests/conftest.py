@@ -7,4 +7,5 @@ pytest_plugins = [
     "tests.fixtures.podman",
     "tests.fixtures.recording",
     "tests.fixtures.postgres",
+    "tests.fixtures.submit_runs",
 ]
