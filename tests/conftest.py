@@ -7,5 +7,6 @@ pytest_plugins = [
     "tests.fixtures.podman",
     "tests.fixtures.recording",
     "tests.fixtures.postgres",
+    "tests.fixtures.tiny_vlm",
     "tests.fixtures.submit_runs",
 ]
