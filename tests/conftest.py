@@ -23,10 +23,13 @@ import pytest
 pytest_plugins = [
     "tests.fixtures.simulator",
     "tests.fixtures.reference_server",
+    "tests.fixtures.reference_gate",
     "tests.fixtures.s3",
     "tests.fixtures.podman",
     "tests.fixtures.recording",
     "tests.fixtures.postgres",
+    "tests.fixtures.tiny_vlm",
+    "tests.fixtures.submit_runs",
 ]
 
 _TESTS = Path(__file__).parent

@@ -1,69 +1,28 @@
 """harness gate --url against the CPU reference server: the whole chain, judged, on record.
 
 A 135M model fails the Efficient Qwen quality gates: FAIL (exit 1) is the correct verdict.
+The gate runs once per session, in a child process (tests/fixtures/reference_gate.py);
+its check step is judged by tests/e2e/test_check_reference.py.
 """
 
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 
 import pytest
+
+from harness.cli import main
+from tests.fixtures.reference_gate import AUDIT_ROUNDS, GateRun
 
 pytestmark = [pytest.mark.e2e, pytest.mark.timeout(900)]
 
 
-def test_gate_url_measures_judges_and_records(reference_server, tmp_path):
-    run = tmp_path / "run"
-    data = tmp_path / "data"
-    prep = subprocess.run(
-        [sys.executable, "-m", "harness", "data", "fetch", "--samples", "--out", str(data)],
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
-    assert prep.returncode == 0, prep.stderr
-    prep = subprocess.run(
-        [sys.executable, "-m", "harness", "data", "prepare", "--out", str(data)],
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
-    assert prep.returncode == 0, prep.stderr
-    proc = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "harness",
-            "gate",
-            "--url",
-            reference_server.url,
-            "--out",
-            str(run),
-            "--name",
-            "e2e-gate",
-            "--note",
-            "reference server, quick settings",
-            "--runs",
-            "1",
-            "--warmup",
-            "0",
-            "--latency-mode",
-            "official",
-            "--data-dir",
-            str(data),
-            "--max-gen-toks",
-            "16",
-            "--tokenizer",
-            str(reference_server.model_dir),
-            "--json",
-        ],
-        capture_output=True,
-        text=True,
-        timeout=880,
-    )
-    assert proc.returncode == 1, proc.stdout[-3000:] + proc.stderr[-3000:]
+def test_gate_url_measures_judges_and_records(
+    reference_gate: GateRun, capsys: pytest.CaptureFixture[str]
+) -> None:
+    run = reference_gate.run
+    shown = reference_gate.stdout[-3000:] + reference_gate.stderr[-3000:]
+    assert reference_gate.rc == 1, shown
     gate = json.loads((run / "gate.json").read_text())
     assert gate["verdict"] == "FAIL"
     assert gate["reports"] == ["check", "latency", "quality", "audit"]
@@ -72,6 +31,9 @@ def test_gate_url_measures_judges_and_records(reference_server, tmp_path):
     # vLLM with prefix caching breaks no contest rule: no false alarm on an honest server
     audit = json.loads((run / "audit.json").read_text())
     verdicts = {v["rule"]: (v["result"], v["by_design"]) for v in audit["rules"]}
+    # the profile's rules and thresholds, over the rounds the test's copy asks for
+    timed = [s for s in audit["samples"] if s["phase"] == "timed"]
+    assert len(timed) == 3 * AUDIT_ROUNDS
     assert set(verdicts) == {
         "cached_answers",
         "benchmark_detection",
@@ -120,26 +82,15 @@ def test_gate_url_measures_judges_and_records(reference_server, tmp_path):
     assert gate["score"] is not None and gate["score"] > 0
     assert any(f["kind"] == "non_official" for f in gate["flags"])
     # the ledger records the run, and the report renders from it
-    ledger = [json.loads(line) for line in (tmp_path / "ledger.jsonl").read_text().splitlines()]
+    ledger = [json.loads(line) for line in reference_gate.ledger.read_text().splitlines()]
     assert ledger[-1]["id"] == "run" and ledger[-1]["verdict"] == "FAIL"
     assert (
         ledger[-1]["name"] == "e2e-gate"
         and ledger[-1]["note"] == "reference server, quick settings"
     )
-    rep = subprocess.run(
-        [sys.executable, "-m", "harness", "report", str(run), "--quiet"],
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
-    assert rep.returncode == 0, rep.stderr
+    assert main(["report", str(run), "--quiet"]) == 0
     assert (run / "report.html").stat().st_size > 10_000
     # judging the folder again reads the same reports and gives the same verdict
-    again = subprocess.run(
-        [sys.executable, "-m", "harness", "gate", str(run), "--json", "--quiet"],
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
-    assert again.returncode == 1
-    assert json.loads(again.stdout)["verdict"] == "FAIL"
+    capsys.readouterr()
+    assert main(["gate", str(run), "--json", "--quiet"]) == 1
+    assert json.loads(capsys.readouterr().out)["verdict"] == "FAIL"

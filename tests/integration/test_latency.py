@@ -23,6 +23,7 @@ from harness.risk import FlagKind
 from harness.tokenizer import load_tokenizer
 from tests.fixtures.configs import latency_config
 from tests.fixtures.signals import SIGINT_DEFAULT, SIGINT_IGNORED, interruptible
+from tests.fixtures.wrong_invocation import run_harness
 
 pytestmark = pytest.mark.timeout(120)
 
@@ -199,68 +200,29 @@ async def test_failed_requests_keep_status_and_answer(simulator):
 
 
 def test_cli_unreachable_exits_3_with_one_line(tmp_path):
-    proc = subprocess.run(
-        harness_cmd(
-            "latency",
-            "--url",
-            "http://127.0.0.1:9",
-            "--ready-timeout",
-            "1",
-            "--ready-interval",
-            "0.2",
-            "--out",
-            str(tmp_path),
-        ),
-        capture_output=True,
-        text=True,
-        timeout=60,
+    args = ["latency", "--url", "http://127.0.0.1:9", "--ready-timeout", "1"]
+    answer = run_harness(
+        [*args, "--ready-interval", "0.2", "--out", str(tmp_path)], reports=tmp_path
     )
-    assert proc.returncode == 3
-    err = proc.stderr.strip().splitlines()[-1]
+    assert answer.rc == 3
+    err = answer.stderr.strip().splitlines()[-1]
     assert err.startswith("harness: error: http://127.0.0.1:9/ping not ready") and "refused" in err
 
 
 def test_cli_bad_flag_and_bad_bucket_exit_2(tmp_path):
-    bad = subprocess.run(
-        harness_cmd("latency", "--url", "http://x", "--runs", "-1"),
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
-    assert bad.returncode == 2 and "--runs" in bad.stderr
-    bucket = subprocess.run(
-        harness_cmd(
-            "latency", "--url", "http://127.0.0.1:9", "--buckets", "huge", "--out", str(tmp_path)
-        ),
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
-    assert bucket.returncode == 2 and "valid buckets: short, medium, long" in bucket.stderr
+    bad = run_harness(["latency", "--url", "http://x", "--runs", "-1"], reports=tmp_path)
+    assert bad.rc == 2 and "--runs" in bad.stderr
+    args = ["latency", "--url", "http://127.0.0.1:9", "--buckets", "huge", "--out", str(tmp_path)]
+    bucket = run_harness(args, reports=tmp_path)
+    assert bucket.rc == 2 and "valid buckets: short, medium, long" in bucket.stderr
 
 
 def test_cli_json_and_report_file(sim_process, tmp_path):
     sp = sim_process(ttft_ms=2, itl_ms=0)
-    proc = subprocess.run(
-        harness_cmd(
-            "latency",
-            "--url",
-            sp.url,
-            "--runs",
-            "3",
-            "--warmup",
-            "1",
-            "--no-calibrate",
-            "--json",
-            "--out",
-            str(tmp_path),
-        ),
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
-    assert proc.returncode == 0, proc.stderr
-    out = json.loads(proc.stdout)
+    args = ["latency", "--url", sp.url, "--runs", "3", "--warmup", "1", "--no-calibrate"]
+    answer = run_harness([*args, "--json", "--out", str(tmp_path)], reports=tmp_path)
+    assert answer.rc == 0, answer.stderr
+    out = json.loads(answer.stdout)
     saved = json.loads((tmp_path / "latency.json").read_text())
     assert (
         out["score"] == saved["score"]

@@ -2,7 +2,9 @@
 its records, ``vlm latency`` against the simulator, and ``compare`` of two runs.
 
 Three runs of the tiny model (about 15 s each on CPU): two of one configuration from
-different folders, and one whose wrapper loads the model in bfloat16 (a participant's edit).
+different folders (the first is the session's plain run, shared with
+tests/integration/test_vlm_run.py), and one whose wrapper loads the model in bfloat16 (a
+participant's edit).
 """
 
 from __future__ import annotations
@@ -19,27 +21,30 @@ from harness.compare.model import CompareReport
 from harness.manifest.model import Manifest, load_manifest
 from harness.manifest.weights import folder_headers, weights_id
 from tests.fixtures.simulator import SimProcessFactory
-from tests.fixtures.tiny_vlm import WRAPPER_DIR, tiny_vlm, write_textvqa
+from tests.fixtures.tiny_vlm import VLM_RUN_CAPS, WRAPPER_DIR, write_textvqa
 
 pytestmark = pytest.mark.timeout(900)
-CAPS = ["--warmup-samples", "1", "--throughput-tokens", "8", "--answer-tokens", "8"]
+CAPS = list(VLM_RUN_CAPS)  # the session's plain run's, so that a and a2 are one configuration
 ROOT = Path(__file__).resolve().parents[2]
 
 
 @pytest.fixture(scope="module")
-def model() -> Path:
-    return tiny_vlm()
+def model(tiny_vlm_model: Path) -> Path:
+    return tiny_vlm_model
 
 
 @pytest.fixture(scope="module")
-def dataset(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return write_textvqa(tmp_path_factory.mktemp("vlm") / "textvqa", n=2, seed=3)
+def dataset(tiny_vlm_dataset: Path) -> Path:
+    return tiny_vlm_dataset
 
 
 @pytest.fixture(scope="module")
-def runs(model: Path, dataset: Path, tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
-    """``a`` and ``a2``: one configuration, the wrapper from two folders of one name;
-    ``b``: the wrapper edited to load the model in bfloat16."""
+def runs(
+    tiny_vlm_run: Path, model: Path, dataset: Path, tmp_path_factory: pytest.TempPathFactory
+) -> dict[str, Path]:
+    """``a``: the session's plain run (tests/fixtures/tiny_vlm.py); ``a2``: the same
+    configuration, the wrapper from another folder of one name; ``b``: the wrapper edited
+    to load the model in bfloat16."""
     base = tmp_path_factory.mktemp("vlm-runs")
     copy = base / "elsewhere" / WRAPPER_DIR.name
     shutil.copytree(WRAPPER_DIR, copy)
@@ -50,10 +55,10 @@ def runs(model: Path, dataset: Path, tmp_path_factory: pytest.TempPathFactory) -
     (edited / "evaluation_wrapper.py").write_text(
         source.replace("else torch.float32", "else torch.bfloat16")
     )
-    out = {}
+    out = {"a": tiny_vlm_run}
     with pytest.MonkeyPatch.context() as mp:
         mp.setenv("HARNESS_REPO_ROOT", str(ROOT))  # the copies' processor helper (the wrapper)
-        for name, wrapper in (("a", WRAPPER_DIR), ("a2", copy), ("b", edited)):
+        for name, wrapper in (("a2", copy), ("b", edited)):
             out[name] = base / name
             argv = ["vlm", "run", "--wrapper-dir", str(wrapper), "--model-path", str(model)]
             argv += ["--dataset-path", str(dataset), "--out", str(out[name]), "--quiet", *CAPS]

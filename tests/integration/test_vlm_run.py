@@ -17,30 +17,26 @@ from harness.cli import main as harness_main
 from harness.manifest.model import load_manifest
 from harness.vlm.report import VlmReport
 from tests.fixtures.signals import interruptible
-from tests.fixtures.tiny_vlm import WRAPPER_DIR, tiny_vlm, write_textvqa
+from tests.fixtures.tiny_vlm import TINY_VLM_ROWS, WRAPPER_DIR
 
 REPLICA = Path(__file__).resolve().parents[1] / "fixtures" / "vlm_replica.py"
-CAPS = ["--warmup-samples", "1", "--throughput-tokens", "8", "--answer-tokens", "8"]
-N = 3
+N = TINY_VLM_ROWS
 
 
 @pytest.fixture(scope="module")
-def model() -> Path:
-    return tiny_vlm()
+def model(tiny_vlm_model: Path) -> Path:
+    return tiny_vlm_model
 
 
 @pytest.fixture(scope="module")
-def dataset(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return write_textvqa(tmp_path_factory.mktemp("vlm") / "textvqa", n=N, seed=3)
+def dataset(tiny_vlm_dataset: Path) -> Path:
+    return tiny_vlm_dataset
 
 
 @pytest.fixture(scope="module")
-def run_folder(model: Path, dataset: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
-    out = tmp_path_factory.mktemp("vlm") / "run"
-    argv = ["vlm", "run", "--wrapper-dir", str(WRAPPER_DIR), "--model-path", str(model)]
-    argv += ["--dataset-path", str(dataset), "--out", str(out), "--quiet", *CAPS]
-    assert harness_main(argv) == 0
-    return out
+def run_folder(tiny_vlm_run: Path) -> Path:
+    """The session's plain run (tests/fixtures/tiny_vlm.py), capped by VLM_RUN_CAPS."""
+    return tiny_vlm_run
 
 
 @pytest.mark.timeout(900)
