@@ -4,7 +4,7 @@ PY := $(VENV)/bin/python
 PIP := $(PY) -m pip
 export PIP_DISABLE_PIP_VERSION_CHECK := 1
 
-.PHONY: setup setup-system demo test test-parallel test-quick test-fast test-integration test-e2e check fmt clean-venv
+.PHONY: setup setup-system demo test test-quick test-fast test-integration test-e2e check fmt clean-venv
 
 ## setup: system packages (when root) + .venv with the harness, the CPU reference server and test tools
 setup: setup-system $(VENV)/.installed
@@ -48,11 +48,6 @@ demo: setup
 ## test: every tier (unit, integration, wire, e2e); the 25 slowest tests listed at the end
 test: setup
 	$(VENV)/bin/pytest -q -ra --durations=25 tests
-
-## test-parallel: every tier on two pytest-xdist workers (tests/conftest.py says which
-## tests share one); timing-based tests see a busier CPU than in `make test`
-test-parallel: setup
-	$(VENV)/bin/pytest -q -ra --durations=25 -n 2 --dist loadgroup tests
 
 ## test-quick: the unit and wire tiers (about 2 minutes), the inner loop
 test-quick:
