@@ -51,13 +51,18 @@ async def test_offline_run_serves_ping_and_is_removed(
         cid = running.container_id
         assert podman.client.networks.get(running.network).attrs["Internal"] is True
         # No route to the internet: a process on that network sees no default route.
-        # (A second container rather than exec: exec sessions leave conmon behind for minutes.)
-        routes = podman.client.containers.run(
-            httpd_image,
-            entrypoint=["/bin/busybox", "ip", "route"],
-            network=running.network,
-            remove=True,
+        # (A second container rather than exec: exec sessions leave conmon behind for minutes.
+        # Created, started, waited on and read, never attached: Podman's attach stream for a
+        # container that exits at once can stay open forever.)
+        probe = podman.client.containers.create(
+            httpd_image, entrypoint=["/bin/busybox", "ip", "route"], network=running.network
         )
+        try:
+            probe.start()
+            assert probe.wait(timeout=60)["StatusCode"] == 0
+            routes = probe.logs(stdout=True, stderr=True)
+        finally:
+            probe.remove(force=True)
         assert b"dev eth0" in routes and b"default" not in routes
     assert seen[-1] == "200"
     assert cid not in [c.id for c in podman.client.containers.list(all=True)]
