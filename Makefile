@@ -45,9 +45,12 @@ $(VENV)/.installed: pyproject.toml
 demo: setup
 	$(VENV)/bin/harness demo
 
-## test: every tier (unit, integration, wire, e2e); the 25 slowest tests listed at the end
+## test: every tier (unit, integration, wire, e2e) on two pytest-xdist workers; the tests
+## that share a server or service stay on one (tests/fixtures/workers.py); the 25 slowest
+## tests listed at the end. PYTEST_WORKERS=0 runs them in one process.
+PYTEST_WORKERS ?= 2
 test: setup
-	$(VENV)/bin/pytest -q -ra --durations=25 tests
+	$(VENV)/bin/pytest -q -ra --durations=25 -n $(PYTEST_WORKERS) --dist loadscope tests
 
 ## test-quick: the unit and wire tiers (about 2 minutes), the inner loop
 test-quick:

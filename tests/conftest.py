@@ -10,4 +10,5 @@ pytest_plugins = [
     "tests.fixtures.postgres",
     "tests.fixtures.tiny_vlm",
     "tests.fixtures.submit_runs",
+    "tests.fixtures.workers",
 ]

@@ -20,6 +20,7 @@ from harness.data.hf_cache import DataRoute, datasets_cache_dir
 from harness.data.layout import render_tasks
 from harness.errors import HarnessError
 from harness.profiles import Benchmark
+from harness.quality import lm_env
 from harness.quality.cache import ResponseCache
 from harness.quality.config import QualityConfig
 from harness.quality.report import BenchmarkResult, QualityReport, ThinkingSummary
@@ -127,6 +128,7 @@ def evaluate(
     ask only those documents (``--decide``); everything else is the grader's call."""
     from lm_eval import simple_evaluate
 
+    lm_env.install()  # lm-eval's environment report once per process, not per call
     spec = cfg.spec
     out = simple_evaluate(
         model=lm,
