@@ -40,9 +40,10 @@ import sys
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from audit_paraphrase import paraphrase_rows  # a sibling: bench/ is on the path
+from audit_paraphrase import paraphrase_rows  # siblings: bench/ is on the path
+from audit_sim import send_rounds, upper95
 
-from harness.audit.analysis import judge, needs_confirmation
+from harness.audit.analysis import judge
 from harness.audit.probe import Probe, Shape
 from harness.audit.report import Phase, Role, RuleResult, Sample
 from harness.audit.stack import needs_confirmation as stack_needs_confirmation
@@ -52,7 +53,6 @@ from harness.profiles import load_profile
 
 PROFILE_SPEC = load_profile("efficient-qwen").audit
 SPEC = PROFILE_SPEC
-ROLES: tuple[Role, ...] = ("repeated", "near_filler", "unique_head")
 PROMPT, MAX_TOKENS = 61, 128
 TTFT_MS, TPOT_MS = 25.0, 7.0
 # complete_outputs' answer and continuation, sent once per bucket by the audit
@@ -104,15 +104,7 @@ def audit_once(rng: random.Random, s: Server) -> tuple[dict[str, RuleResult], in
         samples.append(Sample(bucket="short", role=role, phase=phase, round=index,
                               prompt_tokens=PROMPT, e2e_ms=e2e, output_tokens=n))  # fmt: skip
 
-    for i in range(SPEC.warmup):
-        send("repeated", "warmup", i)
-    for phase, first in (("timed", 0), ("confirm", SPEC.rounds)):
-        if phase == "confirm" and not needs_confirmation(samples, SPEC):
-            break
-        for i in range(first, first + SPEC.rounds):
-            k = i % 3
-            for role in ROLES[k:] + ROLES[:k]:
-                send(role, phase, i)  # type: ignore[arg-type]
+    send_rounds(send, samples, SPEC)
     lag = rng.randint(0, 1)
     reached += COMPLETE_REQUESTS  # the continuation is a new prompt; the answer may be cached
     reached -= COMPLETE_REQUESTS // 2 if s.cache else 0
@@ -121,15 +113,6 @@ def audit_once(rng: random.Random, s: Server) -> tuple[dict[str, RuleResult], in
     sent = len(samples) + COMPLETE_REQUESTS
     verdicts = judge(SPEC, {"short": samples}, counters, sent)
     return {v.rule: v.result for v in verdicts}, sent
-
-
-def upper95(k: int, n: int) -> float:
-    """One-sided 95 % upper bound of a rate seen k times in n (Wilson's score bound, sound
-    at k = 0 and for a handful of events, where the normal approximation is not)."""
-    z, p = 1.645, k / n
-    centre = p + z * z / (2 * n)
-    spread = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n))
-    return (centre + spread) / (1 + z * z / n)
 
 
 SERVERS = (

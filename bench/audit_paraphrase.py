@@ -31,6 +31,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from audit_sim import upper95
 
 from harness.audit.paraphrase import Asked, Form
 from harness.audit.paraphrase_rule import judge_paraphrases, needs_second_look
@@ -98,14 +101,6 @@ SERVERS = (
     Server("items' answers 60 % as long", length=0.6, honest=False),
     Server("bigger model: TPOT ×1.5, 60 % as long", tpot=1.5, length=0.6, honest=False),
 )
-
-
-def upper95(k: int, n: int) -> float:
-    """Wilson's one-sided 95 % upper bound of a rate seen k times in n."""
-    z, p = 1.645, k / n
-    centre = p + z * z / (2 * n)
-    spread = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n))
-    return (centre + spread) / (1 + z * z / n)
 
 
 def paraphrase_rows(trials: int, seed: int, spec: AuditSpec) -> list[dict[str, object]]:

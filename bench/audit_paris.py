@@ -31,14 +31,15 @@ import random
 import sys
 from dataclasses import dataclass
 
-from harness.audit.analysis import judge, needs_confirmation
+from audit_sim import send_rounds, upper95  # a sibling: bench/ is on the path
+
+from harness.audit.analysis import judge
 from harness.audit.report import Phase, Role, RuleResult, Sample
 from harness.profiles import load_profile
 
 PROFILE = load_profile("gpumode-paris")
 SPEC = PROFILE.audit
 TEMPERATURE = PROFILE.require_throughput().temperature
-ROLES: tuple[Role, ...] = ("repeated", "near_filler", "unique_head")
 PROMPT, MAX_TOKENS = 1036, 1024
 TTFT_MS, PREFILL_MS, TPOT_MS = 30.0, 0.02, 4.5
 LENGTH_MEDIAN, LENGTH_SIGMA = 290.0, 0.5
@@ -95,27 +96,11 @@ def audit_once(rng: random.Random, s: Server) -> tuple[dict[str, RuleResult], in
                               prompt_tokens=PROMPT, e2e_ms=e2e, output_tokens=n,
                               answer_digest=digest))  # fmt: skip
 
-    for i in range(SPEC.warmup):
-        send("repeated", "warmup", i)
-    for phase, first in (("timed", 0), ("confirm", SPEC.rounds)):
-        if phase == "confirm" and not needs_confirmation(samples, SPEC):
-            break
-        for i in range(first, first + SPEC.rounds):
-            k = i % 3
-            for role in ROLES[k:] + ROLES[:k]:
-                send(role, phase, i)  # type: ignore[arg-type]
+    send_rounds(send, samples, SPEC)
     counted = float(reached - rng.randint(0, 1))
     counters = {"vllm:request_success_total": counted} if s.counter else {}
     verdicts = judge(SPEC, {"sweep": samples}, counters, len(samples), None, TEMPERATURE)
     return {v.rule: v.result for v in verdicts}, len(samples)
-
-
-def upper95(k: int, n: int) -> float:
-    """One-sided 95 % upper bound of a rate seen k times in n (Wilson's score bound)."""
-    z, p = 1.645, k / n
-    centre = p + z * z / (2 * n)
-    spread = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n))
-    return (centre + spread) / (1 + z * z / n)
 
 
 SERVERS = (
