@@ -11,4 +11,5 @@ pytest_plugins = [
     "tests.fixtures.tiny_vlm",
     "tests.fixtures.submit_runs",
     "tests.fixtures.workers",
+    "pytester",  # tests/unit/test_workers.py runs small suites on two workers
 ]
