@@ -100,8 +100,8 @@ def test_a_file_missing_from_the_lists_errors_before_its_fixtures_start(
     result = _run(pytester, monkeypatch)
     result.assert_outcomes(passed=2, errors=1)
     result.stdout.fnmatch_lines(
-        ["*tests/integration/test_new_image.py uses a session-wide 'servers' fixture but runs"
-         " in scope 'tests/integration/test_new_image.py': add it to PODMAN_FILES or VLM_FILES"
+        ["*tests/integration/test_new_image.py uses the session's shared 'servers' fixtures"
+         " but runs in scope 'tests/integration/test_new_image.py': add it to PODMAN_FILES"
          " in tests/fixtures/workers.py*"]
     )  # fmt: skip
     assert not (pytester.path / "started").exists()
