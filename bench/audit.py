@@ -39,9 +39,10 @@ import random
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import partial
 
 from audit_paraphrase import paraphrase_rows  # siblings: bench/ is on the path
-from audit_sim import send_rounds, upper95
+from audit_sim import rule_row, send_rounds, upper95
 
 from harness.audit.analysis import judge
 from harness.audit.probe import Probe, Shape
@@ -221,20 +222,7 @@ def stack_rows(trials: int, seed: int) -> list[dict[str, object]]:
     print(f"one_stack: stack_speed_ratio {SPEC.stack_speed_ratio}", file=sys.stderr)
     for s in STACK_SERVERS:
         rng = random.Random(f"{seed}/stack/{s.name}")
-        got = {r: 0 for r in RuleResult}
-        requests = 0
-        for _ in range(trials):
-            result, n = stack_once(rng, s)
-            got[result] += 1
-            requests += n
-        fail = got[RuleResult.FAIL]
-        rows.append({"rule": "one_stack", "server": s.name, "honest": s.honest,
-                     "trials": trials, "mean_requests": requests / trials,
-                     "fail": fail / trials, "fail95": upper95(fail, trials),
-                     "inconclusive": got[RuleResult.INCONCLUSIVE] / trials})  # fmt: skip
-        print(f"{s.name:48} req {requests / trials:5.1f}  fail {fail / trials:7.3%} "
-              f"(≤{upper95(fail, trials):.3%})  inc {got[RuleResult.INCONCLUSIVE] / trials:6.2%}",
-              file=sys.stderr)  # fmt: skip
+        rows.append(rule_row("one_stack", s.name, s.honest, trials, partial(stack_once, rng, s)))
     return rows
 
 
@@ -304,20 +292,8 @@ def stream_rows(trials: int, seed: int) -> list[dict[str, object]]:
     print("stream_consistency:", file=sys.stderr)
     for s in STREAM_SERVERS:
         rng = random.Random(f"{seed}/stream/{s.name}")
-        got = {r: 0 for r in RuleResult}
-        requests = 0
-        for _ in range(trials):
-            result, n = stream_once(rng, s)
-            got[result] += 1
-            requests += n
-        fail = got[RuleResult.FAIL]
-        rows.append({"rule": "stream_consistency", "server": s.name, "honest": s.honest,
-                     "trials": trials, "mean_requests": requests / trials,
-                     "fail": fail / trials, "fail95": upper95(fail, trials),
-                     "inconclusive": got[RuleResult.INCONCLUSIVE] / trials})  # fmt: skip
-        print(f"{s.name:48} req {requests / trials:5.1f}  fail {fail / trials:7.3%} "
-              f"(≤{upper95(fail, trials):.3%})  inc {got[RuleResult.INCONCLUSIVE] / trials:6.2%}",
-              file=sys.stderr)  # fmt: skip
+        once = partial(stream_once, rng, s)
+        rows.append(rule_row("stream_consistency", s.name, s.honest, trials, once))
     return rows
 
 

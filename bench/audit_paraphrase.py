@@ -28,12 +28,13 @@ import math
 import random
 import sys
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from audit_sim import upper95
+from audit_sim import rule_row
 
 from harness.audit.paraphrase import Asked, Form
 from harness.audit.paraphrase_rule import judge_paraphrases, needs_second_look
@@ -110,19 +111,9 @@ def paraphrase_rows(trials: int, seed: int, spec: AuditSpec) -> list[dict[str, o
           f"{spec.paraphrase_length_split} (length)", file=sys.stderr)  # fmt: skip
     for s in SERVERS:
         rng = random.Random(f"{seed}/paraphrase/{s.name}")
-        got = {r: 0 for r in RuleResult}
-        requests = 0
-        for _ in range(trials):
-            result, n = once(rng, s, spec)
-            got[result] += 1
-            requests += n
-        fail, inc = got[RuleResult.FAIL], got[RuleResult.INCONCLUSIVE]
-        rows.append({"rule": "benchmark_detection/quality_prompts", "server": s.name,
-                     "honest": s.honest, "trials": trials, "mean_requests": requests / trials,
-                     "fail": fail / trials, "fail95": upper95(fail, trials),
-                     "inconclusive": inc / trials})  # fmt: skip
-        print(f"{s.name:40} req {requests / trials:5.1f}  fail {fail / trials:7.3%} "
-              f"(≤{upper95(fail, trials):.3%})  inc {inc / trials:6.2%}", file=sys.stderr)  # fmt: skip
+        trial = partial(once, rng, s, spec)
+        rule = "benchmark_detection/quality_prompts"
+        rows.append(rule_row(rule, s.name, s.honest, trials, trial, width=40))
     return rows
 
 

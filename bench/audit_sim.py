@@ -1,12 +1,14 @@
 """What the audit benches share (bench/audit.py, audit_paris.py, audit_paraphrase.py):
-the audit's request schedule and the bound their error-rate tables print. Not a bench."""
+the audit's request schedule, one rule's row of trials and the bound their error-rate
+tables print. Not a bench."""
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Callable, Sequence
 
 from harness.audit.analysis import needs_confirmation
-from harness.audit.report import Phase, Role, Sample
+from harness.audit.report import Phase, Role, RuleResult, Sample
 from harness.profiles import AuditSpec
 from harness.stats import wilson_interval
 
@@ -39,3 +41,27 @@ def upper95(k: int, n: int) -> float:
     bound = wilson_interval(k, n, z=1.645)
     assert bound is not None, "no trials"
     return bound[1]
+
+
+def rule_row(
+    rule: str,
+    server: str,
+    honest: bool,
+    trials: int,
+    once: Callable[[], tuple[RuleResult, int]],
+    width: int = 48,
+) -> dict[str, object]:
+    """``trials`` audits of one rule on one simulated server (``once``: its verdict and the
+    requests it sent), as a table row; the row is also printed to stderr."""
+    got = {r: 0 for r in RuleResult}
+    requests = 0
+    for _ in range(trials):
+        result, n = once()
+        got[result] += 1
+        requests += n
+    fail, inc = got[RuleResult.FAIL], got[RuleResult.INCONCLUSIVE]
+    print(f"{server:{width}} req {requests / trials:5.1f}  fail {fail / trials:7.3%} "
+          f"(≤{upper95(fail, trials):.3%})  inc {inc / trials:6.2%}", file=sys.stderr)  # fmt: skip
+    return {"rule": rule, "server": server, "honest": honest, "trials": trials,
+            "mean_requests": requests / trials, "fail": fail / trials,
+            "fail95": upper95(fail, trials), "inconclusive": inc / trials}  # fmt: skip
