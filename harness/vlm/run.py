@@ -55,18 +55,33 @@ def validate(cfg: VlmRunConfig) -> None:
         raise ConfigError(f"cannot override {sorted(unknown)}", hint=f"only {OVERRIDABLE}")
 
 
-def command(cfg: VlmRunConfig, records: Path) -> list[str]:
-    cmd = [
-        cfg.python,
-        str(RUNNER),
+def child_argv(
+    python: str,
+    script: Path,
+    wrapper_dir: Path,
+    model_path: Path,
+    dataset_path: Path,
+    records: Path,
+) -> list[str]:
+    """A child in the participant's Python: the runner or the audit's script, and the four
+    paths both take."""
+    return [
+        python,
+        str(script),
         "--wrapper-dir",
-        str(cfg.wrapper_dir.resolve()),
+        str(wrapper_dir.resolve()),
         "--model-path",
-        str(cfg.model_path),
+        str(model_path),
         "--dataset-path",
-        str(cfg.dataset_path),
+        str(dataset_path),
         "--records",
         str(records),
+    ]
+
+
+def command(cfg: VlmRunConfig, records: Path) -> list[str]:
+    cmd = child_argv(cfg.python, RUNNER, cfg.wrapper_dir, cfg.model_path, cfg.dataset_path, records)
+    cmd += [
         "--max-samples",
         str(cfg.spec.max_samples),
         "--ttft-tokens",

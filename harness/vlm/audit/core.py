@@ -19,7 +19,14 @@ from harness.errors import TargetError
 from harness.provenance import Provenance
 from harness.vlm.audit.config import VlmAuditConfig
 from harness.vlm.audit.judge import AnswerProbe, SetCount, count_set, verdict
-from harness.vlm.run import Record, RunnerOutcome, check_paths, log_tail, run_child
+from harness.vlm.run import (
+    Record,
+    RunnerOutcome,
+    check_paths,
+    child_argv,
+    log_tail,
+    run_child,
+)
 
 SCRIPT = Path(__file__).resolve().parent / "script.py"
 RECORDS = "vlm-audit-records.jsonl"
@@ -31,17 +38,9 @@ STOP = "stop"
 
 
 def command(cfg: VlmAuditConfig, records: Path) -> list[str]:
+    paths = (cfg.wrapper_dir, cfg.model_path, cfg.dataset_path, records)
     return [
-        cfg.python,
-        str(SCRIPT),
-        "--wrapper-dir",
-        str(cfg.wrapper_dir.resolve()),
-        "--model-path",
-        str(cfg.model_path),
-        "--dataset-path",
-        str(cfg.dataset_path),
-        "--records",
-        str(records),
+        *child_argv(cfg.python, SCRIPT, *paths),
         "--count",
         str(cfg.samples),
         "--answer-tokens",
