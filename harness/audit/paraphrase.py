@@ -11,11 +11,13 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict
 
+from harness.audit.timed import TimedAnswer
+
 # "original": the grader's exact user message; "paraphrase": one neutral word changed
 Form = Literal["original", "paraphrase"]
 
 
-class Asked(BaseModel):
+class Asked(TimedAnswer, BaseModel):
     """One quality item asked, and what came back."""
 
     model_config = ConfigDict(extra="forbid")
@@ -29,13 +31,3 @@ class Asked(BaseModel):
     output_tokens: int | None = None  # usage.completion_tokens, else the text re-tokenised
     finish_reason: str | None = None
     error: str | None = None
-
-    @property
-    def ok(self) -> bool:
-        return self.error is None and self.e2e_ms is not None
-
-    @property
-    def ms_per_token(self) -> float | None:
-        if not self.ok or self.e2e_ms is None:
-            return None
-        return self.e2e_ms / max(1, self.output_tokens or 0)

@@ -16,6 +16,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from harness.audit.continuation import Continuation
 from harness.audit.paraphrase import Asked
 from harness.audit.probe import Probe
+from harness.audit.timed import TimedAnswer
 from harness.report_base import Report
 
 # the three prompts of a round: the grader's repeated filler and its two controls
@@ -29,7 +30,7 @@ class RuleResult(StrEnum):
     INCONCLUSIVE = "inconclusive"
 
 
-class Sample(BaseModel):
+class Sample(TimedAnswer, BaseModel):
     """One request of the audit, sent as the grader sends its latency requests."""
 
     model_config = ConfigDict(extra="forbid")
@@ -48,16 +49,6 @@ class Sample(BaseModel):
     # server's answers to one prompt differ, a replayed one's do not; left out of audit.json
     # when not kept (an Efficient Qwen audit's file is as it was)
     answer_digest: str | None = Field(default=None, exclude_if=lambda v: v is None)
-
-    @property
-    def ok(self) -> bool:
-        return self.error is None and self.e2e_ms is not None
-
-    @property
-    def ms_per_token(self) -> float | None:
-        if not self.ok or self.e2e_ms is None:
-            return None
-        return self.e2e_ms / max(1, self.output_tokens or 0)
 
 
 class RuleVerdict(BaseModel):
