@@ -30,6 +30,7 @@ from typing import Any
 
 import pytest
 
+from harness.children import die_with_parent
 from harness.cli import main
 from harness.data.layout import SAMPLES_DIR, render_tasks
 from harness.data.punkt import write_punkt_tab
@@ -214,7 +215,9 @@ def _lm_eval_cli_mmlu(url: str, tasks_dir: Path, out: Path) -> dict[str, Any]:
         "--log_samples",
     ]
     env = dict(os.environ, HF_DATASETS_OFFLINE="1", HF_HUB_OFFLINE="1")
-    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=900, env=env)
+    proc = subprocess.run(
+        cmd, capture_output=True, text=True, timeout=900, env=env, preexec_fn=die_with_parent
+    )
     assert proc.returncode == 0, proc.stderr[-2000:]
     return json.loads(next(out.rglob("results_*.json")).read_text())
 

@@ -20,6 +20,7 @@ from typing import Any
 import aiohttp
 import pytest
 
+from harness.children import die_with_parent
 from harness.errors import UnreachableError
 from reference_server.build_test_model import ensure_test_model
 from reference_server.launch import ServerProcess
@@ -346,7 +347,13 @@ def test_harness_latency_runs_against_it(reference_server: ServerProcess, tmp_pa
     # the usage e2e's and the simulator's
     argv += ["--runs", "1", "--warmup", "0", "--buckets", "short", "--out", str(out), "--json"]
     result = subprocess.run(
-        argv, capture_output=True, text=True, timeout=240, check=False, env={**os.environ}
+        argv,
+        capture_output=True,
+        text=True,
+        timeout=240,
+        check=False,
+        env={**os.environ},
+        preexec_fn=die_with_parent,
     )
     print(result.stderr[-3000:])
     assert result.returncode == 0, result.stderr[-2000:]

@@ -26,6 +26,7 @@ from pathlib import Path
 
 import pytest
 
+from harness.children import die_with_parent
 from harness.cli import main
 from harness.compare.model import CompareReport
 from harness.manifest.model import load_manifest
@@ -123,6 +124,7 @@ def test_tune_two_vllm_flags_on_the_reference_server(
         capture_output=True,
         text=True,
         timeout=3500,
+        preexec_fn=die_with_parent,  # a killed test run leaves no tune (nor its vLLM) behind
     )
     assert proc.returncode in (0, 1), proc.stdout[-3000:] + proc.stderr[-3000:]
     tune = load_report(out, TuneReport)
