@@ -7,6 +7,7 @@ with a hint, so callers never see a third-party exception.
 from __future__ import annotations
 
 import os
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
@@ -64,3 +65,22 @@ def engine_message(err: Any) -> str:
     """The engine's whole message (an APIError's explanation), on one line, never cut."""
     text = " ".join(str(getattr(err, "explanation", None) or err).split())
     return text or type(err).__name__
+
+
+def reload(container: Any, what: str, *, tries: int = 5, pause_s: float = 0.2) -> None:
+    """``container.reload()`` (``docker inspect``) through :func:`engine_errors`, asking
+    again when the engine answers 500. Podman 4.3 answers an inspect of a container that is
+    exiting at that instant with ``500 read /proc/PID/cgroup: no such process``; the next
+    inspect sees it exited (containers/podman#16383, fixed after 4.3.1). ``NotFound`` and
+    4xx answers are not asked again."""
+    with engine_errors(what):
+        for attempt in range(1, tries + 1):
+            try:
+                container.reload()
+                return
+            except docker.errors.NotFound:
+                raise
+            except docker.errors.APIError as err:
+                if attempt == tries or not err.is_server_error():
+                    raise
+            time.sleep(pause_s)

@@ -28,7 +28,7 @@ import docker
 
 from harness.client.readiness import probe
 from harness.errors import EngineError, UnreachableError
-from harness.image.engine import engine_errors, engine_message
+from harness.image.engine import engine_errors, engine_message, reload
 
 OFFLINE_NETWORK = "harness-offline"
 
@@ -131,8 +131,13 @@ async def running_image(
                 hint="the grader could not start it either: fix the entrypoint "
                 "(`harness package` checks it)",
             ) from None
-        with engine_errors(f"container of {image}"):
-            await asyncio.to_thread(container.reload)
+        await asyncio.to_thread(reload, container, f"container of {image}")
+        if container.status in ("exited", "dead"):
+            raise ImageDidNotStart(
+                f"{image} exited before {ready_path} answered (it exited at start, "
+                f"code {(container.attrs.get('State') or {}).get('ExitCode', '?')})",
+                hint=f"its last log lines: {tail_logs(container) or '(none)'}",
+            )
         base = container_address(container.attrs, network, port, offline)
         start = time.monotonic()
         attempts = 0
@@ -145,7 +150,7 @@ async def running_image(
                     on_attempt(attempts, elapsed, seen)
                 if seen == "200":
                     break
-                await asyncio.to_thread(container.reload)
+                await asyncio.to_thread(reload, container, f"container of {image}")
                 if container.status in ("exited", "dead"):
                     raise ImageDidNotStart(
                         f"{image} exited before {ready_path} answered (last: {seen})",

@@ -130,7 +130,7 @@ def start_container(
     error (exit 3 / 2), and the tune stops."""
     import docker.errors
 
-    from harness.image.engine import connect, engine_errors, engine_message
+    from harness.image.engine import connect, engine_errors, engine_message, reload
     from harness.image.run import (
         OFFLINE_NETWORK,
         container_address,
@@ -169,8 +169,15 @@ def start_container(
                 why="exited",
                 log_tail=_logs(container, TAIL_LINES),
             ) from None
-        with engine_errors(f"container of {image}"):
-            container.reload()
+        reload(container, f"container of {image}")
+        if container.status in ("exited", "dead"):
+            code = (container.attrs.get("State") or {}).get("ExitCode", -1)
+            raise StartFailed(
+                f"failed to start: the container of {image} exited with code {code} "
+                "before it was ready",
+                why="exited",
+                log_tail=_logs(container, TAIL_LINES),
+            )
         cand.url = container_address(container.attrs, OFFLINE_NETWORK, port, True)
     except BaseException:
         cand.stop()
