@@ -84,3 +84,10 @@ def reload(container: Any, what: str, *, tries: int = 5, pause_s: float = 0.2) -
                 if attempt == tries or not err.is_server_error():
                     raise
             time.sleep(pause_s)
+
+
+def exit_code(container: Any) -> int | None:
+    """The exit code of a container that the last inspect saw exited (or dead), else None."""
+    if container.status not in ("exited", "dead"):
+        return None
+    return int((container.attrs.get("State") or {}).get("ExitCode", -1))

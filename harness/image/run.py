@@ -28,7 +28,7 @@ import docker
 
 from harness.client.readiness import probe
 from harness.errors import EngineError, UnreachableError
-from harness.image.engine import engine_errors, engine_message, reload
+from harness.image.engine import engine_errors, engine_message, exit_code, reload
 
 OFFLINE_NETWORK = "harness-offline"
 
@@ -131,13 +131,17 @@ async def running_image(
                 hint="the grader could not start it either: fix the entrypoint "
                 "(`harness package` checks it)",
             ) from None
-        await asyncio.to_thread(reload, container, f"container of {image}")
-        if container.status in ("exited", "dead"):
-            raise ImageDidNotStart(
-                f"{image} exited before {ready_path} answered (it exited at start, "
-                f"code {(container.attrs.get('State') or {}).get('ExitCode', '?')})",
-                hint=f"its last log lines: {tail_logs(container) or '(none)'}",
-            )
+
+        async def still_running(last: str) -> None:
+            await asyncio.to_thread(reload, container, f"container of {image}")
+            code = exit_code(container)
+            if code is not None:
+                raise ImageDidNotStart(
+                    f"{image} exited before {ready_path} answered (code {code}, last: {last})",
+                    hint=f"its last log lines: {tail_logs(container) or '(none)'}",
+                )
+
+        await still_running("not polled yet")
         base = container_address(container.attrs, network, port, offline)
         start = time.monotonic()
         attempts = 0
@@ -150,12 +154,7 @@ async def running_image(
                     on_attempt(attempts, elapsed, seen)
                 if seen == "200":
                     break
-                await asyncio.to_thread(reload, container, f"container of {image}")
-                if container.status in ("exited", "dead"):
-                    raise ImageDidNotStart(
-                        f"{image} exited before {ready_path} answered (last: {seen})",
-                        hint=f"its last log lines: {tail_logs(container) or '(none)'}",
-                    )
+                await still_running(seen)
                 if elapsed + interval_s > timeout_s:
                     raise UnreachableError(
                         f"{image}: {ready_path} not 200 after {elapsed:.0f} s ({attempts} polls, last: {seen})",

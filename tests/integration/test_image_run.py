@@ -100,5 +100,6 @@ async def test_exiting_image_fails_fast_and_is_removed(podman: PodmanService) ->
     with pytest.raises(UnreachableError, match="exited before /ping") as err:
         async with running_image(podman.client, tag, interval_s=0.2, timeout_s=30):
             pass
+    assert "(code 3, last: " in str(err.value)
     assert err.value.hint is not None and "weights missing" in err.value.hint
     assert {c.id for c in podman.client.containers.list(all=True)} == before

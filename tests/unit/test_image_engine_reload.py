@@ -1,4 +1,4 @@
-"""harness.image.engine.reload: an inspect that races a container's exit is asked again.
+"""harness.image.engine.reload and exit_code: an inspect that races a container's exit is asked again.
 
 Podman 4.3 answered one inspect of a container exiting at that instant with
 ``500 read /proc/PID/cgroup: no such process`` (seen in CI); the next inspect said "exited".
@@ -12,7 +12,7 @@ import pytest
 import requests
 
 from harness.errors import EngineError
-from harness.image.engine import reload
+from harness.image.engine import exit_code, reload
 
 
 def _api_error(status: int, explanation: str) -> docker.errors.APIError:
@@ -58,3 +58,18 @@ def test_not_found_and_client_errors_are_not_asked_again() -> None:
     with pytest.raises(EngineError, match="conflict"):
         reload(refused, "container of x", pause_s=0)
     assert refused.calls == 1
+
+
+class Seen:
+    """What an inspect left on docker-py's container: ``status`` and ``attrs``."""
+
+    def __init__(self, status: str, state: dict[str, object]) -> None:
+        self.status = status
+        self.attrs = {"State": state}
+
+
+def test_exit_code_only_once_exited_or_dead() -> None:
+    assert exit_code(Seen("running", {"ExitCode": 0})) is None
+    assert exit_code(Seen("created", {})) is None
+    assert exit_code(Seen("exited", {"ExitCode": 3})) == 3
+    assert exit_code(Seen("dead", {})) == -1

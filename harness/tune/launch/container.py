@@ -59,16 +59,15 @@ class ContainerCandidate:
         import docker.errors
         import requests.exceptions
 
+        from harness.image.engine import exit_code
+
         try:
             self.container.reload()
         except docker.errors.NotFound:
             return -1
         except (docker.errors.DockerException, requests.exceptions.RequestException):
             return None  # the engine did not answer: not a sign the container died
-        if self.container.status in ("exited", "dead"):
-            state = self.container.attrs.get("State") or {}
-            return int(state.get("ExitCode", -1))
-        return None
+        return exit_code(self.container)
 
     def tail(self) -> str:
         """The last lines of its log, as the engine has it (``docker logs``)."""
@@ -130,7 +129,7 @@ def start_container(
     error (exit 3 / 2), and the tune stops."""
     import docker.errors
 
-    from harness.image.engine import connect, engine_errors, engine_message, reload
+    from harness.image.engine import connect, engine_errors, engine_message, exit_code, reload
     from harness.image.run import (
         OFFLINE_NETWORK,
         container_address,
@@ -170,8 +169,8 @@ def start_container(
                 log_tail=_logs(container, TAIL_LINES),
             ) from None
         reload(container, f"container of {image}")
-        if container.status in ("exited", "dead"):
-            code = (container.attrs.get("State") or {}).get("ExitCode", -1)
+        code = exit_code(container)
+        if code is not None:
             raise StartFailed(
                 f"failed to start: the container of {image} exited with code {code} "
                 "before it was ready",
