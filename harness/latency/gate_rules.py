@@ -76,13 +76,24 @@ def latency_rules(rep: LatencyReport, spec: LatencySpec | None, ready_limit_s: f
         reasons.append(
             Reason(
                 source="latency",
-                text=f"latency buckets not measured: {', '.join(missing)} (no score)",
+                text=f"latency buckets not measured: {', '.join(missing)} (the grader's score "
+                f"is the mean over all {len(expected)})",
                 incomplete=True,
             )
         )
     if rep.score is not None:
         speeds = ", ".join(f"{b.name} {b.speedup:.2f}×" for b in buckets if b.speedup is not None)
-        reasons.append(Reason(source="latency", text=f"latency score {rep.score:.2f}× ({speeds})"))
+        if missing:  # a mean over fewer buckets: said so, never shown as the grader's score
+            over = ", ".join(b.name for b in buckets)
+            text = (
+                f"latency score over {over} only: {rep.score:.2f}× ({speeds}), not the "
+                f"grader's score over {', '.join(expected)}"
+            )
+            reasons.append(Reason(source="latency", text=text, incomplete=True))
+        else:
+            reasons.append(
+                Reason(source="latency", text=f"latency score {rep.score:.2f}× ({speeds})")
+            )
     # judged against this profile, not the report's own flag: the profile is what the gate
     # predicts for (reports without settings are not judged); the same rule as the report's
     own = procedure_flag(rep.settings, spec) if spec is not None else None

@@ -352,12 +352,29 @@ def test_partial_measurements_are_incomplete():
     lat.score = None
     verdict, reasons, _ = judge(inputs(latency=lat, quality=quality_report(GOOD_Q)))
     assert verdict is Verdict.INCOMPLETE
-    assert any(r.text == "latency buckets not measured: medium, long (no score)" for r in reasons)
+    said = "latency buckets not measured: medium, long (the grader's score is the mean over all 3)"
+    assert any(r.text == said for r in reasons)
     q = quality_report(GOOD_Q)
     q.benchmarks = q.benchmarks[1:2]
     verdict, reasons, _ = judge(inputs(quality=q))
     assert verdict is Verdict.INCOMPLETE
     assert any(r.text == "quality gate mmlu_pro was not measured" for r in reasons)
+
+
+def test_a_score_over_fewer_buckets_never_reads_as_the_graders():
+    """``--buckets short``: the mean over one bucket is said to be that, beside the buckets
+    not measured, and is no ✓ line: an incomplete reason (issue 47, item 11)."""
+    lat = latency_report()
+    lat.official = lat.official[:1]
+    lat.score = lat.official[0].speedup
+    verdict, reasons, _ = judge(inputs(latency=lat, quality=quality_report(GOOD_Q)))
+    assert verdict is Verdict.INCOMPLETE
+    [score] = [r for r in reasons if r.text.startswith("latency score")]
+    assert score.text == (
+        f"latency score over short only: {lat.score:.2f}× (short {lat.score:.2f}×), not the "
+        "grader's score over short, medium, long"
+    )
+    assert score.incomplete and not score.blocking
 
 
 def test_thinking_budget_flag_only_at_the_graders_budget():
