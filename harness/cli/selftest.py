@@ -9,13 +9,14 @@ from __future__ import annotations
 import argparse
 
 from rich.console import Console
-from rich.table import Table
 
 from harness.cli.common import make_console, print_json
 from harness.errors import EXIT_OK
 from harness.latency.selftest import SelfTestConfig, SelfTestResult, run_self_test
-from harness.stats import Dist
 from harness.view import fmt
+from harness.view.console import print_sections
+from harness.view.model import CellLike, Table, section, table
+from harness.view.tails import TailCells, column_keys, phrase
 
 
 def config_from_args(args: argparse.Namespace) -> SelfTestConfig:
@@ -32,43 +33,45 @@ def _ms3(v: float | None) -> str:
     return fmt.num(v, ".3f")
 
 
-def _tail_line(d: Dist) -> str:
-    """A p99 in a sentence, with what its samples can claim."""
-    return fmt.tail(d.p99, d.tail("p99"), lambda v: f"{_ms3(v)} ms")
+def _ms3u(v: float | None) -> str:
+    return f"{_ms3(v)} ms"
 
 
-def render(console: Console, cfg: SelfTestConfig, res: SelfTestResult) -> None:
-    t = Table(
-        title=f"harness self-test (simulator TTFT {cfg.ttft_ms} ms, ITL {cfg.itl_ms} ms, "
-        f"{cfg.output_tokens} tokens, concurrency {cfg.concurrency})",
-        title_justify="left",
-    )
-    for col in ("error vs truth", "n", "median ms", "p90 ms", "p99 ms", "max ms"):
-        t.add_column(col, justify="left" if col == "error vs truth" else "right")
-    for name, d in (
+def error_table(cfg: SelfTestConfig, res: SelfTestResult) -> Table:
+    """The errors against the simulator's truth as a view table: the tail columns show what
+    the rows' samples support (harness/view/tails.py; 10 requests show no p99)."""
+    rows = [
         ("TTFT (from handler start)", res.ttft_error_ms),
         ("TTFT (from bytes received)", res.ttft_error_wire_ms),
         ("chunk arrival", res.chunk_error_ms),
         ("ITL", res.itl_error_ms),
-    ):
-        t.add_row(
-            name,
-            str(d.n),
-            _ms3(d.median),
-            fmt.tail(d.p90, d.tail("p90"), _ms3),
-            fmt.tail(d.p99, d.tail("p99"), _ms3),
-            _ms3(d.max),
-        )
-    console.print(t)
+    ]
+    # the max has its own column: a tail column none of the rows supports is left out
+    keys = [k for k in column_keys([d for _, d in rows], ("p90", "p99")) if k != "max"]
+    tails = TailCells()
+    cells: list[list[CellLike]] = [
+        [name, str(d.n), _ms3(d.median), *(tails.cell(d, k, _ms3) for k in keys), _ms3(d.max)]
+        for name, d in rows
+    ]
+    cols = ["error vs truth", "n", "median ms", *(f"{k} ms" for k in keys), "max ms"]
+    title = (
+        f"harness self-test (simulator TTFT {cfg.ttft_ms} ms, ITL {cfg.itl_ms} ms, "
+        f"{cfg.output_tokens} tokens, concurrency {cfg.concurrency})"
+    )
+    return table("self-test", title, cols, cells, left=["error vs truth"], notes=tails.notes())
+
+
+def render(console: Console, cfg: SelfTestConfig, res: SelfTestResult) -> None:
+    print_sections(console, [section("self-test", "Self-test", error_table(cfg, res))])
     console.print(
         f"{res.requests_ok} ok / {res.requests_failed} failed in {res.wall_s:.2f} s: "
         f"{res.tokens_per_s:,.0f} tokens/s; client CPU {res.cpu_s_per_1000_requests:.2f} s per 1000 requests; "
-        f"dispatch lag p99 {_tail_line(res.dispatch_lag_ms)}"
+        f"dispatch lag {phrase(res.dispatch_lag_ms, 'p99', _ms3u)}"
     )
     q = res.sim_queue_ms
     if q.n and q.p99 is not None and q.median is not None:
         console.print(
-            f"The simulator queued requests {q.median:.2f} ms (median), p99 {_tail_line(q)} "
+            f"The simulator queued requests {q.median:.2f} ms (median), {phrase(q, 'p99', _ms3u)} "
             "between receiving them and starting their handlers; TTFT from bytes received "
             "leaves that wait out: it is the harness's own error."
         )

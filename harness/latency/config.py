@@ -38,18 +38,28 @@ MetricsChoice = Literal["auto", "on", "off"]
 UNTIL_CI_STATS = ("median", "p90", "p95", "p99")
 
 
-def _tail_can_stop(pct: float | None, at: str, runs: int) -> None:
-    """``--until-ci-at pXX``: refused without ``--until-ci``, or where no look up to
-    ``runs`` has an interval of that percentile at all (it could never stop)."""
+def _until_ci_can_stop(pct: float | None, at: str, runs: int) -> None:
+    """A stop rule that could never stop is refused before anything is sent: ``--until-ci-at``
+    without ``--until-ci``, ``--runs`` below the floor of the first look (10 successes), or a
+    percentile with no interval at any look up to ``runs``."""
     from harness.latency.quantile_sequence import quantile_boundary
+    from harness.latency.sequential import MIN_RUNS
     from harness.tails import PERCENTILES
 
     if pct is None:
+        if at == "median":
+            return
         raise ConfigError(
             f"--until-ci-at {at} names what --until-ci stops on, and --until-ci is off",
             hint=f"add --until-ci PCT (e.g. --until-ci 5 --until-ci-at {at})",
         )
-    if quantile_boundary(runs, PERCENTILES[at]).first is None:
+    if runs < MIN_RUNS:
+        raise ConfigError(
+            f"--until-ci {pct:g} makes its first look at {MIN_RUNS} successful runs and "
+            f"--runs {runs} ends before it, so it could never stop early",
+            hint=f"raise --runs to {MIN_RUNS} or more, or drop --until-ci",
+        )
+    if at != "median" and quantile_boundary(runs, PERCENTILES[at]).first is None:
         raise ConfigError(
             f"--until-ci-at {at}: no 95 % interval of a {at} exists within {runs} runs, so "
             "it could never stop early",
@@ -125,9 +135,9 @@ class LatencyOverrides(Overrides):
         "--until-ci",
         type=positive_float,
         metavar="PCT",
-        help="stop each bucket once the 95 %% interval of its median is within ±PCT %% of the "
-        "median (at least 10 timed runs, at most --runs); an estimate, flagged as such "
-        "(default: off, every run)",
+        help="stop each bucket once the 95 %% interval of its median (or of --until-ci-at's "
+        "percentile) is within ±PCT %% of it on both sides (at least 10 timed runs, at most "
+        "--runs, which must be 10 or more); an estimate, flagged as such (default: off, every run)",
         gate="--until-ci",
     )
     until_ci_at: str | None = option(
@@ -202,8 +212,7 @@ class LatencyConfig:
                 f"--until-ci must be a positive percentage (got {self.until_ci:g})",
                 hint="e.g. --until-ci 1 stops a bucket at ±1 % of its median",
             )
-        if self.until_ci_at != "median":
-            _tail_can_stop(self.until_ci, self.until_ci_at, self.runs)
+        _until_ci_can_stop(self.until_ci, self.until_ci_at, self.runs)
         if self.until_ci is not None and self.concurrency != 1 and self.mode != "official":
             raise ConfigError(
                 "--until-ci looks after every request, one at a time: it cannot be combined "

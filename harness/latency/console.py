@@ -21,7 +21,15 @@ from harness.latency.until_ci import AnyLook
 from harness.latency.views import sections
 from harness.profiles import Bucket
 from harness.prompts import seed_line
+from harness.view import fmt
 from harness.view.console import print_sections
+
+
+def look_words(look: AnyLook, pct: float) -> str:
+    """One look on the progress line: the statistic, its value and its interval's sides."""
+    value = "—" if look.value is None else f"{look.value:,.0f} ms"
+    ci = "—" if look.lo is None or look.hi is None else fmt.around(look.value, (look.lo, look.hi))
+    return f"{look.at} {value}, CI {ci} (target ±{pct:g} %)"
 
 
 class LatencyProgress:
@@ -42,7 +50,6 @@ class LatencyProgress:
         self._e2e: list[float] = []
         self._mode = ""
         self._bucket = ""
-        self._stats = ""
         self._done = 0
 
     def on_bucket(self, mode: str, bucket: Bucket) -> None:
@@ -64,14 +71,15 @@ class LatencyProgress:
             else (row.error_kind or "error")
         )
         med = f"median {statistics.median(self._e2e):,.0f} ms" if self._e2e else ""
-        self._stats = f"last {last:>10}  {med}"
+        stats = f"last {last:>10}  {med}"
         self._done += 1
-        self.progress.update(self._task, advance=1, stats=self._stats)  # type: ignore[arg-type]
+        self.progress.update(self._task, advance=1, stats=stats)  # type: ignore[arg-type]
 
     def on_look(self, row: RequestRow, look: AnyLook, pct: float) -> None:
-        """--until-ci: the interval's half-width on the bucket's line; the bar ends when narrow."""
-        width = "—" if look.half_width_pct is None else f"±{look.half_width_pct:.2f} %"
-        stats = f"{self._stats}  CI {width} (target ±{pct:g} %)"
+        """--until-ci: the statistic it stops on, its interval's two sides and the target on
+        the bucket's line (``p90 150 ms, CI −0.62 % / +1.00 % (target ±1 %)``); the bar ends
+        when narrow."""
+        stats = look_words(look, pct)  # in place of last/median: the line stays one line
         if look.narrow:
             stats += "  stopped: narrow enough"
             self.progress.update(self._task, total=self._done, stats=stats)  # type: ignore[arg-type]

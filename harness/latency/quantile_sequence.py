@@ -137,6 +137,12 @@ class QuantileLook:
     hi: float | None
     half_width_pct: float | None
     narrow: bool
+    at: str = ""  # the statistic, ``p90``: what every display of this interval names
+
+
+def quantile_name(q: float) -> str:
+    """``p90`` for 0.9: the report key of a percentile (harness/tails.py ``PERCENTILES``)."""
+    return f"p{q * 100:g}"
 
 
 def quantile_look(xs: Sequence[float], bound: QuantileBoundary, pct: float) -> QuantileLook:
@@ -144,13 +150,16 @@ def quantile_look(xs: Sequence[float], bound: QuantileBoundary, pct: float) -> Q
     n = len(xs)
     value = float(np.percentile(np.asarray(xs, dtype=float), bound.q * 100)) if n else None
     lo_rank, hi_rank = bound.interval_ranks(n)
+    at = quantile_name(bound.q)
     if value is None or lo_rank == 0:
-        return QuantileLook(n=n, value=value, lo=None, hi=None, half_width_pct=None, narrow=False)
+        return QuantileLook(
+            n=n, value=value, lo=None, hi=None, half_width_pct=None, narrow=False, at=at
+        )
     s = sorted(xs)
     lo, hi = s[lo_rank - 1], s[hi_rank - 1]
     half = max(value - lo, hi - value) / value * 100 if value > 0 else None
     narrow = half is not None and half <= pct
-    return QuantileLook(n=n, value=value, lo=lo, hi=hi, half_width_pct=half, narrow=narrow)
+    return QuantileLook(n=n, value=value, lo=lo, hi=hi, half_width_pct=half, narrow=narrow, at=at)
 
 
 def lower_rank(n: int, q: float, level: float) -> int:

@@ -156,6 +156,12 @@ class Look:
     half_width_pct: float | None  # max(median - lo, hi - median) / median, in %
     narrow: bool
 
+    at = "median"  # the statistic the interval is of (a percentile's look says its own)
+
+    @property
+    def value(self) -> float | None:
+        return self.median
+
 
 def sample_median(xs: Sequence[float]) -> float | None:
     """``statistics.median`` (the grader's): the middle value, or the mean of the two middle ones."""

@@ -24,6 +24,7 @@ from harness.latency.report import BucketResult, RequestRow, StopReason, UntilCi
 from harness.latency.sequential import MIN_RUNS, Boundary, Look, boundary, look
 from harness.risk import FlagKind, RiskFlag
 from harness.tails import PERCENTILES
+from harness.view import fmt
 
 QUANTILE_RULE = "quantile confidence sequence (order statistics, exact band over the looks)"
 AnyLook = Look | QuantileLook  # the median's look, or a percentile's (--until-ci-at)
@@ -64,18 +65,54 @@ class Stopper:
         return self.narrow
 
 
+def interval_words(at: str, value: float | None, interval: tuple[float, float] | None) -> str:
+    """``p90 150 ms, 95 % interval 149–151 ms (−0.62 % / +1.00 %)``: every display of a
+    --until-ci interval names its statistic and shows both sides (an interval around a tail
+    is rarely symmetric). The console's line, the record's ``why`` and the flag say this."""
+    if value is None:
+        return f"no successful run, no {at}"
+    head = f"{at} {fmt.ms(value)} ms"
+    if interval is None:
+        return f"{head}, no 95 % interval yet"
+    return f"{head}, 95 % interval {fmt.span(interval)} ms ({fmt.around(value, interval)})"
+
+
+def _interval(lk: AnyLook) -> tuple[float, float] | None:
+    return (lk.lo, lk.hi) if lk.lo is not None and lk.hi is not None else None
+
+
 def _why(
-    rec_pct: float, lk: AnyLook, stopped: StopReason, runs: int, cap: int, at: str = "median"
+    pct: float,
+    words: str,
+    has_interval: bool,
+    stopped: StopReason,
+    runs: int,
+    cap: int,
 ) -> str:
-    width = "no interval yet" if lk.half_width_pct is None else f"±{lk.half_width_pct:.2f} %"
     if stopped == "narrow":
-        return (
-            f"stopped after {runs} of {cap} runs: the 95 % interval of the {at} is "
-            f"{width}, within ±{rec_pct:g} %"
-        )
+        return f"stopped after {runs} of {cap} runs: {words}, within ±{pct:g} %"
     if stopped == "cap":
-        return f"ran all {cap} runs: the 95 % interval is {width}, wider than ±{rec_pct:g} %"
-    return f"interrupted after {runs} of {cap} runs ({width})"
+        return f"ran all {cap} runs: {words}" + (f", wider than ±{pct:g} %" if has_interval else "")
+    return f"interrupted after {runs} of {cap} runs: {words}"
+
+
+def why(b: BucketResult) -> str:
+    """The record's sentence, said again from its fields and the bucket's figure (so a
+    report written before the sentence named its statistic reads as a new one)."""
+    u = b.until_ci
+    if u is None:
+        return ""
+    words = interval_words(u.at, stopped_at(b), u.interval_ms)
+    return _why(u.pct, words, u.interval_ms is not None, u.stopped, u.runs_used, u.runs_cap)
+
+
+def stopped_at(b: BucketResult) -> float | None:
+    """The figure a bucket's --until-ci interval is of: its median or its ``at`` percentile,
+    computed from the same timed successes as the look at the stop."""
+    u = b.until_ci
+    if u is None or u.at == "median":
+        return b.median_ms
+    return getattr(b.e2e, u.at, None)
 
 
 def until_ci_record(
@@ -87,7 +124,7 @@ def until_ci_record(
     bound = _boundary(cap, at)
     lk = _look(values, bound, pct)
     stopped: StopReason = "narrow" if lk.narrow else "cap" if len(timed) >= cap else "interrupted"
-    interval = (lk.lo, lk.hi) if lk.lo is not None and lk.hi is not None else None
+    interval = _interval(lk)
     return UntilCi(
         pct=pct,
         runs_used=len(timed),
@@ -96,7 +133,14 @@ def until_ci_record(
         interval_ms=interval,
         half_width_pct=lk.half_width_pct,
         stopped=stopped,
-        why=_why(pct, lk, stopped, len(timed), cap, at),
+        why=_why(
+            pct,
+            interval_words(at, lk.value, interval),
+            interval is not None,
+            stopped,
+            len(timed),
+            cap,
+        ),
         floor=bound.floor,
         alpha=bound.alpha,
         nominal_level=bound.nominal,
@@ -115,15 +159,11 @@ def until_ci_flag(buckets: Sequence[BucketResult]) -> list[RiskFlag]:
         u = b.until_ci
         if u is None or not u.stopped_early:
             continue
-        width = (
-            ""
-            if u.half_width_pct is None
-            else f", its {u.at}'s 95 % interval ±{u.half_width_pct:.2f} %"
-        )
+        words = interval_words(u.at, stopped_at(b), u.interval_ms)
         text = (
-            f"{b.mode} {b.name} is an estimate (--until-ci {u.pct:g} stopped it after "
-            f"{u.runs_used} of {u.runs_cap} runs{width}); re-run without --until-ci for the "
-            "grader's procedure"
+            f"{b.mode} {b.name} is an estimate: --until-ci {u.pct:g} stopped it after "
+            f"{u.runs_used} of {u.runs_cap} runs at {words}; re-run without --until-ci for "
+            "the grader's procedure"
         )
         out.append(RiskFlag(kind=FlagKind.ESTIMATE, text=text, source="latency"))
     return out

@@ -11,10 +11,10 @@ from collections.abc import Mapping, Sequence
 from typing import Protocol
 
 from harness.attribution import attribution_section
+from harness.latency import until_ci
 from harness.latency.network_views import network_section_view
 from harness.latency.report import BucketResult, LatencyReport
 from harness.prompts import seed_line
-from harness.stats import Dist
 from harness.view import fmt
 from harness.view.chart import Bars, BarSeries, Boxes, BoxPanel, series_color
 from harness.view.model import (
@@ -24,11 +24,11 @@ from harness.view.model import (
     Section,
     Table,
     Text,
-    Tone,
     section,
     table,
     text,
 )
+from harness.view.tails import TailCells, column_key, phrase
 
 GAP_NOTE = "share of speedup: the part of the official speedup that strict mode does not see"
 
@@ -53,17 +53,30 @@ def not_graders(rep: LatencyReport) -> str:
     return f"not the grader's procedure ({what})" if what else ""
 
 
-def _p99(d: Dist | None) -> Cell:
-    """An empirical p99 with what its samples can claim (harness/tails.py)."""
-    if d is None or not d.n:
-        return Cell(fmt.DASH)
-    claim = d.tail("p99")
-    tone: Tone = "plain" if claim is not None and claim.sufficient else "dim"
-    return Cell(fmt.tail(d.p99, claim), tone)
+LAG_NOTE = (
+    "lag: dispatch lag, how long after its due time the client sent a request (the client's "
+    "own delay, not the server's; docs/timing.md)"
+)
+
+
+def _tail_at(buckets: Sequence[BucketResult]) -> str | None:
+    """The percentile --until-ci stopped the buckets on (``--until-ci-at p90``), if any: the
+    table shows that E2E figure, the one the run's interval is of."""
+    ats = {b.until_ci.at for b in buckets if b.until_ci is not None}
+    return next((at for at in sorted(ats) if at != "median"), None)
+
+
+def _median(b: BucketResult) -> str:
+    """``148 (147–149)``: the median and, beside it, its own 95 % interval."""
+    if b.median_ms is None or b.median_ci95 is None:
+        return fmt.ms(b.median_ms)
+    return f"{fmt.ms(b.median_ms)} ({fmt.span(b.median_ci95)})"
 
 
 def bucket_table(mode: str, buckets: Sequence[BucketResult], departed: str = "") -> Table:
-    """``departed``: :func:`not_graders`, shown instead of "grader's procedure"."""
+    """``departed``: :func:`not_graders`, shown instead of "grader's procedure". Tail columns
+    show the highest percentile their samples support, a figure short of its claim marked
+    once and footnoted (harness/view/tails.py)."""
     strict = mode == "strict"
     early = any(b.until_ci is not None and b.until_ci.stopped_early for b in buckets)
     how = "stopped early by --until-ci: an estimate" if early else "grader's procedure"
@@ -71,9 +84,15 @@ def bucket_table(mode: str, buckets: Sequence[BucketResult], departed: str = "")
     title = f"{mode} ({buckets[0].endpoint}, {how})" if buckets else mode
     if buckets and departed and not strict and not early:
         title = f"{mode} ({buckets[0].endpoint}) — {departed}"
-    cols = ["bucket", "prompt", "output", "ok/fail", "baseline", "median ms", "95% CI", "speedup"]
+    tails = TailCells()
+    at = _tail_at(buckets)
+    itl_key = column_key([b.itl for b in buckets])
+    lag_key = column_key([b.dispatch_lag for b in buckets])
+    cols = ["bucket", "prompt", "output", "ok/fail", "baseline", "median ms (95% CI)"]
+    cols += [f"e2e {at}"] if at else []
+    cols += ["speedup"]
     if strict:
-        cols += ["TTFT p50", "TPOT p50", "ITL p99", "lag p99"]
+        cols += ["TTFT p50", "TPOT p50", f"ITL {itl_key}", f"lag {lag_key}"]
     rows: list[list[Cell | str]] = []
     for b in buckets:
         mean = b.output_tokens_mean
@@ -84,19 +103,20 @@ def bucket_table(mode: str, buckets: Sequence[BucketResult], departed: str = "")
             Cell(out, "warn" if b.n_short_outputs else "plain"),
             Cell(f"{b.n_ok}/{b.n_failed}", "bad" if b.n_failed else "plain"),
             fmt.ms(b.baseline_ms),
-            fmt.ms(b.median_ms),
-            fmt.span(b.median_ci95),
-            fmt.times(b.speedup),
+            _median(b),
         ]
+        row += [tails.cell(b.e2e, at)] if at else []
+        row += [fmt.times(b.speedup)]
         if strict:
             row += [
                 fmt.ms(b.ttft.median if b.ttft else None),
                 fmt.ms(b.tpot.median if b.tpot else None),
-                _p99(b.itl),
-                _p99(b.dispatch_lag),
+                tails.cell(b.itl, itl_key),
+                tails.cell(b.dispatch_lag, lag_key),
             ]
         rows.append(row)
-    return table(f"latency-{mode}", title, cols, rows, left=["bucket"])
+    notes = [*tails.notes(), LAG_NOTE if strict else ""]
+    return table(f"latency-{mode}", title, cols, rows, left=["bucket"], notes=notes)
 
 
 def gap_table(rep: LatencyReport) -> Table:
@@ -132,12 +152,10 @@ def score_lines(rep: LatencyReport) -> Text:
 
 
 def until_ci_lines(rep: LatencyReport) -> Text:
-    """``--until-ci``: per bucket, the median's interval at the stop and why it stopped."""
-    lines = []
-    for b in [*rep.official, *rep.strict]:
-        if (u := b.until_ci) is not None:
-            interval = f"{fmt.span(u.interval_ms)} ms" if u.interval_ms else "none"
-            lines.append(f"until-ci {b.mode} {b.name}: {interval}; {u.why}")
+    """``--until-ci``: per bucket, the statistic it stopped on, its interval and why it stopped
+    (``until-ci strict short: stopped after 69 of 100 runs: p90 150 ms, 95 % interval …``)."""
+    every = [*rep.official, *rep.strict]
+    lines = [f"until-ci {b.mode} {b.name}: {until_ci.why(b)}" for b in every if b.until_ci]
     return text(*lines)
 
 
@@ -146,12 +164,14 @@ def _ms2(v: float | None) -> str:
 
 
 def calibration_line(rep: LatencyReport) -> Text | None:
+    """The self-test's client error: its median and the highest tail its requests support
+    (10 requests support none: their largest error, which the ``self_test_error`` flag reads)."""
     if rep.calibration is None or not rep.calibration.ttft_error_ms.n:
         return None
     c = rep.calibration.ttft_error_ms
     return text(
-        f"client timing error (self-test): median {fmt.num(c.median, '.2f')} ms, "
-        f"p99 {fmt.tail(c.p99, c.tail('p99'), _ms2)}",
+        f"client timing error (self-test, {c.n} requests): median {fmt.num(c.median, '.2f')} "
+        f"ms, {phrase(c, 'p99', _ms2)}",
         tone="dim",
     )
 

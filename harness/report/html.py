@@ -35,7 +35,7 @@ tr.strong td { font-weight: bold; background: #fffde7; }
 .PASS { color: #2e7d32; font-weight: bold; } .FAIL { color: #c62828; font-weight: bold; }
 .INCOMPLETE { color: #ef6c00; font-weight: bold; }
 .verdict { font-size: 1.3em; }
-p.line { margin: 4px 0; font-size: 0.9em; } ul { font-size: 0.9em; }
+p.line { margin: 4px 0; font-size: 0.9em; } p.note { margin: 0 0 8px 0; font-size: 0.8em; } ul { font-size: 0.9em; }
 figure { margin: 12px 0 24px 0; } figure img { max-width: 100%; border: 1px solid #eeeeee; }
 figcaption { color: #616161; font-size: 0.85em; }
 """
@@ -66,10 +66,11 @@ def table(t: Table) -> str:
             cls = _cls(ALIGN[col.align], "wrap" if col.wrap else "", cell.tone)
             tds.append(f"<{tag}{cls}>{esc(cell.text)}</{tag}>")
         body.append(f"<tr{_cls(row.tone)}>{''.join(tds)}</tr>")
+    notes = "".join(f'<p class="note dim">{esc(n)}</p>' for n in t.notes)
     return (
         f'<div class="scroll"><table id="table-{esc(t.key)}"{_cls("dense" if t.dense else "")}>'
         f"{caption}{head}"
-        f"<tbody>{''.join(body)}</tbody></table></div>"
+        f"<tbody>{''.join(body)}</tbody></table></div>{notes}"
     )
 
 

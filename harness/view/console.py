@@ -34,6 +34,9 @@ def rich_table(t: Table) -> RichTable:
         box=box.SIMPLE_HEAD if t.dense else box.HEAVY_HEAD,
         padding=(0, 1, 0, 0) if t.dense else (0, 1),
         show_edge=not t.dense,
+        # the footnotes, under the table wherever it is printed
+        caption=RichText("\n".join(t.notes), style="dim") if t.notes else None,
+        caption_justify="left",
     )
     for c in t.columns:
         rt.add_column(

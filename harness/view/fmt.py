@@ -39,6 +39,20 @@ def span(pair: tuple[float, float] | None, f: Callable[[float | None], str] = ms
     return DASH if pair is None else f"{f(pair[0])}–{f(pair[1])}"
 
 
+def around(value: float | None, pair: tuple[float, float] | None, digits: int = 2) -> str:
+    """An interval as its two distances from its figure, in % of it: ``−1.70 % / +142.76 %``.
+    Both sides always: an asymmetric interval is never shown as one ±."""
+    if value is None or pair is None or value == 0:
+        return DASH
+
+    def side(bound: float, zero: str) -> str:
+        d = (bound - value) / abs(value) * 100
+        sign = zero if d == 0 else "−" if d < 0 else "+"
+        return f"{sign}{abs(d):.{digits}f} %"
+
+    return f"{side(pair[0], '−')} / {side(pair[1], '+')}"
+
+
 def ci(pair: tuple[float, float] | None, digits: int = 1) -> str:
     """A CI of a difference: ``[-0.5, +3.4]``."""
     return DASH if pair is None else f"[{pair[0]:+.{digits}f}, {pair[1]:+.{digits}f}]"

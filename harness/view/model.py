@@ -53,6 +53,9 @@ class Table:
     rows: tuple[Row, ...]
     show_header: bool = True
     dense: bool = False  # many columns: the console drops the frame (the ledger)
+    # footnotes under the table: what a mark in its cells means (harness/view/tails.py), a
+    # word its headers use
+    notes: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -104,6 +107,7 @@ def table(
     left: Sequence[str] = (),
     show_header: bool = True,
     dense: bool = False,
+    notes: Sequence[str] = (),
 ) -> Table:
     """Build a :class:`Table` from plain strings: ``left`` names the left-aligned columns."""
     cols = tuple(
@@ -117,7 +121,7 @@ def table(
                 f"table {key}: a row of {len(row.cells)} cells under {len(cols)} columns"
             )
         out.append(row)
-    return Table(key, title, cols, tuple(out), show_header, dense)
+    return Table(key, title, cols, tuple(out), show_header, dense, tuple(n for n in notes if n))
 
 
 def facts(key: str, title: str, pairs: Sequence[tuple[str, CellLike]]) -> Table:

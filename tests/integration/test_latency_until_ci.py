@@ -181,7 +181,7 @@ async def test_until_ci_at_the_p90_stops_on_its_own_interval(simulator):
     assert p90 is not None and lo <= p90 <= hi
     assert rep.settings["until_ci_at"] == "p90"
     [flag] = [f for f in rep.flags if f.kind is FlagKind.ESTIMATE]
-    assert "its p90's 95 % interval" in flag.text
+    assert " runs at p90 " in flag.text and ", 95 % interval " in flag.text
 
 
 def test_a_p99_that_cannot_stop_within_the_runs_is_a_usage_error(capsys):
@@ -190,3 +190,24 @@ def test_a_p99_that_cannot_stop_within_the_runs_is_a_usage_error(capsys):
     err = capsys.readouterr().err.strip()
     assert err.count("\n") == 0
     assert "--until-ci-at p99: no 95 % interval of a p99 exists within 50 runs" in err
+
+
+def test_the_console_names_the_percentile_it_stops_on(sim_process, tmp_path):
+    """Issue 47, item 1, as the user ran it: ``--until-ci-at p90`` is said as the p90's
+    interval on the end line, in the flag and in the table, both sides, never ``±`` alone."""
+    from tests.fixtures.wrong_invocation import run_harness
+
+    sim = sim_process(ttft_ms=20, itl_ms=0.1)
+    argv = ["latency", "--url", sim.url, "--mode", "strict", "--buckets", "short"]
+    argv += ["--runs", "50", "--warmup", "1", "--seed", "5", "--no-calibrate"]
+    argv += ["--until-ci", "50", "--until-ci-at", "p90", "--out", str(tmp_path / "run")]
+    said = run_harness(argv, reports=tmp_path / "reports", env={"COLUMNS": "250"})
+    assert said.rc == 0, said.stderr
+    out = " ".join(said.stdout.split())  # lines a narrow console wraps, joined
+    assert "e2e p90" in out  # the figure the interval is of, in the table
+    assert "until-ci strict short: stopped after" in out
+    assert " runs: p90 " in out and "95 % interval" in out
+    assert "is an estimate: --until-ci 50 stopped it after" in out
+    interval = out.split("95 % interval ", 1)[1].split(")", 1)[0]
+    assert " (−" in interval and " % / +" in interval, interval
+    assert "±" not in out.split("until-ci strict short:", 1)[1].split("within", 1)[0]

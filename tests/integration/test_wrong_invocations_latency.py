@@ -53,6 +53,8 @@ CASES = [
     Case("until-ci-zero", ("latency", "--url", SIM, "--until-ci", "0"), 2, "--until-ci: '0' must be > 0"),
     Case("mode-unknown", ("latency", "--url", SIM, "--mode", "fast"), 2, "choose from 'official', 'strict', 'both'"),
     Case("ready-timeout-zero", ("latency", "--url", SIM, "--ready-timeout", "0"), 2, "must be > 0"),
+    Case("until-ci-runs-below-floor", ("latency", "--url", SIM, "--until-ci", "5", "--runs", "5"), 2, "first look at 10 successful runs and --runs 5 ends before it, so it could never stop early — raise --runs to 10 or more"),
+    Case("until-ci-at-p99-in-50-runs", ("latency", "--url", SIM, "--until-ci", "5", "--until-ci-at", "p99"), 2, "no 95 % interval of a p99 exists within 50 runs"),
     Case("until-ci-concurrency", ("latency", "--url", SIM, "--mode", "strict", "--concurrency", "4", "--until-ci", "1"), 2, "drop --concurrency"),
     # latency: buckets
     Case("buckets-empty", ("latency", "--url", SIM, "--buckets", ""), 2, "names no bucket — valid buckets: short, medium, long"),

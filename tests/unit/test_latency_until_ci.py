@@ -211,3 +211,79 @@ def test_the_recorded_command_lines_carry_until_ci(tmp_path: Path):
     plan = GatePlan(url="http://h:1", folder=tmp_path, profile=profile, options={"until_ci": 2.0})
     assert options_from_args(reparse(plan.command_line()))["until_ci"] == 2.0
     assert plan.overrides(KIND).until_ci == 2.0  # the gate's option reaches its latency step
+
+
+# issue 47, item 1: every interval shown names its statistic and shows both of its sides
+SKEWED = [1000.0 + (i % 10) for i in range(45)] + [1000.0, 1001.0, 3000.0, 2500.0, 1002.0]
+
+
+def test_an_interval_is_shown_as_its_two_sides_never_as_one_plus_minus():
+    from harness.view import fmt
+
+    assert fmt.around(44.0, (43.252, 106.81)) == "−1.70 % / +142.75 %"
+    assert fmt.around(100.0, (100.0, 101.0)) == "−0.00 % / +1.00 %"
+    assert fmt.around(None, (1.0, 2.0)) == fmt.around(1.0, None) == "—"
+
+
+def test_the_record_the_flag_and_the_line_name_the_percentile():
+    from harness.latency.views import until_ci_lines
+
+    rec = until_ci_record(rows(SKEWED), 1.0, 50, "p90")
+    assert rec.why == (
+        "ran all 50 runs: p90 1,009 ms, 95 % interval 1,007–3,000 ms (−0.20 % / +197.32 %), "
+        "wider than ±1 %"
+    )
+    cfg = latency_config("http://x", (SPEC.buckets[0],), until_ci=50.0, until_ci_at="p90")
+    early = [1000.0 + (i % 10) for i in range(40)]
+    state = LatencyState(rows=rows(early, warmup=5))
+    rep = build_report(cfg, state, Provenance(), complete=True)
+    b = rep.official[0]
+    assert b.until_ci is not None and b.until_ci.stopped_early and b.until_ci.at == "p90"
+    [flag] = [f for f in rep.flags if f.kind is FlagKind.ESTIMATE]
+    assert flag.text == (
+        "official short is an estimate: --until-ci 50 stopped it after 40 of 50 runs at p90 "
+        "1,008 ms, 95 % interval 1,007–1,009 ms (−0.11 % / +0.09 %); re-run without "
+        "--until-ci for the grader's procedure"
+    )
+    [line] = until_ci_lines(rep).lines
+    assert line.startswith("until-ci official short: stopped after 40 of 50 runs: p90 1,008 ms")
+    # a report written before the sentence named its statistic reads as a new one
+    old = b.until_ci.model_copy(update={"why": "stopped after 40 of 50 runs: ±0.09 %"})
+    rep.official[0] = b.model_copy(update={"until_ci": old})
+    assert until_ci_lines(rep).lines == (line,)
+
+
+def test_the_table_shows_the_percentile_the_run_stopped_on():
+    from harness.latency.views import bucket_table
+
+    cfg = latency_config("http://x", (SPEC.buckets[0],), until_ci=50.0, until_ci_at="p90")
+    rep = build_report(cfg, LatencyState(rows=rows(SKEWED)), Provenance(), complete=True)
+    tab = bucket_table("official", rep.official)
+    cells = {c.header: cell.text for c, cell in zip(tab.columns, tab.rows[0].cells, strict=True)}
+    assert cells["e2e p90"] == "1,009†"  # 50 samples: short of the p90's claim, marked
+    assert cells["median ms (95% CI)"] == "1,004 (1,002–1,006)"
+    plain = bucket_table("official", _report({"short": STEADY}, 1.0).official)
+    assert not [c for c in plain.columns if c.header.startswith("e2e ")]
+
+
+def test_the_progress_line_names_the_statistic_and_both_sides():
+    from harness.latency.console import look_words
+    from harness.latency.sequential import MIN_RUNS
+
+    stop = Stopper(1.0, 50, "p90")
+    for v in SKEWED[:40]:
+        lk = stop.add(True, v)
+    assert look_words(lk, 1.0) == "p90 1,008 ms, CI −0.11 % / +0.09 % (target ±1 %)"
+    first = Stopper(1.0, 50, "p90").add(True, 1000.0)
+    assert look_words(first, 1.0) == "p90 1,000 ms, CI — (target ±1 %)"
+    median = Stopper(5.0, 50)
+    for v in STEADY[:MIN_RUNS]:
+        lk = median.add(True, v)
+    assert look_words(lk, 5.0) == "median 1,000 ms, CI −0.42 % / +0.37 % (target ±5 %)"
+
+
+def test_a_stop_rule_that_could_never_stop_is_refused_before_anything_is_sent():
+    with pytest.raises(ConfigError, match=r"first look at 10 successful runs and --runs 5"):
+        latency_config("http://x", (), runs=5, until_ci=5.0)
+    latency_config("http://x", (), runs=10, until_ci=5.0)  # the floor itself: one look
+    latency_config("http://x", (), runs=5)  # without --until-ci: any run count

@@ -174,3 +174,15 @@ def test_until_ci_at_names_a_percentile_and_is_checked_up_front() -> None:
         "percentile, or raise options.runs (a p90 has its first interval at about 37 runs, "
         "a p95 at 92, a p99 at 461)"
     )
+
+
+def test_until_ci_with_runs_below_its_first_look_is_refused_up_front() -> None:
+    opts = parse_space(SPACE + "until_ci = 5\nruns = 5\n").options
+    with pytest.raises(ConfigError) as err:
+        opts.check_until_ci(5)
+    assert err.value.one_line() == (
+        "SPACE.toml: options.until_ci makes its first look at 10 successful runs and runs = 5 "
+        "ends before it, so it could never stop a bucket early — raise options.runs to 10 or "
+        "more, or drop options.until_ci"
+    )
+    opts.check_until_ci(10)

@@ -118,12 +118,20 @@ class TuneOptions(Strict):
         return self
 
     def check_until_ci(self, runs: int) -> None:
-        """``until_ci_at`` a percentile with an interval within ``runs`` (options.runs, else
-        the profile's): one that could never stop early is refused before anything starts."""
+        """``until_ci`` with ``runs`` (options.runs, else the profile's) up to its first look,
+        and ``until_ci_at`` a percentile with an interval within them: a rule that could
+        never stop early is refused before anything starts."""
         from harness.latency.quantile_sequence import quantile_boundary
+        from harness.latency.sequential import MIN_RUNS
         from harness.tails import PERCENTILES
 
         at = self.until_ci_at
+        if self.until_ci is not None and runs < MIN_RUNS:
+            raise ConfigError(
+                f"SPACE.toml: options.until_ci makes its first look at {MIN_RUNS} successful "
+                f"runs and runs = {runs} ends before it, so it could never stop a bucket early",
+                hint=f"raise options.runs to {MIN_RUNS} or more, or drop options.until_ci",
+            )
         if at is None or at == "median" or self.until_ci is None:
             return
         if quantile_boundary(runs, PERCENTILES[at]).first is None:
