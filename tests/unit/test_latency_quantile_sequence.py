@@ -84,7 +84,10 @@ def test_until_ci_at_a_percentile_stops_and_says_so() -> None:
     assert narrow_at == 37
     rec = until_ci_record(_rows(values[:narrow_at]), 10.0, 50, "p90")
     assert rec.at == "p90" and rec.rule == QUANTILE_RULE and rec.stopped == "narrow"
-    assert rec.why.startswith("stopped after 37 of 50 runs: the 95 % interval of the p90 is")
+    assert rec.why == (
+        "stopped after 37 of 50 runs: p90 108 ms, 95 % interval 107–109 ms (−0.93 % / +0.93 %), "
+        "within ±10 %"
+    )
     assert until_ci_record(_rows(values), 1.0, 50).at == "median"
 
 
