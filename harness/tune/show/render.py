@@ -74,7 +74,7 @@ def render_tune(console: Console, report: TuneReport, folder: str) -> None:
     n = len(report.trials)
     console.print(
         f"tune {escape(report.name)}: {n} trial(s), sampler {report.sampler}, "
-        f"stopped by {report.stopped_by or '—'}"
+        f"stopped by {report.stopped_by or 'nothing yet: the study has not ended'}"
     )
     best = report.best
     if best is None:
@@ -95,7 +95,7 @@ def render_tune(console: Console, report: TuneReport, folder: str) -> None:
             launch = rec.pick_command if rec is not None else None
             console.print(f"launch: {escape(launch or best.launch)}", soft_wrap=True)
     console.print(f"tune.json: {folder}/tune.json")
-    if report.interrupted:
+    if not report.complete:  # interrupted, or a study that has not ended (a killed harness)
         console.print(f"resume: {escape(resume_line(folder))}", soft_wrap=True)
 
 

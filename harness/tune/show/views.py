@@ -44,6 +44,10 @@ from harness.view.model import (
 )
 
 
+# a tune.json written mid-study (complete: false) and never finished since
+NOT_ENDED = "not ended: still running, or its harness was killed (harness tune --resume finishes it)"
+
+
 @dataclass(frozen=True)
 class TrialView:
     """One trial with what its run folder says (None: no folder, or nothing readable)."""
@@ -102,7 +106,7 @@ def _summary(report: TuneReport, views: list[TrialView]) -> Section:
         ("tune", report.name),
         ("profile", report.provenance.profile or fmt.DASH),
         ("sampler", report.sampler),
-        ("stopped by", report.stopped_by or "still running, or stopped without saying"),
+        ("stopped by", report.stopped_by or NOT_ENDED),
         ("trials", ", ".join(f"{n} {s}" for s, n in counts.items()) or "none"),
     ]
     pick = report.confirm.pick if report.confirm is not None else None
