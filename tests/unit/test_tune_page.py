@@ -78,7 +78,18 @@ def test_the_frontier_marks_a_step_inside_the_previous_ci_as_within_noise() -> N
     assert [s.noise for s in steps] == ["", "within noise", "beyond noise"]
     assert steps[0].change == "baseline" and steps[2].change == "a 4→1, b y→x"
     assert steps[2].delta == pytest.approx(15.0 - 4.65)
-    assert [s.noise for s in frontier(report)] == ["", "no CI", "no CI"]
+    # without CIs: +1.1 % is under the 2 % minimum effect, +222 % is not
+    assert [s.noise for s in frontier(report)] == ["", "within noise", "no CI"]
+
+
+def test_a_step_under_the_minimum_effect_is_never_beyond_noise() -> None:
+    """Two tight CIs that do not overlap (runs = 3 of one process) do not make +0.001 on a
+    score of 4.6 a real change: the confirmation's noise band (2 %) calls it a tie."""
+    trials = [_t(0, 4, "x", "ok", 4.600, "baseline"), _t(1, 4, "y", "ok", 4.601)]
+    report = _report().model_copy(update={"trials": trials, "best": trials[1]})
+    cis = {0: (4.5995, 4.6005), 1: (4.6007, 4.6013)}
+    views = [TrialView(t, _entry(cis[t.number])) for t in trials]
+    assert [s.noise for s in frontier(report, views)] == ["", "within noise"]
 
 
 def test_importance_needs_two_feasible_trials_that_differ() -> None:

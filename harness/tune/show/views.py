@@ -9,7 +9,8 @@ report TUNE_DIR`` and drawn into its report.html (harness/tune/show/page.py).
   its gates (required checks, each quality benchmark), status and minutes;
 - the score of each trial against its number, with the best feasible score so far;
 - the frontier: each trial that became the incumbent, what changed since the previous
-  one and by how much, marked "within noise" where the two CIs overlap;
+  one and by how much, marked "within noise" where the change is under compare's minimum
+  effect or the two CIs overlap;
 - parameter importance (harness/tune/show/importance.py), or why there is none.
 
 A trial's folder is read through the report reader (harness/report/), never re-measured.
@@ -20,9 +21,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
+from harness.paired.stats import MIN_EFFECT_PCT
 from harness.report.entry import LedgerEntry, entry_for_folder
 from harness.report.parts import gate_cells
 from harness.tune.confirm.page import confirm_section
+from harness.tune.record.outcome import within_noise
 from harness.tune.record.report import TrialRecord, TuneReport
 from harness.tune.record.score import score_text as written
 from harness.tune.record.score import unit_of
@@ -43,9 +46,10 @@ from harness.view.model import (
     text,
 )
 
-
 # a tune.json written mid-study (complete: false) and never finished since
-NOT_ENDED = "not ended: still running, or its harness was killed (harness tune --resume finishes it)"
+NOT_ENDED = (
+    "not ended: still running, or its harness was killed (harness tune --resume finishes it)"
+)
 
 
 @dataclass(frozen=True)
@@ -233,13 +237,23 @@ def frontier(report: TuneReport, views: list[TrialView] | None = None) -> list[S
         change = diff_text(t.params, prev.record.params)
         if change == "baseline":  # diff_text's word for "nothing changed"
             change = "no parameter changed"
-        if ci is None or prev.ci is None:
-            noise = "no CI"
-        else:
-            noise = "within noise" if ci[0] <= prev.ci[1] else "beyond noise"
+        noise = _noise(t.score, ci, prev.record.score or 0.0, prev.ci)
         delta = t.score - (prev.record.score or 0.0)
         steps.append(Step(t, ci, change, delta, noise))
     return steps
+
+
+def _noise(
+    score: float, ci: tuple[float, float] | None, prev: float, prev_ci: tuple[float, float] | None
+) -> str:
+    """A step's word: ``within noise`` when it is under compare's minimum effect (the band
+    a tie is called by, harness/tune/record/outcome.py) or the two 95 % CIs overlap; ``beyond
+    noise`` only when neither holds; ``no CI`` when it is above the band but a CI is missing."""
+    if within_noise(score, prev):
+        return "within noise"
+    if ci is None or prev_ci is None:
+        return "no CI"
+    return "within noise" if ci[0] <= prev_ci[1] else "beyond noise"
 
 
 def _frontier(report: TuneReport, views: list[TrialView]) -> Section:
@@ -298,8 +312,9 @@ def _frontier(report: TuneReport, views: list[TrialView]) -> Section:
         else text("no trial was measured in full without a failed gate: no frontier"),
         Figure(chart) if chart is not None else None,
         text(
-            "within noise: the step's 95 % CI overlaps the previous incumbent's (an overlap "
-            "check, stricter than the grader, which scores one measurement)",
+            f"within noise: the change is under the {MIN_EFFECT_PCT:g} % minimum effect (two "
+            "fresh processes of one server differ by 1–2 %) or the step's 95 % CI overlaps the "
+            "previous incumbent's (stricter than the grader, which scores one measurement)",
             tone="dim",
         )
         if rows
