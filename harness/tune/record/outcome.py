@@ -28,6 +28,9 @@ class TrialResult:
     log_tail: str = ""
     verdict: str | None = None
     steps: list[str] = field(default_factory=list)
+    # each step of the gate plan with its result (harness/tune/trial/steps.py); the bench's
+    # simulated trial has none
+    results: dict[str, str] = field(default_factory=dict)
     bound: float | None = None  # lost-race: the optimistic score bound it stopped at
 
     def __post_init__(self) -> None:

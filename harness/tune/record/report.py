@@ -26,6 +26,9 @@ class TrialRecord(BaseModel):
     launch: str = ""
     log_tail: str = ""
     bound: float | None = None  # lost-race: the optimistic score bound it was stopped at
+    # every step of its gate plan with its result, in order (check, latency, quality, audit):
+    # ``{"audit": "6 rules judged, none fails (…)", "quality": "not measured"}``
+    steps: dict[str, str] = Field(default_factory=dict)
 
 
 def _v1_to_v2(data: dict[str, Any]) -> dict[str, Any]:

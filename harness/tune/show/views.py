@@ -6,7 +6,8 @@ report TUNE_DIR`` and drawn into its report.html (harness/tune/show/page.py).
 - the confirmation (harness/tune/confirm/page.py): contestants, confirmed scores and CIs,
   the call, the selection error, the pick;
 - every trial: its parameters, score with its 95 % CI (from the trial's latency report),
-  its gates (required checks, each quality benchmark), status and minutes;
+  each step it ran with its result (check, the speed step, quality, audit), status and
+  minutes;
 - the score of each trial against its number, with the best feasible score so far;
 - the frontier: each trial that became the incumbent, what changed since the previous
   one and by how much, marked "within noise" where the change is under compare's minimum
@@ -32,6 +33,7 @@ from harness.tune.record.score import unit_of
 from harness.tune.record.status import GROUPS, Status
 from harness.tune.show.importance import Importance
 from harness.tune.space.template import diff_text
+from harness.tune.trial.steps import shown
 from harness.view import fmt
 from harness.view.chart import XY, Bars, BarSeries, Lines
 from harness.view.model import (
@@ -86,9 +88,14 @@ def score_text(score: float | None, ci: tuple[float, float] | None, name: str = 
 
 
 def gates_text(v: TrialView) -> str:
-    """``checks 20/20 · MMLU-Pro 0.357 ✗ · GPQA-Diamond 0.000 ✗``: each kind's gate cells
-    as its record writes them (harness/report/parts.py); a kind measured only when the
-    trial could win (quality) says it was not measured when its speed was."""
+    """``checks 17/17 · latency 4.757× · quality not measured · audit 6 rules judged, none
+    fails (…)``: every step the trial's gate plan has, with its result, as ``tune.json``
+    records it (harness/tune/trial/steps.py). A ``tune.json`` written before it recorded
+    them: each kind's gate cells from the run folder (harness/report/parts.py); a kind
+    measured only when the trial could win (quality) says it was not measured when its
+    speed was."""
+    if v.record.steps:
+        return shown(v.record.steps)
     e = v.entry
     if e is None:
         return fmt.DASH
@@ -145,7 +152,7 @@ def _trials(report: TuneReport, views: list[TrialView]) -> Section:
         Column("trial"),
         *(Column(n, "left") for n in names),
         Column(f"score ({report.score_name or 'score'}, 95 % CI)"),
-        Column("gates", "left", wrap=True),
+        Column("steps", "left", wrap=True),
         Column("status", "left"),
         Column("minutes"),
         Column("why", "left", wrap=True),

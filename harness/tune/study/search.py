@@ -422,6 +422,7 @@ def _measure_trial(
             "launch": res.launch,
             "log_tail": res.log_tail,
             "bound": res.bound,  # lost-race: the optimistic score it stopped at
+            "steps": res.results,  # each step it ran, with its result
         }
     )
     trial_store.write(trial, done)
