@@ -140,8 +140,13 @@ def test_kill_9_then_resume_never_picks_the_trap(tmp_path: Path) -> None:
     while group_alive(pgid) and time.monotonic() < end:  # PR_SET_PDEATHSIG
         time.sleep(0.1)
     assert not group_alive(pgid)
+    # what the kill left says the study has not ended, and which trial it was measuring
+    left = json.loads((out / "tune.json").read_text())
+    assert not left["complete"] and left["stopped_by"] == ""
+    assert [(t["number"], t["status"]) for t in left["trials"]][-1] == (1, "running")
     assert main(["tune", "--resume", str(out), "--quiet"]) == 0
     tune = _check_done(out)
+    assert tune["complete"]
     assert [t["number"] for t in tune["trials"] if t["status"] == "interrupted"] == [1]
 
 
