@@ -6,13 +6,16 @@ import argparse
 import json
 from pathlib import Path
 
+from rich.console import Console
+
 from harness.cli.common import add_json, make_console, print_json
 from harness.errors import EXIT_OK, UsageError
 from harness.paths import reports_dir
 from harness.profiles import available_profiles, load_profile
 from harness.report.board import Board, arrange
 from harness.report.entry import LedgerEntry, entry_for_folder
-from harness.report.experiment import group_key, in_experiment
+from harness.report.experiment import group_keys, in_experiment
+from harness.report.fold import split
 from harness.report.folder import is_run_folder, not_a_folder
 from harness.report.hidden import set_hidden
 from harness.report.html import write_page
@@ -20,6 +23,7 @@ from harness.report.ledger import (
     LEDGER_FILENAME,
     index_folders,
     ledger_path_for,
+    ledgers_near,
     read_ledger,
     record_run,
 )
@@ -98,9 +102,12 @@ def _profile_filter(given: str, entries: list[LedgerEntry]) -> str:
 
 
 def _experiment_filter(given: str, entries: list[LedgerEntry]) -> None:
-    if in_experiment(entries, given):
+    """``--experiment NAME`` names a group the table shows: folders folded out of it (an
+    audit, a check, a package alone) form none."""
+    rows, _ = split(entries)
+    if in_experiment(rows, given, entries):
         return  # (its runs may all be hidden: then the ledger says there is nothing to show)
-    names = sorted({k.experiment or k.label for k in map(group_key, entries)})
+    names = sorted({k.experiment or k.label for k in group_keys(rows, entries).values()})
     raise UsageError(
         f"--experiment {given}: no run of this experiment",
         hint=f"pass one of the groups: {'; '.join(names)}" if names else "record runs first",
@@ -153,10 +160,12 @@ def run_hide(args: argparse.Namespace) -> int:
 
 def run_ledger(args: argparse.Namespace) -> int:
     console = make_console(args)
-    root = Path(args.reports_dir) if args.reports_dir else reports_dir()
+    root = Path(args.reports_dir) if args.reports_dir else _default_root(console)
     if not root.is_dir():
         raise UsageError(
-            f"{root}: no such reports folder", hint="pass --reports-dir DIR or run a command first"
+            f"{root}: no such reports folder",
+            hint="pass --reports-dir DIR, or the folder that holds ledger.jsonl (a run written "
+            "with --out DIR records into DIR's parent folder)",
         )
     added = index_folders(root, reindex=args.reindex)
     if added:
@@ -195,6 +204,30 @@ def run_ledger(args: argparse.Namespace) -> int:
         }
         print_json(out)
     return EXIT_OK
+
+
+def _default_root(console: Console) -> Path:
+    """The reports folder (``$HARNESS_REPORTS_DIR`` or reports/); where it does not exist,
+    the ledger runs written with ``--out DIR`` left beside them (DIR's parent) in the working
+    folder or one level below: the one found is used, several are named."""
+    root = reports_dir()
+    if root.is_dir():
+        return root
+    found = ledgers_near(Path.cwd())
+    if len(found) == 1:
+        console.print(
+            f"{root} does not exist: the ledger of runs written with --out is {found[0]}",
+            soft_wrap=True,
+            markup=False,
+        )
+        return found[0]
+    if found:
+        raise UsageError(
+            f"{root}: no such reports folder; ledgers of runs written with --out are in "
+            + ", ".join(str(p) for p in found),
+            hint=f"pass one: harness report {found[0]}",
+        )
+    return root
 
 
 def _newest(e: LedgerEntry) -> tuple[str, str]:

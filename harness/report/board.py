@@ -100,11 +100,11 @@ def arrange(
     kinds += ["submit" for name in submit_folders(root) if name not in known]
     hidden = {e.id for e in rows if is_hidden(root / e.id)}
     if experiment is not None:
-        rows = in_experiment(rows, experiment)
+        rows = in_experiment(rows, experiment, entries)
     shown = [e for e in rows if show_hidden or e.id not in hidden]
     settings: dict[str, Settings | None] = {e.id: read_settings(root / e.id) for e in entries}
     groups: list[GroupView] = []
-    for g in group_entries(shown):
+    for g in group_entries(shown, entries):
         reasons = {
             e.id: r
             for e in g.entries

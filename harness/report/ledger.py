@@ -62,6 +62,16 @@ def read_ledger(path: Path) -> LedgerContents:
     return out
 
 
+def ledgers_near(where: Path) -> list[Path]:
+    """The folders holding a ledger at ``where`` or one level below it: where runs written
+    with ``--out DIR`` recorded (DIR's parent), looked for from the working folder."""
+    try:
+        below = sorted(p for p in where.iterdir() if p.is_dir())
+    except OSError:
+        return []
+    return [p for p in (where, *below) if (p / LEDGER_FILENAME).is_file()]
+
+
 def append_entry(path: Path, entry: LedgerEntry) -> None:
     data = (entry.to_line() + "\n").encode("utf-8")
     try:

@@ -37,7 +37,16 @@ from tests.fixtures.tune_profiles import speed_only
 
 pytestmark = [pytest.mark.e2e, pytest.mark.timeout(3600)]
 
-STATUSES = {"ok", "slower", "gate-failed", "disqualified", "failed-to-start", "crashed", "error"}
+STATUSES = {
+    "ok",
+    "slower",
+    "tie",
+    "gate-failed",
+    "disqualified",
+    "failed-to-start",
+    "crashed",
+    "error",
+}
 ON, OFF = "--enable-prefix-caching", "--no-enable-prefix-caching"
 
 

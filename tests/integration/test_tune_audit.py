@@ -16,7 +16,9 @@ from tests.fixtures.tune_profiles import without_quality
 pytestmark = pytest.mark.timeout(300)
 
 
-def test_a_cheating_candidate_is_audit_failed_and_never_the_pick(tmp_path: Path) -> None:
+def test_a_cheating_candidate_is_audit_failed_and_never_the_pick(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     space = tmp_path / "space.toml"
     space.write_text(
         f"""
@@ -39,7 +41,8 @@ enabled = false
 """
     )
     out = tmp_path / "tune"
-    assert main(["tune", str(space), "--out", str(out), "--quiet"]) == 0
+    assert main(["tune", str(space), "--out", str(out), "--no-confirm"]) == 0
+    console = capsys.readouterr().out
     tune = json.loads((out / "tune.json").read_text())
     base, cheat = tune["trials"]
     assert base["status"] == "ok" and (out / base["folder"] / "audit.json").is_file()
@@ -49,3 +52,15 @@ enabled = false
     assert tune["best"]["number"] == base["number"]
     audit = json.loads((out / cheat["folder"] / "audit.json").read_text())
     assert {v["rule"]: v["result"] for v in audit["rules"]}["cached_answers"] == "fail"
+    # every step each trial ran says its result: in tune.json, on the console, on the page
+    rules = len(audit["rules"])
+    assert list(base["steps"]) == ["check", "latency", "audit"]  # no quality in this profile
+    assert base["steps"]["check"].startswith("checks ")
+    assert base["steps"]["latency"] == f"{base['score']:.3f}×"
+    assert base["steps"]["audit"].startswith(f"{rules} rules judged, none fails")
+    assert cheat["steps"]["audit"].startswith("✗ audit rule cached_answers failed")
+    assert f"audit {rules} rules judged, none fails" in console
+    assert "✗ audit rule cached_answers failed" in console
+    assert main(["report", str(out)]) == 0
+    page = (out / "report.html").read_text()
+    assert f"audit {rules} rules judged, none fails" in page

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.fixtures.report_kinds import write_check, write_throughput
+from tests.fixtures.report_kinds import write_audit, write_check, write_throughput
 from tests.fixtures.wrong_invocation import Answer, run_harness
 from tests.unit.test_report_data import make_history, write_latency
 
@@ -34,6 +34,7 @@ def where(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A reports folder of four runs, and beside it the odd folders and files."""
     base = tmp_path_factory.mktemp("wrong")
     make_history(base / "reports")
+    write_audit(base / "reports" / "20260106-100000-audit")  # folded: no row, no group
     (base / "a-file").write_text("not a folder\n", encoding="utf-8")
     (base / "empty").mkdir()
     corrupt = base / "corrupt"
@@ -64,6 +65,7 @@ CASES: list[tuple[str, list[str], int, str]] = [
     ("no such reports folder", ["report", "--reports-dir", "{base}/nosuch"], 2, "no such reports"),
     ("--profile nosuch", ["report", "--reports-dir", R, "--profile", "nosuch"], 2, "no such profile"),
     ("--experiment nosuch", ["report", "--reports-dir", R, "--experiment", "x"], 2, "no run of this"),
+    ("--experiment a folded folder's", ["report", "--reports-dir", R, "--experiment", "no profile on server at h:1 (no fingerprint)"], 2, "no run of this"),
     ("--hide a folder of no run", ["report", "--hide", "{base}/empty"], 2, "not a run folder"),
     ("--hide a missing folder", ["report", "--hide", "{base}/nosuch"], 2, "no such run folder"),
     ("--hide beside a RUN_DIR", ["report", "{base}/qwen", "--hide", "{base}/qwen"], 2, "--hide"),

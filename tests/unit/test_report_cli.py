@@ -125,3 +125,26 @@ def test_an_unwritable_html_path_is_a_one_line_error(
     assert main(["report", "--reports-dir", str(tmp_path), "--html", str(blocker / "r.html")]) == 2
     err = capsys.readouterr().err
     assert "cannot write the report" in err and err.count("\n") == 1
+
+
+def test_plain_report_finds_the_ledger_runs_written_with_out_left(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """No reports folder: the ledger beside runs written with --out (DIR's parent), in the
+    working folder or one level below, is the one shown; several are named; none: the
+    error says where a --out run's ledger is."""
+    monkeypatch.setenv("HARNESS_REPORTS_DIR", str(tmp_path / "missing"))
+    monkeypatch.chdir(tmp_path)
+    assert main(["report", "--no-html"]) == 2
+    err = capsys.readouterr().err
+    assert "no such reports folder" in err and "--out DIR records into DIR's parent" in err
+    for folder in make_history(tmp_path / "runs"):  # as --out runs/NAME left them
+        record_run(folder, None, "")
+    assert main(["report", "--no-html"]) == 0
+    out = capsys.readouterr().out
+    assert f"the ledger of runs written with --out is {tmp_path / 'runs'}" in out
+    assert "★ best: 20260104-100000-spec" in out
+    record_run(make_history(tmp_path / "more")[0], None, "")
+    assert main(["report", "--no-html"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and f"{tmp_path / 'more'}, {tmp_path / 'runs'}" in err

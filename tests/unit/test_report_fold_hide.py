@@ -14,7 +14,7 @@ from harness.report.fold import fold_line, measures
 from harness.report.folder import is_run_folder
 from harness.report.hidden import HIDDEN_FILENAME, is_hidden, set_hidden
 from harness.submit.model import SubmitReport
-from tests.fixtures.report_kinds import write_check, write_package
+from tests.fixtures.report_kinds import write_audit, write_check, write_package
 from tests.unit.test_report_data import make_history
 
 SPEC_ID = "20260104-100000-spec"
@@ -111,3 +111,20 @@ def test_experiment_shows_one_group(tmp_path: Path, capsys: pytest.CaptureFixtur
     data = json.loads(capsys.readouterr().out)
     assert [r["id"] for r in data["runs"]] == [SPEC_ID, "20260103-100000-int3"]
     assert data["runs"][0]["experiment"] == "spec-decode"
+
+
+def test_folded_folders_form_no_group(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Audit-only folders are folded out of the table, so no group the table does not show is
+    offered for --experiment (an audit per port once listed 25 groups, most invisible)."""
+    make_ledger(tmp_path)
+    write_audit(tmp_path / "20260106-100000-audit")
+    assert main(["report", "--reports-dir", str(tmp_path), "--json", "--no-html"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    shown = sorted(g["label"] for g in data["groups"])
+    assert data["folded"] == "2 check, 1 audit, 1 package, 1 submit folders"
+    assert main(["report", "--reports-dir", str(tmp_path), "--experiment", "nosuch"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and f"pass one of the groups: {'; '.join(shown)}\n" in err
+    # a folded folder's own group is no group to select either
+    audit = "no profile on server at h:1 (no fingerprint)"
+    assert main(["report", "--reports-dir", str(tmp_path), "--experiment", audit]) == 2

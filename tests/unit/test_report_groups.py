@@ -7,7 +7,7 @@ from typing import Any
 from harness.profiles import load_profile
 from harness.report.eligibility import HIDDEN, why_not
 from harness.report.entry import LedgerEntry
-from harness.report.experiment import group_entries, group_key, in_experiment, world
+from harness.report.experiment import group_entries, group_key, group_keys, in_experiment, world
 
 PROFILE = load_profile("efficient-qwen")
 BUCKETS = ["short", "medium", "long"]
@@ -105,3 +105,23 @@ def test_why_a_run_is_not_ranked() -> None:
 def test_without_the_profile_only_what_the_report_says_is_judged() -> None:
     quick = entry(1, procedure={"runs": 10, "warmup": 1, "buckets": ["short"], "official": False})
     assert why_not(quick, None) == ["not the grader's procedure"]
+
+
+def test_a_run_without_a_fingerprint_joins_the_server_at_its_address() -> None:
+    """Official throughput never asks /v1/models: its run has only the address. The gate run
+    of the same simulator, an hour earlier at that address, fingerprinted it: one server, one
+    group. A run at another address with no fingerprint anywhere is its own."""
+    sim = {"url": "http://127.0.0.1:8000", "engine": "harness-simulate", "models": ["q"]}
+    gate = entry(1, server=sim, profile="gpumode-paris")
+    alone = entry(2, profile="gpumode-paris")  # http://127.0.0.1:8000, no fingerprint
+    other = entry(3, profile="gpumode-paris", server={"url": "http://127.0.0.1:9000"})
+    groups = group_entries([gate, alone, other])
+    assert sorted([e.id[-2:] for e in g.entries] for g in groups) == [["r1", "r2"], ["r3"]]
+    joined = next(g for g in groups if len(g.entries) == 2)
+    assert joined.key.label == "gpumode-paris on harness-simulate · q"
+    assert in_experiment([gate, alone, other], joined.key.label) == [gate, alone]
+    # the nearest fingerprint in time names the server (a restart there as vLLM, later)
+    vllm = {"url": "http://127.0.0.1:8000", "engine": "vllm", "models": ["q"]}
+    later = entry(4, server=vllm, profile="gpumode-paris")
+    assert group_keys([alone], [gate, later])[alone.id] == group_key(gate)
+    assert group_keys([alone], [later])[alone.id] == group_key(later)

@@ -11,13 +11,15 @@ from pathlib import Path
 import pytest
 
 from harness.cli import main
+from harness.registry import KINDS
 from harness.report.entry import LedgerEntry
 from harness.tune.record.confirm import Comparison, ConfirmRecord, Contestant, SelectionRecord
 from harness.tune.record.report import TrialRecord, TuneReport
 from harness.tune.show.importance import param_importance
 from harness.tune.show.page import tune_page
-from harness.tune.show.views import TrialView, frontier, sections
+from harness.tune.show.views import TrialView, frontier, gates_text, sections
 from harness.tune.space import parse_space
+from harness.tune.trial.steps import step_results
 
 SPACE = """
 name = "pg"
@@ -78,7 +80,18 @@ def test_the_frontier_marks_a_step_inside_the_previous_ci_as_within_noise() -> N
     assert [s.noise for s in steps] == ["", "within noise", "beyond noise"]
     assert steps[0].change == "baseline" and steps[2].change == "a 4→1, b y→x"
     assert steps[2].delta == pytest.approx(15.0 - 4.65)
-    assert [s.noise for s in frontier(report)] == ["", "no CI", "no CI"]
+    # without CIs: +1.1 % is under the 2 % minimum effect, +222 % is not
+    assert [s.noise for s in frontier(report)] == ["", "within noise", "no CI"]
+
+
+def test_a_step_under_the_minimum_effect_is_never_beyond_noise() -> None:
+    """Two tight CIs that do not overlap (runs = 3 of one process) do not make +0.001 on a
+    score of 4.6 a real change: the confirmation's noise band (2 %) calls it a tie."""
+    trials = [_t(0, 4, "x", "ok", 4.600, "baseline"), _t(1, 4, "y", "ok", 4.601)]
+    report = _report().model_copy(update={"trials": trials, "best": trials[1]})
+    cis = {0: (4.5995, 4.6005), 1: (4.6007, 4.6013)}
+    views = [TrialView(t, _entry(cis[t.number])) for t in trials]
+    assert [s.noise for s in frontier(report, views)] == ["", "within noise"]
 
 
 def test_importance_needs_two_feasible_trials_that_differ() -> None:
@@ -203,3 +216,22 @@ def test_the_page_shows_the_confirmation_and_recommends_its_pick(
     assert "srv --port 1 --a 1 x" not in summary  # not the search's best's
     assert 'id="table-tune-confirm-contestants"' in page
     assert 'id="table-tune-confirm-comparisons"' in page
+
+
+def test_every_step_of_a_trial_says_its_result_and_the_page_shows_them(tmp_path: Path) -> None:
+    """A step the trial never reached says so; one that ran but left no report says which
+    file is missing; the page's steps column is tune.json's record of them."""
+    planned = [k for k in KINDS if k.name in ("check", "latency", "quality", "audit")]
+    steps = step_results(tmp_path, planned, ran=["check"])
+    assert steps == {
+        "check": "no check.json",
+        "latency": "not measured",
+        "quality": "not measured",
+        "audit": "not measured",
+    }
+    record = _t(0, 4, "x", "slower", 4.6).model_copy(
+        update={"steps": {"check": "checks 17/17", "latency": "4.600×", "audit": "not measured"}}
+    )
+    assert gates_text(TrialView(record, None)) == (
+        "checks 17/17 · latency 4.600× · audit not measured"
+    )

@@ -95,6 +95,13 @@ def test_a_trials_decisions_come_in_the_gates_order() -> None:
     slower = after_speed(raced=None, blocking=None, **kw)
     assert slower is not None and slower.status == "slower" and slower.objective == 5.0
     assert slower.why == "score 5.000 ≤ incumbent 6.000: quality not measured"
+    # 0.08 % below the incumbent is no evidence of "slower": a tie within the noise band
+    tie = after_speed(raced=None, blocking=None, **{**kw, "score": 5.9952})
+    assert tie is not None and tie.status == "tie" and tie.status.feasible
+    assert tie.why == (
+        "score 5.995 within noise of incumbent 6.000 (−0.08 %, under the 2 % minimum effect): "
+        "a tie, quality not measured"
+    )
     assert after_speed(raced=None, blocking=None, **{**kw, "score": 6.5}) is None
     assert after_speed(raced=None, blocking=None, **{**kw, "quality_next": False}) is None
     best = after_quality(blocking=None, score=6.5, incumbent=6.0, verdict="PASS")

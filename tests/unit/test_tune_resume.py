@@ -14,6 +14,7 @@ from optuna.trial import TrialState
 
 from harness.profiles import load_profile
 from harness.tune.record.outcome import TrialResult
+from harness.tune.record.report import TuneReport
 from harness.tune.record.status import Status
 from harness.tune.record.trial_store import RECORD, read
 from harness.tune.space import Choice, conditions, parse_space
@@ -70,6 +71,36 @@ def test_a_harness_killed_on_the_last_grid_point_resumes_and_finishes(tmp_path: 
     statuses = [t.status for t in report.trials]
     assert statuses.count(Status.INTERRUPTED) == 1 and statuses.count(Status.OK) == 4
     assert report.best is not None and report.best.score == 3.0  # 8 seqs, prefix caching on
+
+
+def test_a_killed_harness_leaves_a_tune_json_that_is_not_complete(tmp_path: Path) -> None:
+    """Each tune.json written mid-study says the study has not ended, and lists the trial
+    being measured as running: what a kill -9 leaves behind is never read as finished."""
+    seen: list[dict[str, Choice]] = []
+    inner = _fake(seen)
+    folder = tmp_path / "tune"
+    midway: list[TuneReport] = []
+
+    def killed_on_the_third(*args: Any, **kw: Any) -> TrialResult:
+        midway.append(TuneReport.load(folder))  # written as this trial started
+        if len(seen) == 2:
+            raise Killed
+        return inner(*args, **kw)  # type: ignore[operator,no-any-return]
+
+    with pytest.raises(Killed):
+        run_tune(_cfg(tmp_path), measure=killed_on_the_third)  # type: ignore[arg-type]
+    assert [r.complete for r in midway] == [False, False, False]
+    assert [[t.status for t in r.trials] for r in midway] == [
+        [Status.RUNNING],
+        [Status.OK, Status.RUNNING],
+        [Status.OK, Status.OK, Status.RUNNING],
+    ]
+    left = TuneReport.load(folder)  # what the kill left: the running trial in it
+    assert not left.complete and left.stopped_by == ""
+    assert [t.status for t in left.trials] == [Status.OK, Status.OK, Status.RUNNING]
+    # ended by its rule: complete
+    done = run_tune(_cfg(tmp_path, resume=True), measure=inner)  # type: ignore[arg-type]
+    assert done.complete and TuneReport.load(folder).complete
 
 
 OLD_KEYS = ("status", "why", "score", "feasible", "cold_start_s", "minutes", "launch", "log_tail")

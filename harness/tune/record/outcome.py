@@ -4,13 +4,15 @@ The real trial (harness/tune/trial/__init__.py) and the bench's simulated one
 (bench/tune_landscape.py) both decide through these functions, so the bench measures
 the procedure that runs: after the speed measurement, :func:`after_speed` (a blocking
 gate reason → ``gate-failed``; raced out → ``lost-race``; no better than the incumbent →
-``slower``; else quality is measured), then :func:`after_quality`.
+``tie`` within the noise band of :func:`within_noise`, else ``slower``; else quality is
+measured), then :func:`after_quality`.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from harness.paired.stats import MIN_EFFECT_PCT
 from harness.tune.record.status import Status
 
 NEW_INCUMBENT = "new incumbent"  # an ok trial's why when it beat the incumbent it knew of
@@ -26,6 +28,9 @@ class TrialResult:
     log_tail: str = ""
     verdict: str | None = None
     steps: list[str] = field(default_factory=list)
+    # each step of the gate plan with its result (harness/tune/trial/steps.py); the bench's
+    # simulated trial has none
+    results: dict[str, str] = field(default_factory=dict)
     bound: float | None = None  # lost-race: the optimistic score bound it stopped at
 
     def __post_init__(self) -> None:
@@ -66,9 +71,28 @@ def after_speed(
     if slo:
         return TrialResult(Status.SLO_FAILED, slo, score)
     if quality_next and incumbent is not None and (score is None or score <= incumbent):
+        if score is not None and within_noise(score, incumbent):
+            why = (
+                f"score {num(score)} within noise of incumbent {num(incumbent)} "
+                f"({pct(score, incumbent)}, under the {MIN_EFFECT_PCT:g} % minimum effect): "
+                "a tie, quality not measured"
+            )
+            return TrialResult(Status.TIE, why, score)
         why = f"score {num(score)} ≤ incumbent {num(incumbent)}: quality not measured"
         return TrialResult(Status.SLOWER, why, score)
     return None
+
+
+def within_noise(score: float, other: float) -> bool:
+    """Whether two scores differ by no more than compare's minimum effect
+    (harness/paired/stats.py ``MIN_EFFECT_PCT``: two fresh processes of one server differ by
+    1–2 %), the noise band the confirmation's call uses too."""
+    return other != 0 and abs(score - other) / abs(other) * 100 <= MIN_EFFECT_PCT
+
+
+def pct(score: float, other: float) -> str:
+    """``−0.08 %``: the score's difference from ``other``, in % of it."""
+    return f"{(score - other) / other * 100:+.2f} %".replace("-", "−") if other else "—"
 
 
 def after_quality(

@@ -26,6 +26,9 @@ class TrialRecord(BaseModel):
     launch: str = ""
     log_tail: str = ""
     bound: float | None = None  # lost-race: the optimistic score bound it was stopped at
+    # every step of its gate plan with its result, by step name in the plan's order (e.g. the
+    # audit's ``6 rules judged, none fails (…)``, a deferred step's ``not measured``)
+    steps: dict[str, str] = Field(default_factory=dict)
 
 
 def _v1_to_v2(data: dict[str, Any]) -> dict[str, Any]:

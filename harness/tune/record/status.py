@@ -17,11 +17,11 @@ from typing import Literal
 from harness.view.chart import Color
 from harness.view.model import Tone
 
-Group = Literal["ok", "slower (quality not measured)", "infeasible", "unfinished"]
+Group = Literal["ok", "not above the incumbent (quality not measured)", "infeasible", "unfinished"]
 # the chart's series, in this order, each in its colour
 GROUPS: dict[Group, Color] = {
     "ok": "good",
-    "slower (quality not measured)": "s0",
+    "not above the incumbent (quality not measured)": "s0",
     "infeasible": "bad",
     "unfinished": "neutral",
 }
@@ -50,6 +50,7 @@ class Meaning:
 class Status(StrEnum):
     OK = "ok"  # measured in full, no gate failed: may be the incumbent
     SLOWER = "slower"  # cannot beat the incumbent: quality not measured
+    TIE = "tie"  # no higher than the incumbent, but within noise of it: quality not measured
     LOST_RACE = "lost-race"  # the race stopped its speed measurement: it cannot win
     DISQUALIFIED = "disqualified"  # a required check failed
     GATE_FAILED = "gate-failed"  # a quality gate (or another blocking rule) failed
@@ -94,10 +95,11 @@ class Status(StrEnum):
         return MEANINGS[self].log_shown
 
 
-_SLOWER: Group = "slower (quality not measured)"
+_SLOWER: Group = "not above the incumbent (quality not measured)"
 MEANINGS: dict[Status, Meaning] = {
     Status.OK: Meaning(True, "good", "ok", speed_measured=True),
     Status.SLOWER: Meaning(True, "plain", _SLOWER, speed_measured=True),
+    Status.TIE: Meaning(True, "plain", _SLOWER, speed_measured=True),
     Status.LOST_RACE: Meaning(True, "plain", _SLOWER),
     Status.DISQUALIFIED: Meaning(False, "bad", "infeasible"),
     Status.GATE_FAILED: Meaning(False, "bad", "infeasible", speed_measured=True),

@@ -19,6 +19,7 @@ from harness.tune.record.report import TrialRecord, TuneReport
 from harness.tune.record.score import score_text, unit_of
 from harness.tune.study.search import TuneHooks
 from harness.tune.study.storage import recorded
+from harness.tune.trial.steps import shown
 
 
 def trial_line(record: TrialRecord, rank: int | None, total: int, unit: str = "") -> str:
@@ -63,6 +64,8 @@ class ConsoleTuneHooks(TuneHooks):
 
     def trial_done(self, record: TrialRecord, rank: int | None, total: int) -> None:
         self.console.print(trial_line(record, rank, total, self.unit))
+        if record.steps:  # every step it ran, with its result (the audit's included)
+            self.console.print(f"            {escape(shown(record.steps))}", style="dim")
         if record.log_tail and record.status.log_shown:
             self.console.print(escape(record.log_tail), style="dim")
 
@@ -74,7 +77,7 @@ def render_tune(console: Console, report: TuneReport, folder: str) -> None:
     n = len(report.trials)
     console.print(
         f"tune {escape(report.name)}: {n} trial(s), sampler {report.sampler}, "
-        f"stopped by {report.stopped_by or '—'}"
+        f"stopped by {report.stopped_by or 'nothing yet: the study has not ended'}"
     )
     best = report.best
     if best is None:
@@ -95,7 +98,7 @@ def render_tune(console: Console, report: TuneReport, folder: str) -> None:
             launch = rec.pick_command if rec is not None else None
             console.print(f"launch: {escape(launch or best.launch)}", soft_wrap=True)
     console.print(f"tune.json: {folder}/tune.json")
-    if report.interrupted:
+    if report.interrupted or not report.complete:  # or a study not ended (a killed harness)
         console.print(f"resume: {escape(resume_line(folder))}", soft_wrap=True)
 
 

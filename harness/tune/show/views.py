@@ -6,10 +6,12 @@ report TUNE_DIR`` and drawn into its report.html (harness/tune/show/page.py).
 - the confirmation (harness/tune/confirm/page.py): contestants, confirmed scores and CIs,
   the call, the selection error, the pick;
 - every trial: its parameters, score with its 95 % CI (from the trial's latency report),
-  its gates (required checks, each quality benchmark), status and minutes;
+  each step it ran with its result (check, the speed step, quality, audit), status and
+  minutes;
 - the score of each trial against its number, with the best feasible score so far;
 - the frontier: each trial that became the incumbent, what changed since the previous
-  one and by how much, marked "within noise" where the two CIs overlap;
+  one and by how much, marked "within noise" where the change is under compare's minimum
+  effect or the two CIs overlap;
 - parameter importance (harness/tune/show/importance.py), or why there is none.
 
 A trial's folder is read through the report reader (harness/report/), never re-measured.
@@ -20,15 +22,18 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
+from harness.paired.stats import MIN_EFFECT_PCT
 from harness.report.entry import LedgerEntry, entry_for_folder
 from harness.report.parts import gate_cells
 from harness.tune.confirm.page import confirm_section
+from harness.tune.record.outcome import within_noise
 from harness.tune.record.report import TrialRecord, TuneReport
 from harness.tune.record.score import score_text as written
 from harness.tune.record.score import unit_of
 from harness.tune.record.status import GROUPS, Status
 from harness.tune.show.importance import Importance
 from harness.tune.space.template import diff_text
+from harness.tune.trial.steps import shown
 from harness.view import fmt
 from harness.view.chart import XY, Bars, BarSeries, Lines
 from harness.view.model import (
@@ -41,6 +46,11 @@ from harness.view.model import (
     section,
     table,
     text,
+)
+
+# a tune.json written mid-study (complete: false) and never finished since
+NOT_ENDED = (
+    "not ended: still running, or its harness was killed (harness tune --resume finishes it)"
 )
 
 
@@ -78,9 +88,14 @@ def score_text(score: float | None, ci: tuple[float, float] | None, name: str = 
 
 
 def gates_text(v: TrialView) -> str:
-    """``checks 20/20 · MMLU-Pro 0.357 ✗ · GPQA-Diamond 0.000 ✗``: each kind's gate cells
-    as its record writes them (harness/report/parts.py); a kind measured only when the
-    trial could win (quality) says it was not measured when its speed was."""
+    """``checks 17/17 · latency 4.757× · quality not measured · audit 6 rules judged, none
+    fails (…)``: every step the trial's gate plan has, with its result, as ``tune.json``
+    records it (harness/tune/trial/steps.py). A ``tune.json`` written before it recorded
+    them: each kind's gate cells from the run folder (harness/report/parts.py); a kind
+    measured only when the trial could win (quality) says it was not measured when its
+    speed was."""
+    if v.record.steps:
+        return shown(v.record.steps)
     e = v.entry
     if e is None:
         return fmt.DASH
@@ -102,7 +117,7 @@ def _summary(report: TuneReport, views: list[TrialView]) -> Section:
         ("tune", report.name),
         ("profile", report.provenance.profile or fmt.DASH),
         ("sampler", report.sampler),
-        ("stopped by", report.stopped_by or "still running, or stopped without saying"),
+        ("stopped by", report.stopped_by or NOT_ENDED),
         ("trials", ", ".join(f"{n} {s}" for s, n in counts.items()) or "none"),
     ]
     pick = report.confirm.pick if report.confirm is not None else None
@@ -137,7 +152,7 @@ def _trials(report: TuneReport, views: list[TrialView]) -> Section:
         Column("trial"),
         *(Column(n, "left") for n in names),
         Column(f"score ({report.score_name or 'score'}, 95 % CI)"),
-        Column("gates", "left", wrap=True),
+        Column("steps", "left", wrap=True),
         Column("status", "left"),
         Column("minutes"),
         Column("why", "left", wrap=True),
@@ -229,13 +244,23 @@ def frontier(report: TuneReport, views: list[TrialView] | None = None) -> list[S
         change = diff_text(t.params, prev.record.params)
         if change == "baseline":  # diff_text's word for "nothing changed"
             change = "no parameter changed"
-        if ci is None or prev.ci is None:
-            noise = "no CI"
-        else:
-            noise = "within noise" if ci[0] <= prev.ci[1] else "beyond noise"
+        noise = _noise(t.score, ci, prev.record.score or 0.0, prev.ci)
         delta = t.score - (prev.record.score or 0.0)
         steps.append(Step(t, ci, change, delta, noise))
     return steps
+
+
+def _noise(
+    score: float, ci: tuple[float, float] | None, prev: float, prev_ci: tuple[float, float] | None
+) -> str:
+    """A step's word: ``within noise`` when it is under compare's minimum effect (the band
+    a tie is called by, harness/tune/record/outcome.py) or the two 95 % CIs overlap; ``beyond
+    noise`` only when neither holds; ``no CI`` when it is above the band but a CI is missing."""
+    if within_noise(score, prev):
+        return "within noise"
+    if ci is None or prev_ci is None:
+        return "no CI"
+    return "within noise" if ci[0] <= prev_ci[1] else "beyond noise"
 
 
 def _frontier(report: TuneReport, views: list[TrialView]) -> Section:
@@ -294,8 +319,9 @@ def _frontier(report: TuneReport, views: list[TrialView]) -> Section:
         else text("no trial was measured in full without a failed gate: no frontier"),
         Figure(chart) if chart is not None else None,
         text(
-            "within noise: the step's 95 % CI overlaps the previous incumbent's (an overlap "
-            "check, stricter than the grader, which scores one measurement)",
+            f"within noise: the change is under the {MIN_EFFECT_PCT:g} % minimum effect (two "
+            "fresh processes of one server differ by 1–2 %) or the step's 95 % CI overlaps the "
+            "previous incumbent's (stricter than the grader, which scores one measurement)",
             tone="dim",
         )
         if rows

@@ -26,7 +26,7 @@ from __future__ import annotations
 import itertools
 import logging
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass
 from pathlib import Path
@@ -242,11 +242,18 @@ def build_report(
         trials=records,
         best=best,
         best_command=best.launch if best else None,
-        complete=stopped_by != "interrupted",
+        # ended: a stop rule, a budget or the grid said so; a report written mid-study (or
+        # left by a killed harness) is not complete, nor is an interrupted one
+        complete=ended(stopped_by),
     )
     report.provenance.profile = cfg.profile.name
     report.provenance.experiment = cfg.space.name
     return report
+
+
+def ended(stopped_by: str) -> bool:
+    """Whether the study ended (its stop rule or budget), from what stopped it ('': not yet)."""
+    return stopped_by not in ("", "interrupted")
 
 
 def _done(study: optuna.Study) -> int:
@@ -314,11 +321,16 @@ def run_tune(
     # every latency report carries the client's self-test against a simulator (docs/timing.md,
     # "Calibration"): real trials share one, started once, not in every trial and leg
     real = measure is run_trial and cfg.profile.latency is not None
+
+    def progress() -> None:
+        """tune.json mid-study: not complete, the trial being measured listed as running."""
+        build_report(study, cfg, sampler_name, "", score).save(cfg.folder)
+
     with _quick_simulator() if real else nullcontext():
         try:
             while not (stopped_by := _stop_reason(cfg, study, sampler, t0)):
-                _one(cfg, study, dists, hooks, measure)
-                build_report(study, cfg, sampler_name, "", score).save(cfg.folder)
+                _one(cfg, study, dists, hooks, measure, progress)
+                progress()
         except KeyboardInterrupt:
             stopped_by = "interrupted"
         report = build_report(study, cfg, sampler_name, stopped_by, score)
@@ -340,11 +352,12 @@ def _one(
     dists: dict[str, BaseDistribution],
     hooks: TuneHooks,
     measure: MeasureTrial,
+    progress: Callable[[], None],
 ) -> None:
     box: list[tuple[int, float]] = []
 
     def objective(trial: optuna.Trial) -> float:
-        return _measure_trial(cfg, study, dists, trial, measure, box, hooks)
+        return _measure_trial(cfg, study, dists, trial, measure, box, hooks, progress)
 
     # optimize (one trial at a time) rather than ask/tell: a sampler may stop the study from
     # inside it (GridSampler, once the grid is done); Ctrl-C leaves the trial FAIL
@@ -361,6 +374,7 @@ def _measure_trial(
     measure: MeasureTrial,
     box: list[tuple[int, float]],
     hooks: TuneHooks,
+    progress: Callable[[], None],
 ) -> float:
     trial.set_user_attr(trial_store.ROOT, str(cfg.folder.resolve()))  # this worker's
     # only the active parameters are drawn (Optuna's conditional search space)
@@ -383,6 +397,7 @@ def _measure_trial(
         number=trial.number, params=dict(values), note=note, status=Status.RUNNING, folder=str(rel)
     )
     trial_store.write(trial, record)  # a --resume finds its folder (its server) from here
+    progress()  # tune.json lists it as running: a killed harness leaves it there
     t0 = time.monotonic()
     hooks.say(f"trial {trial.number:>3} starting — {note or 'baseline'}")
     res = measure(
@@ -407,6 +422,7 @@ def _measure_trial(
             "launch": res.launch,
             "log_tail": res.log_tail,
             "bound": res.bound,  # lost-race: the optimistic score it stopped at
+            "steps": res.results,  # each step it ran, with its result
         }
     )
     trial_store.write(trial, done)

@@ -27,6 +27,7 @@ from harness.tune.space import Choice, Space
 from harness.tune.space.template import diff_text
 from harness.tune.trial import slo_step
 from harness.tune.trial.racing import RaceSeat
+from harness.tune.trial.steps import step_results
 
 
 def trial_folder(root: Path, number: int) -> Path:
@@ -85,6 +86,25 @@ def run_trial(
     way out, Ctrl-C included. ``reference``: the baseline trial's folder, for the SLOs
     bounded by the baseline (harness/tune/trial/slo_step.py); ``hooks``: the progress of its
     start and of each step, as the gate shows them."""
+    result = _run_trial(
+        space, profile, values, folder, incumbent, name=name, reference=reference, hooks=hooks
+    )
+    planned = gate_plan(space, profile, UNSTARTED, folder, name=name, note="").steps()
+    result.results = step_results(folder, planned, result.steps)
+    return result
+
+
+def _run_trial(
+    space: Space,
+    profile: Profile,
+    values: Mapping[str, Choice],
+    folder: Path,
+    incumbent: float | None,
+    *,
+    name: str,
+    reference: Path | None,
+    hooks: GateHooks,
+) -> TrialResult:
     off = [
         k for k in space.params if k not in values
     ]  # inactive (harness/tune/space/conditions.py)
@@ -128,7 +148,13 @@ def run_trial(
     stray = own.still_answers(cand.url) if space.serve.image is None else None
     if stray is not None:  # measured, but not (only) the candidate: nothing of it counts
         own.hide_void(folder, stray)
-        return TrialResult(Status.VOID, stray, launch=launch, cold_start_s=result.cold_start_s)
+        return TrialResult(
+            Status.VOID,
+            stray,
+            launch=launch,
+            cold_start_s=result.cold_start_s,
+            steps=result.steps,  # measured, though none of it counts
+        )
     return result
 
 
