@@ -14,8 +14,8 @@ A profile whose grader names no model passes without a request.
 from __future__ import annotations
 
 from harness.client.failure import NOT_THE_SERVER, ErrorKind, is_web_page
-from harness.client.records import RequestRecord
 from harness.client.readiness import server_models
+from harness.client.records import RequestRecord
 from harness.conformance.context import CheckContext
 from harness.conformance.registry import check
 from harness.conformance.report import Evidence, Outcome, failed, passed

@@ -77,6 +77,8 @@ class GateInputs:
     reports: dict[str, Report] = field(default_factory=dict)  # by kind name
     required: list[str] = field(default_factory=list)  # kinds this verdict needs
     skipped: list[str] = field(default_factory=list)  # left out on purpose (--skip)
+    # not run because an earlier step stopped the gate: kind name → why ("check failed …")
+    not_run: dict[str, str] = field(default_factory=dict)
     unreadable: list[str] = field(default_factory=list)  # there, but could not be read
 
     @classmethod

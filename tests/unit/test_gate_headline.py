@@ -89,6 +89,7 @@ def test_a_schema_3_gate_json_reads_its_score_as_the_graders(tmp_path) -> None:
         ' "score_name": "mean speedup"}'
     )
     rep = load_report(tmp_path, GateReport)
-    assert rep is not None and rep.schema_version == GateReport.SCHEMA_VERSION == 5
+    assert rep is not None and rep.schema_version == GateReport.SCHEMA_VERSION == 6
     assert rep.grader_score == 1.33
+    assert rep.not_run == {} and rep.image is False  # schema 6: not recorded before
     assert headline(rep) == "PASS  score 1.33 (mean speedup)"

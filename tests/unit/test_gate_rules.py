@@ -394,3 +394,17 @@ def test_an_audit_left_out_with_skip_is_incomplete_and_says_so():
     verdict, reasons, _ = judge(given)
     assert verdict is Verdict.INCOMPLETE
     assert "audit not measured: skipped with --skip audit" in [r.text for r in reasons]
+
+
+def test_a_step_an_earlier_stop_left_out_says_why_not_run_it():
+    """Issue 47: a step not run because check failed is not "run harness X into this
+    folder"; a report measured into the folder since is judged, whatever was recorded."""
+    given = inputs(audit=None)
+    given.not_run = {"audit": "check failed (--keep-going measures anyway)"}
+    _, reasons, _ = judge(given)
+    texts = [r.text for r in reasons]
+    assert "audit not measured: check failed (--keep-going measures anyway)" in texts
+    assert not any("into this folder" in t for t in texts)
+    given = inputs()
+    given.not_run = {"audit": "check failed (--keep-going measures anyway)"}
+    assert not any("audit not measured" in r.text for r in judge(given)[1])
