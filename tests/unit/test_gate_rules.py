@@ -336,7 +336,12 @@ def test_throughput_profile_gate():
         )
     )
     assert verdict is Verdict.INCOMPLETE  # no quality.json yet
-    assert any(r.text == "throughput score 1,321.0 (weighted tok/s)" for r in reasons)
+    # no ✓ beside a score the grader zeroes unless GSM8K passes, and GSM8K is not measured
+    (line,) = [r for r in reasons if r.text.startswith("throughput score")]
+    assert line.incomplete and line.text == (
+        "throughput score 1,321 (weighted tok/s) as measured; the grader scores 0 unless gsm8k"
+        " passes score.py's gate (exact_match,strict-match ≥ 0.85): not measured"
+    )
     assert [f.kind for f in flags] == [
         FlagKind.USAGE_MISMATCH,
         FlagKind.PARTIAL_SWEEP,
