@@ -16,7 +16,7 @@ from types import MappingProxyType
 
 from rich.console import Console
 
-from harness.errors import EXIT_FAIL, EXIT_INTERRUPTED, EXIT_OK, HarnessError
+from harness.errors import EXIT_FAIL, EXIT_INCOMPLETE, EXIT_INTERRUPTED, EXIT_OK, HarnessError
 from harness.manifest.launch import launched_process
 from harness.manifest.model import Launched
 from harness.paths import cache_dir
@@ -100,6 +100,7 @@ def run_demo(cfg: DemoConfig, console: Console) -> int:
         check_plan,
         conclude,
         exit_code,
+        measured,
         run_steps,
     )
     from harness.gate.render import render_gate
@@ -146,15 +147,23 @@ def run_demo(cfg: DemoConfig, console: Console) -> int:
             experiment=cfg.experiment,
         )
         hooks = ConsoleGateHooks(console, profile=cfg.profile.name, folder=str(cfg.folder))
-        measured = run_steps(plan, hooks)
-        gate = conclude(cfg.folder, cfg.profile, plan.provenance(plan.command_line()))
-        record_run(cfg.folder, cfg.name, cfg.note)
-        render_gate(console, gate, str(cfg.folder), judged_as=cfg.profile.title)
-        rc = exit_code(gate, measured)
+        ran = run_steps(plan, hooks)
+        if not measured(cfg.folder):  # no verdict on nothing (the step's error said why)
+            rc = ran.rc or EXIT_INCOMPLETE
+        else:
+            gate = conclude(
+                cfg.folder,
+                cfg.profile,
+                plan.provenance(plan.command_line()),
+                not_run=ran.not_run,
+            )
+            record_run(cfg.folder, cfg.name, cfg.note)
+            render_gate(console, gate, str(cfg.folder), judged_as=cfg.profile.title)
+            rc = exit_code(gate, ran.rc)
     finally:
         with console.status("stopping the reference server …"):
             server.stop()
-    if rc == EXIT_INTERRUPTED:
+    if rc == EXIT_INTERRUPTED or not measured(cfg.folder):
         return rc
     write_run_report(cfg.folder, console)
     console.print(

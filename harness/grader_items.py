@@ -79,6 +79,25 @@ def _preprocess(text: object) -> str:
     return out.replace("  ", " ")
 
 
+# the benchmark files the items are built from, relative to a data folder
+ITEM_FILES = ("ifeval/train.jsonl", "gpqa/gpqa_diamond.jsonl")
+
+
+def sample_sources(data_dir: Path) -> list[str]:
+    """The files of :data:`ITEM_FILES` read from harness's own sample data, not the grader's:
+    not in ``data_dir`` (the shipped sample stands in), or the very sample file (``--data-dir
+    tasks/samples``, ``harness data fetch --samples``). Said wherever the items are asked."""
+    out: list[str] = []
+    for rel in ITEM_FILES:
+        read, sample = _source(data_dir, rel), SAMPLES / rel
+        try:
+            if read.resolve() == sample.resolve() or read.read_bytes() == sample.read_bytes():
+                out.append(rel)
+        except OSError:
+            continue  # unreadable: the items' own read says so
+    return out
+
+
 def _source(data_dir: Path, rel: str) -> Path:
     """``data_dir``'s file (the grader's data, ``harness data fetch``), else the shipped
     sample's."""

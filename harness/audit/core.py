@@ -40,6 +40,7 @@ from harness.audit.workload import Workload
 from harness.client.metrics import MetricsSnapshot, scrape
 from harness.client.readiness import wait_ready
 from harness.errors import EXIT_FAIL, EXIT_OK, EXIT_TARGET
+from harness.grader_items import sample_sources
 from harness.kinds.record import RunEnv
 from harness.provenance import Provenance
 from harness.tokenizer import load_tokenizer
@@ -148,6 +149,8 @@ async def measure_audit(
     out.rules = judge(
         cfg.spec, by_bucket, out.counters, out.requests, out.counters_note, cfg.temperature
     )
+    if asked:  # the items asked were harness's samples where the data folder lacks them
+        out.sample_items = sample_sources(cfg.data_dir)
     half = judge_paraphrases(asked, cfg.spec)
     out.rules = [merged(v, half) if v.rule == "benchmark_detection" else v for v in out.rules]
     probed = judge_probes(cfg.spec, probes, cfg.usage_tolerance)

@@ -90,6 +90,9 @@ class AuditReport(Report):
     continuations: list[Continuation] = Field(default_factory=list)  # complete_outputs' checks
     # benchmark_detection's quality half: the graders' items and their paraphrases
     paraphrases: list[Asked] = Field(default_factory=list)
+    # the item files it read from harness's sample data, not the grader's (labelled: a
+    # server keyed on the grader's items is not seen by them; harness/grader_items.py)
+    sample_items: list[str] = Field(default_factory=list)
 
     @property
     def ok(self) -> bool:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from harness.audit.gate_rules import sample_items_line
 from harness.audit.report import AuditReport, RuleResult, RuleVerdict
 from harness.view.model import Cell, Column, Section, Tone, section, table, text
 
@@ -35,6 +36,7 @@ def sections(rep: AuditReport) -> list[Section]:
             table("audit", f"harness audit — {rep.url}{rep.endpoint}", cols, rows),
             text(rep.summary_line(), tone="good" if rep.ok else "bad"),
             text(*(f"✗ {v.rule}: {v.why}" for v in rep.failing()), tone="bad"),
+            text(*([sample_items_line(rep.sample_items)] * bool(rep.sample_items)), tone="warn"),
             # an in-process audit (vlm audit) has no URL, no heads and no counters' server
             text(counters, *([f"unique heads' seed {rep.seed}"] * bool(rep.url)), tone="dim"),
         )

@@ -8,16 +8,18 @@ import sys
 from pathlib import Path
 
 from harness.cli.common import add_common, http_url, make_console, print_json
-from harness.errors import EXIT_OK, ConfigError, UsageError
+from harness.errors import EXIT_INCOMPLETE, ConfigError, UsageError
 from harness.gate.console import ConsoleGateHooks
 from harness.gate.image_id import GateImageOverrides, judged_image_id, resolve_image_id
-from harness.gate.judge import folder_profile
+from harness.gate.judge import Recorded, folder_profile, recorded_run
 from harness.gate.options import add_gate_options, options_from_args
 from harness.gate.orchestrate import (
     GatePlan,
+    StepsRun,
     check_usage,
     conclude,
     exit_code,
+    measured,
     run_steps,
     step_names,
     steps_for,
@@ -98,9 +100,10 @@ def _profile(args: argparse.Namespace) -> Profile:
         ) from None
 
 
-def _check_skips(profile: Profile, skip: frozenset[str], image: bool) -> None:
+def _check_skips(profile: Profile, skip: frozenset[str], image: bool, measure: bool) -> None:
     """A ``--skip`` names a step this gate would run (under this profile, with or without
-    --image); said before a run folder is made."""
+    --image), and a gate that measures (``measure``) keeps one; said before a run folder is
+    made."""
     steps = [
         k.name
         for k in (*(steps_for(profile, "image") if image else ()), *steps_for(profile, "server"))
@@ -111,9 +114,14 @@ def _check_skips(profile: Profile, skip: frozenset[str], image: bool) -> None:
             f"--skip {', '.join(odd)}: not a step of this gate (profile {profile.name})",
             hint=f"its steps: {', '.join(steps) or 'none'}",
         )
+    if measure and steps and not set(steps) - skip:
+        raise UsageError(
+            f"--skip {', '.join(sorted(skip))}: no step of this gate is left to measure",
+            hint="judge a folder measured before with harness gate RUN_DIR",
+        )
 
 
-def _measure_image(image: str, plan: GatePlan, hooks: ConsoleGateHooks) -> int:
+def _measure_image(image: str, plan: GatePlan, hooks: ConsoleGateHooks) -> StepsRun:
     # the container's steps (docker, the manifest's GETs) are imported only to measure one:
     # judging a folder stays light (tests/unit/test_light_judging.py)
     from harness.gate.image import measure_image
@@ -150,13 +158,16 @@ def run(args: argparse.Namespace) -> int:
     )
     image = bool(args.image)
     skip = frozenset(args.skip)
-    _check_skips(profile, skip, image)
+    _check_skips(profile, skip, image, measure=not args.run_dir)
     options = options_from_args(args)
     given = GateImageOverrides.from_args(args).image_id
     image_id = resolve_image_id(given, options) if given else None
     check_usage(profile, options)  # said before a run folder is made
-    rc = EXIT_OK
+    # a folder made for this gate, removed again when nothing was measured into it
+    fresh = not args.run_dir and not (args.out is not None and Path(args.out).exists())
     folder = Path(args.run_dir) if args.run_dir else new_run_folder(args.out, args.name, "gate")
+    # gate RUN_DIR keeps what the gate that measured the folder recorded (--skip, …)
+    recorded = recorded_run(folder) if args.run_dir else Recorded()
     plan = GatePlan(
         url=args.url or "",
         folder=folder,
@@ -168,23 +179,39 @@ def run(args: argparse.Namespace) -> int:
         note=args.note,
         experiment=args.experiment,
     )
+    ran = StepsRun(not_run=dict(recorded.not_run))
     if not args.run_dir:
         hooks = ConsoleGateHooks(console, profile=profile.name, folder=str(folder))
         # with --json, stdout carries only the verdict: the steps' tables go to stderr
         out = contextlib.redirect_stdout(sys.stderr) if args.json else contextlib.nullcontext()
         with out:
-            rc = run_steps(plan, hooks) if args.url else _measure_image(args.image, plan, hooks)
+            ran = run_steps(plan, hooks) if args.url else _measure_image(args.image, plan, hooks)
+        if not measured(folder):
+            if not args.json:  # stdout; the step's error (stderr) said why
+                console.print("no verdict: nothing was measured (no gate.json, no ledger row)")
+            return _no_verdict(folder, ran.rc, fresh=fresh)
+    elif recorded.kept():
+        console.print(f"[dim]kept from the gate that measured it: {'; '.join(recorded.kept())}[/]")
     report = conclude(
         folder,
         profile,
         prov,
-        strict=args.strict,
-        image=image,
-        skipped=plan.skip,
+        strict=args.strict or recorded.strict,
+        image=image or recorded.image,
+        skipped=sorted(plan.skip | set(recorded.skipped)),
+        not_run=ran.not_run,
         image_id=judged_image_id(folder, image_id),
     )
     record_run(folder, args.name, args.note)
     render_gate(console, report, str(folder), judged_as=profile.title)
     if args.json:
         print_json(report)
-    return exit_code(report, rc)
+    return exit_code(report, ran.rc)
+
+
+def _no_verdict(folder: Path, rc: int, *, fresh: bool) -> int:
+    """A gate that measured nothing (its error said why) judges nothing: no gate.json, no
+    ledger row, and the folder made for it is removed again."""
+    if fresh and folder.is_dir() and not any(folder.iterdir()):
+        folder.rmdir()
+    return rc or EXIT_INCOMPLETE

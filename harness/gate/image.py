@@ -19,7 +19,7 @@ from dataclasses import replace
 from harness.errors import EXIT_INTERRUPTED, EXIT_TARGET, EXIT_USAGE, HarnessError
 from harness.flags import READY_TIMEOUT
 from harness.gate.hooks import GateHooks
-from harness.gate.orchestrate import GatePlan, run_step, run_steps
+from harness.gate.orchestrate import GatePlan, StepsRun, run_step, run_steps
 from harness.kinds.record import ImageRun
 from harness.overrides import gate_key
 from harness.registry import engine_kind
@@ -45,8 +45,9 @@ def image_steps(image: str, plan: GatePlan, hooks: GateHooks) -> int:
     return rc
 
 
-def measure_image(image: str, plan: GatePlan, hooks: GateHooks) -> int:
-    """package → run the image offline → ``run_steps`` against it. Returns the worst stop code.
+def measure_image(image: str, plan: GatePlan, hooks: GateHooks) -> StepsRun:
+    """package → run the image offline → ``run_steps`` against it. Returns the worst stop code
+    and the server steps a stop left unmeasured.
 
     Starting the image is the engine kind's (its record's ``image`` facet: package), so the
     gate names no kind and imports no container SDK itself."""
@@ -54,8 +55,15 @@ def measure_image(image: str, plan: GatePlan, hooks: GateHooks) -> int:
     if stopped in (EXIT_INTERRUPTED, EXIT_USAGE, EXIT_TARGET):
         # Ctrl-C; no such image, a bad option; or no engine (said once, by the package step):
         # nothing to start
-        return stopped
+        return StepsRun(rc=stopped)
     kind, engine = engine_kind()
+    served = StepsRun()
+
+    def measure(url: str) -> int:
+        ran = run_steps(replace(plan, url=url), hooks)
+        served.not_run.update(ran.not_run)
+        return ran.rc
+
     wait = plan.options.get(gate_key(READY_TIMEOUT))
     run = ImageRun(
         image=image,
@@ -67,6 +75,7 @@ def measure_image(image: str, plan: GatePlan, hooks: GateHooks) -> int:
         else plan.profile.readiness.timeout_s,
         say=hooks.say,
         error=hooks.error,
-        measure=lambda url: run_steps(replace(plan, url=url), hooks),
+        measure=measure,
     )
-    return engine.serve_image(run)
+    served.rc = engine.serve_image(run)
+    return served

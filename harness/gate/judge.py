@@ -8,7 +8,8 @@ judges with it.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from harness.errors import HarnessError, UsageError
@@ -22,7 +23,12 @@ from harness.verdict import Reason
 
 
 def read_inputs(
-    folder: Path, profile: Profile, *, image: bool = False, skipped: Sequence[str] = ()
+    folder: Path,
+    profile: Profile,
+    *,
+    image: bool = False,
+    skipped: Sequence[str] = (),
+    not_run: Mapping[str, str] | None = None,
 ) -> tuple[GateInputs, list[Reason]]:
     """Every report the gate reads, through the one reader; an unreadable one is a problem."""
     problems: list[Reason] = []
@@ -30,6 +36,7 @@ def read_inputs(
         profile=profile,
         required=required_reports(profile, image=image),
         skipped=list(skipped),
+        not_run=dict(not_run or {}),
     )
     for kind in KINDS:
         try:
@@ -41,6 +48,11 @@ def read_inputs(
         if report is not None:
             inputs.reports[kind.name] = report
     return inputs, problems
+
+
+def measured_kinds(folder: Path) -> list[str]:
+    """The kinds whose report the folder holds (partial or unreadable ones too)."""
+    return [k.name for k in KINDS if (folder / k.filename).exists()]
 
 
 def _score(inputs: GateInputs) -> tuple[float | None, str, float | None]:
@@ -66,8 +78,17 @@ def judge_folder(
     strict: bool = False,
     image: bool = False,
     skipped: Sequence[str] = (),
+    not_run: Mapping[str, str] | None = None,
 ) -> GateReport:
-    inputs, problems = read_inputs(folder, profile, image=image, skipped=skipped)
+    # a step skipped or left unmeasured then, measured into the folder since, is judged
+    there = set(measured_kinds(folder))
+    inputs, problems = read_inputs(
+        folder,
+        profile,
+        image=image,
+        skipped=[s for s in skipped if s not in there],
+        not_run={k: why for k, why in (not_run or {}).items() if k not in there},
+    )
     verdict, reasons, flags = judge(inputs, strict=strict)
     if problems and verdict is Verdict.PASS:
         verdict = Verdict.INCOMPLETE
@@ -81,10 +102,49 @@ def judge_folder(
         score_name=score_name,
         grader_score=grader_score,
         figures=headline_figures(inputs.reports),
-        reports=[k.name for k in KINDS if (folder / k.filename).exists()],
-        skipped=list(skipped),
+        reports=sorted(there, key=[k.name for k in KINDS].index),
+        skipped=list(inputs.skipped),
+        not_run=dict(inputs.not_run),
+        image=image,
         folder=folder.name,
         provenance=provenance,
+    )
+
+
+@dataclass(frozen=True)
+class Recorded:
+    """What the gate that measured a folder recorded about how it measured (its
+    ``gate.json``): a re-judge (``gate RUN_DIR``) keeps it, for it says what was run, not
+    what was found."""
+
+    skipped: tuple[str, ...] = ()  # --skip
+    not_run: Mapping[str, str] = field(default_factory=dict)  # an earlier step stopped it
+    strict: bool = False  # --strict
+    image: bool = False  # gate --image: the package rules
+
+    def kept(self) -> list[str]:
+        """The options kept, as a command line spells them (for the console)."""
+        out = [f"--skip {name}" for name in self.skipped]
+        out += ["--strict"] if self.strict else []
+        out += ["--image (the package rules)"] if self.image else []
+        out += [f"{name} not run ({why})" for name, why in self.not_run.items()]
+        return out
+
+
+def recorded_run(folder: Path) -> Recorded:
+    """What the folder's earlier ``gate.json`` recorded of its run (nothing when there is
+    none or it cannot be read: the verdict is then the folder's alone)."""
+    try:
+        earlier = load_report(folder, GateReport)
+    except HarnessError:
+        return Recorded()
+    if earlier is None:
+        return Recorded()
+    return Recorded(
+        skipped=tuple(earlier.skipped),
+        not_run=dict(earlier.not_run),
+        strict=earlier.strict,
+        image=earlier.image,
     )
 
 

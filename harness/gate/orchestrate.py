@@ -11,6 +11,11 @@ that re-runs it. A step that fails with an error is reported and the next one
 runs (the gate then judges the folder as it is), except where noted in
 ``run_steps``. A plan is never changed once made: ``gate --image`` runs the
 steps on a copy that names the container's URL.
+
+A gate that measured nothing (its data missing, no server, Ctrl-C before the first
+report) writes no verdict and no ledger row (``measured``); a step not run because an
+earlier one stopped the gate is recorded with why (``StepsRun.not_run``, gate.json's
+``not_run``), so the verdict says so rather than "run harness X into this folder".
 """
 
 from __future__ import annotations
@@ -31,7 +36,7 @@ from harness.errors import (
     exit_code_for,
 )
 from harness.gate.hooks import GateHooks
-from harness.gate.judge import judge_folder
+from harness.gate.judge import judge_folder, measured_kinds
 from harness.gate.options import gate_options, options_argv
 from harness.gate.report import GateReport, Verdict
 from harness.kinds.record import GateStep, MeasurementKind, RunEnv
@@ -184,8 +189,28 @@ def check_plan(plan: GatePlan) -> None:
         kind.check_first(kind.from_profile(plan.profile, target, plan.overrides(kind)))
 
 
-def run_steps(plan: GatePlan, hooks: GateHooks) -> int:
-    """Run each step; stop early on Ctrl-C or an unreachable server. Returns the worst stop code.
+@dataclass
+class StepsRun:
+    """How the gate's steps ended: the worst stop code, and the steps an earlier step's stop
+    left unmeasured (name → why, as the verdict says it after "X not measured: ")."""
+
+    rc: int = EXIT_OK
+    not_run: dict[str, str] = field(default_factory=dict)
+
+    def stopped(self, later: Sequence[AnyKind], why: str) -> None:
+        for kind in later:
+            self.not_run.setdefault(kind.name, why)
+
+
+def measured(folder: Path) -> list[str]:
+    """The kinds whose report the run folder holds (partial ones too): none means the gate
+    measured nothing, and writes no verdict."""
+    return measured_kinds(folder)
+
+
+def run_steps(plan: GatePlan, hooks: GateHooks) -> StepsRun:
+    """Run each step; stop early on Ctrl-C or an unreachable server. Returns the worst stop
+    code and the steps left unmeasured by a stop.
 
     Every step's ``preflight`` (quality: its data) runs first: a missing prerequisite stops
     the gate before anything is measured (exit 2). A step's error is shown (one line) and
@@ -197,13 +222,15 @@ def run_steps(plan: GatePlan, hooks: GateHooks) -> int:
         check_plan(plan)
     except HarnessError as err:
         hooks.error(err)
-        return exit_code_for(err)
+        return StepsRun(rc=exit_code_for(err))
+    run = StepsRun()
     for i, kind in enumerate(steps):
         hooks.step(kind.name)
         try:
             rc = run_step(kind, plan, hooks, target)
         except KeyboardInterrupt:
-            return EXIT_INTERRUPTED
+            run.rc = EXIT_INTERRUPTED
+            return run
         except HarnessError as err:
             hooks.error(err)
             rc = exit_code_for(err)
@@ -211,16 +238,21 @@ def run_steps(plan: GatePlan, hooks: GateHooks) -> int:
             hooks.step_end(kind.name)
         if not kind.prerequisite:
             continue
-        later = _and([k.name for k in steps[i + 1 :]])
+        rest = steps[i + 1 :]
+        later = _and([k.name for k in rest])
         if rc == EXIT_TARGET:
-            return rc  # unreachable: the later steps would only wait for it again
+            # unreachable: the later steps would only wait for it again
+            run.rc = rc
+            run.stopped(rest, f"{kind.name} found no server")
+            return run
         if rc == EXIT_FAIL and not plan.keep_going and later:
             # The verdict is FAIL already; a quality run on a GPU costs ~20 minutes.
             hooks.say(
                 f"[yellow]{kind.name} failed: {later} skipped (--keep-going to measure anyway)[/]"
             )
-            return EXIT_OK
-    return EXIT_OK
+            run.stopped(rest, f"{kind.name} failed (--keep-going measures anyway)")
+            return run
+    return run
 
 
 def conclude(
@@ -231,11 +263,18 @@ def conclude(
     strict: bool = False,
     image: bool = False,
     skipped: frozenset[str] | list[str] = frozenset(),
+    not_run: Mapping[str, str] | None = None,
     image_id: str | None = None,
 ) -> GateReport:
     """Judge the run folder and save ``gate.json`` (the caller records it in the ledger)."""
     report = judge_folder(
-        folder, profile, provenance, strict=strict, image=image, skipped=sorted(skipped)
+        folder,
+        profile,
+        provenance,
+        strict=strict,
+        image=image,
+        skipped=sorted(skipped),
+        not_run=not_run,
     )
     report.image_id = image_id
     report.save(folder)

@@ -65,14 +65,23 @@ def _v4_to_v5(data: dict[str, Any]) -> dict[str, Any]:
     return data
 
 
+def _v5_to_v6(data: dict[str, Any]) -> dict[str, Any]:
+    """Schema 6: ``not_run`` (steps an earlier step's stop left unmeasured, with why) and
+    ``image`` (judged with the package rules); neither was recorded before."""
+    data.setdefault("not_run", {})
+    data.setdefault("image", False)
+    return data
+
+
 class GateReport(Report):
     FILENAME: ClassVar[str] = "gate.json"
-    SCHEMA_VERSION: ClassVar[int] = 5
+    SCHEMA_VERSION: ClassVar[int] = 6
     MIGRATIONS: ClassVar[dict[int, Migration]] = {
         1: _v1_to_v2,
         2: _v2_to_v3,
         3: _v3_to_v4,
         4: _v4_to_v5,
+        5: _v5_to_v6,
     }
 
     kind: str = "gate"
@@ -90,6 +99,9 @@ class GateReport(Report):
     figures: dict[str, Any] = Field(default_factory=lambda: headline_figures({}), exclude=True)
     reports: list[str] = Field(default_factory=list)  # which reports were read
     skipped: list[str] = Field(default_factory=list)  # steps left out (--skip): INCOMPLETE
+    # steps not run because an earlier one stopped the gate (check failed, no server): why
+    not_run: dict[str, str] = Field(default_factory=dict)
+    image: bool = False  # judged with the package rules (gate --image): package.json required
     folder: str = ""
     # the image judged: gate --image's (from package.json), or gate --url … --image-id ID;
     # harness submit looks for it (docs/submit.md, "Submit what was gated")

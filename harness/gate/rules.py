@@ -26,14 +26,17 @@ def required_reports(profile: Profile, *, image: bool = False) -> list[str]:
 
 
 def _absent(inputs: GateInputs) -> list[Reason]:
-    """One line per required report not there: skipped on purpose, or missing. (A file
-    that is there but unreadable has its own line already, from the reader.)"""
+    """One line per required report not there: skipped on purpose, not run because an earlier
+    step stopped the gate, or missing. (A file that is there but unreadable has its own line
+    already, from the reader.)"""
     out: list[Reason] = []
     for name in inputs.required:
         if name in inputs.reports or name in inputs.unreadable:
             continue
         if name in inputs.skipped:
             text = f"{name} not measured: skipped with --skip {name}"
+        elif name in inputs.not_run:
+            text = f"{name} not measured: {inputs.not_run[name]}"
         else:
             text = f"{name}.json is missing: run harness {name} into this folder"
         out.append(Reason(source="gate", text=text, incomplete=True))

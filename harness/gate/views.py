@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from harness.gate.report import GateReport, Reason, Verdict
+from harness.registry import KINDS
 from harness.view.model import Section, Text, Tone, section, text
 
 TONE: dict[Verdict, Tone] = {Verdict.PASS: "good", Verdict.FAIL: "bad", Verdict.INCOMPLETE: "warn"}
@@ -10,21 +11,25 @@ TONE: dict[Verdict, Tone] = {Verdict.PASS: "good", Verdict.FAIL: "bad", Verdict.
 
 def headline(rep: GateReport) -> str:
     """The verdict and the score the grader would give; the measured figure beside it, named
-    as such, when the grader's differs (Paris: 0 once its GSM8K gate fails)."""
+    as such, when the grader's differs (Paris: 0 once its GSM8K gate fails). Each figure is
+    written by its kind's score (``KindScore.text``: 1.47×, 5,800,834), as everywhere."""
     graded = rep.grader_score if rep.grader_score is not None else rep.score
     if graded is None:
         return rep.verdict.value
-    score = f"  score {_figure(graded)} ({rep.score_name})"
+    score = f"  score {_figure(rep.score_name, graded)} ({rep.score_name})"
     if rep.score is not None and graded != rep.score:
         score = (
-            f"  score {_figure(graded)} ({rep.score_name}: the grader's, its correctness gate"
-            f" failed; measured {_figure(rep.score)})"
+            f"  score {_figure(rep.score_name, graded)} ({rep.score_name}: the grader's, its"
+            f" correctness gate failed; measured {_figure(rep.score_name, rep.score)})"
         )
     return f"{rep.verdict.value}{score}"
 
 
-def _figure(value: float) -> str:
-    return "0" if value == 0 else f"{value:.2f}"
+def _figure(name: str, value: float) -> str:
+    """``value`` as the kind whose score is called ``name`` writes it (2 decimals when no
+    kind's score is called so: a hand-written or older gate.json)."""
+    score = next((k.score for k in KINDS if k.score is not None and k.score.name == name), None)
+    return score.text(value) if score is not None else f"{value:.2f}"
 
 
 def _mark(r: Reason) -> str:

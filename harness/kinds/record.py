@@ -77,6 +77,8 @@ class GateInputs:
     reports: dict[str, Report] = field(default_factory=dict)  # by kind name
     required: list[str] = field(default_factory=list)  # kinds this verdict needs
     skipped: list[str] = field(default_factory=list)  # left out on purpose (--skip)
+    # not run because an earlier step stopped the gate: kind name → why ("check failed …")
+    not_run: dict[str, str] = field(default_factory=dict)
     unreadable: list[str] = field(default_factory=list)  # there, but could not be read
 
     @classmethod
@@ -98,10 +100,17 @@ class KindScore(Generic[R]):
     # its correctness gate fails); None: the measured score is the grader's
     graded: Callable[[R, GateInputs], float | None] | None = None
     unit: str = ""  # written after the figure ("×" for a speedup; tok/s is in the name)
+    # how every page writes the figure: ".2f" (1.47), ",.0f" (5,800,834: whole tok/s)
+    spec: str = ".2f"
 
-    def text(self, value: float | None, digits: int = 3) -> str:
-        """``2.500×``: the figure as a page shows it, its unit after it (— when none)."""
-        return DASH if value is None else f"{value:.{digits}f}{self.unit}"
+    def text(self, value: float | None, digits: int | None = None) -> str:
+        """``1.47×``, ``5,800,834``: the figure as every page writes it (the gate's headline
+        and reasons, the kind's console and report.html), its unit after it (— when none);
+        ``digits``: that many decimals instead, without thousands commas (tune's tables)."""
+        if value is None:
+            return DASH
+        spec = self.spec if digits is None else f".{digits}f"
+        return f"{value:{spec}}{self.unit}"
 
 
 @runtime_checkable

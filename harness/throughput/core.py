@@ -25,6 +25,7 @@ from harness.provenance import Provenance
 from harness.throughput.analysis import build_report, probe_enabled, unsettled_rows
 from harness.throughput.chart import write_chart
 from harness.throughput.config import ThroughputConfig
+from harness.throughput.gate_rules import unmeasured_gate
 from harness.throughput.hooks import NO_HOOKS, ThroughputHooks
 from harness.throughput.report import ThroughputReport
 from harness.throughput.runner import run_probe, run_sweep
@@ -80,6 +81,7 @@ async def measure_throughput(
         report = build_report(
             cfg, state, provenance, complete=complete, wall_s=time.perf_counter() - started
         )
+        report.score_gate = unmeasured_gate(cfg.spec, cfg.url, provenance.profile, str(folder))
         report.attribution = section_for(
             recorder.pairs, recorder.notes, scraped=scraping, choice=cfg.metrics
         )

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import TYPE_CHECKING
 
-from harness.kinds.record import GateInputs, KindCompare, KindConsole, KindScore, MeasurementKind
+from harness.kinds.record import GateInputs, KindCompare, KindConsole, MeasurementKind
 from harness.profiles import Profile
 from harness.quality.correctness import evaluate, gated_score
 from harness.quality.gate_rules import quality_metrics
@@ -16,6 +17,7 @@ from harness.throughput.compare import ThroughputSection
 from harness.throughput.config import ThroughputConfig, ThroughputOverrides, from_profile
 from harness.throughput.gate_rules import score_zeroed, throughput_rules
 from harness.throughput.report import ThroughputReport
+from harness.throughput.scoring import SCORE
 from harness.verdict import Judgement
 
 if TYPE_CHECKING:
@@ -24,11 +26,16 @@ if TYPE_CHECKING:
 
 def rules(report: ThroughputReport, inputs: GateInputs) -> Judgement:
     """Its own rules; under a correctness gate that zeroes the score (Paris), the grader's
-    score when the folder's quality report fails it."""
-    reasons, flags = throughput_rules(report)
-    quality = inputs.get(QualityReport)
+    score when the folder's quality report fails it, and no ✓ beside a score it zeroes or
+    has not judged yet."""
+    spec, quality = inputs.profile.throughput, inputs.get(QualityReport)
+    correctness = None
+    if spec is not None and quality is not None:
+        correctness = evaluate(spec.correctness_rules, quality_metrics(quality))
+    judged = inputs.profile.quality is not None  # the profile measures its correctness gate
+    reasons, flags = throughput_rules(report, spec, correctness, judged=judged)
     if quality is not None:
-        reasons += score_zeroed(inputs.profile.throughput, quality_metrics(quality), report.score)
+        reasons += score_zeroed(spec, quality_metrics(quality), report.score)
     return reasons, flags
 
 
@@ -60,7 +67,7 @@ KIND: MeasurementKind[ThroughputConfig, ThroughputOverrides, ThroughputReport, T
         required=required,
         rules=rules,
         gate_step="server",
-        score=KindScore("weighted tok/s", lambda r: r.score, graded=graded_score),
+        score=replace(SCORE, graded=graded_score),
         console=KindConsole(
             hooks="harness.throughput.console:console_hooks",
             render="harness.throughput.console:render_report",

@@ -96,9 +96,16 @@ def _v2_to_v3(data: dict[str, Any]) -> dict[str, Any]:
     return data
 
 
+def _v3_to_v4(data: dict[str, Any]) -> dict[str, Any]:
+    """Schema 4: ``score_gate``, what zeroes the grader's score that the sweep does not
+    measure (none recorded before)."""
+    data.setdefault("score_gate", "")
+    return data
+
+
 class ThroughputReport(Report):
-    SCHEMA_VERSION: ClassVar[int] = 3
-    MIGRATIONS: ClassVar[dict[int, Migration]] = {1: _v1_to_v2, 2: _v2_to_v3}
+    SCHEMA_VERSION: ClassVar[int] = 4
+    MIGRATIONS: ClassVar[dict[int, Migration]] = {1: _v1_to_v2, 2: _v2_to_v3, 3: _v3_to_v4}
     FILENAME: ClassVar[str] = "throughput.json"
 
     kind: str = "throughput"
@@ -114,6 +121,9 @@ class ThroughputReport(Report):
     levels: list[LevelResult] = Field(default_factory=list)
     score: float | None = None  # weighted sum of tok/s over the measured levels
     score_complete: bool = False  # every profile level measured: comparable to the leaderboard
+    # what zeroes the grader's score that the sweep does not measure (Paris: its GSM8K gate)
+    # and the commands that measure it; "" when nothing does
+    score_gate: str = ""
     spot_checks_passed: bool = True
     passed: bool | None = None  # strict mode: spot checks and no failed request
     flags: list[RiskFlag] = Field(default_factory=list)

@@ -12,9 +12,15 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Mapping, Sequence
 
+from harness.kinds.record import KindScore
 from harness.stats import achieved_concurrency, dist
-from harness.throughput.report import LevelResult, RequestRow, SpotResult
+from harness.throughput.report import LevelResult, RequestRow, SpotResult, ThroughputReport
 from harness.usage import UsageVerdict, verdicts
+
+# The weighted score as every page writes it (the gate's headline and reasons, the sweep's
+# console and report.html, the ledger): whole tok/s with thousands commas, 5,800,834. The
+# kind's record adds the grader's score (harness/throughput/kind.py).
+SCORE: KindScore[ThroughputReport] = KindScore("weighted tok/s", lambda r: r.score, spec=",.0f")
 
 
 def tok_per_s(tokens: int, wall_s: float | None) -> float | None:

@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from pydantic import BaseModel, ConfigDict
 
 from harness.throughput.report import ThroughputReport
-from harness.view import fmt
+from harness.throughput.scoring import SCORE
 from harness.view.summary import KindSummary, LedgerColumn
 
 
@@ -26,14 +26,14 @@ def ledger_fields(throughput: ThroughputReport) -> ThroughputLedger:
 def facts(part: ThroughputLedger) -> list[tuple[str, str]]:
     if part.throughput_score is None:
         return []
-    return [("throughput score", f"{part.throughput_score:,.1f} tok/s")]
+    return [("throughput score", f"{SCORE.text(part.throughput_score)} ({SCORE.name})")]
 
 
 def score_columns(parts: Sequence[ThroughputLedger]) -> list[LedgerColumn[ThroughputLedger]]:
     """``tok/s score``, once any run has one."""
     if all(p.throughput_score is None for p in parts):
         return []
-    return [LedgerColumn("tok/s score", lambda p: fmt.num(p.throughput_score, ",.0f"))]
+    return [LedgerColumn("tok/s score", lambda p: SCORE.text(p.throughput_score))]
 
 
 SUMMARY: KindSummary[ThroughputReport, ThroughputLedger] = KindSummary(

@@ -188,7 +188,7 @@ def test_gate_steps_call_the_cores_and_record_rerunnable_lines(sim_process, tmp_
         def step(self, name: str) -> None:
             steps.append(name)
 
-    assert run_steps(plan, Steps()) == EXIT_OK
+    assert run_steps(plan, Steps()).rc == EXIT_OK
     assert steps == ["check", "latency", "audit"]  # the audit: on by default where rules are
     audit = json.loads((tmp_path / "audit.json").read_text())
     assert audit["provenance"]["command_line"][:4] == ["harness", "audit", "--url", sim.url]

@@ -87,28 +87,70 @@ def test_ready_timeout_reaches_check(tmp_path: Path, monkeypatch, capsys) -> Non
     err = capsys.readouterr().err
     # polled at 0 s and at the end of the 1 s asked for (the whole --ready-timeout)
     assert f"{url} is unreachable: GET {url}/ping for 1 s (2 attempts" in err
-    gate = GateReport.load(tmp_path / "r")
-    assert gate.verdict == "INCOMPLETE"
+    # nothing was measured: no verdict, no ledger row, no run folder left (issue 47, item 3)
+    assert not (tmp_path / "r").exists() and not (tmp_path / "ledger.jsonl").exists()
 
 
-def test_skip_runs_the_rest_and_the_verdict_names_it(tmp_path: Path, monkeypatch, capsys) -> None:
-    """--skip check --skip latency: only quality runs, with the gate's --ready-timeout (1 s,
-    not the profile's 600 s) against a port nothing listens on."""
-    monkeypatch.setenv("HARNESS_CACHE_DIR", str(tmp_path / "cache"))  # punkt_tab is written here
-    url = f"http://127.0.0.1:{free_port()}"
-    argv = ["gate", "--url", url, "--skip", "check", "--skip", "latency", "--ready-timeout", "1"]
-    argv += ["--data-dir", str(SAMPLES_DIR), "--limit", "0.01", "--out", str(tmp_path / "r")]
-    assert main([*argv, "--quiet"]) == 4  # INCOMPLETE: two steps skipped, quality unreachable
-    err = capsys.readouterr().err
-    assert "gate ▸ quality" not in err  # --quiet
-    assert f"{url}/ping not ready within 1 s (2 attempts over 1." in err
-    gate = GateReport.load(tmp_path / "r")
-    assert gate.verdict == "INCOMPLETE" and gate.skipped == ["check", "latency"]
-    texts = [r.text for r in gate.reasons]
-    assert "check not measured: skipped with --skip check" in texts
-    assert "latency not measured: skipped with --skip latency" in texts
-    assert gate.provenance.command_line.count("--skip") == 2
-    assert not (tmp_path / "r" / "check.json").exists()
+def test_a_gate_stopped_by_missing_data_writes_no_verdict(tmp_path: Path, capsys) -> None:
+    """The Paris gate without GSM8K data: the one `harness data fetch` line, exit 2, and no
+    INCOMPLETE verdict of "run harness check into this folder" lines, no ledger row."""
+    out = tmp_path / "runs" / "paris"
+    argv = ["gate", "--url", "http://127.0.0.1:9", "--profile", "gpumode-paris"]
+    argv += ["--data-dir", str(tmp_path / "nodata"), "--out", str(out)]
+    assert main(argv) == 2
+    captured = capsys.readouterr()
+    assert captured.err.strip().splitlines()[-1].startswith("harness: error: benchmark data")
+    assert "harness data fetch --out" in captured.err
+    assert "into this folder" not in captured.out + captured.err
+    assert "no verdict: nothing was measured" in captured.out
+    assert not out.exists() and not (out.parent / "ledger.jsonl").exists()
+
+
+def test_skip_runs_the_rest_and_the_verdict_names_it(sim_process, tmp_path: Path, capsys) -> None:
+    """--skip quality --skip audit: check and latency run; the verdict names the skipped
+    steps, and judging the folder again keeps them (issue 47, item 10)."""
+    sim = sim_process(ttft_ms=1, itl_ms=0, output_tokens=4)
+    folder = tmp_path / "r"
+    argv = ["gate", "--url", sim.url, "--skip", "quality", "--skip", "audit", "--out", str(folder)]
+    argv += ["--latency-mode", "official", "--runs", "1", "--warmup", "0", "--buckets", "short"]
+    assert main([*argv, "--quiet"]) == 4  # INCOMPLETE: two steps skipped
+    first = GateReport.load(folder)
+    assert first.verdict == "INCOMPLETE" and first.skipped == ["audit", "quality"]
+    texts = [r.text for r in first.reasons]
+    assert "quality not measured: skipped with --skip quality" in texts
+    assert "audit not measured: skipped with --skip audit" in texts
+    assert first.provenance.command_line.count("--skip") == 2
+    assert not (folder / "quality.json").exists()
+    capsys.readouterr()
+    assert main(["gate", str(folder)]) == 4  # the folder judged again, as it lies
+    shown = capsys.readouterr().out
+    assert "kept from the gate that measured it: --skip audit; --skip quality" in shown
+    again = GateReport.load(folder)
+    assert again.skipped == first.skipped
+    assert [r.text for r in again.reasons] == texts
+    assert "into this folder" not in shown
+
+
+def test_a_step_a_failed_check_stopped_says_so_and_a_rejudge_keeps_it(
+    sim_process, tmp_path: Path, capsys
+) -> None:
+    """A required check fails (the simulator serves another model than Paris's): the later
+    steps are "not measured: check failed (--keep-going measures anyway)", never "run harness
+    throughput into this folder", and `gate RUN_DIR` says the same (issue 47, items 3, 10)."""
+    sim = sim_process(ttft_ms=1, itl_ms=0, output_tokens=4)
+    folder = tmp_path / "r"
+    argv = ["gate", "--url", sim.url, "--profile", "gpumode-paris", "--out", str(folder)]
+    argv += ["--data-dir", str(SAMPLES_DIR), "--quiet"]
+    assert main(argv) == 1
+    stopped = "check failed (--keep-going measures anyway)"
+    want = [f"{step} not measured: {stopped}" for step in ("throughput", "quality", "audit")]
+    first = GateReport.load(folder)
+    assert first.not_run == dict.fromkeys(("throughput", "quality", "audit"), stopped)
+    assert [r.text for r in first.reasons if r.incomplete] == want
+    assert main(["gate", str(folder), "--quiet"]) == 1
+    again = GateReport.load(folder)
+    assert [r.text for r in again.reasons if r.incomplete] == want
+    assert "into this folder" not in capsys.readouterr().out
 
 
 def test_skip_of_a_step_the_profile_has_not_is_a_usage_error(tmp_path: Path, capsys) -> None:

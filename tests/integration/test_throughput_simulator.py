@@ -17,7 +17,9 @@ from harness.throughput.config import ThroughputConfig, ThroughputOverrides, fro
 from harness.throughput.core import measure_throughput
 from harness.throughput.report import ThroughputReport
 from harness.throughput.runner import ThroughputState, run_sweep
+from harness.throughput.scoring import SCORE
 from harness.tokenizer import load_tokenizer
+from tests.fixtures.wrong_invocation import run_harness
 
 pytestmark = pytest.mark.timeout(120)
 
@@ -294,3 +296,27 @@ def test_docs_small_example_runs_against_the_simulator(sim_process, tmp_path: Pa
     assert main([*argv, "--out", str(tmp_path / "run"), "--quiet"]) == 0
     rep = ThroughputReport.load(tmp_path / "run")
     assert [lv.n_ok for lv in rep.levels] == [8, 8, 8]
+
+
+def test_a_paris_sweep_says_its_score_is_zero_unless_gsm8k_passes(sim_process, tmp_path: Path):
+    """Standalone, the sweep says the grader scores 0 unless GSM8K passes and how to measure
+    it; the simulator's answers fail every spot check, said in one line (issue 47, item 2)."""
+    sp = sim_process(models=("Qwen/Qwen3.5-35B-A3B",), ttft_ms=1, itl_ms=0.1)
+    out = tmp_path / "run"
+    argv = ["throughput", "--profile", "gpumode-paris", "--url", sp.url, "--levels", "1,2,4"]
+    argv += ["--requests-per-level", "4", "--prompt-tokens", "64", "--max-tokens", "8"]
+    answer = run_harness([*argv, "--out", str(out)], reports=tmp_path / "reports")
+    assert answer.rc == 0, answer.stderr
+    shown = " ".join(answer.stdout.split())  # the console folds long lines at its width
+    rep = ThroughputReport.load(out)
+    assert f"score {SCORE.text(rep.score)} (weighted tok/s) (measured levels only)" in shown
+    assert rep.score_gate == (
+        "the grader scores 0 unless gsm8k passes score.py's gate (exact_match,strict-match ≥"
+        f" 0.85), which this sweep does not measure: harness quality --url {sp.url} --profile"
+        f" gpumode-paris --out {out}, then harness gate {out} (or the whole gate: harness"
+        f" gate --url {sp.url} --profile gpumode-paris)"
+    )
+    assert rep.score_gate in shown
+    (spots,) = [f.text for f in rep.flags if f.kind is FlagKind.SPOT_CHECK]
+    assert spots.startswith("6 of 6 spot checks failed (every level; garbage output under load?)")
+    assert shown.count("spot check") == 1  # one line, not one per check

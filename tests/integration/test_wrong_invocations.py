@@ -24,6 +24,8 @@ TLS = "https://127.0.0.1:{BUSY}"  # https:// to the plain-HTTP server of {OTHER}
 NO_HOST = "http://nosuch.invalid:8080"  # a name no resolver knows
 LONG = ("--ready-timeout", "600")  # what an early stop saves
 SAMPLES = ("--limit", "0.01", "--data-dir", str(SAMPLES_DIR))
+PARIS_DOWN = ("--url", "{DOWN}", "--profile", "gpumode-paris")
+SKIP_ALL = ("--skip", "check", "--skip", "throughput", "--skip", "quality", "--skip", "audit")
 WEB_PAGE = "a web page (HTML), not the API's JSON: this is a web page, not the model server"
 
 CHECK = [
@@ -65,6 +67,9 @@ GATE = [
     usage("gate", "--url", "{DOWN}", "--latency-mode", "fast", says="invalid choice: 'fast'"),
     usage("gate", "--url", "{DOWN}", "--image-id", "", says="'' names no image — pass the"),
     target("gate", "--url", "{DOWN}", *QUICK, "--skip", "quality", says="is unreachable"),
+    # a gate that measures nothing: the data line, and no verdict after it (issue 47)
+    usage("gate", *PARIS_DOWN, "--data-dir", "{W}/nodata", says="— run: harness data fetch"),
+    usage("gate", *PARIS_DOWN, *SKIP_ALL, says="no step of this gate is left to measure"),
     verdict(4, "gate", "{W}/corrupt", says="check.json: not valid JSON"),
     verdict(4, "gate", "{W}/foreign", says="a 'gate' report, not 'latency'"),
     verdict(4, "gate", "{W}/future", says="schema_version 99"),

@@ -336,7 +336,12 @@ def test_throughput_profile_gate():
         )
     )
     assert verdict is Verdict.INCOMPLETE  # no quality.json yet
-    assert any(r.text == "throughput score 1,321.0 (weighted tok/s)" for r in reasons)
+    # no ✓ beside a score the grader zeroes unless GSM8K passes, and GSM8K is not measured
+    (line,) = [r for r in reasons if r.text.startswith("throughput score")]
+    assert line.incomplete and line.text == (
+        "throughput score 1,321 (weighted tok/s) as measured; the grader scores 0 unless gsm8k"
+        " passes score.py's gate (exact_match,strict-match ≥ 0.85): not measured"
+    )
     assert [f.kind for f in flags] == [
         FlagKind.USAGE_MISMATCH,
         FlagKind.PARTIAL_SWEEP,
@@ -411,3 +416,17 @@ def test_an_audit_left_out_with_skip_is_incomplete_and_says_so():
     verdict, reasons, _ = judge(given)
     assert verdict is Verdict.INCOMPLETE
     assert "audit not measured: skipped with --skip audit" in [r.text for r in reasons]
+
+
+def test_a_step_an_earlier_stop_left_out_says_why_not_run_it():
+    """Issue 47: a step not run because check failed is not "run harness X into this
+    folder"; a report measured into the folder since is judged, whatever was recorded."""
+    given = inputs(audit=None)
+    given.not_run = {"audit": "check failed (--keep-going measures anyway)"}
+    _, reasons, _ = judge(given)
+    texts = [r.text for r in reasons]
+    assert "audit not measured: check failed (--keep-going measures anyway)" in texts
+    assert not any("into this folder" in t for t in texts)
+    given = inputs()
+    given.not_run = {"audit": "check failed (--keep-going measures anyway)"}
+    assert not any("audit not measured" in r.text for r in judge(given)[1])

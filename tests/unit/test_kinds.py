@@ -338,9 +338,12 @@ def test_the_speed_steps_record_names_the_score_and_its_unit() -> None:
     assert (qwen.name, qwen.score.name, qwen.score.text(2.5)) == (
         "latency",
         "mean speedup",
-        "2.500×",
+        "2.50×",
     )
+    assert qwen.score.text(2.5, 3) == "2.500×"  # a fixed number of decimals (tune's tables)
     assert paris.score is not None
+    # every page writes the weighted score one way: whole tok/s, thousands commas (issue 47)
+    assert paris.score.text(5800833.880000001) == "5,800,834"
     assert (paris.name, paris.score.name, paris.score.text(1234.5, 1)) == (
         "throughput",
         "weighted tok/s",

@@ -62,7 +62,7 @@ def test_the_console_shows_the_same_tables(folders: dict[str, Path], kind: str) 
 def test_throughput_page_has_the_levels_and_the_attribution(folders: dict[str, Path]) -> None:
     page = run_page(folders["throughput"], entry_for_folder(folders["throughput"]))
     assert "c=64: 10 % of prompt tokens from the prefix cache" in page
-    assert "weighted score: 29,700 tok/s" in page  # 1·500 + 2·2,400 + 4·6,100
+    assert "score 29,700 (weighted tok/s)" in page  # 1·500 + 2·2,400 + 4·6,100
 
 
 def test_latency_page_has_the_attribution_sentences(folders: dict[str, Path]) -> None:

@@ -87,7 +87,7 @@ def test_gate_fails_naming_the_rule_and_zeroes_the_score():
     texts = [r.text for r in reasons if r.blocking]
     assert len(texts) == 2
     assert texts[0].startswith("correctness gate FAILED: score.py: gsm8k exact_match,strict-match")
-    assert texts[1].startswith("the grader's score is 0: score.py failed (harness measured 5000.0)")
+    assert texts[1].startswith("the grader's score is 0: score.py failed (harness measured 5,000)")
     verdict, judged, _ = judge(inputs)
     assert verdict is Verdict.FAIL
     assert set(texts) <= {r.text for r in judged if r.blocking}  # the gate says both
