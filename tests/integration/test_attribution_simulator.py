@@ -64,7 +64,10 @@ async def test_absent_metrics_is_one_note(simulator):
     await run_latency(cfg_for(sim.url, "strict"), TOK, state, hook=rec.bucket_hook)
     sec = build_section(rec.pairs, rec.notes)
     assert sec.items == []
-    assert sec.notes == ["GET /metrics answered HTTP 404: no attribution from server counters"]
+    assert sec.notes[0] == "GET /metrics answered HTTP 404: no attribution from server counters"
+    # the engine is unknown: the hint names each engine's flag that turns /metrics on
+    assert sec.notes[1].startswith("to turn /metrics on: SGLang: start the server with --enable-")
+    assert "llama.cpp: start llama-server with --metrics" in sec.notes[1] and len(sec.notes) == 2
     assert len([e for e in sim.log if e.path == "/metrics"]) == 1  # asked once, then stopped
     assert len(state.rows) == 2 * 4
 
