@@ -186,9 +186,7 @@ def lacking(engine: EngineRecord, after: Values) -> list[str]:
     (its record's sentence). A metric the engine has but this scrape lacks (vLLM's
     spec-decode counters on a server without a draft model) is a dash in the table."""
     return [
-        engine.why_absent(group[0])
-        for group in GROUPS
-        if not any(engine.spec(s) for s in group)
+        engine.why_absent(group[0]) for group in GROUPS if not any(engine.spec(s) for s in group)
     ]
 
 

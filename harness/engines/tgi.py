@@ -11,8 +11,11 @@ RECORD = EngineRecord(
     name="tgi",
     title="TGI",
     signals=(
+        # served as ``tgi_request_success`` (TYPE counter); the Prometheus text parser
+        # harness reads with names a counter's samples ``_total``
         SignalSpec(
-            "requests", (MetricName("tgi_request_success", "requests", "counter", source=_SRC),)
+            "requests",
+            (MetricName("tgi_request_success_total", "requests", "counter", source=_SRC),),
         ),
         # per-request histograms: their _sum is the total over requests
         SignalSpec(
@@ -33,7 +36,6 @@ RECORD = EngineRecord(
     detect=Detect(
         metric_prefixes=("tgi_",),
         routes=(("/info", "model_id", "version"),),
-        server_headers=("text-generation-inference",),
     ),
     ready_routes=("/health", "/ping", "/info"),
     config_routes=("/info",),

@@ -16,6 +16,7 @@ import time
 from pathlib import Path
 
 from harness.attribution import cache_flags, metrics_enabled, section_for
+from harness.client.fingerprint import engine_record
 from harness.client.metrics import MetricsRecorder
 from harness.client.readiness import listening, wait_ready
 from harness.errors import EXIT_FAIL, EXIT_OK, EXIT_TARGET
@@ -81,7 +82,11 @@ async def measure_throughput(
             cfg, state, provenance, complete=complete, wall_s=time.perf_counter() - started
         )
         report.attribution = section_for(
-            recorder.pairs, recorder.notes, scraped=scraping, choice=cfg.metrics
+            recorder.pairs,
+            recorder.notes,
+            scraped=scraping,
+            choice=cfg.metrics,
+            engine=engine_record(provenance.server),
         )
         if cfg.mode == "strict":  # official mode reuses its prompts at every level, by design
             report.flags += cache_flags(
