@@ -45,7 +45,7 @@ def parse_exposition(text: str) -> MetricsSnapshot:
             if family.type == "info" or sample.name.endswith("_info"):
                 snap.info.setdefault(sample.name, {}).update(sample.labels)
             snap.values[sample.name] = snap.values.get(sample.name, 0.0) + float(sample.value)
-            if family.type == "gauge":
+            if family.type == "gauge" and not sample.name.endswith("_info"):
                 peak = peak_key(sample.name)
                 snap.values[peak] = max(snap.values.get(peak, float("-inf")), float(sample.value))
     return snap

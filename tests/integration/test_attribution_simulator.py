@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from dataclasses import replace
 from pathlib import Path
 
@@ -16,6 +17,7 @@ from harness.profiles import load_profile
 from harness.simulate.metrics import ENGINE_NAME
 from harness.target import Target
 from harness.tokenizer import load_tokenizer
+from tests.fixtures.wrong_invocation import run_harness
 
 pytestmark = pytest.mark.timeout(120)
 
@@ -87,3 +89,44 @@ async def test_fingerprint_of_the_simulator(simulator):
     assert fp.max_model_len == 9000
     assert fp.models == list(sim.cfg.models)
     assert fp.note is None
+
+
+# The simulator in each engine's dialect (--engine): the same requests, the same cache, so
+# the same share; each engine's names, and what it lacks said by name.
+LACKS = {
+    "vllm": [],
+    "sglang": ["SGLang counts retractions (num_retracted_reqs), which harness does not read"],
+    "llamacpp": [
+        "llama.cpp serves no preemption counter",
+        "llama.cpp serves no KV-cache usage gauge on /metrics",
+    ],
+}
+
+
+@pytest.mark.parametrize("dialect", ["sglang", "llamacpp"])
+async def test_attribution_in_each_engines_dialect(simulator, dialect):
+    sim = await simulator(ttft_ms=1, itl_ms=0.5, prefix_cache=True, dialect=dialect)
+    rec = MetricsRecorder(sim.url)
+    await run_latency(cfg_for(sim.url, "official"), TOK, LatencyState(), hook=rec.bucket_hook)
+    sec = build_section(rec.pairs, rec.notes)
+    short = sec.get("official", "short")
+    assert short is not None and sec.engine == dialect and short.engine == dialect
+    # as on vLLM's names (the first test): 144 of 244 prompt tokens from the cache; llama.cpp
+    # counts 100 computed + 144 cached, and attribution adds them back
+    assert (short.prefix_lookups, short.prefix_hits, short.prefix_unit) == (244.0, 144.0, "tokens")
+    assert short.prompt_tokens == 244.0
+    assert sec.notes == LACKS[dialect]
+
+
+def test_latency_command_on_llamacpp_names(sim_process, tmp_path):
+    sp = sim_process(ttft_ms=1, itl_ms=0.5, prefix_cache=True, dialect="llamacpp")
+    args = ["latency", "--url", sp.url, "--mode", "official", "--runs", "3", "--warmup", "0"]
+    args += ["--buckets", "short", "--metrics", "on", "--no-calibrate", "--out", str(tmp_path)]
+    got = run_harness(args, reports=tmp_path)
+    assert got.rc == 0, got.err
+    report = json.loads(next(tmp_path.rglob("latency.json")).read_text())
+    att = report["attribution"]
+    assert att["engine"] == "llamacpp" and att["items"][0]["prefix_unit"] == "tokens"
+    assert "llama.cpp serves no preemption counter" in att["notes"]
+    # llama.cpp keeps no e2e histogram: no server-side mean in the network estimate
+    assert all(b.get("server_mean_ms") is None for b in report["network"]["buckets"])
