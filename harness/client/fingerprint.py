@@ -165,5 +165,9 @@ async def take_fingerprint_and_metrics(
     return fp, scraped.snapshot
 
 
-def not_taken() -> ServerFingerprint:
-    return ServerFingerprint(taken=False, note=NOT_TAKEN)
+def not_taken(engine: str | None = None) -> ServerFingerprint:
+    """Official mode's: nothing asked; ``--engine`` still names the engine."""
+    fp = ServerFingerprint(taken=False, note=NOT_TAKEN)
+    if engine is not None:
+        fp.engine, fp.engine_source = engine, "--engine"
+    return fp

@@ -148,3 +148,31 @@ def prefix_cache(engine: EngineRecord, before: Values, after: Values) -> PrefixC
     if rate_gauge.value is not None:
         return PrefixCache(rate_gauge=rate_gauge.value, how=f"gauge {rate_gauge.metric}", note=note)
     return PrefixCache(note=note)
+
+
+@dataclass(frozen=True)
+class CounterEvidence:
+    """What the audit may take from the server's counters over its run: answered requests
+    and the prefix cache, each with its metric, unit and why it is missing. A missing
+    counter is never evidence (``requests.value`` None: say the note, judge nothing)."""
+
+    engine: str | None
+    requests: Reading
+    prefix: PrefixCache
+
+
+def counter_evidence(
+    before: Values,
+    after: Values,
+    engine: EngineRecord | None = None,
+    engines: tuple[EngineRecord, ...] = ENGINES,
+) -> CounterEvidence:
+    """The audit's counter evidence, through the record of ``engine`` (None: the engine
+    whose names the scrape carries; none known: every field says so)."""
+    eng = engine if engine is not None else detect_from_names(after, engines)
+    if eng is None:
+        why = "no known engine's counters in /metrics"
+        return CounterEvidence(None, Reading("requests", None, note=why), PrefixCache(note=why))
+    return CounterEvidence(
+        eng.name, answered_requests(eng, before, after), prefix_cache(eng, before, after)
+    )

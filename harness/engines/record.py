@@ -93,7 +93,7 @@ class Quirk:
 
 @dataclass(frozen=True)
 class Detect:
-    """How a server shows it is this engine (exact names: style.md #16)."""
+    """How a server shows it is this engine."""
 
     metric_prefixes: tuple[str, ...] = ()  # a /metrics sample name starting with one
     server_headers: tuple[str, ...] = ()  # a ``Server`` header starting with one

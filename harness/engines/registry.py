@@ -27,5 +27,5 @@ def names(engines: tuple[EngineRecord, ...] = ENGINES) -> tuple[str, ...]:
 
 
 def by_name(name: str | None, engines: tuple[EngineRecord, ...] = ENGINES) -> EngineRecord | None:
-    """The record called exactly ``name`` (style.md #16: no prefix matching); None if none."""
+    """The record called exactly ``name`` (exact names, no prefix matching); None if none."""
     return next((e for e in engines if e.name == name), None)

@@ -92,7 +92,11 @@ async def measure_latency(
     hooks.ready(ready)
     # Harness extras (requests the grader never sends) only outside pure official mode
     # (docs/attribution.md).
-    provenance.server = not_taken() if cfg.mode == "official" else await take_fingerprint(cfg.url)
+    provenance.server = (
+        not_taken(cfg.engine)
+        if cfg.mode == "official"
+        else await take_fingerprint(cfg.url, engine=cfg.engine)
+    )
     if cfg.mode != "official":  # official: after the timed requests, below (docs/manifest.md)
         await record_manifest(folder, cfg.url, taken="before")
 

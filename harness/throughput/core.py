@@ -19,6 +19,7 @@ from harness.attribution import cache_flags, metrics_enabled, section_for
 from harness.client.fingerprint import engine_record
 from harness.client.metrics import MetricsRecorder
 from harness.client.readiness import listening, wait_ready
+from harness.engines.registry import by_name
 from harness.errors import EXIT_FAIL, EXIT_OK, EXIT_TARGET
 from harness.kinds.record import RunEnv
 from harness.manifest.record import record_manifest
@@ -86,7 +87,7 @@ async def measure_throughput(
             recorder.notes,
             scraped=scraping,
             choice=cfg.metrics,
-            engine=engine_record(provenance.server),
+            engine=by_name(cfg.engine) or engine_record(provenance.server),
         )
         if cfg.mode == "strict":  # official mode reuses its prompts at every level, by design
             report.flags += cache_flags(

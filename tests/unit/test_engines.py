@@ -199,3 +199,39 @@ def test_a_new_engine_is_one_record_and_one_registry_entry() -> None:
     )
     assert (fp.engine, fp.engine_source) == ("toy", "Server header")
     assert answered_requests(TOY, zero(after), after).value == 3
+
+
+def test_the_manifest_records_the_engine_and_its_own_configuration_route() -> None:
+    from harness.manifest.take import build
+
+    routes = json.loads((FIXTURES / "routes.json").read_text())
+    props = dict(routes["llamacpp"]["answers"]["/props"], is_sleeping=False)
+    answers = {
+        "/metrics": (FIXTURES / "llamacpp.prom").read_text(),
+        "/props": json.dumps(props),
+        "/get_server_info": json.dumps({"tp_size": 1, "internal_states": [{"load": 3}]}),
+    }
+    m = build(answers, {}, None, taken="before", url="http://x")
+    assert m.settings["server.engine"] == "llamacpp"
+    assert m.settings["props.build_info"] == "b6000-abc1234"
+    assert m.settings["get_server_info.tp_size"] == 1
+    # running state is not configuration: two scrapes of one server keep one config id
+    assert not [k for k in m.settings if "internal_states" in k or "is_sleeping" in k]
+
+
+def test_the_audits_counter_evidence_never_takes_an_absent_counter() -> None:
+    from harness.engines.read import counter_evidence
+
+    llama = scrape("llamacpp")
+    ev = counter_evidence(zero(llama), llama)
+    assert ev.engine == "llamacpp" and ev.requests.value is None
+    assert ev.requests.note is not None and ev.prefix.rate == 0.25
+    v = scrape("vllm")
+    ev = counter_evidence(zero(v), v)
+    assert (ev.engine, ev.requests.value, ev.requests.metric) == (
+        "vllm",
+        5.0,
+        "vllm:request_success_total",
+    )
+    none = counter_evidence({}, {"x": 1.0})
+    assert none.engine is None and none.requests.value is None and none.prefix.rate is None
