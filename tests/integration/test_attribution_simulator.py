@@ -122,9 +122,18 @@ def test_latency_command_on_llamacpp_names(sim_process, tmp_path):
     sp = sim_process(ttft_ms=1, itl_ms=0.5, prefix_cache=True, dialect="llamacpp")
     args = ["latency", "--url", sp.url, "--mode", "official", "--runs", "3", "--warmup", "0"]
     args += ["--buckets", "short", "--metrics", "on", "--no-calibrate", "--out", str(tmp_path)]
-    got = run_harness(args, reports=tmp_path)
-    assert got.rc == 0, got.err
+    wrong = run_harness([*args, "--engine", "llama.cpp"], reports=tmp_path)
+    assert wrong.rc == 2 and "invalid choice: 'llama.cpp'" in wrong.stderr
+    got = run_harness([*args, "--engine", "llamacpp"], reports=tmp_path)
+    assert got.rc == 0, got.stderr
     report = json.loads(next(tmp_path.rglob("latency.json")).read_text())
+    # official mode asks the server nothing beyond the grader's requests: --engine names it
+    server = report["provenance"]["server"]
+    assert (server["engine"], server["engine_source"], server["taken"]) == (
+        "llamacpp",
+        "--engine",
+        False,
+    )
     att = report["attribution"]
     assert att["engine"] == "llamacpp" and att["items"][0]["prefix_unit"] == "tokens"
     assert "llama.cpp serves no preemption counter" in att["notes"]
