@@ -146,11 +146,15 @@ async def take_fingerprint_and_metrics(
         models_doc, m_err, server2 = await _get_json(session, base + "/v1/models", timeout_s)
         got.server_header = server or server2
         scraped = await scrape(session, base, timeout_s=timeout_s)
-        if scraped.snapshot is None or detect_from_names(scraped.snapshot.values, engines) is None:
-            # /metrics said nothing: ask each known engine's own info route (one GET each)
-            for route in dict.fromkeys(r for e in engines for r, _, _ in e.detect.routes):
-                if route != "/version":
-                    got.routes[route], _, _ = await _get_json(session, base + route, timeout_s)
+        # the named or detected engine's own info route (its version: llama.cpp /props);
+        # nothing named: each known engine's (one GET each)
+        named = by_name(engine, engines) or detect_from_names(
+            scraped.snapshot.values if scraped.snapshot else (), engines
+        )
+        asked = (named,) if named is not None else engines
+        for route in dict.fromkeys(r for e in asked for r, _, _ in e.detect.routes):
+            if route != "/version":
+                got.routes[route], _, _ = await _get_json(session, base + route, timeout_s)
     fp = from_answers(
         version_doc, models_doc, scraped.snapshot, answers=got, engine=engine, engines=engines
     )

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -139,3 +140,44 @@ def test_latency_command_on_llamacpp_names(sim_process, tmp_path):
     assert "llama.cpp serves no preemption counter" in att["notes"]
     # llama.cpp keeps no e2e histogram: no server-side mean in the network estimate
     assert all(b.get("server_mean_ms") is None for b in report["network"]["buckets"])
+
+
+async def test_fingerprint_of_a_server_speaking_llamacpp(tmp_path):
+    """A server on port 0 answering as llama-server does (tests/fixtures/engines): its
+    /metrics names name the engine, its /props the build; /version is a 404 there."""
+    from aiohttp import web
+
+    fixtures = Path(__file__).parents[1] / "fixtures" / "engines"
+    props = json.loads((fixtures / "routes.json").read_text())["llamacpp"]["answers"]["/props"]
+    asked: list[str] = []
+
+    @web.middleware
+    async def log(request: web.Request, handler: Any) -> web.StreamResponse:
+        asked.append(request.path)  # every GET, the 404s included
+        return await handler(request)
+
+    app = web.Application(middlewares=[log])
+
+    async def metrics(request: web.Request) -> web.Response:
+        return web.Response(text=(fixtures / "llamacpp.prom").read_text())
+
+    async def answer(request: web.Request) -> web.Response:
+        if request.path == "/props":
+            return web.json_response(props)
+        return web.json_response({"data": [{"id": "m", "owned_by": "llamacpp"}]})
+
+    app.add_routes([web.get("/metrics", metrics), web.get("/props", answer)])
+    app.add_routes([web.get("/v1/models", answer)])
+    runner = web.AppRunner(app)
+    await runner.setup()
+    site = web.TCPSite(runner, "127.0.0.1", 0)
+    await site.start()
+    try:
+        port = runner.addresses[0][1]
+        fp = await take_fingerprint(f"http://127.0.0.1:{port}")
+    finally:
+        await runner.cleanup()
+    assert (fp.engine, fp.version, fp.engine_source) == ("llamacpp", "b6000-abc1234", "GET /props")
+    assert fp.models == ["m"] and fp.note == "GET /version: HTTP 404"
+    # its own info route only, not every engine's
+    assert sorted(asked) == ["/metrics", "/props", "/v1/models", "/version"]

@@ -235,3 +235,16 @@ def test_the_audits_counter_evidence_never_takes_an_absent_counter() -> None:
     )
     none = counter_evidence({}, {"x": 1.0})
     assert none.engine is None and none.requests.value is None and none.prefix.rate is None
+
+
+def test_compare_names_an_engine_change_between_two_runs() -> None:
+    from harness.manifest.diff import diff_settings
+    from harness.manifest.take import build
+
+    runs = [
+        build({"/metrics": (FIXTURES / f"{e}.prom").read_text()}, {}, None, taken="before", url="u")
+        for e in ("vllm", "sglang")
+    ]
+    changes = {c.key: c for c in diff_settings(runs[0].settings, runs[1].settings)}
+    assert (changes["server.engine"].a, changes["server.engine"].b) == ("vllm", "sglang")
+    assert runs[0].config_id != runs[1].config_id
