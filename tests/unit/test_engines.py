@@ -248,3 +248,16 @@ def test_compare_names_an_engine_change_between_two_runs() -> None:
     changes = {c.key: c for c in diff_settings(runs[0].settings, runs[1].settings)}
     assert (changes["server.engine"].a, changes["server.engine"].b) == ("vllm", "sglang")
     assert runs[0].config_id != runs[1].config_id
+
+
+def test_no_metrics_names_the_flag_of_the_engine_the_fingerprint_named() -> None:
+    note = "GET /metrics answered HTTP 501: no attribution from server counters"
+    section = build_section({}, [note], by_name("llamacpp"))
+    assert section.notes == [
+        note,
+        "to turn /metrics on: llama.cpp: start llama-server with --metrics",
+    ]
+    sglang = build_section({}, [note], by_name("sglang"))
+    assert sglang.notes[1] == "to turn /metrics on: SGLang: start the server with --enable-metrics"
+    vllm = build_section({}, [note], by_name("vllm"))
+    assert vllm.notes[1] == "to turn /metrics on: vLLM serves /metrics by default"
