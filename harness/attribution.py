@@ -3,8 +3,10 @@
 The runners scrape Prometheus ``/metrics`` before and after every latency bucket
 (per mode) and every throughput level (harness/client/metrics.py); this module
 turns each before/after pair into an :class:`Attribution` and writes the
-sentence that explains the official/strict gap. Counters are vLLM's names; a
-server without them yields ``None`` fields, never an error. See docs/attribution.md.
+sentence that explains the official/strict gap. Each engine's names, units and
+meanings come from its record (harness/engines/, docs/engines.md); a server without a
+counter yields ``None`` fields and a note naming what the engine lacks (and the flag that
+turns /metrics on), never an error. See docs/attribution.md.
 
 Scraping is a harness extra: it sends requests the grader never sends, so it
 is off by default in official mode (:func:`metrics_enabled`).
@@ -17,6 +19,10 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
+from harness.engines.read import delta as read_delta
+from harness.engines.read import detect_from_names, gauge, prefix_cache
+from harness.engines.record import EngineRecord, Signal
+from harness.engines.registry import ENGINES, by_name
 from harness.risk import FlagKind, RiskFlag
 from harness.view import fmt
 from harness.view import model as view
@@ -25,18 +31,17 @@ from harness.view.model import Section
 MetricsChoice = Literal["auto", "on", "off"]
 Values = Mapping[str, float]
 
-# vLLM's sample names (counters carry the ``_total`` suffix in the exposition).
-PREFIX_QUERIES = "vllm:prefix_cache_queries_total"  # prompt tokens looked up, in tokens
-PREFIX_HITS = "vllm:prefix_cache_hits_total"  # of those, tokens found in the cache
-SPEC_DRAFTS = "vllm:spec_decode_num_drafts_total"
-SPEC_DRAFT_TOKENS = "vllm:spec_decode_num_draft_tokens_total"
-SPEC_ACCEPTED = "vllm:spec_decode_num_accepted_tokens_total"
-PREEMPTIONS = "vllm:num_preemptions_total"
-PROMPT_TOKENS = "vllm:prompt_tokens_total"
-GENERATION_TOKENS = "vllm:generation_tokens_total"
-# KV-cache use is a gauge (fraction 0..1); vLLM renamed it once, so both names are read.
-KV_USAGE = ("vllm:kv_cache_usage_perc", "vllm:gpu_cache_usage_perc")
-KNOWN = (PREFIX_QUERIES, PREFIX_HITS, SPEC_DRAFTS, SPEC_DRAFT_TOKENS, SPEC_ACCEPTED, PREEMPTIONS)
+# The metric names are each engine's, from its record (harness/engines/, docs/engines.md);
+# the engine is the one the fingerprint named, else the one the scrape's names show.
+SPEC_SIGNALS: tuple[Signal, ...] = ("spec_drafts", "spec_draft_tokens", "spec_accepted_tokens")
+# The signals attribution reads, by what they tell: an engine with none of a group's gets
+# one note naming what it lacks (its record's sentence).
+GROUPS: tuple[tuple[Signal, ...], ...] = (
+    ("prefix_hits", "prefix_lookups", "cached_prompt_tokens", "prefix_hit_rate"),
+    (*SPEC_SIGNALS, "spec_acceptance_rate"),
+    ("preemptions",),
+    ("kv_usage",),
+)
 
 
 # Above this share of their prompt tokens served from the prefix cache, prompts meant to be
@@ -59,11 +64,17 @@ class Attribution(BaseModel):
 
     mode: str  # "official" | "strict" (latency) or "throughput"
     name: str  # bucket name, or "c=<level>"
-    prompt_tokens: float | None = None
+    engine: str | None = None  # whose counters (harness/engines/), None: no engine's
+    prompt_tokens: float | None = None  # every prompt token, those from the cache included
     generation_tokens: float | None = None
-    prefix_queried_tokens: float | None = None
+    prefix_queried_tokens: float | None = None  # only when the engine counts in tokens
     prefix_hit_tokens: float | None = None
-    prefix_hit_rate: float | None = None  # hits / queries, 0..1
+    prefix_hits: float | None = None  # in prefix_unit (tokens, blocks or sequences)
+    prefix_lookups: float | None = None
+    prefix_unit: str | None = None
+    prefix_hit_rate: float | None = None  # hits / queries (same unit), 0..1
+    prefix_hit_rate_gauge: float | None = None  # the engine's own hit-rate gauge at the end
+    prefix_how: str | None = None  # which metrics made the share
     spec_drafts: float | None = None
     spec_draft_tokens: float | None = None
     spec_accepted_tokens: float | None = None
@@ -71,6 +82,7 @@ class Attribution(BaseModel):
     spec_mean_accepted_length: float | None = None  # 1 + accepted / drafts
     preemptions: float | None = None
     kv_cache_usage_after: float | None = None  # gauge at the end, 0..1
+    kv_blocks_used_after: float | None = None  # engines that count KV blocks (mistral.rs)
     note: str | None = None
 
 
@@ -78,6 +90,7 @@ class AttributionSection(BaseModel):
     """The ``attribution`` field of latency.json / throughput.json."""
 
     source: str = "GET /metrics (harness extra, not a grader request)"
+    engine: str | None = None  # whose counters were read (harness/engines/)
     items: list[Attribution] = Field(default_factory=list)
     sentences: list[str] = Field(default_factory=list)
     notes: list[str] = Field(default_factory=list)
@@ -101,39 +114,97 @@ def ratio(num: float | None, den: float | None) -> float | None:
     return num / den
 
 
-def attribute(mode: str, name: str, before: Values, after: Values) -> Attribution:
-    queries = delta(before, after, PREFIX_QUERIES)
-    hits = delta(before, after, PREFIX_HITS)
-    drafts = delta(before, after, SPEC_DRAFTS)
-    draft_tokens = delta(before, after, SPEC_DRAFT_TOKENS)
-    accepted = delta(before, after, SPEC_ACCEPTED)
+def engine_of(
+    after: Values, engine: EngineRecord | None, engines: tuple[EngineRecord, ...] = ENGINES
+) -> EngineRecord | None:
+    """The engine named (fingerprint, --engine), else the one whose names the scrape shows."""
+    return engine if engine is not None else detect_from_names(after, engines)
+
+
+def _prompt_tokens(engine: EngineRecord, before: Values, after: Values) -> float | None:
+    """Every prompt token: where the engine's total leaves the cached ones out (llama.cpp),
+    they are added back, so the figure means the same on every engine."""
+    prompt = read_delta(engine, "prompt_tokens", before, after).value
+    spec = engine.spec("prompt_tokens")
+    if prompt is None or spec is None or not spec.includes.startswith("excludes"):
+        return prompt
+    cached = read_delta(engine, "cached_prompt_tokens", before, after).value
+    return None if cached is None else prompt + cached
+
+
+def attribute(
+    mode: str,
+    name: str,
+    before: Values,
+    after: Values,
+    engine: EngineRecord | None = None,
+    engines: tuple[EngineRecord, ...] = ENGINES,
+) -> Attribution:
+    eng = engine_of(after, engine, engines)
+    if eng is None:
+        known = ", ".join(e.title for e in engines)
+        return Attribution(mode=mode, name=name, note=f"no known engine's counters ({known})")
+
+    def d(signal: Signal) -> float | None:
+        return read_delta(eng, signal, before, after).value
+
+    cache = prefix_cache(eng, before, after)
+    drafts, draft_tokens, accepted = (d(s) for s in SPEC_SIGNALS)
     mean_len = ratio(accepted, drafts)
-    kv = next((after[k] for k in KV_USAGE if k in after), None)
-    missing = [k for k in KNOWN if k not in after]
-    note = None
-    if len(missing) == len(KNOWN):
-        note = "no vLLM counters in /metrics"
+    acceptance = ratio(accepted, draft_tokens)
+    if acceptance is None:
+        acceptance = gauge(eng, "spec_acceptance_rate", after).value
+    kv = gauge(eng, "kv_usage", after)
+    tokens = cache.unit == "tokens"
     return Attribution(
         mode=mode,
         name=name,
-        prompt_tokens=delta(before, after, PROMPT_TOKENS),
-        generation_tokens=delta(before, after, GENERATION_TOKENS),
-        prefix_queried_tokens=queries,
-        prefix_hit_tokens=hits,
-        prefix_hit_rate=ratio(hits, queries),
+        engine=eng.name,
+        prompt_tokens=_prompt_tokens(eng, before, after),
+        generation_tokens=d("generation_tokens"),
+        prefix_queried_tokens=cache.lookups if tokens else None,
+        prefix_hit_tokens=cache.hits if tokens else None,
+        prefix_hits=cache.hits,
+        prefix_lookups=cache.lookups,
+        prefix_unit=cache.unit,
+        prefix_hit_rate=cache.rate,
+        prefix_hit_rate_gauge=cache.rate_gauge,
+        prefix_how=cache.how or None,
         spec_drafts=drafts,
         spec_draft_tokens=draft_tokens,
         spec_accepted_tokens=accepted,
-        spec_acceptance_rate=ratio(accepted, draft_tokens),
+        spec_acceptance_rate=acceptance,
         spec_mean_accepted_length=None if mean_len is None else 1.0 + mean_len,
-        preemptions=delta(before, after, PREEMPTIONS),
-        kv_cache_usage_after=kv,
-        note=note,
+        preemptions=d("preemptions"),
+        kv_cache_usage_after=kv.value if kv.unit == "fraction" else None,
+        kv_blocks_used_after=kv.value if kv.unit == "blocks" else None,
     )
+
+
+def lacking(engine: EngineRecord, after: Values) -> list[str]:
+    """One note per group of signals attribution reads that the engine has no metric for
+    (its record's sentence). A metric the engine has but this scrape lacks (vLLM's
+    spec-decode counters on a server without a draft model) is a dash in the table."""
+    return [
+        engine.why_absent(group[0]) for group in GROUPS if not any(engine.spec(s) for s in group)
+    ]
 
 
 def pct(x: float) -> str:
     return f"{100 * x:.0f} %"
+
+
+def _of(a: Attribution | None) -> str:
+    """What a prefix-cache share is a share of, in the engine's unit."""
+    unit = a.prefix_unit if a is not None else None
+    return "prompt tokens" if unit in (None, "tokens") else f"prefix-cache lookups (in {unit})"
+
+
+def _gauge_part(a: Attribution | None) -> str | None:
+    """An engine's own hit-rate gauge (SGLang, LMDeploy): a rate over its own window."""
+    if a is None or a.prefix_hit_rate is not None or a.prefix_hit_rate_gauge is None:
+        return None
+    return f"the server's prefix-cache hit-rate gauge read {pct(a.prefix_hit_rate_gauge)} after {a.mode}"
 
 
 def gap_sentence(bucket: str, official: Attribution | None, strict: Attribution | None) -> str:
@@ -143,15 +214,16 @@ def gap_sentence(bucket: str, official: Attribution | None, strict: Attribution 
     str_hit = strict.prefix_hit_rate if strict else None
     if off_hit is not None and str_hit is not None:
         parts.append(
-            f"{pct(off_hit)} of prompt tokens from the prefix cache on the repeated filler, "
+            f"{pct(off_hit)} of {_of(official)} from the prefix cache on the repeated filler, "
             f"{pct(str_hit)} with unique prompts"
         )
     elif off_hit is not None:
         parts.append(
-            f"{pct(off_hit)} of prompt tokens from the prefix cache on the repeated filler"
+            f"{pct(off_hit)} of {_of(official)} from the prefix cache on the repeated filler"
         )
     elif str_hit is not None:
-        parts.append(f"{pct(str_hit)} of prompt tokens from the prefix cache with unique prompts")
+        parts.append(f"{pct(str_hit)} of {_of(strict)} from the prefix cache with unique prompts")
+    parts += [p for p in (_gauge_part(official), _gauge_part(strict)) if p]
     off_acc = official.spec_acceptance_rate if official else None
     str_acc = strict.spec_acceptance_rate if strict else None
     if off_acc is not None or str_acc is not None:
@@ -176,7 +248,9 @@ def level_sentence(a: Attribution) -> str | None:
     """A throughput level's one line (prefix cache, spec decode, preemptions)."""
     parts: list[str] = []
     if a.prefix_hit_rate is not None:
-        parts.append(f"{pct(a.prefix_hit_rate)} of prompt tokens from the prefix cache")
+        parts.append(f"{pct(a.prefix_hit_rate)} of {_of(a)} from the prefix cache")
+    elif (g := _gauge_part(a)) is not None:
+        parts.append(g)
     if a.spec_acceptance_rate is not None:
         parts.append(f"spec-decode acceptance {pct(a.spec_acceptance_rate)}")
     if a.preemptions:
@@ -186,14 +260,32 @@ def level_sentence(a: Attribution) -> str | None:
     return f"{a.name}: " + "; ".join(parts) if parts else None
 
 
+def turn_on_hint(engine: EngineRecord | None, engines: tuple[EngineRecord, ...] = ENGINES) -> str:
+    """What turns /metrics on: the named engine's flag, else every engine's that needs one."""
+    if engine is not None:
+        return engine.turn_on() or f"{engine.title} serves {engine.metrics_path} by default"
+    return "; ".join(e.turn_on() for e in engines if e.metrics_on)
+
+
 def build_section(
-    pairs: Mapping[tuple[str, str], tuple[Values, Values]], notes: list[str]
+    pairs: Mapping[tuple[str, str], tuple[Values, Values]],
+    notes: list[str],
+    engine: EngineRecord | None = None,
 ) -> AttributionSection:
     """Attributions for every (mode, name) with both scrapes, in the order measured,
-    and one sentence per latency bucket (or throughput level)."""
+    one sentence per latency bucket (or throughput level), and one note per signal the
+    engine lacks. ``engine``: the one the fingerprint named (None: read off the names)."""
     section = AttributionSection(notes=list(notes))
+    if notes and not pairs:
+        section.notes.append(f"to turn /metrics on: {turn_on_hint(engine)}")
     for (mode, name), (before, after) in pairs.items():
-        section.items.append(attribute(mode, name, before, after))
+        section.items.append(attribute(mode, name, before, after, engine))
+    if pairs:
+        last = list(pairs.values())[-1][1]
+        eng = engine_of(last, engine)
+        if eng is not None:
+            section.engine = eng.name
+            section.notes += lacking(eng, last)
     names: list[str] = []
     for a in section.items:
         if a.mode in ("official", "strict") and a.name not in names:
@@ -214,6 +306,7 @@ def section_for(
     *,
     scraped: bool,
     choice: MetricsChoice,
+    engine: EngineRecord | None = None,
 ) -> AttributionSection:
     """The report's section; when scraping was off, one note that says why."""
     if not scraped:
@@ -223,11 +316,17 @@ def section_for(
                 "grader's requests; --metrics on adds the scrapes between buckets/levels"
             ]
         )
-    return build_section(pairs, notes)
+    return build_section(pairs, notes, engine)
 
 
-def _tokens(hits: float | None, queried: float | None) -> str:
-    return fmt.DASH if queried is None else f"{fmt.num(hits, ',.0f')}/{queried:,.0f}"
+def _hits(a: Attribution) -> str:
+    """``hits/lookups unit`` (a rate gauge shown as a rate: it is no count)."""
+    if a.prefix_lookups is None:
+        if a.prefix_hit_rate_gauge is not None:
+            return f"gauge {fmt.pct(a.prefix_hit_rate_gauge)}"
+        return fmt.DASH
+    unit = f" {a.prefix_unit}" if a.prefix_unit else ""
+    return f"{fmt.num(a.prefix_hits, ',.0f')}/{a.prefix_lookups:,.0f}{unit}"
 
 
 def attribution_section(section: AttributionSection, key: str) -> Section:
@@ -236,7 +335,7 @@ def attribution_section(section: AttributionSection, key: str) -> Section:
         [
             a.mode,
             a.name,
-            _tokens(a.prefix_hit_tokens, a.prefix_queried_tokens),
+            _hits(a),
             fmt.pct(a.prefix_hit_rate),
             fmt.pct(a.spec_acceptance_rate),
             fmt.num(a.spec_mean_accepted_length, ".2f"),
@@ -246,11 +345,12 @@ def attribution_section(section: AttributionSection, key: str) -> Section:
         ]
         for a in section.items
     ]
-    cols = ["mode", "name", "prefix hits/queried", "hit rate", "spec accept", "accepted len"]
+    cols = ["mode", "name", "prefix hits/lookups", "hit rate", "spec accept", "accepted len"]
     cols += ["preemptions", "KV used", "note"]
+    engine = by_name(section.engine)
     return view.section(
         key,
-        f"Attribution: {section.source}",
+        f"Attribution: {section.source}" + (f", {engine.title}'s names" if engine else ""),
         view.table(
             key, "server counters over each step", cols, rows, left=["mode", "name", "note"]
         ),
@@ -270,11 +370,13 @@ def cache_flags(
         if a.mode not in modes or rate is None or rate <= STRICT_CACHE_SHARE:
             continue
         where = f"{a.mode} {a.name}" if a.mode != "throughput" else f"strict {a.name}"
+        unit = a.prefix_unit or "tokens"
+        what = "prompt tokens" if unit == "tokens" else f"prefix-cache lookups (in {unit})"
         text = (
-            f"strict-cached: {pct(rate)} of the {where} prompt tokens came from the server's "
-            f"prefix cache ({a.prefix_hit_tokens or 0:.0f} of {a.prefix_queried_tokens or 0:.0f}"
-            " tokens): these prompts were seen before, so the strict figures measure the cache, "
-            "not prefill"
+            f"strict-cached: {pct(rate)} of the {where} {what} came from the server's "
+            f"prefix cache ({a.prefix_hits or 0:.0f} of {a.prefix_lookups or 0:.0f}"
+            f" {unit}): these prompts were seen before, so the strict figures measure the "
+            "cache, not prefill"
         )
         out.append(
             RiskFlag(

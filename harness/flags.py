@@ -173,6 +173,18 @@ def metrics_scrape(per: str, modes: str) -> Any:
     )
 
 
+def engine() -> Any:
+    """``--engine``: which engine's metric names to read (default: the one detected)."""
+    from harness.engines.registry import names
+
+    return option(
+        "--engine",
+        choices=names(),
+        help="the serving engine whose /metrics names, units and flags harness reads "
+        "(default: detected from /metrics, /props, /info, /get_server_info; docs/engines.md)",
+    )
+
+
 def tokenizer(what: str) -> Any:
     """``--tokenizer``: the client tokenizer (every step with one takes the gate's)."""
     return option(

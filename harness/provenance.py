@@ -44,6 +44,9 @@ class ServerFingerprint(BaseModel):
     models: list[str] = Field(default_factory=list)
     max_model_len: int | None = None
     note: str | None = None  # what could not be read, or why nothing was taken
+    # what named the engine: "--engine", "/metrics names", "GET /props", "Server header",
+    # "/v1/models owned_by", an "*_info metric" (None: the engine is unknown)
+    engine_source: str | None = None
 
     def label(self) -> str:
         """A short name for tables: ``vllm 0.32.0 · max_len 8704``."""

@@ -2,8 +2,9 @@
 
 Parsed with prometheus_client's text parser. Samples are summed over their
 label sets (one server may label per model or per engine), so a snapshot is a
-flat ``sample name → value`` map; ``*_info`` metrics keep their labels, where
-engines put versions and settings. A missing or unreadable ``/metrics`` is a
+flat ``sample name → value`` map; a gauge also keeps its largest label set's value
+under ``max(NAME)`` (:func:`peak_key`: a fraction repeated per engine core must not add
+up past 1); ``*_info`` metrics keep their labels, where engines put versions and settings. A missing or unreadable ``/metrics`` is a
 note, not an error: the :class:`MetricsRecorder` stops asking after the first
 failure and the report says why.
 """
@@ -17,6 +18,7 @@ import aiohttp
 from prometheus_client.parser import text_string_to_metric_families
 
 from harness.client.body import BodyTooLarge, read_body
+from harness.engines.read import peak_key
 
 _BODY_MAX = 16 * 1024 * 1024
 
@@ -43,6 +45,9 @@ def parse_exposition(text: str) -> MetricsSnapshot:
             if family.type == "info" or sample.name.endswith("_info"):
                 snap.info.setdefault(sample.name, {}).update(sample.labels)
             snap.values[sample.name] = snap.values.get(sample.name, 0.0) + float(sample.value)
+            if family.type == "gauge" and not sample.name.endswith("_info"):
+                peak = peak_key(sample.name)
+                snap.values[peak] = max(snap.values.get(peak, float("-inf")), float(sample.value))
     return snap
 
 

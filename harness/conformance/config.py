@@ -6,6 +6,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from harness.client.urls import http_base_url
+from harness.flags import engine as engine_flag
 from harness.flags import option, ready_timeout, request_timeout, tokenizer, wait_for_start
 from harness.overrides import Overrides
 from harness.profiles import Profile
@@ -38,6 +39,7 @@ class CheckOverrides(Overrides):
     timeout_s: float = request_timeout(300.0)
     ready_timeout_s: float | None = ready_timeout()  # None: the profile's [readiness] timeout_s
     wait_for_start: bool = wait_for_start()
+    engine: str | None = engine_flag()
 
 
 @dataclass(frozen=True)
@@ -78,6 +80,7 @@ def from_profile(profile: Profile, target: Target, o: CheckOverrides) -> CheckPl
         long_endpoint=spec.long_endpoint,
         ready_path=server.ready_path,
         model=o.model,
+        engine=o.engine,
         timeout_s=o.timeout_s,
         ready_timeout_s=ready_timeout,
         ready_interval_s=min(1.0, ready_timeout),

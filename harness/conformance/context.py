@@ -40,6 +40,7 @@ class CheckConfig:
     long_endpoint: str  # where the grader sends its long prompt
     ready_path: str
     model: str | None  # None: the graders' name if served, else the server's first
+    engine: str | None  # --engine: names the serving engine in the fingerprint (None: detected)
     timeout_s: float
     ready_timeout_s: float
     ready_interval_s: float

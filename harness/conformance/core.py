@@ -59,7 +59,7 @@ async def measure_check(
         hooks.partial(partial.save(folder))
         raise
     # after the checks (they waited for readiness): engine, version, models, max_model_len
-    report.provenance.server = await take_fingerprint(cfg.url)
+    report.provenance.server = await take_fingerprint(cfg.url, engine=cfg.engine)
     await record_manifest(folder, cfg.url, taken="after")
     report.save(folder)
     return report

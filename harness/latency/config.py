@@ -24,6 +24,7 @@ from harness.flags import (
     usage_probe,
     wait_for_start,
 )
+from harness.flags import engine as engine_flag
 from harness.latency.buckets import choose_buckets
 from harness.latency.stop_rule import StopRule
 from harness.overrides import Overrides
@@ -120,6 +121,7 @@ class LatencyOverrides(Overrides):
     ready_interval_s: float | None = ready_interval()
     wait_for_start: bool = wait_for_start()
     metrics: MetricsChoice = metrics_scrape("bucket", "strict/both")
+    engine: str | None = engine_flag()
     usage_probe: MetricsChoice = usage_probe("buckets", "answer's text", "strict/both")
     calibrate: bool = option(
         "--no-calibrate", default=True, help="skip the client timing self-check"
@@ -183,6 +185,7 @@ class LatencyConfig:
     spec: LatencySpec
     # scrape /metrics around each bucket (a harness extra; auto: off in pure official mode)
     metrics: MetricsChoice
+    engine: str | None  # --engine: the engine whose names are read (None: detected)
     # after the buckets, one request per bucket whose usage the text cannot explain, asking
     # the server for its token ids (a harness extra; auto: off in pure official mode)
     usage_probe: MetricsChoice
@@ -263,6 +266,7 @@ def from_profile(profile: Profile, target: Target, o: LatencyOverrides) -> Laten
         think_close=profile.server.think_close,
         spec=spec,
         metrics=o.metrics,
+        engine=o.engine,
         usage_probe=o.usage_probe,
         usage_tolerance=profile.check.usage_tolerance_tokens,
         until_ci=o.until_ci,

@@ -18,7 +18,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from harness.attribution import cache_flags, metrics_enabled, section_for
-from harness.client.fingerprint import not_taken, take_fingerprint
+from harness.client.fingerprint import engine_record, not_taken, take_fingerprint
 from harness.client.metrics import MetricsRecorder
 from harness.client.readiness import wait_ready
 from harness.client.urllib_client import GraderPoll
@@ -92,7 +92,11 @@ async def measure_latency(
     hooks.ready(ready)
     # Harness extras (requests the grader never sends) only outside pure official mode
     # (docs/attribution.md).
-    provenance.server = not_taken() if cfg.mode == "official" else await take_fingerprint(cfg.url)
+    provenance.server = (
+        not_taken(cfg.engine)
+        if cfg.mode == "official"
+        else await take_fingerprint(cfg.url, engine=cfg.engine)
+    )
     if cfg.mode != "official":  # official: after the timed requests, below (docs/manifest.md)
         await record_manifest(folder, cfg.url, taken="before")
 
@@ -106,7 +110,11 @@ async def measure_latency(
     def finish(complete: bool) -> LatencyReport:
         report = build_report(cfg, state, provenance, complete=complete)
         report.attribution = section_for(
-            recorder.pairs, recorder.notes, scraped=scraping, choice=cfg.metrics
+            recorder.pairs,
+            recorder.notes,
+            scraped=scraping,
+            choice=cfg.metrics,
+            engine=engine_record(provenance.server),
         )
         report.flags += cache_flags(report.attribution, ("strict",), source="latency", hint=hint)
         prober.attach(report, recorder.pairs)  # loopback or network (docs/timing.md, Network)

@@ -29,6 +29,7 @@ import math
 import statistics
 from collections.abc import Mapping, Sequence
 
+from harness.engines.read import delta, detect_from_names
 from harness.latency.network_report import NetworkBucket, NetworkLabel, NetworkSection, RttProbe
 from harness.latency.report import LatencyReport, RequestRow
 from harness.risk import FlagKind, RiskFlag
@@ -38,8 +39,6 @@ LOOPBACK_RTT_MS = 2.0  # a loopback address whose round trip is above this has a
 NETWORK_SHARE = 0.01  # the network (median cost + jitter) above 1 % of a median is flagged
 INIT_CWND = 10  # Linux's initial congestion window, in segments (RFC 6928)
 
-SERVER_E2E_SUM = "vllm:e2e_request_latency_seconds_sum"
-SERVER_E2E_COUNT = "vllm:e2e_request_latency_seconds_count"
 
 MODEL = (
     "per request: e2e − (its own connection setup + the probes' request→answer time on a "
@@ -161,17 +160,17 @@ def _median(xs: Sequence[float]) -> float | None:
 
 
 def _server_mean_ms(pair: tuple[Values, Values] | None) -> tuple[float | None, float | None]:
-    """(server mean e2e in ms, requests it counted) from one bucket's /metrics pair."""
+    """(server mean e2e in ms, requests it counted) from one bucket's /metrics pair: the
+    e2e histogram of the engine the scrape's names show (harness/engines/; none on
+    llama.cpp, whose server keeps no latency histogram)."""
     if pair is None:
         return None, None
     before, after = pair
-    if not all(k in before and k in after for k in (SERVER_E2E_SUM, SERVER_E2E_COUNT)):
+    engine = detect_from_names(after)
+    got = delta(engine, "e2e_seconds", before, after) if engine is not None else None
+    if got is None or got.value is None or not got.count:
         return None, None
-    count = after[SERVER_E2E_COUNT] - before[SERVER_E2E_COUNT]
-    total = after[SERVER_E2E_SUM] - before[SERVER_E2E_SUM]
-    if count <= 0 or total < 0:
-        return None, None
-    return 1000.0 * total / count, count
+    return 1000.0 * got.value / got.count, got.count
 
 
 def network_bucket(

@@ -8,6 +8,10 @@
   metric's name less ``_info`` and less vLLM's ``vllm:`` prefix (other prefixes keep
   their name, ``:`` written ``_``): ``cache_config.enable_prefix_caching``;
 - ``/server_info`` (where a server exposes it) → ``server_info.<key>``, nested keys joined;
+- an engine's own configuration route (harness/engines/): llama.cpp ``/props`` →
+  ``props.<key>``, TGI ``/info`` → ``info.<key>``, SGLang ``/get_server_info`` →
+  ``get_server_info.<key>`` (its running state left out); and ``server.engine``, the
+  engine whose names ``/metrics`` carries;
 - a launch → ``launch.by``, ``launch.argv`` (one shell-quoted line), ``launch.env.<NAME>``
   (secrets redacted) and ``image.<key>``.
 """
@@ -20,6 +24,7 @@ from typing import Any
 
 from prometheus_client.parser import text_string_to_metric_families
 
+from harness.engines.read import detect_from_names
 from harness.manifest.canonical import flatten, normalise, redact_args, redact_env
 from harness.manifest.model import Launched, Scalar
 
@@ -98,6 +103,29 @@ def from_server_info(doc: Any) -> dict[str, Scalar]:
     if isinstance(doc, dict):
         flatten("server_info", doc, out)
     return out
+
+
+# engine route → its section and the keys that are running state, not configuration
+CONFIG_DOCS: dict[str, tuple[str, tuple[str, ...]]] = {
+    "/props": ("props", ("is_sleeping",)),
+    "/info": ("info", ()),
+    "/get_server_info": ("get_server_info", ("internal_states",)),
+}
+
+
+def from_engine_doc(path: str, doc: Any) -> dict[str, Scalar]:
+    out: dict[str, Scalar] = {}
+    if isinstance(doc, dict) and path in CONFIG_DOCS:
+        section, state = CONFIG_DOCS[path]
+        flatten(section, {k: v for k, v in doc.items() if k not in state}, out)
+    return out
+
+
+def engine_from_names(text: str) -> dict[str, Scalar]:
+    """``server.engine``: the engine whose metric prefix the exposition's names carry."""
+    names = [s.name for f in text_string_to_metric_families(text) for s in f.samples]
+    found = detect_from_names(names)
+    return {"server.engine": found.name} if found is not None else {}
 
 
 def from_launch(launched: Launched) -> dict[str, Scalar]:

@@ -13,17 +13,25 @@ from typing import Any
 import aiohttp
 
 from harness.client.body import BodyTooLarge, read_body
+from harness.engines.registry import ENGINES
 from harness.manifest import sources
 from harness.manifest.canonical import config_id
 from harness.manifest.model import Launched, Manifest, Scalar, Taken
+from harness.manifest.sources import CONFIG_DOCS
 
 _BODY_MAX = 16 * 1024 * 1024
 # vLLM's /server_info (served with VLLM_SERVER_DEV_MODE=1) gives its config as JSON when asked
+# Each engine's own configuration route (harness/engines/: llama.cpp /props, TGI /info,
+# SGLang /get_server_info), asked after those: a 404 is a note, as for /server_info.
+_ENGINE_PATHS = tuple(
+    dict.fromkeys(r for e in ENGINES for r in e.config_routes if r in CONFIG_DOCS)
+)
 _PATHS = (
     ("/version", ""),
     ("/v1/models", ""),
     ("/metrics", ""),
     ("/server_info", "?config_format=json"),
+    *((path, "") for path in _ENGINE_PATHS),
 )
 
 
@@ -72,6 +80,11 @@ def build(
         if bad:
             why[path] = bad
         settings.update(parse(doc))
+    for path in _ENGINE_PATHS:
+        doc, bad = _json(answers.get(path))
+        if bad:
+            why[path] = bad
+        settings.update(sources.from_engine_doc(path, doc))
     text = answers.get("/metrics")
     if text is not None:
         try:
@@ -81,6 +94,7 @@ def build(
         else:
             settings.update(info)
             why["/metrics"] = f"{sources.info_metric_count(info)} *_info metric(s)"
+            settings.update(sources.engine_from_names(text))
     if launched is not None:
         settings.update(sources.from_launch(launched))
         why["launch"] = launched.by

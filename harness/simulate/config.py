@@ -35,6 +35,10 @@ ROUTES = (
 )
 
 
+Dialect = Literal["vllm", "sglang", "llamacpp"]
+DIALECTS: tuple[Dialect, ...] = ("vllm", "sglang", "llamacpp")
+
+
 class SimConfig(BaseModel):
     """All simulator knobs. Rates are probabilities in [0, 1]."""
 
@@ -60,6 +64,8 @@ class SimConfig(BaseModel):
     count_eos: bool = False
     special_tokens: int = Field(0, ge=0)
     # identity
+    # whose /metrics names it speaks (docs/engines.md): vLLM's, SGLang's or llama.cpp's
+    dialect: Dialect = "vllm"  # --engine
     models: tuple[str, ...] = DEFAULT_MODELS
     seed: int = 0
     tokenizer: str = DEFAULT_TOKENIZER

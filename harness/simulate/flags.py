@@ -15,7 +15,7 @@ from typing import Any, ClassVar, Self, get_type_hints
 
 from harness.flags import option
 from harness.overrides import Overrides, add_valued, render_value
-from harness.simulate.config import ROUTES, SimConfig, make_config
+from harness.simulate.config import DIALECTS, ROUTES, Dialect, SimConfig, make_config
 
 
 def _ms(name: str, help: str) -> Any:
@@ -45,6 +45,12 @@ class SimOverrides(Overrides):
         "--model",
         metavar="NAME",
         help="served model name, repeatable (default: Qwen/Qwen3.5-4B and sim)",
+    )
+    dialect: Dialect | None = option(
+        "--engine",
+        choices=DIALECTS,
+        help="whose /metrics names to serve: vLLM's (default), SGLang's or llama.cpp's "
+        "(no request counter, no histograms; docs/engines.md)",
     )
     disable_route: tuple[str, ...] | None = option(
         "--disable-route",

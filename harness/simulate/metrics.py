@@ -1,4 +1,7 @@
-"""The simulator's small Prometheus ``/metrics``, in vLLM's metric names.
+"""The simulator's small Prometheus ``/metrics``, in vLLM's metric names, or SGLang's or
+llama.cpp's (``--engine``: the dialects of docs/engines.md, so commands can be tested
+against each engine's names; llama.cpp's prompt total leaves the cached tokens out and it
+serves no request counter and no histograms, as llama-server does).
 
 Counts what the engine already decides: prompt tokens looked up in the prefix
 cache and the cached ones (``Plan.cached_tokens``, whole 16-token blocks), prompt
@@ -68,35 +71,98 @@ def config_info(cfg: SimConfig) -> list[str]:
     ]
 
 
-def exposition(
-    c: SimCounters, model: str, cfg: SimConfig | None = None, started_at: float | None = None
-) -> str:
-    """Prometheus text format 0.0.4, the way vLLM labels its samples; its knobs as
-    ``harness_sim:config_info``; ``started_at`` (epoch seconds) as
-    ``process_start_time_seconds``."""
-    lab = f'{{engine="0",model_name="{model}"}}'
-    rows = [
-        ("vllm:prefix_cache_queries", "counter", "Prefix cache queries, in terms of number of queried tokens.", c.prefix_cache_queries),
-        ("vllm:prefix_cache_hits", "counter", "Prefix cache hits, in terms of number of cached tokens.", c.prefix_cache_hits),
-        ("vllm:prompt_tokens", "counter", "Number of prefill tokens processed.", c.prompt_tokens),
-        ("vllm:generation_tokens", "counter", "Number of generation tokens processed.", c.generation_tokens),
-        ("vllm:num_preemptions", "counter", "Cumulative number of preemption from the engine.", 0),
-        ("vllm:request_success", "counter", "Count of successfully processed requests.", c.requests),
+def _rows(c: SimCounters, engine: str) -> list[tuple[str, str, str, float]]:
+    """(sample name, type, help, value) of the counters and gauges in one engine's names."""
+    if engine == "llamacpp":  # tools/server/server-task.cpp
+        return [
+            (
+                "llamacpp:prompt_tokens_total",
+                "counter",
+                "Number of prompt tokens processed, excluding cached tokens",
+                c.prompt_tokens - c.prefix_cache_hits,
+            ),
+            (
+                "llamacpp:prompt_tokens_cached_total",
+                "counter",
+                "Number of prompt tokens reused from the cache",
+                c.prefix_cache_hits,
+            ),
+            (
+                "llamacpp:tokens_predicted_total",
+                "counter",
+                "Number of generation tokens processed",
+                c.generation_tokens,
+            ),
+            ("llamacpp:requests_processing", "gauge", "Number of requests processing", 0),
+            ("llamacpp:requests_deferred", "gauge", "Number of requests deferred", 0),
+        ]
+    if engine == "sglang":  # python/sglang/srt/metrics/collector.py
+        return [
+            (
+                "sglang:prompt_tokens_total",
+                "counter",
+                "Number of prefill tokens processed.",
+                c.prompt_tokens,
+            ),
+            (
+                "sglang:generation_tokens_total",
+                "counter",
+                "Number of generation tokens processed.",
+                c.generation_tokens,
+            ),
+            (
+                "sglang:cached_tokens_total",
+                "counter",
+                "Number of cached prompt tokens.",
+                c.prefix_cache_hits,
+            ),
+            ("sglang:num_requests_total", "counter", "Number of requests processed.", c.requests),
+            ("sglang:token_usage", "gauge", "The token usage.", 0),
+        ]
+    return [
+        ("vllm:prefix_cache_queries_total", "counter", "Prefix cache queries, in terms of number of queried tokens.", c.prefix_cache_queries),
+        ("vllm:prefix_cache_hits_total", "counter", "Prefix cache hits, in terms of number of cached tokens.", c.prefix_cache_hits),
+        ("vllm:prompt_tokens_total", "counter", "Number of prefill tokens processed.", c.prompt_tokens),
+        ("vllm:generation_tokens_total", "counter", "Number of generation tokens processed.", c.generation_tokens),
+        ("vllm:num_preemptions_total", "counter", "Cumulative number of preemption from the engine.", 0),
+        ("vllm:request_success_total", "counter", "Count of successfully processed requests.", c.requests),
+        ("vllm:kv_cache_usage_perc", "gauge", "KV-cache usage. 1 means 100 percent usage.", 0),
     ]  # fmt: skip
+
+
+def _e2e(c: SimCounters, engine: str, model: str) -> list[str]:
+    """The e2e latency histogram (one +Inf bucket), in vLLM's or SGLang's name."""
+    if engine == "llamacpp":
+        return []
+    name = f"{engine}:e2e_request_latency_seconds"
+    lab = f'model_name="{model}"' if engine == "sglang" else f'engine="0",model_name="{model}"'
+    return [
+        f"# HELP {name} Histogram of e2e request latency in seconds.",
+        f"# TYPE {name} histogram",
+        f'{name}_bucket{{{lab},le="+Inf"}} {float(c.e2e_count)}',
+        f"{name}_count{{{lab}}} {float(c.e2e_count)}",
+        f"{name}_sum{{{lab}}} {c.e2e_sum_s}",
+    ]
+
+
+def exposition(
+    c: SimCounters,
+    model: str,
+    cfg: SimConfig | None = None,
+    started_at: float | None = None,
+) -> str:
+    """Prometheus text format 0.0.4, in the names and labels of ``cfg.engine`` (vLLM's by
+    default); its knobs as ``harness_sim:config_info``; ``started_at`` (epoch seconds) as
+    ``process_start_time_seconds``."""
+    engine = cfg.dialect if cfg is not None else "vllm"
+    lab = {"llamacpp": "", "sglang": f'{{model_name="{model}"}}'}.get(
+        engine, f'{{engine="0",model_name="{model}"}}'
+    )
     lines: list[str] = []
-    for name, kind, text, value in rows:
-        lines += [f"# HELP {name}_total {text}", f"# TYPE {name}_total {kind}"]
-        lines.append(f"{name}_total{lab} {float(value)}")
+    for name, kind, text, value in _rows(c, engine):
+        lines += [f"# HELP {name} {text}", f"# TYPE {name} {kind}", f"{name}{lab} {float(value)}"]
+    lines += _e2e(c, engine, model)
     lines += [
-        "# HELP vllm:kv_cache_usage_perc KV-cache usage. 1 means 100 percent usage.",
-        "# TYPE vllm:kv_cache_usage_perc gauge",
-        f"vllm:kv_cache_usage_perc{lab} 0.0",
-        "# HELP vllm:e2e_request_latency_seconds Histogram of e2e request latency in seconds.",
-        "# TYPE vllm:e2e_request_latency_seconds histogram",
-        f'vllm:e2e_request_latency_seconds_bucket{{engine="0",le="+Inf",model_name="{model}"}} '
-        f"{float(c.e2e_count)}",
-        f"vllm:e2e_request_latency_seconds_count{lab} {float(c.e2e_count)}",
-        f"vllm:e2e_request_latency_seconds_sum{lab} {c.e2e_sum_s}",
         "# HELP harness_simulate_info The simulator's engine and version.",
         "# TYPE harness_simulate_info gauge",
         f'harness_simulate_info{{engine="{ENGINE_NAME}",version="{__version__}"}} 1.0',

@@ -12,6 +12,7 @@ from typing import Any, Literal
 
 from harness.argtypes import non_negative_int, positive_int
 from harness.errors import ConfigError
+from harness.flags import engine as engine_flag
 from harness.flags import (
     metrics_scrape,
     option,
@@ -101,6 +102,7 @@ class ThroughputOverrides(Overrides):
     wait_for_start: bool = wait_for_start()
     chart: bool = option("--no-chart", default=True, help="do not write throughput.png")
     metrics: Literal["auto", "on", "off"] = metrics_scrape("level", "strict")
+    engine: str | None = engine_flag()
     usage_probe: Literal["auto", "on", "off"] = usage_probe("sweep", "answers' text", "strict")
 
 
@@ -147,6 +149,7 @@ class ThroughputConfig:
     chart: bool
     # scrape /metrics around each level (a harness extra; auto: off in official mode)
     metrics: Literal["auto", "on", "off"]
+    engine: str | None  # --engine: the engine whose names are read (None: detected)
     # after the sweep, one request asking for the token ids when usage exceeds the text
     # (harness/usage.py; a harness extra; auto: off in official mode)
     usage_probe: Literal["auto", "on", "off"]
@@ -303,5 +306,6 @@ def from_profile(profile: Profile, target: Target, o: ThroughputOverrides) -> Th
         wait_for_start=o.wait_for_start,
         chart=o.chart,
         metrics=o.metrics,
+        engine=o.engine,
         usage_probe=o.usage_probe,
     )

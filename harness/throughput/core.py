@@ -16,8 +16,10 @@ import time
 from pathlib import Path
 
 from harness.attribution import cache_flags, metrics_enabled, section_for
+from harness.client.fingerprint import engine_record
 from harness.client.metrics import MetricsRecorder
 from harness.client.readiness import listening, wait_ready
+from harness.engines.registry import by_name
 from harness.errors import EXIT_FAIL, EXIT_OK, EXIT_TARGET
 from harness.kinds.record import RunEnv
 from harness.manifest.record import record_manifest
@@ -83,7 +85,11 @@ async def measure_throughput(
         )
         report.score_gate = unmeasured_gate(cfg.spec, cfg.url, provenance.profile, str(folder))
         report.attribution = section_for(
-            recorder.pairs, recorder.notes, scraped=scraping, choice=cfg.metrics
+            recorder.pairs,
+            recorder.notes,
+            scraped=scraping,
+            choice=cfg.metrics,
+            engine=by_name(cfg.engine) or engine_record(provenance.server),
         )
         if cfg.mode == "strict":  # official mode reuses its prompts at every level, by design
             report.flags += cache_flags(

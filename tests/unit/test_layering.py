@@ -107,6 +107,7 @@ LAYERS: dict[str, int] = {
             "grader_items",
             "paths",
             "manifest",
+            "engines",
             "",
         ),
         0,
