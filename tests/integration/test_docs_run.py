@@ -81,8 +81,9 @@ class Block:
 
     @property
     def reason(self) -> str:
-        head = (self.marker or "").split(";")[0]
-        return head.split(",", 1)[1].strip() if "," in head else ""
+        """A ``no`` block's reason: the rest of its marker (``;`` and all)."""
+        marker = self.marker or ""
+        return marker.split(",", 1)[1].strip() if "," in marker else ""
 
     def option(self, name: str) -> list[str]:
         """The marker's ``NAME VALUE`` items (a quoted VALUE may hold ``;``)."""
