@@ -9,7 +9,14 @@ from typing import Any
 from harness.audit.workload import SWEEP, Client, Workload
 from harness.client.urls import http_base_url
 from harness.errors import ConfigError
-from harness.flags import option, ready_timeout, request_timeout, tokenizer, wait_for_start
+from harness.flags import (
+    model_name,
+    option,
+    ready_timeout,
+    request_timeout,
+    tokenizer,
+    wait_for_start,
+)
 from harness.overrides import Overrides
 from harness.paths import DATA_DIR_ENV, default_data_dir
 from harness.profiles import AuditSpec, Profile, ThroughputSpec
@@ -38,6 +45,7 @@ class AuditOverrides(Overrides):
     ready_timeout_s: float | None = ready_timeout()
     wait_for_start: bool = wait_for_start()
     tokenizer: str | None = tokenizer("qwen:MODEL | tokenizer.json or model folder")
+    model: str | None = model_name("the profile's")
     data_dir: Path | None = option(
         "--data-dir",
         type=Path,
@@ -139,7 +147,7 @@ def from_profile(profile: Profile, target: Target, o: AuditOverrides) -> AuditCo
         ready_timeout_s=ready,
         wait_for_start=o.wait_for_start,
         chat_endpoint=chat,
-        model=profile.server.model,
+        model=o.model or profile.server.model,
         thinking_off=dict(profile.server.thinking_off),
         thinking_on=dict(profile.server.thinking_on),
         thinking_by_benchmark={b.name: b.thinking for b in profile.quality.benchmarks}

@@ -21,6 +21,7 @@ from pathlib import Path
 import aiohttp
 
 from harness.audit.analysis import judge, needs_confirmation
+from harness.audit.answered import FIRST, all_failed_alike
 from harness.audit.complete import RULE as COMPLETE
 from harness.audit.complete import complete_outputs
 from harness.audit.complete_requests import check_bucket
@@ -38,8 +39,8 @@ from harness.audit.rounds import RoundSource, round_source
 from harness.audit.send import Sender, sender
 from harness.audit.workload import Workload
 from harness.client.metrics import MetricsSnapshot, scrape
-from harness.client.readiness import wait_ready
-from harness.errors import EXIT_FAIL, EXIT_OK, EXIT_TARGET
+from harness.client.readiness import server_models, wait_ready
+from harness.errors import EXIT_FAIL, EXIT_OK, EXIT_TARGET, TargetError
 from harness.kinds.record import RunEnv
 from harness.provenance import Provenance
 from harness.tokenizer import load_tokenizer
@@ -61,7 +62,10 @@ async def _rounds(
     n: int,
     sink: list[Sample],
     hooks: AuditHooks,
+    *,
+    lead: bool = False,
 ) -> None:
+    """``lead``: the audit's first requests, which stop it when every one fails alike."""
     for index in range(first, first + n):
         prompts = source(index)
         if phase == "warmup":
@@ -76,6 +80,36 @@ async def _rounds(
             )  # fmt: skip
             sink.append(s)
             hooks.sample(s)
+            if lead and len(sink) == FIRST:
+                await _stop_if_all_failed(cfg, [x.error for x in sink])
+
+
+async def _stop_if_all_failed(cfg: AuditConfig, errors: list[str | None]) -> None:
+    """Raises TargetError with the fix when the audit's first requests all failed the same
+    way (a model the server does not serve, a route it lacks): the rest would too, and a
+    failed request is never evidence (harness/audit/answered.py)."""
+    kind = all_failed_alike(errors)
+    if kind is None:
+        return
+    head = f"the audit's first {FIRST} requests all failed: {kind}"
+    if kind.startswith(("HTTP 404", "HTTP 405", "HTTP 501")):
+        served: list[str] = []
+        if cfg.client == "aiohttp":  # the timed body names the model (the sweep's chat body)
+            async with aiohttp.ClientSession() as session:
+                served = await server_models(session, cfg.url)
+        if served and cfg.model not in served:
+            raise TargetError(
+                f"{head}: the server does not serve the model {cfg.model!r} "
+                f"(it serves {', '.join(served)})",
+                hint=f"pass --model {served[0]} (the grader's own model name is "
+                f"{cfg.model!r}: serve it under that name for the graded run)",
+            )
+        raise TargetError(
+            f"{head}: the server has no route {cfg.endpoint}",
+            hint=f"serve {cfg.endpoint} (the grader sends its timed requests there), or "
+            "check --url",
+        )
+    raise TargetError(head, hint="read the server's log for why it fails these requests")
 
 
 async def _counters(url: str) -> tuple[MetricsSnapshot | None, str | None]:
@@ -124,8 +158,9 @@ async def measure_audit(
                 mine: list[Sample] = []
                 source = round_source(cfg, w, tok)
                 warm, rounds = cfg.spec.warmup, cfg.spec.rounds
-                await _rounds(cfg, w, source, send, "warmup", 0, warm, mine, hooks)
-                await _rounds(cfg, w, source, send, "timed", 0, rounds, mine, hooks)
+                lead = w is cfg.workloads[0]
+                await _rounds(cfg, w, source, send, "warmup", 0, warm, mine, hooks, lead=lead)
+                await _rounds(cfg, w, source, send, "timed", 0, rounds, mine, hooks, lead=lead)
                 if needs_confirmation(mine, cfg.spec):
                     await _rounds(cfg, w, source, send, "confirm", rounds, rounds, mine, hooks)
                 samples.extend(mine)
@@ -146,8 +181,9 @@ async def measure_audit(
         out.counters_note = note or note_after
     by_bucket = {w.name: [s for s in samples if s.bucket == w.name] for w in cfg.workloads}
     out.rules = judge(
-        cfg.spec, by_bucket, out.counters, out.requests, out.counters_note, cfg.temperature
-    )
+        cfg.spec, by_bucket, out.counters, out.answered(), out.counters_note, cfg.temperature,
+        out.failed(),
+    )  # fmt: skip
     half = judge_paraphrases(asked, cfg.spec)
     out.rules = [merged(v, half) if v.rule == "benchmark_detection" else v for v in out.rules]
     probed = judge_probes(cfg.spec, probes, cfg.usage_tolerance)

@@ -13,6 +13,7 @@ from typing import Any, ClassVar, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from harness.audit.answered import answered, failures
 from harness.audit.continuation import Continuation
 from harness.audit.paraphrase import Asked
 from harness.audit.probe import Probe
@@ -101,6 +102,16 @@ class AuditReport(Report):
     def broken(self) -> list[RuleVerdict]:
         """Inconclusive rules whose requests failed or timings were too noisy (not by design)."""
         return [r for r in self.rules if r.result is RuleResult.INCONCLUSIVE and not r.by_design]
+
+    def answered(self) -> int:
+        """The requests that came back answered (a 2xx and a readable body): what the
+        server's success counter is compared with (harness/audit/answered.py)."""
+        return answered([*self.samples, *self.probes, *self.paraphrases], self.continuations)
+
+    def failed(self) -> str | None:
+        """The failed requests in one line by kind (``2 × HTTP 500 from /invocations``)."""
+        groups: list[list[Any]] = [self.samples, self.probes, self.paraphrases, self.continuations]
+        return failures(r.error for g in groups for r in g)
 
     def summary_line(self) -> str:
         n = {r: sum(v.result is r for v in self.rules) for r in RuleResult}

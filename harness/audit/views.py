@@ -23,8 +23,10 @@ def sections(rep: AuditReport) -> list[Section]:
     rows: list[list[Cell | str]] = [[v.rule, result_cell(v), v.why] for v in rep.rules]
     cols = [Column("rule", "left"), Column("result", "left"), Column("why", "left", wrap=True)]
     counted = rep.counters.get("vllm:request_success_total")
+    failed = rep.failed()
     counters = (
-        f"server counters: {counted:.0f} requests counted of {rep.requests} sent"
+        f"server counters: {counted:.0f} requests counted of {rep.answered()} answered"
+        + (f" ({failed} failed, not compared)" if failed else "")
         if counted is not None
         else f"server counters: {rep.counters_note or 'none exported'}"
     )
