@@ -114,6 +114,12 @@ def _sweep(profile: Profile, o: AuditOverrides) -> tuple[ThroughputSpec, Workloa
 
 
 def from_profile(profile: Profile, target: Target, o: AuditOverrides) -> AuditConfig:
+    if profile.vlm is not None and profile.latency is None and profile.throughput is None:
+        raise ConfigError(
+            f"profile {profile.name!r} is audited in-process, not against a server",
+            hint=f"run harness vlm audit --profile {profile.name} --wrapper-dir DIR "
+            "--model-path DIR --dataset-path DIR (docs/audit.md, AICAS)",
+        )
     if target.url:
         http_base_url(target.url)
     spec = profile.audit

@@ -35,6 +35,7 @@ from harness.audit.probe import Probe
 from harness.audit.probe_rules import in_profile_order, judge_probes
 from harness.audit.probes import run_probes
 from harness.audit.report import AuditReport, Phase, Sample
+from harness.audit.resume import COUNTERS_LEFT_OUT
 from harness.audit.rounds import RoundSource, round_source
 from harness.audit.send import Sender, sender
 from harness.audit.workload import Workload
@@ -64,13 +65,19 @@ async def _rounds(
     hooks: AuditHooks,
     *,
     lead: bool = False,
+    kept: frozenset[tuple[str, str, int, str]] = frozenset(),
 ) -> None:
-    """``lead``: the audit's first requests, which stop it when every one fails alike."""
+    """The rounds' requests, each appended to ``sink`` as it is answered (an interrupted
+    audit keeps every one); ``kept``: (bucket, phase, round, role) an interrupted audit
+    measured, not sent again; ``lead``: the audit's first requests, which stop it when
+    every one fails alike."""
     for index in range(first, first + n):
         prompts = source(index)
         if phase == "warmup":
             prompts = [p for p in prompts if p.role == "repeated"]
         for p in prompts:
+            if (w.name, phase, index, p.role) in kept:
+                continue
             a = await send(w, p.text)
             s = Sample(
                 bucket=w.name, role=p.role, phase=phase, round=index,
@@ -123,10 +130,17 @@ def _delta(before: MetricsSnapshot, after: MetricsSnapshot) -> dict[str, float]:
 
 
 async def measure_audit(
-    cfg: AuditConfig, *, provenance: Provenance, folder: Path, hooks: AuditHooks = NO_HOOKS
+    cfg: AuditConfig,
+    *,
+    provenance: Provenance,
+    folder: Path,
+    hooks: AuditHooks = NO_HOOKS,
+    partial: AuditReport | None = None,
 ) -> AuditReport:
     """Audit ``cfg.url`` and save ``folder/audit.json``; raises UnreachableError when the
-    server never gets ready (nothing saved: nothing was measured)."""
+    server never gets ready (nothing saved: nothing was measured). ``partial``: an
+    interrupted audit's report, whose requests are kept and not sent again
+    (harness/audit/resume.py)."""
     tok = load_tokenizer(cfg.tokenizer)
     hooks.waiting(cfg.url + cfg.ready_path)
     ready = await wait_ready(
@@ -136,14 +150,20 @@ async def measure_audit(
     )  # fmt: skip
     hooks.ready(ready)
     start = time.monotonic()
-    samples: list[Sample] = []
-    probes: list[Probe] = []  # the probe phase, after the rounds (harness/audit/probes.py)
-    checks: list[Continuation] = []  # complete outputs, per bucket (harness/audit/complete.py)
-    asked: list[Asked] = []  # benchmark detection's quality items (harness/audit/paraphrases.py)
+    samples: list[Sample] = list(partial.samples) if partial else []
+    probes: list[Probe] = list(partial.probes) if partial else []  # harness/audit/probes.py
+    # complete outputs, per bucket (harness/audit/complete.py)
+    checks: list[Continuation] = list(partial.continuations) if partial else []
+    # benchmark detection's quality items (harness/audit/paraphrases.py)
+    asked: list[Asked] = list(partial.paraphrases) if partial else []
+    kept = frozenset((s.bucket, s.phase, s.round, s.role) for s in samples)
+    checked = {c.bucket for c in checks}
 
     def report(complete: bool) -> AuditReport:
+        chat = [cfg.chat_endpoint] if asked else []
+        routes = list(dict.fromkeys([cfg.endpoint, *chat, *(p.route for p in probes)]))
         return AuditReport(
-            url=cfg.url, endpoint=cfg.endpoint, seed=cfg.seed, complete=complete,
+            url=cfg.url, endpoint=cfg.endpoint, routes=routes, seed=cfg.seed, complete=complete,
             readiness_s=ready.elapsed_s, wall_s=time.monotonic() - start,
             requests=len(samples) + len(probes) + len(asked) + sum(c.requests for c in checks),
             samples=samples, probes=probes, continuations=checks, paraphrases=asked,
@@ -152,23 +172,30 @@ async def measure_audit(
 
     hooks.measuring(True)
     try:
-        before, note = await _counters(cfg.url)
+        # a resumed audit leaves the counters out (harness/audit/resume.py)
+        before, note = (None, COUNTERS_LEFT_OUT) if partial else await _counters(cfg.url)
         async with sender(cfg, tok) as send:
             for w in cfg.workloads:
-                mine: list[Sample] = []
                 source = round_source(cfg, w, tok)
                 warm, rounds = cfg.spec.warmup, cfg.spec.rounds
-                lead = w is cfg.workloads[0]
-                await _rounds(cfg, w, source, send, "warmup", 0, warm, mine, hooks, lead=lead)
-                await _rounds(cfg, w, source, send, "timed", 0, rounds, mine, hooks, lead=lead)
+                lead = w is cfg.workloads[0] and partial is None
+                steps: tuple[tuple[Phase, int], ...] = (("warmup", warm), ("timed", rounds))
+                for phase, n in steps:
+                    await _rounds(
+                        cfg, w, source, send, phase, 0, n, samples, hooks, lead=lead,
+                        kept=kept,
+                    )  # fmt: skip
+                mine = [s for s in samples if s.bucket == w.name]
                 if needs_confirmation(mine, cfg.spec):
-                    await _rounds(cfg, w, source, send, "confirm", rounds, rounds, mine, hooks)
-                samples.extend(mine)
-                if COMPLETE in cfg.spec.rules:
+                    await _rounds(
+                        cfg, w, source, send, "confirm", rounds, rounds, samples, hooks,
+                        kept=kept,
+                    )  # fmt: skip
+                if COMPLETE in cfg.spec.rules and w.name not in checked:
                     await check_bucket(cfg, w, tok, checks, hooks)
         await run_paraphrases(cfg, tok, asked, hooks.asked)
         await run_probes(cfg, tok, probes, hooks.probe)
-        after, note_after = await _counters(cfg.url)
+        after, note_after = (None, None) if partial else await _counters(cfg.url)
     except (KeyboardInterrupt, asyncio.CancelledError):
         hooks.partial(report(False).save(folder))
         raise
@@ -207,4 +234,13 @@ def run(cfg: AuditConfig, env: RunEnv[AuditHooks]) -> AuditReport:
     and hooks from ``env``."""
     return asyncio.run(
         measure_audit(cfg, provenance=env.provenance, folder=env.folder, hooks=env.hooks)
+    )
+
+
+def finish(cfg: AuditConfig, env: RunEnv[AuditHooks], partial: AuditReport) -> AuditReport:
+    """``harness audit --resume``: finish ``partial`` in its folder (harness/audit/resume.py)."""
+    return asyncio.run(
+        measure_audit(
+            cfg, provenance=env.provenance, folder=env.folder, hooks=env.hooks, partial=partial
+        )
     )

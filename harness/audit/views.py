@@ -19,6 +19,19 @@ def result_cell(v: RuleVerdict) -> Cell:
     return Cell(label, TONE[v.result])
 
 
+def title(rep: AuditReport) -> str:
+    """The server and every route the audit sent to, the timed one first."""
+    if len(rep.routes) < 2:
+        return f"harness audit — {rep.url}{rep.endpoint}"
+    return f"harness audit — {rep.url}: {rep.routes[0]} (timed), {', '.join(rep.routes[1:])}"
+
+
+def _tone(rep: AuditReport) -> Tone:
+    if not rep.ok:
+        return "bad"
+    return "warn" if rep.broken() or not rep.complete or not rep.rules else "good"
+
+
 def sections(rep: AuditReport) -> list[Section]:
     rows: list[list[Cell | str]] = [[v.rule, result_cell(v), v.why] for v in rep.rules]
     cols = [Column("rule", "left"), Column("result", "left"), Column("why", "left", wrap=True)]
@@ -34,8 +47,8 @@ def sections(rep: AuditReport) -> list[Section]:
         section(
             "audit",
             "Contest rules",
-            table("audit", f"harness audit — {rep.url}{rep.endpoint}", cols, rows),
-            text(rep.summary_line(), tone="good" if rep.ok else "bad"),
+            table("audit", title(rep), cols, rows),
+            text(rep.summary_line(), rep.exit_reason(), tone=_tone(rep)),
             text(*(f"✗ {v.rule}: {v.why}" for v in rep.failing()), tone="bad"),
             # an in-process audit (vlm audit) has no URL, no heads and no counters' server
             text(counters, *([f"unique heads' seed {rep.seed}"] * bool(rep.url)), tone="dim"),

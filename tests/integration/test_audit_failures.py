@@ -4,6 +4,7 @@ cheat that also fails requests is still caught."""
 
 from __future__ import annotations
 
+import asyncio
 from pathlib import Path
 from typing import Any
 
@@ -11,8 +12,10 @@ import pytest
 
 from harness.audit.config import AuditOverrides, from_profile
 from harness.audit.core import exit_code, measure_audit
-from harness.audit.report import AuditReport, RuleResult
-from harness.errors import EXIT_FAIL, EXIT_TARGET, TargetError
+from harness.audit.hooks import AuditHooks
+from harness.audit.report import AuditReport, RuleResult, Sample
+from harness.audit.resume import COUNTERS_LEFT_OUT, resumed
+from harness.errors import EXIT_FAIL, EXIT_TARGET, EXIT_USAGE, TargetError
 from harness.profiles import load_profile
 from harness.provenance import Provenance
 from harness.target import Target
@@ -108,3 +111,66 @@ def test_another_served_model_name_stops_the_audit_and_says_model(sim_process, t
     assert got.rc != EXIT_FAIL, got.stderr
     rep = AuditReport.load(tmp_path / "b")
     assert rep.failed() is None and rep.answered() == rep.requests
+
+
+class _StopAfter(AuditHooks):
+    """Ctrl-C after ``n`` of the rounds' requests (as the console's SIGINT does)."""
+
+    def __init__(self, n: int) -> None:
+        self.n, self.seen = n, 0
+
+    def sample(self, sample: Sample) -> None:
+        self.seen += 1
+        if self.seen == self.n:
+            raise asyncio.CancelledError
+
+
+async def test_an_interrupted_audit_keeps_every_request_and_resume_sends_only_the_rest(
+    simulator, tmp_path
+):
+    """Issue 46 item 4: SIGINT after 64 timed requests saved "requests": 0, "samples": []
+    (a bucket's samples joined only after all its rounds); there was no --resume."""
+    sim = await simulator(**HONEST)
+    o = AuditOverrides(ready_timeout_s=5.0, timeout_s=30.0, seed=11)
+    cfg = from_profile(QWEN, Target(folder=tmp_path, url=sim.url), o)
+    with pytest.raises(asyncio.CancelledError):
+        await measure_audit(cfg, provenance=Provenance(), folder=tmp_path, hooks=_StopAfter(20))
+    partial = AuditReport.load(tmp_path)
+    assert not partial.complete and partial.requests == len(partial.samples) == 20
+    assert partial.summary_line().startswith("no rule judged (interrupted) — 0 pass")
+    sent_before = len([e for e in sim.log if e.method == "POST"])
+    assert sent_before == 20
+    # resumed with a drawn seed: the interrupted audit's is used (the same controls)
+    cfg = from_profile(QWEN, Target(folder=tmp_path, url=sim.url), AuditOverrides(
+        ready_timeout_s=5.0, timeout_s=30.0))  # fmt: skip
+    rep = await measure_audit(
+        resumed(cfg, partial), provenance=Provenance(), folder=tmp_path, partial=partial
+    )
+    assert rep.complete and rep.seed == 11
+    keys = [(s.bucket, s.phase, s.round, s.role) for s in rep.samples]
+    assert len(keys) == len(set(keys)) == 2 + 3 * 16  # nothing measured twice
+    assert rep.samples[:20] == partial.samples
+    assert len([e for e in sim.log if e.method == "POST"]) - sent_before == rep.requests - 20
+    # no delta of the counters across the interruption
+    assert rep.counters == {} and rep.counters_note == COUNTERS_LEFT_OUT
+    assert RuleResult.FAIL not in results(rep).values()
+
+
+def test_resume_is_refused_without_a_partial_audit(tmp_path):
+    got = run_harness(["audit", "--url", "http://127.0.0.1:9", "--resume"], reports=tmp_path)
+    assert got.rc == EXIT_USAGE
+    assert got.last_line.startswith("harness: error: --resume needs --out DIR")
+    got = run_harness(
+        ["audit", "--url", "http://127.0.0.1:9", "--resume", "--out", str(tmp_path / "none")],
+        reports=tmp_path,
+    )
+    assert got.rc == EXIT_USAGE and "audit.json does not exist: nothing to resume" in got.stderr
+
+
+def test_the_vlm_profile_points_to_harness_vlm_audit(tmp_path):
+    got = run_harness(
+        ["audit", "--profile", "aicas-vlm", "--url", "http://127.0.0.1:9"], reports=tmp_path
+    )
+    assert got.rc == EXIT_USAGE
+    assert "profile 'aicas-vlm' is audited in-process, not against a server" in got.last_line
+    assert "run harness vlm audit --profile aicas-vlm" in got.last_line
