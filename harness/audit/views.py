@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from harness.audit.evidence import rule_text
 from harness.audit.report import AuditReport, RuleResult, RuleVerdict
 from harness.view.model import Cell, Column, Section, Tone, section, table, text
 
@@ -54,3 +55,18 @@ def sections(rep: AuditReport) -> list[Section]:
             text(counters, *([f"unique heads' seed {rep.seed}"] * bool(rep.url)), tone="dim"),
         )
     ]
+
+
+def evidence(rep: AuditReport) -> Section:
+    """report.html's "What each rule rests on": per rule, its title, result, why, its
+    evidence in plain words and where docs/audit.md explains it (harness/audit/evidence.py;
+    the console shows the rules' table only)."""
+    blocks = [
+        text(*rule_text(v), tone=TONE[v.result] if v.blocking else "plain") for v in rep.rules
+    ]
+    return section("audit-evidence", "What each rule rests on", *blocks)
+
+
+def page(rep: AuditReport) -> list[Section]:
+    """The audit's sections for report.html: the rules' table, then their evidence."""
+    return [*sections(rep), evidence(rep)]

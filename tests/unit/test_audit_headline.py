@@ -61,3 +61,28 @@ def test_the_header_names_every_route_the_audit_sent_to() -> None:
     assert title(rep) == "harness audit — http://s: /invocations (timed), /v1/chat/completions"
     rep.routes = []  # a report of before the routes were kept
     assert title(rep) == "harness audit — http://s/invocations"
+
+
+def test_the_page_says_each_rules_evidence_in_words_with_where_it_is_explained() -> None:
+    from harness.audit.evidence import rule_text
+    from harness.audit.views import page
+
+    v = RuleVerdict(
+        rule="cached_answers", title="no cached answers", result=PASS, why="pays its decode",
+        evidence={"requests_answered": 72, "requests_failed": "6 × HTTP 500 from /invocations",
+                  "requests_counted": 72,
+                  "short_ms_per_token": {"repeated": 3.3, "near_filler": 3.4, "unique_head": 3.5}},
+    )  # fmt: skip
+    assert rule_text(v) == [
+        "cached_answers — no cached answers: PASS",
+        "why: pays its decode",
+        "· the server's own request counter counted 72 of the 72 requests answered (fewer: "
+        "answers that never reached the engine)",
+        "· requests that failed (never evidence): 6 × HTTP 500 from /invocations",
+        "· short: the repeated prompt took 3.30 ms per output token, its near-filler control "
+        "3.40 ms, a fresh prompt (unique head) 3.50 ms (a prefix cache makes the first two "
+        "alike; an answer cache makes the repeated prompt far cheaper)",
+        "read more: docs/audit.md, The rules; Failed requests (cached_answers)",
+    ]
+    shown = page(report(v))
+    assert [s.key for s in shown] == ["audit", "audit-evidence"]
