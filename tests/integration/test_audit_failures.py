@@ -174,3 +174,13 @@ def test_the_vlm_profile_points_to_harness_vlm_audit(tmp_path):
     assert got.rc == EXIT_USAGE
     assert "profile 'aicas-vlm' is audited in-process, not against a server" in got.last_line
     assert "run harness vlm audit --profile aicas-vlm" in got.last_line
+
+
+async def test_an_early_stop_mixed_with_failures_still_fails(simulator, tmp_path):
+    """A server that cuts every answer at 20 tokens and fails 5 % of its requests: the
+    failures never hide the cut (complete_outputs judges the answered checks)."""
+    sim = await simulator(**HONEST, stop_early_at=20, error_rate=0.05)
+    rep = await audit(sim.url, tmp_path)
+    assert rep.failed() is not None
+    assert results(rep)["complete_outputs"] is RuleResult.FAIL
+    assert exit_code(rep) == EXIT_FAIL
