@@ -44,3 +44,22 @@ def test_the_audit_stops_only_when_its_first_requests_all_failed_alike() -> None
     assert all_failed_alike([e404] * FIRST) == "HTTP 404 from /v1/chat/completions"
     assert all_failed_alike([e404] * (FIRST - 1) + [None]) is None  # one answered
     assert all_failed_alike([e404] * (FIRST - 1) + ["HTTP 500 from /x"]) is None
+
+
+def test_failed_requests_never_block_the_gate_nor_make_a_tune_trial_audit_failed() -> None:
+    """Tune marks a trial ``audit-failed`` on a blocking reason of a rule-judging kind
+    (harness/tune/trial: ``judges_rules``); an audit whose rules are inconclusive because
+    requests failed gives none, only a risk flag."""
+    from harness.audit.gate_rules import audit_rules
+    from harness.audit.report import AuditReport, RuleResult, RuleVerdict
+
+    why = "no successful repeated and control requests to compare: 50 × HTTP 500 from /x"
+    rep = AuditReport(
+        url="http://s",
+        samples=[sample("HTTP 500 from /x")],
+        rules=[RuleVerdict(rule="cached_answers", title="t", result=RuleResult.INCONCLUSIVE,
+                           why=why)],
+    )  # fmt: skip
+    reasons, flags = audit_rules(rep, 600.0)
+    assert not any(r.blocking for r in reasons)
+    assert [f.text for f in flags] == [f"audit rule cached_answers inconclusive: {why}"]
