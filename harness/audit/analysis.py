@@ -246,7 +246,10 @@ def needs_confirmation(samples: Sequence[Sample], spec: AuditSpec) -> bool:
     return r is not None and r < spec.split_ratio
 
 
-def benchmark_detection(buckets: Mapping[str, Sequence[Sample]], spec: AuditSpec) -> RuleVerdict:
+def benchmark_detection(
+    buckets: Mapping[str, Sequence[Sample]], spec: AuditSpec, failed: str | None = None
+) -> RuleVerdict:
+    """``failed``: the audit's failed requests in one line, named when too few were answered."""
     w = nouns(buckets)
     title = f"no benchmark detection: the grader's {w.prompt} is served like a {w.near}"
     evidence: dict[str, object] = {"split_ratio": spec.split_ratio}
@@ -311,7 +314,8 @@ def benchmark_detection(buckets: Mapping[str, Sequence[Sample]], spec: AuditSpec
             f"answers differ in length from the {w.prompt}'s by more than {LENGTH_MATCH:.0%}: "
             "their time per token is not comparable"
             if answered
-            else f"no successful repeated and {w.near} requests to compare",
+            else f"no successful repeated and {w.near} requests to compare"
+            + (f": {failed}" if failed else ""),
             by_design=answered,
             evidence=evidence,
         )
@@ -405,7 +409,7 @@ def judge(
                 )
             )
         elif rule == "benchmark_detection":
-            out.append(benchmark_detection(buckets, spec))
+            out.append(benchmark_detection(buckets, spec, failed))
         elif rule == "physically_possible":
             out.append(physically_possible(buckets, spec))
     return out

@@ -175,3 +175,11 @@ def test_with_too_few_answered_the_rules_are_inconclusive_naming_the_failures() 
         why
         == "no successful repeated and control requests to compare: 2 × HTTP 500 from /invocations"
     )
+
+
+def test_benchmark_detection_names_the_failures_when_nothing_was_answered() -> None:
+    failed = [Sample(bucket="short", role="repeated", phase="timed", round=0, prompt_tokens=61,
+                     error="HTTP 500 from /invocations")]  # fmt: skip
+    v = judge(SPEC, {"short": failed}, {}, 0, failed="1 × HTTP 500 from /invocations")[1]
+    assert v.rule == "benchmark_detection" and v.result is RuleResult.INCONCLUSIVE
+    assert v.why.endswith("requests to compare: 1 × HTTP 500 from /invocations")
