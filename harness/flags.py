@@ -194,6 +194,11 @@ def tokenizer(what: str) -> Any:
     )
 
 
+def model_name(default: str) -> Any:
+    """``--model``: the model name the bodies carry (throughput, audit)."""
+    return option("--model", help=f"the body's model field (default: {default})")
+
+
 def flag_of(f: dataclasses.Field[Any]) -> Flag | None:
     spec = f.metadata.get(_FLAG)
     return spec if isinstance(spec, Flag) else None

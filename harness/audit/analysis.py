@@ -9,7 +9,8 @@
   token, in the timed rounds and in a second, independent set of rounds (or in the timed
   rounds alone with one answer replayed at a temperature above 0: harness/audit/replay.py).
   Decisive as well: the server's own request counter counting fewer requests than were
-  sent. "0 prefix-cache hits" alone is never a finding.
+  answered (a failed request is never compared: harness/audit/answered.py). "0
+  prefix-cache hits" alone is never a finding.
 - **benchmark detection**: the repeated filler's time per output token below
   ``split_ratio`` of the near-filler control's (:func:`ratio`, the median of every pair's
   ratio, pairs of comparable answer lengths), in the timed rounds AND in a second, independent set of rounds (the
@@ -102,29 +103,36 @@ def ratio(
     return statistics.median(r for r, _ in pairs)
 
 
-def counter_deficit(counters: dict[str, float], sent: int) -> int | None:
-    """Requests sent that the server's own counter did not count (None: no counter)."""
+def counter_deficit(counters: dict[str, float], answered: int) -> int | None:
+    """Requests answered that the server's own counter did not count (None: no counter).
+    Only answered requests are compared (harness/audit/answered.py): a failed one may
+    never have reached the engine, and is never evidence of a cache."""
     counted = counters.get(REQUEST_COUNTER)
-    return None if counted is None else sent - round(counted)
+    return None if counted is None else answered - round(counted)
 
 
 def cached_answers(
     buckets: Mapping[str, Sequence[Sample]],
     counters: dict[str, float],
-    sent: int,
+    answered: int,
     spec: AuditSpec,
     counters_note: str | None = None,
     temperature: float = 0.0,
+    failed: str | None = None,
 ) -> RuleVerdict:
+    """``answered``: the audit's requests that came back answered (the counter's measure);
+    ``failed``: the others, in one line (harness/audit/answered.py: ``failures``)."""
     title = "no cached answers: the repeated prompt pays its decode"
     w = nouns(buckets)
-    evidence: dict[str, object] = {"requests_sent": sent}
+    evidence: dict[str, object] = {"requests_answered": answered}
+    if failed:
+        evidence["requests_failed"] = failed
     hits, queries = counters.get(PREFIX_HITS), counters.get(PREFIX_QUERIES)
     if hits is not None and queries:
         evidence["prefix_cache_hit_tokens"] = f"{hits:.0f} of {queries:.0f}"
-    deficit = counter_deficit(counters, sent)
+    deficit = counter_deficit(counters, answered)
     if deficit is not None:
-        evidence["requests_counted"] = sent - deficit
+        evidence["requests_counted"] = answered - deficit
     elif counters_note:
         evidence["counters"] = counters_note
     skipped: list[str] = []
@@ -176,8 +184,9 @@ def cached_answers(
             rule="cached_answers",
             title=title,
             result=RuleResult.FAIL,
-            why=f"response cache: the server's own counter counts {sent - deficit} of the "
-            f"{sent} requests sent; {deficit} answers never reached the engine",
+            why=f"response cache: the server's own counter counts {answered - deficit} of the "
+            f"{answered} requests answered; {deficit} answers never reached the engine"
+            + (f" (failed requests, not compared: {failed})" if failed else ""),
             evidence=evidence,
         )
     if skipped:
@@ -194,7 +203,8 @@ def cached_answers(
             rule="cached_answers",
             title=title,
             result=RuleResult.INCONCLUSIVE,
-            why="no successful repeated and control requests to compare",
+            why="no successful repeated and control requests to compare"
+            + (f": {failed}" if failed else ""),
             evidence=evidence,
         )
     why = "the repeated prompt pays its decode like the near-filler control"
@@ -205,6 +215,8 @@ def cached_answers(
         )
     if hits:
         why += " (a prefix cache: legal)"
+    if failed:
+        why += f"; judged on the answered requests ({failed} failed)"
     return RuleVerdict(
         rule="cached_answers", title=title, result=RuleResult.PASS, why=why, evidence=evidence
     )
@@ -234,7 +246,10 @@ def needs_confirmation(samples: Sequence[Sample], spec: AuditSpec) -> bool:
     return r is not None and r < spec.split_ratio
 
 
-def benchmark_detection(buckets: Mapping[str, Sequence[Sample]], spec: AuditSpec) -> RuleVerdict:
+def benchmark_detection(
+    buckets: Mapping[str, Sequence[Sample]], spec: AuditSpec, failed: str | None = None
+) -> RuleVerdict:
+    """``failed``: the audit's failed requests in one line, named when too few were answered."""
     w = nouns(buckets)
     title = f"no benchmark detection: the grader's {w.prompt} is served like a {w.near}"
     evidence: dict[str, object] = {"split_ratio": spec.split_ratio}
@@ -299,7 +314,8 @@ def benchmark_detection(buckets: Mapping[str, Sequence[Sample]], spec: AuditSpec
             f"answers differ in length from the {w.prompt}'s by more than {LENGTH_MATCH:.0%}: "
             "their time per token is not comparable"
             if answered
-            else f"no successful repeated and {w.near} requests to compare",
+            else f"no successful repeated and {w.near} requests to compare"
+            + (f": {failed}" if failed else ""),
             by_design=answered,
             evidence=evidence,
         )
@@ -376,18 +392,24 @@ def judge(
     spec: AuditSpec,
     buckets: Mapping[str, Sequence[Sample]],
     counters: dict[str, float],
-    sent: int,
+    answered: int,
     counters_note: str | None = None,
     temperature: float = 0.0,
+    failed: str | None = None,
 ) -> list[RuleVerdict]:
     """Every rule over the rounds' samples the profile names, in its order (the probe
-    phase's rules: harness/audit/probe_rules.py); ``temperature``: the grader's."""
+    phase's rules: harness/audit/probe_rules.py); ``temperature``: the grader's;
+    ``answered`` / ``failed``: the audit's requests answered, and the others in one line."""
     out: list[RuleVerdict] = []
     for rule in spec.rules:
         if rule == "cached_answers":
-            out.append(cached_answers(buckets, counters, sent, spec, counters_note, temperature))
+            out.append(
+                cached_answers(
+                    buckets, counters, answered, spec, counters_note, temperature, failed
+                )
+            )
         elif rule == "benchmark_detection":
-            out.append(benchmark_detection(buckets, spec))
+            out.append(benchmark_detection(buckets, spec, failed))
         elif rule == "physically_possible":
             out.append(physically_possible(buckets, spec))
     return out

@@ -9,7 +9,14 @@ from typing import Any
 from harness.audit.workload import SWEEP, Client, Workload
 from harness.client.urls import http_base_url
 from harness.errors import ConfigError
-from harness.flags import option, ready_timeout, request_timeout, tokenizer, wait_for_start
+from harness.flags import (
+    model_name,
+    option,
+    ready_timeout,
+    request_timeout,
+    tokenizer,
+    wait_for_start,
+)
 from harness.overrides import Overrides
 from harness.paths import DATA_DIR_ENV, default_data_dir
 from harness.profiles import AuditSpec, Profile, ThroughputSpec
@@ -38,6 +45,7 @@ class AuditOverrides(Overrides):
     ready_timeout_s: float | None = ready_timeout()
     wait_for_start: bool = wait_for_start()
     tokenizer: str | None = tokenizer("qwen:MODEL | tokenizer.json or model folder")
+    model: str | None = model_name("the profile's")
     data_dir: Path | None = option(
         "--data-dir",
         type=Path,
@@ -106,6 +114,12 @@ def _sweep(profile: Profile, o: AuditOverrides) -> tuple[ThroughputSpec, Workloa
 
 
 def from_profile(profile: Profile, target: Target, o: AuditOverrides) -> AuditConfig:
+    if profile.vlm is not None and profile.latency is None and profile.throughput is None:
+        raise ConfigError(
+            f"profile {profile.name!r} is audited in-process, not against a server",
+            hint=f"run harness vlm audit --profile {profile.name} --wrapper-dir DIR "
+            "--model-path DIR --dataset-path DIR (docs/audit.md, AICAS)",
+        )
     if target.url:
         http_base_url(target.url)
     spec = profile.audit
@@ -139,7 +153,7 @@ def from_profile(profile: Profile, target: Target, o: AuditOverrides) -> AuditCo
         ready_timeout_s=ready,
         wait_for_start=o.wait_for_start,
         chat_endpoint=chat,
-        model=profile.server.model,
+        model=o.model or profile.server.model,
         thinking_off=dict(profile.server.thinking_off),
         thinking_on=dict(profile.server.thinking_on),
         thinking_by_benchmark={b.name: b.thinking for b in profile.quality.benchmarks}

@@ -75,4 +75,8 @@ class ConsoleHooks(AuditHooks):
         )
 
     def partial(self, path: Path) -> None:
-        print(f"harness: partial audit report saved: {path}", file=sys.stderr)
+        print(
+            f"harness: partial audit report saved: {path} (every request measured is kept: "
+            f"finish it with the same command and --out {path.parent} --resume)",
+            file=sys.stderr,
+        )

@@ -21,6 +21,7 @@ from pathlib import Path
 import aiohttp
 
 from harness.audit.analysis import judge, needs_confirmation
+from harness.audit.answered import FIRST, all_failed_alike
 from harness.audit.complete import RULE as COMPLETE
 from harness.audit.complete import complete_outputs
 from harness.audit.complete_requests import check_bucket
@@ -34,12 +35,13 @@ from harness.audit.probe import Probe
 from harness.audit.probe_rules import in_profile_order, judge_probes
 from harness.audit.probes import run_probes
 from harness.audit.report import AuditReport, Phase, Sample
+from harness.audit.resume import COUNTERS_LEFT_OUT
 from harness.audit.rounds import RoundSource, round_source
 from harness.audit.send import Sender, sender
 from harness.audit.workload import Workload
 from harness.client.metrics import MetricsSnapshot, scrape
-from harness.client.readiness import wait_ready
-from harness.errors import EXIT_FAIL, EXIT_OK, EXIT_TARGET
+from harness.client.readiness import server_models, wait_ready
+from harness.errors import EXIT_FAIL, EXIT_OK, EXIT_TARGET, TargetError
 from harness.grader_items import sample_sources
 from harness.kinds.record import RunEnv
 from harness.provenance import Provenance
@@ -62,12 +64,21 @@ async def _rounds(
     n: int,
     sink: list[Sample],
     hooks: AuditHooks,
+    *,
+    lead: bool = False,
+    kept: frozenset[tuple[str, str, int, str]] = frozenset(),
 ) -> None:
+    """The rounds' requests, each appended to ``sink`` as it is answered (an interrupted
+    audit keeps every one); ``kept``: (bucket, phase, round, role) an interrupted audit
+    measured, not sent again; ``lead``: the audit's first requests, which stop it when
+    every one fails alike."""
     for index in range(first, first + n):
         prompts = source(index)
         if phase == "warmup":
             prompts = [p for p in prompts if p.role == "repeated"]
         for p in prompts:
+            if (w.name, phase, index, p.role) in kept:
+                continue
             a = await send(w, p.text)
             s = Sample(
                 bucket=w.name, role=p.role, phase=phase, round=index,
@@ -77,6 +88,36 @@ async def _rounds(
             )  # fmt: skip
             sink.append(s)
             hooks.sample(s)
+            if lead and len(sink) == FIRST:
+                await _stop_if_all_failed(cfg, [x.error for x in sink])
+
+
+async def _stop_if_all_failed(cfg: AuditConfig, errors: list[str | None]) -> None:
+    """Raises TargetError with the fix when the audit's first requests all failed the same
+    way (a model the server does not serve, a route it lacks): the rest would too, and a
+    failed request is never evidence (harness/audit/answered.py)."""
+    kind = all_failed_alike(errors)
+    if kind is None:
+        return
+    head = f"the audit's first {FIRST} requests all failed: {kind}"
+    if kind.startswith(("HTTP 404", "HTTP 405", "HTTP 501")):
+        served: list[str] = []
+        if cfg.client == "aiohttp":  # the timed body names the model (the sweep's chat body)
+            async with aiohttp.ClientSession() as session:
+                served = await server_models(session, cfg.url)
+        if served and cfg.model not in served:
+            raise TargetError(
+                f"{head}: the server does not serve the model {cfg.model!r} "
+                f"(it serves {', '.join(served)})",
+                hint=f"pass --model {served[0]} (the grader's own model name is "
+                f"{cfg.model!r}: serve it under that name for the graded run)",
+            )
+        raise TargetError(
+            f"{head}: the server has no route {cfg.endpoint}",
+            hint=f"serve {cfg.endpoint} (the grader sends its timed requests there), or "
+            "check --url",
+        )
+    raise TargetError(head, hint="read the server's log for why it fails these requests")
 
 
 async def _counters(url: str) -> tuple[MetricsSnapshot | None, str | None]:
@@ -90,10 +131,17 @@ def _delta(before: MetricsSnapshot, after: MetricsSnapshot) -> dict[str, float]:
 
 
 async def measure_audit(
-    cfg: AuditConfig, *, provenance: Provenance, folder: Path, hooks: AuditHooks = NO_HOOKS
+    cfg: AuditConfig,
+    *,
+    provenance: Provenance,
+    folder: Path,
+    hooks: AuditHooks = NO_HOOKS,
+    partial: AuditReport | None = None,
 ) -> AuditReport:
     """Audit ``cfg.url`` and save ``folder/audit.json``; raises UnreachableError when the
-    server never gets ready (nothing saved: nothing was measured)."""
+    server never gets ready (nothing saved: nothing was measured). ``partial``: an
+    interrupted audit's report, whose requests are kept and not sent again
+    (harness/audit/resume.py)."""
     tok = load_tokenizer(cfg.tokenizer)
     hooks.waiting(cfg.url + cfg.ready_path)
     ready = await wait_ready(
@@ -103,14 +151,20 @@ async def measure_audit(
     )  # fmt: skip
     hooks.ready(ready)
     start = time.monotonic()
-    samples: list[Sample] = []
-    probes: list[Probe] = []  # the probe phase, after the rounds (harness/audit/probes.py)
-    checks: list[Continuation] = []  # complete outputs, per bucket (harness/audit/complete.py)
-    asked: list[Asked] = []  # benchmark detection's quality items (harness/audit/paraphrases.py)
+    samples: list[Sample] = list(partial.samples) if partial else []
+    probes: list[Probe] = list(partial.probes) if partial else []  # harness/audit/probes.py
+    # complete outputs, per bucket (harness/audit/complete.py)
+    checks: list[Continuation] = list(partial.continuations) if partial else []
+    # benchmark detection's quality items (harness/audit/paraphrases.py)
+    asked: list[Asked] = list(partial.paraphrases) if partial else []
+    kept = frozenset((s.bucket, s.phase, s.round, s.role) for s in samples)
+    checked = {c.bucket for c in checks}
 
     def report(complete: bool) -> AuditReport:
+        chat = [cfg.chat_endpoint] if asked else []
+        routes = list(dict.fromkeys([cfg.endpoint, *chat, *(p.route for p in probes)]))
         return AuditReport(
-            url=cfg.url, endpoint=cfg.endpoint, seed=cfg.seed, complete=complete,
+            url=cfg.url, endpoint=cfg.endpoint, routes=routes, seed=cfg.seed, complete=complete,
             readiness_s=ready.elapsed_s, wall_s=time.monotonic() - start,
             requests=len(samples) + len(probes) + len(asked) + sum(c.requests for c in checks),
             samples=samples, probes=probes, continuations=checks, paraphrases=asked,
@@ -119,22 +173,30 @@ async def measure_audit(
 
     hooks.measuring(True)
     try:
-        before, note = await _counters(cfg.url)
+        # a resumed audit leaves the counters out (harness/audit/resume.py)
+        before, note = (None, COUNTERS_LEFT_OUT) if partial else await _counters(cfg.url)
         async with sender(cfg, tok) as send:
             for w in cfg.workloads:
-                mine: list[Sample] = []
                 source = round_source(cfg, w, tok)
                 warm, rounds = cfg.spec.warmup, cfg.spec.rounds
-                await _rounds(cfg, w, source, send, "warmup", 0, warm, mine, hooks)
-                await _rounds(cfg, w, source, send, "timed", 0, rounds, mine, hooks)
+                lead = w is cfg.workloads[0] and partial is None
+                steps: tuple[tuple[Phase, int], ...] = (("warmup", warm), ("timed", rounds))
+                for phase, n in steps:
+                    await _rounds(
+                        cfg, w, source, send, phase, 0, n, samples, hooks, lead=lead,
+                        kept=kept,
+                    )  # fmt: skip
+                mine = [s for s in samples if s.bucket == w.name]
                 if needs_confirmation(mine, cfg.spec):
-                    await _rounds(cfg, w, source, send, "confirm", rounds, rounds, mine, hooks)
-                samples.extend(mine)
-                if COMPLETE in cfg.spec.rules:
+                    await _rounds(
+                        cfg, w, source, send, "confirm", rounds, rounds, samples, hooks,
+                        kept=kept,
+                    )  # fmt: skip
+                if COMPLETE in cfg.spec.rules and w.name not in checked:
                     await check_bucket(cfg, w, tok, checks, hooks)
         await run_paraphrases(cfg, tok, asked, hooks.asked)
         await run_probes(cfg, tok, probes, hooks.probe)
-        after, note_after = await _counters(cfg.url)
+        after, note_after = (None, None) if partial else await _counters(cfg.url)
     except (KeyboardInterrupt, asyncio.CancelledError):
         hooks.partial(report(False).save(folder))
         raise
@@ -147,8 +209,9 @@ async def measure_audit(
         out.counters_note = note or note_after
     by_bucket = {w.name: [s for s in samples if s.bucket == w.name] for w in cfg.workloads}
     out.rules = judge(
-        cfg.spec, by_bucket, out.counters, out.requests, out.counters_note, cfg.temperature
-    )
+        cfg.spec, by_bucket, out.counters, out.answered(), out.counters_note, cfg.temperature,
+        out.failed(),
+    )  # fmt: skip
     if asked:  # the items asked were harness's samples where the data folder lacks them
         out.sample_items = sample_sources(cfg.data_dir)
     half = judge_paraphrases(asked, cfg.spec)
@@ -174,4 +237,13 @@ def run(cfg: AuditConfig, env: RunEnv[AuditHooks]) -> AuditReport:
     and hooks from ``env``."""
     return asyncio.run(
         measure_audit(cfg, provenance=env.provenance, folder=env.folder, hooks=env.hooks)
+    )
+
+
+def finish(cfg: AuditConfig, env: RunEnv[AuditHooks], partial: AuditReport) -> AuditReport:
+    """``harness audit --resume``: finish ``partial`` in its folder (harness/audit/resume.py)."""
+    return asyncio.run(
+        measure_audit(
+            cfg, provenance=env.provenance, folder=env.folder, hooks=env.hooks, partial=partial
+        )
     )

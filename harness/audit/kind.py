@@ -45,5 +45,5 @@ KIND: MeasurementKind[AuditConfig, AuditOverrides, AuditReport, AuditHooks] = Me
         hooks="harness.audit.console:ConsoleHooks",
         render="harness.audit.console:render_report",
     ),
-    views=audit_views.sections,
+    views=audit_views.page,
 )

@@ -79,7 +79,8 @@ async def run_paraphrases(
     for look in (0, 1):
         if look == 1 and not needs_second_look(sink, cfg.spec):
             break
-        for item, form in plan(items, look):
+        done = sum(a.look == look for a in sink)  # asked by an interrupted audit: kept
+        for item, form in plan(items, look)[done:]:
             a = await ask(cfg, item, form, look, tok)
             sink.append(a)
             on_asked(a)

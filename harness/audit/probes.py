@@ -168,7 +168,8 @@ async def run_probes(
     for look in (0, 1):
         if look == 1 and not ("one_stack" in cfg.spec.rules and needs_confirmation(sink, cfg.spec)):
             break
-        for ask in plan(cfg, look):
+        done = sum(p.look == look for p in sink)  # sent by an interrupted audit: kept
+        for ask in plan(cfg, look)[done:]:
             p = await send(cfg, ask, messages, look, tok)
             sink.append(p)
             on_probe(p)

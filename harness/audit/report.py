@@ -13,6 +13,7 @@ from typing import Any, ClassVar, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from harness.audit.answered import answered, failures
 from harness.audit.continuation import Continuation
 from harness.audit.paraphrase import Asked
 from harness.audit.probe import Probe
@@ -78,6 +79,9 @@ class AuditReport(Report):
     schema_version: int = 1
     url: str
     endpoint: str = ""
+    # every route the audit sent to, the timed one (``endpoint``) first; empty in a report
+    # of before it was kept (the views then name ``endpoint`` alone)
+    routes: list[str] = Field(default_factory=list)
     seed: int = 0  # the unique heads' seed
     wall_s: float = 0.0
     readiness_s: float | None = None
@@ -105,11 +109,50 @@ class AuditReport(Report):
         """Inconclusive rules whose requests failed or timings were too noisy (not by design)."""
         return [r for r in self.rules if r.result is RuleResult.INCONCLUSIVE and not r.by_design]
 
+    def answered(self) -> int:
+        """The requests that came back answered (a 2xx and a readable body): what the
+        server's success counter is compared with (harness/audit/answered.py)."""
+        return answered([*self.samples, *self.probes, *self.paraphrases], self.continuations)
+
+    def failed(self) -> str | None:
+        """The failed requests in one line by kind (``2 × HTTP 500 from /invocations``)."""
+        groups: list[list[Any]] = [self.samples, self.probes, self.paraphrases, self.continuations]
+        return failures(r.error for g in groups for r in g)
+
     def summary_line(self) -> str:
+        """What was judged, in one line: "every rule passes" only when every rule passed."""
         n = {r: sum(v.result is r for v in self.rules) for r in RuleResult}
-        head = "every rule passes" if self.ok else f"{len(self.failing())} rule(s) FAIL"
-        return (
-            f"{head} — {n[RuleResult.PASS]} pass, {n[RuleResult.FAIL]} fail, "
+        counts = (
+            f"{n[RuleResult.PASS]} pass, {n[RuleResult.FAIL]} fail, "
             f"{n[RuleResult.INCONCLUSIVE]} inconclusive; {self.requests} requests "
             f"in {self.wall_s:.1f} s"
         )
+        unsure = [v for v in self.rules if v.result is RuleResult.INCONCLUSIVE]
+        if not self.rules:
+            head = "no rule judged" + ("" if self.complete else " (interrupted)")
+        elif not self.ok:
+            head = f"{len(self.failing())} rule(s) FAIL"
+        elif not unsure:
+            head = "every rule passes"
+        else:
+            named = ", ".join(v.rule + (" (by design)" if v.by_design else "") for v in unsure)
+            head = f"no rule fails — {len(unsure)} inconclusive: {named}"
+        return f"{head} — {counts}"
+
+    def exit_reason(self) -> str:
+        """The command's exit code and why (harness/audit/core.py ``exit_code``'s policy)."""
+        if not self.complete:
+            return "interrupted: a partial report, no verdict (harness audit --resume DIR)"
+        if not self.ok:
+            return f"exit 1: {', '.join(v.rule for v in self.failing())} failed"
+        broken = self.broken()
+        if broken:
+            return (
+                f"exit 3: {', '.join(v.rule for v in broken)} could not be judged (their "
+                "requests failed, their timings were too noisy, or the answers are not "
+                "deterministic: the why column says which); no rule failed"
+            )
+        by_design = [v.rule for v in self.rules if v.result is RuleResult.INCONCLUSIVE]
+        if by_design:
+            return f"exit 0: no rule fails ({', '.join(by_design)}: nothing to judge, by design)"
+        return "exit 0: every rule passes"

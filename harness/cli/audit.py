@@ -1,12 +1,45 @@
 """``harness audit``: the contest's rules, one verdict each with its evidence (docs/audit.md).
 
-Special beside the kinds' one front end (harness/cli/kind_command.py): its help, and the
-per-request samples and quality items left out of ``--json`` (they are in audit.json).
+Special beside the kinds' one front end (harness/cli/kind_command.py): its help, the
+per-request samples and quality items left out of ``--json`` (they are in audit.json), and
+``--resume`` (an interrupted audit finished in its folder: harness/audit/resume.py).
 """
 
 from __future__ import annotations
 
-from harness.cli.front import Front
+import argparse
+
+from harness.audit.hooks import AuditHooks
+from harness.audit.resume import RESUME, guard_folder
+from harness.cli.front import Front, KindRun, Outcome
+from harness.kinds.record import RunEnv
+
+
+def _flags(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        RESUME,
+        action="store_true",
+        help="finish an interrupted audit in its --out folder: keep every request it "
+        "measured, send only the rest (the server's counters are then left out)",
+    )
+
+
+def _check(args: argparse.Namespace) -> object:
+    """The partial audit ``--resume`` finishes, checked before a run folder is made."""
+    return guard_folder(args.out, resume=args.resume)
+
+
+def _measure(run: KindRun, hooks: AuditHooks) -> Outcome:
+    from harness.audit.core import finish
+    from harness.audit.core import run as audit
+    from harness.audit.resume import resumed
+
+    ctx = run.ctx
+    env = RunEnv(provenance=ctx.provenance, folder=ctx.folder, hooks=hooks)
+    if run.prepared is None:
+        return Outcome(audit(run.cfg, env))
+    return Outcome(finish(resumed(run.cfg, run.prepared), env, run.prepared))
+
 
 FRONT = Front(
     summary="the contest's rules: cached answers, benchmark detection, physically possible",
@@ -15,7 +48,10 @@ FRONT = Front(
     "same token length (one word swapped; a unique head) and the quality graders' items "
     "interleaved with light paraphrases through the grader's client, reads the server's "
     "counters, and judges each rule of the profile's [audit]: pass, fail or "
-    "inconclusive, with its evidence. Exit 0: no rule fails; 1: a rule fails; 3: the server "
-    "did not answer.",
+    "inconclusive, with its evidence. Exit 0: no rule fails; 1: a rule fails; 3: a rule "
+    "could not be judged (its requests failed, or its timings were too noisy).",
     json_exclude=frozenset({"samples", "paraphrases"}),
+    flags=_flags,
+    check=_check,
+    measure=_measure,
 )

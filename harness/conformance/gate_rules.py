@@ -32,7 +32,10 @@ def check_rules(rep: CheckReport, ready_limit_s: float) -> Judgement:
             text = f"check {c.name} ({c.result.value}): {c.reason}"
             flags.append(risk(FlagKind.CHECK_NOT_PASSED, "check", text))
         risky = RISKY_CHECKS.get(c.name)
-        if risky is not None and c.result in (Result.FAIL, Result.WARN):
+        # a check whose request failed found nothing about its property: no named risk
+        # (harness/client/answered.py), only the check-not-passed flag above
+        answered = c.details.get("answered", True)
+        if risky is not None and answered and c.result in (Result.FAIL, Result.WARN):
             flags.append(risk(risky[0], "check", f"{risky[1]}: {c.reason}"))
     flags += readiness_flag("check", rep.readiness_s, ready_limit_s)
     if not rep.complete:

@@ -13,7 +13,7 @@ from harness.client.records import RequestRecord
 from harness.conformance.context import STORY_PROMPT, STORY_QUESTION, CheckContext
 from harness.conformance.registry import check
 from harness.conformance.report import Evidence, Outcome, failed, passed, short
-from harness.conformance.shapes import request_failure
+from harness.conformance.shapes import request_failure, unanswered
 from harness.sameness import first_difference, split
 
 
@@ -70,7 +70,7 @@ async def one_stack(ctx: CheckContext) -> Outcome:
     (a, ev_a), (b, ev_b) = await greedy(ctx, "/v1/completions"), await greedy(ctx, "/invocations")
     for path, rec in (("/v1/completions", a), ("/invocations", b)):
         if not rec.ok:
-            return failed(request_failure(path, rec), [ev_a, ev_b])
+            return unanswered(path, rec, [ev_a, ev_b])
     different = split({"/v1/completions": a.text, "/invocations": b.text})
     if different:
         return failed(

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from harness.client.answered import not_checked
 from harness.client.readiness import server_models
 from harness.client.records import RequestRecord
 from harness.conformance.context import CheckContext
@@ -30,6 +31,14 @@ def request_failure(path: str, rec: RequestRecord) -> str:
     if path == CHAT_PATH:
         return f"POST {path} failed: {rec.error.one_line()} ({NO_CHAT_ROUTE})"
     return f"POST {path} failed: {rec.error.one_line()}"
+
+
+def unanswered(path: str, rec: RequestRecord, evidence: list[Evidence]) -> Outcome:
+    """A check whose request failed, where the check looks at something else than the
+    answer itself (thinking, sameness): never a finding about that property, a warning
+    that it could not be checked, naming the failure (harness/client/answered.py; the
+    route's own checks say whether it answers)."""
+    return warned(not_checked(request_failure(path, rec)), evidence, answered=False)
 
 
 def judge_shape(path: str, rec: RequestRecord, ev: Evidence, shape: Shape, field: str) -> Outcome:

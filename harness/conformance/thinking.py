@@ -16,7 +16,7 @@ from harness.conformance.context import THINK_QUESTION, CheckContext
 from harness.conformance.registry import check
 from harness.conformance.report import Evidence, Outcome, failed, passed, short, warned
 from harness.conformance.rules import think_form, think_leak
-from harness.conformance.shapes import request_failure
+from harness.conformance.shapes import unanswered
 
 
 async def _ask(ctx: CheckContext, mode: str) -> tuple[RequestRecord, Evidence]:
@@ -42,7 +42,7 @@ async def thinking_off(ctx: CheckContext) -> Outcome:
     cfg = ctx.cfg
     rec, ev = await _ask(ctx, "off")
     if not rec.ok:
-        return failed(request_failure(cfg.chat_endpoint, rec), [ev])
+        return unanswered(cfg.chat_endpoint, rec, [ev])
     leak = think_leak(rec.text, rec.reasoning, cfg.think_open, cfg.think_close)
     if leak:
         return failed(f"thinking OFF but {leak}: {short(rec.text, 60)}", [ev])
@@ -60,7 +60,7 @@ async def thinking_on(ctx: CheckContext) -> Outcome:
     cfg = ctx.cfg
     rec, ev = await _ask(ctx, "on")
     if not rec.ok:
-        return failed(request_failure(cfg.chat_endpoint, rec), [ev])
+        return unanswered(cfg.chat_endpoint, rec, [ev])
     form = think_form(rec.text, rec.reasoning, cfg.think_open, cfg.think_close)
     if form:
         return passed(f"trace within {cfg.think_budget} tokens as {form}", [ev], form=form)
@@ -106,7 +106,7 @@ async def thinking_default(ctx: CheckContext) -> Outcome:
     cfg = ctx.cfg
     rec, ev = await _ask(ctx, "default")
     if not rec.ok:
-        return failed(request_failure(cfg.chat_endpoint, rec), [ev])
+        return unanswered(cfg.chat_endpoint, rec, [ev])
     form = think_form(rec.text, rec.reasoning, cfg.think_open, cfg.think_close)
     if form:
         return warned(

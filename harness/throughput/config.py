@@ -15,6 +15,7 @@ from harness.errors import ConfigError
 from harness.flags import engine as engine_flag
 from harness.flags import (
     metrics_scrape,
+    model_name,
     option,
     prompt_seed,
     ready_interval,
@@ -86,9 +87,7 @@ class ThroughputOverrides(Overrides):
         help="send ignore_eos + min_tokens so answers are really max_tokens long",
     )
     seed: int | None = prompt_seed("prompt and spot-check")
-    model: str | None = option(
-        "--model", help="the body's model field (default: the profile's if served)"
-    )
+    model: str | None = model_name("the profile's if served")
     tokenizer: str | None = tokenizer("qwen:MODEL | tokenizer.json or model folder")
     timeout_s: float = request_timeout(1800.0)
     wait_ready: bool = option(

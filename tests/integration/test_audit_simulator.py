@@ -81,7 +81,8 @@ async def test_a_response_cache_fails_cached_answers_and_the_floor(simulator, tm
     # quality items and paraphrases are new bodies each (16, or 32 with a second look)
     n = len(rep.paraphrases)
     assert cached.why.startswith(
-        f"response cache: the server's own counter counts {72 + n} of the {119 + n}"
+        f"response cache: the server's own counter counts {72 + n} of the {119 + n} requests "
+        "answered"
     )
     assert results(rep)["complete_outputs"] is RuleResult.PASS  # the cache keeps whole answers
     assert exit_code(rep) == EXIT_FAIL

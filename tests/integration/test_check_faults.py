@@ -115,3 +115,27 @@ async def test_only_and_evidence(simulator) -> None:
     assert usage.evidence[0].path == "/v1/completions"
     assert '"max_tokens": 16' in usage.evidence[0].request
     assert usage.evidence[0].status == 200
+
+
+async def test_a_failed_request_is_never_a_finding_about_thinking(simulator) -> None:
+    """Issue 47 item 6: with HTTP 500s the risk flag read "thinking leaks into content with
+    thinking OFF: POST /invocations failed: http_status 500". A check whose request failed
+    could not be checked: a warning naming the failure, and no named risk. (The simulator's
+    seed 15 at a rate of 0.5 answers the first request and fails the second: the chat shape
+    check's, then thinking OFF's, which waits for it.)"""
+    from harness.conformance.gate_rules import check_rules
+    from harness.risk import FlagKind
+
+    sim = await simulator(**TIMING, error_rate=0.5, seed=15)
+    report = await check_against(sim.url, only="invocations_chat,thinking_off")
+    got = {c.name: c for c in report.checks}
+    assert got["invocations_chat"].result is Result.PASS
+    off = got["thinking_off"]
+    assert (off.result, off.reason) == (
+        Result.WARN,
+        "could not be checked: POST /invocations failed: http_status 500: HTTP 500 from "
+        "/invocations",
+    )
+    _, flags = check_rules(report, 60.0)
+    assert [f.kind for f in flags] == [FlagKind.CHECK_NOT_PASSED]
+    assert flags[0].text.startswith("check thinking_off (warn): could not be checked: POST")

@@ -60,7 +60,7 @@ def test_the_servers_own_counter_is_decisive_beyond_one_request_of_lag() -> None
         RuleResult.PASS
     )
     v = cached_answers(ok, {"vllm:request_success_total": 9.0}, 15, SPEC)
-    assert v.result is RuleResult.FAIL and "counts 9 of the 15" in v.why
+    assert v.result is RuleResult.FAIL and "counts 9 of the 15 requests answered" in v.why
 
 
 def test_benchmark_detection_needs_the_second_look_to_fail() -> None:
@@ -143,3 +143,43 @@ def test_a_split_within_the_fillers_own_noise_is_inconclusive_not_a_failure() ->
     # a split deeper than twice the spread is no noise: an answer cache's jumpy answers fail
     cache = look("timed", steady) + look("confirm", [x / 100 for x in jumpy])
     assert benchmark_detection({"short": cache}, SPEC).result is RuleResult.FAIL
+
+
+def test_the_counter_is_compared_with_the_answered_requests_never_the_failed() -> None:
+    """Issue 46 item 1: 78 requests, 2 of them HTTP 500s the engine never counted. Compared
+    with every request sent, the honest server read as a response cache (exit 1)."""
+    ok = {"short": rounds(300.0, 300.0)}
+    failed = "2 × HTTP 500 from /invocations"
+    v = cached_answers(ok, {"vllm:request_success_total": 76.0}, 76, SPEC, failed=failed)
+    assert v.result is RuleResult.PASS
+    assert v.why.endswith(
+        "; judged on the answered requests (2 × HTTP 500 from /invocations failed)"
+    )
+    assert v.evidence["requests_answered"] == 76 and v.evidence["requests_failed"] == failed
+    # a response cache that also fails some requests: its cached answers are answered, and
+    # the counter never saw them
+    v = cached_answers(ok, {"vllm:request_success_total": 40.0}, 76, SPEC, failed=failed)
+    assert v.result is RuleResult.FAIL
+    assert v.why == (
+        "response cache: the server's own counter counts 40 of the 76 requests answered; 36 "
+        "answers never reached the engine (failed requests, not compared: 2 × HTTP 500 from "
+        "/invocations)"
+    )
+
+
+def test_with_too_few_answered_the_rules_are_inconclusive_naming_the_failures() -> None:
+    failed = [Sample(bucket="short", role=role, phase="timed", round=0, prompt_tokens=61,
+                     error="HTTP 500 from /invocations") for role in ("repeated", "near_filler")]  # fmt: skip
+    why = judge(SPEC, {"short": failed}, {}, 0, failed="2 × HTTP 500 from /invocations")[0].why
+    assert (
+        why
+        == "no successful repeated and control requests to compare: 2 × HTTP 500 from /invocations"
+    )
+
+
+def test_benchmark_detection_names_the_failures_when_nothing_was_answered() -> None:
+    failed = [Sample(bucket="short", role="repeated", phase="timed", round=0, prompt_tokens=61,
+                     error="HTTP 500 from /invocations")]  # fmt: skip
+    v = judge(SPEC, {"short": failed}, {}, 0, failed="1 × HTTP 500 from /invocations")[1]
+    assert v.rule == "benchmark_detection" and v.result is RuleResult.INCONCLUSIVE
+    assert v.why.endswith("requests to compare: 1 × HTTP 500 from /invocations")

@@ -45,6 +45,7 @@ def test_the_console_shows_the_same_tables(folders: dict[str, Path], kind: str) 
         "run": "Run",
         "check": "Conformance checks",
         "audit": "Contest rules",
+        "audit-evidence": "What each rule rests on",
         "latency": "Latency",
         "latency-attribution": "Attribution: GET /metrics",
         "throughput": "Throughput",
@@ -71,3 +72,10 @@ def test_latency_page_has_the_attribution_sentences(folders: dict[str, Path]) ->
         "short bucket: 80 % of prompt tokens from the prefix cache on the repeated filler, "
         "0 % with unique prompts" in page
     )
+
+
+def test_audit_page_says_what_each_rule_rests_on(folders: dict[str, Path]) -> None:
+    """Issue 46 item 5: each rule's title, evidence in words and the docs section."""
+    page = run_page(folders["audit"], entry_for_folder(folders["audit"]))
+    assert 'id="section-audit-evidence"' in page
+    assert "read more: docs/audit.md, The rules; Failed requests (cached_answers)" in page
