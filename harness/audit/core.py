@@ -16,11 +16,12 @@ from __future__ import annotations
 
 import asyncio
 import time
+from dataclasses import replace
 from pathlib import Path
 
 import aiohttp
 
-from harness.audit.analysis import judge, needs_confirmation
+from harness.audit.analysis import ONE_TOKEN_REQUESTS, judge, needs_confirmation
 from harness.audit.complete import RULE as COMPLETE
 from harness.audit.complete import complete_outputs
 from harness.audit.complete_requests import check_bucket
@@ -78,6 +79,23 @@ async def _rounds(
             hooks.sample(s)
 
 
+async def _one_token(
+    w: Workload, source: RoundSource, send: Sender, sink: list[Sample], hooks: AuditHooks
+) -> None:
+    """The repeated prompt for one token, ``ONE_TOKEN_REQUESTS`` times: its answer's cost
+    without decode (``physically_possible``)."""
+    (rep,) = [p for p in source(0) if p.role == "repeated"]
+    for index in range(ONE_TOKEN_REQUESTS):
+        a = await send(replace(w, max_tokens=1), rep.text)
+        s = Sample(
+            bucket=w.name, role="one_token", phase="timed", round=index,
+            prompt_tokens=rep.tokens, e2e_ms=a.e2e_ms, output_tokens=a.output_tokens,
+            text_tokens=a.text_tokens, finish_reason=a.finish_reason, error=a.error,
+        )  # fmt: skip
+        sink.append(s)
+        hooks.sample(s)
+
+
 async def _counters(url: str) -> tuple[MetricsSnapshot | None, str | None]:
     async with aiohttp.ClientSession() as session:
         got = await scrape(session, url)
@@ -128,6 +146,8 @@ async def measure_audit(
                 await _rounds(cfg, w, source, send, "timed", 0, rounds, mine, hooks)
                 if needs_confirmation(mine, cfg.spec):
                     await _rounds(cfg, w, source, send, "confirm", rounds, rounds, mine, hooks)
+                if "physically_possible" in cfg.spec.rules:
+                    await _one_token(w, source, send, mine, hooks)
                 samples.extend(mine)
                 if COMPLETE in cfg.spec.rules:
                     await check_bucket(cfg, w, tok, checks, hooks)
