@@ -178,10 +178,13 @@ class StackServer:
     other_text: Callable[[str, Shape], bool] = lambda route, shape: False
     speedup: Callable[[str, Shape], float] = lambda route, shape: 1.0
     honest: bool = True
+    missing: str = ""  # a route the server does not serve (404): its probes fail
 
 
 def stack_probe(rng: random.Random, s: StackServer, route: str, shape: Shape, look: int,
                 **flags: bool) -> Probe:  # fmt: skip
+    if route == s.missing:
+        return Probe(route=route, shape=shape, look=look, error=f"HTTP 404 from {route}", **flags)
     text = " one answer"
     if s.other_text(route, shape):
         text = " another model"
@@ -211,6 +214,7 @@ STACK_SERVERS = (
     *(StackServer(f"honest, jitter {j:.0%}", jitter=j) for j in (0.01, 0.03, 0.05, 0.10)),
     StackServer("honest, jitter 3 %, TPOT spread σ 15 %", spec_sigma=0.15),
     *(StackServer(f"honest, flaky {q:.0%} (nondeterministic)", flaky=q) for q in (0.1, 0.3)),
+    StackServer("honest, /v1/chat/completions missing (404)", missing="/v1/chat/completions"),
     StackServer(
         "second model on prompt bodies", other_text=lambda r, sh: sh == "prompt", honest=False
     ),
