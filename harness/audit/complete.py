@@ -99,9 +99,12 @@ def _past(p: Continuation, answer: int) -> int | None:
 
 
 def follows(p: Continuation, answer: int, slope: float) -> bool:
-    """The probe ended where a cut of ``slope`` puts it (within the seam)."""
+    """The probe ended where a cut of ``slope`` puts it (within the seam); one that ran to
+    its ``max_tokens`` did not end (a run-on that never stops, a loop: no cut's law)."""
     d = _past(p, answer)
-    return d is not None and p.start is not None and abs(d - slope * p.start) <= SEAM_TOKENS
+    if d is None or p.start is None or p.continued_finish == "length":
+        return False
+    return abs(d - slope * p.start) <= SEAM_TOKENS
 
 
 def fitted(probes: Sequence[Continuation], answer: int) -> float:

@@ -106,6 +106,10 @@ def test_a_cut_at_a_fixed_count_fails_its_end_moves_with_the_start() -> None:
     )
     # within the seam of the law's place: still the cut
     assert complete_outputs(probed(whole, {5: 7, 10: 8, 15: 17})).result is RuleResult.FAIL
+    # a probe that ran to its max_tokens did not end where the law puts it: no cut's law
+    looped = probed(whole, {5: 5, 10: 10, 15: 15})
+    looped[-1] = looped[-1].model_copy(update={"continued_finish": "length"})
+    assert complete_outputs(looped).result is RuleResult.INCONCLUSIVE
     # one probe off the law (3 from its place): not a cut's law, not the text's end
     v = complete_outputs(probed(whole, {5: 8, 10: 10, 15: 15}))
     assert v.result is RuleResult.INCONCLUSIVE and not v.by_design
