@@ -18,9 +18,16 @@ F chosen to move the bucket's median by exactly 5, 10 or 20 % (and F = 1.5).
 The inconclusive column is benchmark detection saying "too noisy to judge": a split in
 both looks while the identical filler's own time per token varied by more than 10 %.
 
-Only the timed rules are judged in these rows: ``complete_outputs`` is not statistical (at
-temperature 0 a continuation is a fact, not a draw: docs/audit.md); its two requests
-(the answer and its continuation) are counted in the requests column.
+Failures: a share of the requests fails (HTTP 500); a failed request is dropped from the
+judged set (the rules judge answered requests), and the counter is compared with the
+answered ones. Zero decode: a server that answers at once after a 40 ms TTFT (``--itl-ms
+0``): the repeated prompt's three one-token requests show its decode costs nothing.
+
+Only the timed rules are judged in these rows; ``complete_outputs``' two requests (the
+answer and its continuation, on a server whose model ends at once) are counted in the
+requests column, and the rule has its own rows (bench/audit_complete.py, whose docstring
+describes its servers: near-tie ends of sequence, per-request numerics, failures, cuts at
+a fixed count and in proportion).
 Rules ``one_stack`` and ``stream_consistency`` have their own rows: the probe phase
 simulated and judged with their own functions (harness/audit/stack.py, stream.py; the
 servers are described above ``STACK_SERVERS`` and ``STREAM_SERVERS``); so has
@@ -41,7 +48,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from functools import partial
 
-from audit_paraphrase import paraphrase_rows  # siblings: bench/ is on the path
+from audit_complete import complete_rows  # siblings: bench/ is on the path
+from audit_paraphrase import paraphrase_rows
 from audit_sim import rule_row, send_rounds, upper95
 
 from harness.audit.analysis import judge
@@ -76,29 +84,37 @@ class Server:
     cache: bool = False
     counter: bool = True
     honest: bool = True
+    errors: float = 0.0  # share of requests that fail (HTTP 500): dropped, never judged
+    ttft_ms: float = TTFT_MS
+    tpot_ms: float = TPOT_MS  # 0: a server that does not decode (answers at once after TTFT)
 
 
 def one_request(rng: random.Random, s: Server, role: Role, warm: bool) -> tuple[float, int, bool]:
     """(e2e ms, output tokens, reached the engine)."""
     if s.cache and role == "repeated" and warm:
         return 0.7 * math.exp(rng.gauss(0, 0.1)), MAX_TOKENS, False
-    n = MAX_TOKENS
-    if role != "repeated" and rng.random() > 0.7:
+    n = 1 if role == "one_token" else MAX_TOKENS
+    if role in ("near_filler", "unique_head") and rng.random() > 0.7:
         n = rng.randint(20, MAX_TOKENS)
     prefill = 0.1 * (PROMPT if role == "unique_head" else 16)
-    tpot = TPOT_MS * math.exp(rng.gauss(0, s.spec_sigma))
+    tpot = s.tpot_ms * math.exp(rng.gauss(0, s.spec_sigma))
     if role == "repeated":
         tpot /= s.filler_speedup
-    e2e = (TTFT_MS + prefill + n * tpot) * math.exp(rng.gauss(0, s.jitter))
+    e2e = (s.ttft_ms + prefill + n * tpot) * math.exp(rng.gauss(0, s.jitter))
     return e2e, n, True
 
 
 def audit_once(rng: random.Random, s: Server) -> tuple[dict[str, RuleResult], int]:
+    """One audit's verdicts and the requests it sent; a failed request is sent and counted
+    as sent, but neither answered nor judged (the rules judge answered requests only)."""
     samples: list[Sample] = []
-    reached, warm = 0, False
+    reached, warm, failed = 0, False, 0
 
     def send(role: Role, phase: Phase, index: int) -> None:
-        nonlocal reached, warm
+        nonlocal reached, warm, failed
+        if s.errors and rng.random() < s.errors:
+            failed += 1
+            return
         e2e, n, engine = one_request(rng, s, role, warm)
         warm = warm or role == "repeated"
         reached += engine
@@ -111,21 +127,31 @@ def audit_once(rng: random.Random, s: Server) -> tuple[dict[str, RuleResult], in
     reached -= COMPLETE_REQUESTS // 2 if s.cache else 0
     counted = float(reached - lag)
     counters = {"vllm:request_success_total": counted} if s.counter else {}
-    sent = len(samples) + COMPLETE_REQUESTS
-    verdicts = judge(SPEC, {"short": samples}, counters, sent)
-    return {v.rule: v.result for v in verdicts}, sent
+    answered = len(samples) + COMPLETE_REQUESTS
+    verdicts = judge(SPEC, {"short": samples}, counters, answered)
+    return {v.rule: v.result for v in verdicts}, answered + failed
 
 
 SERVERS = (
     *(Server(f"honest, jitter {j:.0%}", jitter=j) for j in (0.01, 0.03, 0.05, 0.10)),
     Server("honest, jitter 3 %, no counter", counter=False),
+    *(Server(f"honest, jitter 3 %, {e:.0%} of requests fail", errors=e) for e in (0.01, 0.05, 0.1)),
+    Server("honest, jitter 3 %, TPOT σ 15 % per request", spec_sigma=0.15),
     Server("response cache", cache=True, honest=False),
     Server("response cache, no counter", cache=True, counter=False, honest=False),
+    Server("response cache, 5 % of requests fail", cache=True, errors=0.05, honest=False),
     *(
         Server(f"filler detection, median −{m:.0%}", filler_speedup=speedup_for(m), honest=False)
         for m in (0.05, 0.10, 0.20)
     ),
+    Server(
+        "filler detection, median −10 %, 5 % fail",
+        filler_speedup=speedup_for(0.10),
+        errors=0.05,
+        honest=False,
+    ),
     Server("filler detection ×1.5", filler_speedup=1.5, honest=False),
+    Server("zero decode (TTFT 40 ms, no time per token)", ttft_ms=40.0, tpot_ms=0.0, honest=False),
 )
 
 
@@ -152,10 +178,13 @@ class StackServer:
     other_text: Callable[[str, Shape], bool] = lambda route, shape: False
     speedup: Callable[[str, Shape], float] = lambda route, shape: 1.0
     honest: bool = True
+    missing: str = ""  # a route the server does not serve (404): its probes fail
 
 
 def stack_probe(rng: random.Random, s: StackServer, route: str, shape: Shape, look: int,
                 **flags: bool) -> Probe:  # fmt: skip
+    if route == s.missing:
+        return Probe(route=route, shape=shape, look=look, error=f"HTTP 404 from {route}", **flags)
     text = " one answer"
     if s.other_text(route, shape):
         text = " another model"
@@ -185,6 +214,7 @@ STACK_SERVERS = (
     *(StackServer(f"honest, jitter {j:.0%}", jitter=j) for j in (0.01, 0.03, 0.05, 0.10)),
     StackServer("honest, jitter 3 %, TPOT spread σ 15 %", spec_sigma=0.15),
     *(StackServer(f"honest, flaky {q:.0%} (nondeterministic)", flaky=q) for q in (0.1, 0.3)),
+    StackServer("honest, /v1/chat/completions missing (404)", missing="/v1/chat/completions"),
     StackServer(
         "second model on prompt bodies", other_text=lambda r, sh: sh == "prompt", honest=False
     ),
@@ -347,6 +377,8 @@ def main() -> int:
         print(f"{s.name:34} req {requests / args.trials:5.1f}  {cells}", file=sys.stderr)
     if "benchmark_detection" in SPEC.rules and SPEC.paraphrase_items:
         rows += paraphrase_rows(args.trials, args.seed, SPEC)
+    if "complete_outputs" in SPEC.rules:
+        rows += complete_rows(args.trials, args.seed)
     if "one_stack" in SPEC.rules:
         rows += stack_rows(args.trials, args.seed)
     if "stream_consistency" in SPEC.rules:

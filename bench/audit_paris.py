@@ -84,6 +84,7 @@ def audit_once(rng: random.Random, s: Server) -> tuple[dict[str, RuleResult], in
             digest = "first"
         else:
             n = greedy_len if (s.greedy or s.cache) and repeated else length(rng)
+            n = 1 if role == "one_token" else n
             tpot = TPOT_MS * math.exp(rng.gauss(0, s.spec_sigma))
             if repeated and seen:
                 tpot /= s.second_sight

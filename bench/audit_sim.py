@@ -7,7 +7,7 @@ from __future__ import annotations
 import sys
 from collections.abc import Callable, Sequence
 
-from harness.audit.analysis import needs_confirmation
+from harness.audit.analysis import ONE_TOKEN_REQUESTS, needs_confirmation
 from harness.audit.report import Phase, Role, RuleResult, Sample
 from harness.profiles import AuditSpec
 from harness.stats import wilson_interval
@@ -21,7 +21,8 @@ def send_rounds(
     """The audit's schedule, as the product sends it: ``spec.warmup`` repeated prompts, then
     ``spec.rounds`` rounds of the three roles rotated by the round's index (none always first
     or last: harness/audit/controls.py ``rotated``), then as many again when
-    ``needs_confirmation`` asks for the second look on what ``send`` appended to ``samples``."""
+    ``needs_confirmation`` asks for the second look on what ``send`` appended to ``samples``,
+    then ``ONE_TOKEN_REQUESTS`` of the repeated prompt for one token (``physically_possible``)."""
     for i in range(spec.warmup):
         send("repeated", "warmup", i)
     looks: tuple[tuple[Phase, int], ...] = (("timed", 0), ("confirm", spec.rounds))
@@ -32,6 +33,9 @@ def send_rounds(
             k = i % len(ROLES)
             for role in ROLES[k:] + ROLES[:k]:
                 send(role, phase, i)
+    if "physically_possible" in spec.rules:  # the repeated prompt for one token, as sent
+        for i in range(ONE_TOKEN_REQUESTS):
+            send("one_token", "timed", i)
 
 
 def upper95(k: int, n: int) -> float:

@@ -17,7 +17,11 @@
   confirmation keeps one-off noise from failing).
 - **physically possible**: the repeated prompt's median below a floor no honest
   submission can reach: ``ceil(output tokens / tokens_per_step)`` decode steps, each
-  reading ``min_weight_bytes`` at ``gpus`` × ``gpu_bandwidth_bytes_s`` (the profile's).
+  reading ``min_weight_bytes`` at ``gpus`` × ``gpu_bandwidth_bytes_s`` (the profile's);
+  or its decode alone below the floor of its tokens after the first: the median minus the
+  fastest of ``ONE_TOKEN_REQUESTS`` requests of the same prompt for one token (the same
+  body but ``max_tokens``, not streamed: what the answer costs without decode), so a
+  server that answers at once after a long TTFT fails too.
 
 No I/O, no clocks: tested with literal numbers (tests/unit/test_audit_analysis.py).
 """
@@ -336,6 +340,18 @@ def floor_ms(output_tokens: int, spec: AuditSpec) -> float:
     return steps * spec.min_weight_bytes / (spec.gpus * spec.gpu_bandwidth_bytes_s) * 1000
 
 
+# requests of the repeated prompt for one token, after the rounds: the fastest is what its
+# answer costs without decode (the fastest: a stalled one can only make the decode look longer)
+ONE_TOKEN_REQUESTS = 3
+
+
+def decode_ms(samples: Sequence[Sample], median_ms: float) -> float | None:
+    """The repeated prompt's decode time: its median less the fastest answer to the same
+    prompt for one token (None: no such answer)."""
+    one = [s.e2e_ms for s in samples if s.role == "one_token" and s.ok and s.e2e_ms is not None]
+    return median_ms - min(one) if one else None
+
+
 def physically_possible(buckets: Mapping[str, Sequence[Sample]], spec: AuditSpec) -> RuleVerdict:
     title = "physically possible: no median below the GPU's floor"
     evidence: dict[str, object] = {
@@ -353,15 +369,25 @@ def physically_possible(buckets: Mapping[str, Sequence[Sample]], spec: AuditSpec
         median = statistics.median(s.e2e_ms or 0.0 for s in rep)
         tokens = int(statistics.median(s.output_tokens or 0 for s in rep))
         floor = floor_ms(tokens, spec)
+        decode = decode_ms(samples, median)
+        after_first = floor_ms(tokens - 1, spec) if tokens > 1 else 0.0
         evidence[name] = {
             "median_ms": round(median, 3),
             "output_tokens": tokens,
             "floor_ms": round(floor, 3),
+            "decode_ms": None if decode is None else round(decode, 3),
+            "decode_floor_ms": round(after_first, 3),
         }
         if median < floor:
             below.append(
                 f"{name}: median {median:.1f} ms for {tokens} tokens, below the floor "
                 f"{floor:.1f} ms"
+            )
+        elif decode is not None and tokens > 1 and decode < after_first:
+            below.append(
+                f"{name}: {tokens} tokens took {decode:.1f} ms more than one token (median "
+                f"{median:.1f} ms), below the floor {after_first:.1f} ms of the "
+                f"{tokens - 1} after the first: no decode"
             )
     if below:
         return RuleVerdict(
@@ -383,7 +409,7 @@ def physically_possible(buckets: Mapping[str, Sequence[Sample]], spec: AuditSpec
         rule="physically_possible",
         title=title,
         result=RuleResult.PASS,
-        why="every audited median is above the GPU's floor",
+        why="every audited median, and its decode after the first token, is above the GPU's floor",
         evidence=evidence,
     )
 

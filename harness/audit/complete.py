@@ -2,13 +2,24 @@
 checks (docs/audit.md).
 
 An answer to the grader's request that ends before ``max_tokens`` must have been ended by
-the model, not cut by the server: the same prompt continued with that answer, at
-temperature 0, gives end-of-sequence next. vLLM counts that EOS (harness/usage.py), so a
-finished answer's continuation comes back ``stop`` with 0 or 1 tokens; the join is
-re-tokenised (prompt + answer text is not always the token sequence the model saw), so
-``SEAM_TOKENS`` more are allowed. A server that stops at a fixed count answers the
-continuation with that count again, or runs on to the continuation's limit: it fails, on
-the first look and on a second, independent one.
+the model, not cut by the server. First look: the same prompt continued with that answer,
+at temperature 0. vLLM counts the EOS that comes next (harness/usage.py), so a finished
+answer's continuation comes back ``stop`` with 0 or 1 tokens; the join is re-tokenised
+(prompt + answer text is not always the token sequence the model saw), so
+``SEAM_TOKENS`` more are allowed: finished, the rule passes.
+
+A continuation that runs on is no proof of a cut: the EOS may be a near tie (a repetitive
+answer), and prompt + answer is computed in one prefill, not one decode step at a time
+(other kernels, other rounding: llama.cpp's SmolLM2 ran on 10 tokens, honestly). What a
+near tie, a seam or prefill numerics cannot do is make the end move with where the
+request starts. So the prompt is continued from inside the answer too (after a quarter, a
+half and three quarters of it, and of the run-on): a model writes the rest of its answer and ends in
+its text (where the answer ended, or where the run-on did); a server that cuts at a count
+ends each continuation that count after its start (``--stop-early-at``: the end moves by
+the start), and one that cuts in proportion to the answer's natural length ends it a fixed
+share of the way (the end moves by a share of the start). FAIL when every probe of one
+law ends where it puts them and one of them off both of the text's ends; PASS when every
+probe ends in the text; otherwise inconclusive, with why.
 
 Answers that ran to ``max_tokens`` are no evidence: when no audited answer ended early,
 the rule is inconclusive by design (nothing was cut, or nothing can show it).
@@ -19,6 +30,7 @@ No I/O: tested with literal values (tests/unit/test_audit_complete.py).
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 from harness.audit.continuation import Continuation
 from harness.audit.report import RuleResult, RuleVerdict
@@ -28,15 +40,21 @@ RULE = "complete_outputs"
 TITLE = "complete outputs: an answer that ends early was ended by the model"
 # tokens a finished answer's continuation may still bring: a different split at the join
 # of prompt and answer, or special tokens the detokeniser left out of the answer's text
-# (the CPU reference server's continuation of its short answer brings the EOS alone)
+# (the CPU reference server's continuation of its short answer brings the EOS alone); and
+# how far off a law's place (or the text's end) an end may sit, for the same reasons
 SEAM_TOKENS = 2
-# the continuation's own max_tokens: enough to see a model that goes on past the seam
-CONTINUE_MAX_TOKENS = 16
+# probes of a law that must end off both of the text's ends: a near tie that runs on
+# stops at the run-on's own near ties, and one of those between the answer's end and the
+# run-on's may sit where a law puts a probe (bench/audit_complete.py: one gave 0.1–1 %
+# false alarms, two ≤ 0.02 %)
+OFF_TEXT = 1
+# where the probes start, as shares of the answer and of the run-on
+SHARES = (1 / 4, 1 / 2, 3 / 4)
 
 
 def finished(c: Continuation) -> bool | None:
-    """True: the continuation ended at once (the answer was complete); False: it went on
-    (the answer was cut); None: nothing to judge (an error, or no early end)."""
+    """True: the continuation ended at once (the answer was complete); False: it went on;
+    None: nothing to judge (an error, or no early end)."""
     if not c.ended_early or c.continued_tokens is None:
         return None
     # "stop", or no finish reason at all (a server that reports none is not failed for it)
@@ -44,69 +62,202 @@ def finished(c: Continuation) -> bool | None:
     return ended and c.continued_tokens <= EOS_TOKENS + SEAM_TOKENS
 
 
-def _line(c: Continuation) -> str:
-    text = c.continued_text[:40].replace("\n", "\\n")
-    return (
+@dataclass(frozen=True)
+class Law:
+    """Where a cut puts a probe's end: ``slope`` × its start past the answer's end (1: a
+    cut at a fixed count; the run-on's share of the answer: a cut in proportion), for
+    probes started at ``starts``."""
+
+    name: str
+    slope: float
+    starts: tuple[int, ...]
+
+
+def laws(answer: int, run_on: int) -> list[Law]:
+    """The two cuts' laws for an answer of ``answer`` tokens whose continuation ran on
+    ``run_on``: their probes start at a quarter, a half and three quarters of the run-on
+    (at most the answer) and of the answer."""
+    span = min(run_on, answer)
+    fixed = tuple(round(f * span) for f in SHARES)
+    share = tuple(round(f * answer) for f in SHARES)
+    return [
+        Law("at a fixed count", 1.0, fixed),
+        Law("in proportion", min(1.0, run_on / answer), share),
+    ]
+
+
+def probe_starts(c: Continuation) -> list[int]:
+    """Where the probes of a continuation that ran on start (inside the answer)."""
+    if c.start is None or c.end is None:
+        return []
+    ks = {k for law in laws(c.start, c.end - c.start) for k in law.starts}
+    return sorted(k for k in ks if 0 < k < c.start)
+
+
+def _past(p: Continuation, answer: int) -> int | None:
+    return None if p.end is None else p.end - answer
+
+
+def follows(p: Continuation, answer: int, slope: float) -> bool:
+    """The probe ended where a cut of ``slope`` puts it (within the seam); one that ran to
+    its ``max_tokens`` did not end (a run-on that never stops, a loop: no cut's law)."""
+    d = _past(p, answer)
+    if d is None or p.start is None or p.continued_finish == "length":
+        return False
+    return abs(d - slope * p.start) <= SEAM_TOKENS
+
+
+def fitted(probes: Sequence[Continuation], answer: int) -> float:
+    """The share of its start by which the probes' ends moved past the answer's end (a
+    least-squares line through the answer's end: a cut in proportion's own share, which
+    the run-on's measured length only estimates)."""
+    pairs = [(p.start or 0, d) for p in probes if (d := _past(p, answer)) is not None]
+    den = sum(k * k for k, _ in pairs)
+    return sum(k * d for k, d in pairs) / den if den else 0.0
+
+
+def moved(probes: Sequence[Continuation], slope: float) -> bool:
+    """The law moves the ends across its probes by more than two seams: more than the
+    re-tokenised counts of an end that stays in the text can move them."""
+    ks = [p.start or 0 for p in probes]
+    return bool(ks) and slope * (max(ks) - min(ks)) > 1.5 * SEAM_TOKENS
+
+
+def off_text(p: Continuation, answer: int, run_on: int) -> bool:
+    """The probe ended off both of the text's ends (beyond the seam)."""
+    d = _past(p, answer)
+    return d is not None and SEAM_TOKENS < d < run_on - SEAM_TOKENS
+
+
+def in_text(p: Continuation, answer: int, run_on: int) -> bool:
+    """The probe ended where the answer ended, or where its continuation ran on to."""
+    d = _past(p, answer)
+    return d is not None and (abs(d) <= SEAM_TOKENS or abs(d - run_on) <= SEAM_TOKENS)
+
+
+def telling(p: Continuation, run_on: int, slopes: Sequence[float]) -> bool:
+    """A cut would have put this probe's end off both of the text's ends: where it ends
+    tells a model from a cut."""
+    k = p.start or 0
+    return any(SEAM_TOKENS < s * k < run_on - SEAM_TOKENS for s in slopes)
+
+
+@dataclass(frozen=True)
+class Finding:
+    kind: str  # finished | in_text | cut | unsure | broken | none
+    line: str = ""
+
+
+def judge_bucket(mine: Sequence[Continuation]) -> Finding:
+    """One bucket's checks: the answer continued after its end, then the probes."""
+    whole = [c for c in mine if not c.inside]
+    if not whole:
+        return Finding("none")
+    c = whole[0]
+    if any(x.error for x in mine):
+        return Finding("broken", next(x.error for x in mine if x.error) or "")
+    looks = finished(c)
+    if looks is None:
+        return Finding("none")
+    if looks:
+        return Finding("finished")
+    answer, run_on = c.start, (c.end or 0) - (c.start or 0)
+    probes = [p for p in mine if p.inside]
+    if answer is None or c.end is None or not probes:
+        return Finding("unsure", f"{c.bucket}: not probed")
+    head = (
         f"{c.bucket}: the answer ended at {c.answer_tokens} of {c.max_tokens} tokens "
-        f"({c.answer_finish!r}), but continued with it the prompt brought "
-        f"{c.continued_tokens} more ({c.continued_finish!r}: {text!r}…)"
+        f"({c.answer_finish!r}); continued after it, the prompt ran on {run_on} tokens "
+        f"({c.continued_finish!r})"
+    )
+    ends = ", ".join(f"after {p.start}: {_past(p, answer):+d}" for p in probes if p.end is not None)
+    for law in laws(answer, run_on):
+        mine_ = [p for p in probes if p.start in law.starts]
+        slope = law.slope if law.slope == 1.0 else fitted(mine_, answer)
+        if (
+            len(mine_) == len(set(law.starts))
+            and 0 < slope <= 1
+            and moved(mine_, slope)
+            and all(follows(p, answer, slope) for p in mine_)
+            and sum(off_text(p, answer, run_on) for p in mine_) >= OFF_TEXT
+        ):
+            return Finding(
+                "cut",
+                f"{head}; continued from inside it, each end moved with the start "
+                f"({ends} tokens past the answer's end): a cut {law.name}",
+            )
+    slopes = [law.slope for law in laws(answer, run_on)]
+    if all(in_text(p, answer, run_on) for p in probes) and any(
+        telling(p, run_on, slopes) for p in probes
+    ):
+        return Finding(
+            "in_text",
+            f"{head}, yet continued from inside it, it ends where the answer ended or "
+            f"where that run ended ({ends} tokens past the answer's end): the model's own "
+            "end, a near tie",
+        )
+    return Finding(
+        "unsure",
+        f"{head}; continued from inside it, the ends ({ends} tokens past the answer's end) "
+        "neither stay in the text nor move with the start as a cut's do: a near-tie end of "
+        "sequence cannot be told from a cut here",
     )
 
 
+def _evidence(c: Continuation) -> dict[str, object]:
+    row: dict[str, object] = {
+        "answer": f"{c.answer_tokens} of {c.max_tokens} tokens, {c.answer_finish}",
+        "continued": f"{c.continued_tokens} tokens, {c.continued_finish}"
+        if c.continued_tokens is not None
+        else None,
+    }
+    if c.start is not None:
+        row["start"], row["end"] = c.start, c.end
+    if c.error:
+        row["error"] = c.error
+    return row
+
+
 def complete_outputs(checks: Sequence[Continuation]) -> RuleVerdict:
-    """The verdict over every bucket's checks: FAIL when a bucket's answer was cut on the
-    first look and on the second; PASS when an early-ended answer was finished."""
+    """The verdict over every bucket's checks: FAIL when a bucket's probes end where a cut
+    puts them; PASS when an early-ended answer was finished, or ends in its text."""
     evidence: dict[str, object] = {"seam_tokens": SEAM_TOKENS}
-    cut: list[str] = []
-    passed = broken = 0
+    found: dict[str, list[str]] = {}
     for bucket in dict.fromkeys(c.bucket for c in checks):
         mine = [c for c in checks if c.bucket == bucket]
-        looks = [finished(c) for c in mine]
-        evidence[bucket] = [
-            {
-                "answer": f"{c.answer_tokens} of {c.max_tokens} tokens, {c.answer_finish}",
-                "continued": f"{c.continued_tokens} tokens, {c.continued_finish}"
-                if c.continued_tokens is not None
-                else None,
-                **({"error": c.error} if c.error else {}),
-            }
-            for c in mine
-        ]
-        broken += any(c.error for c in mine)
-        if len(looks) >= 2 and all(x is False for x in looks):
-            cut.append(_line(mine[-1]))
-        elif True in looks:
-            passed += 1
-    if cut:
-        return RuleVerdict(
-            rule=RULE,
-            title=TITLE,
-            result=RuleResult.FAIL,
-            why="the server cut the answer, the model had not ended it (twice): " + "; ".join(cut),
-            evidence=evidence,
-        )
-    if passed:
-        return RuleVerdict(
-            rule=RULE,
-            title=TITLE,
-            result=RuleResult.PASS,
-            why="the answer that ended before max_tokens was finished: continued with it, "
+        evidence[bucket] = [_evidence(c) for c in mine]
+        f = judge_bucket(mine)
+        found.setdefault(f.kind, []).append(f.line)
+
+    def verdict(result: RuleResult, why: str, by_design: bool = False) -> RuleVerdict:
+        return RuleVerdict(rule=RULE, title=TITLE, result=result, why=why,
+                           by_design=by_design, evidence=evidence)  # fmt: skip
+
+    if "cut" in found:
+        return verdict(
+            RuleResult.FAIL, "the server cut the answer, the model had not ended it: "
+            + "; ".join(found["cut"]),
+        )  # fmt: skip
+    if "unsure" in found:
+        return verdict(RuleResult.INCONCLUSIVE, "; ".join(found["unsure"]))
+    if "in_text" in found:
+        return verdict(
+            RuleResult.PASS, "the answer that ended before max_tokens ended where the model "
+            "ends it: " + "; ".join(found["in_text"]),
+        )  # fmt: skip
+    if "finished" in found:
+        return verdict(
+            RuleResult.PASS,
+            "the answer that ended before max_tokens was finished: continued with it, "
             "the prompt ends at once",
-            evidence=evidence,
         )
-    if broken:
-        return RuleVerdict(
-            rule=RULE,
-            title=TITLE,
-            result=RuleResult.INCONCLUSIVE,
-            why="the answer or its continuation failed: nothing to judge",
-            evidence=evidence,
+    if "broken" in found:
+        return verdict(
+            RuleResult.INCONCLUSIVE,
+            "the answer or its continuation failed: nothing to judge (" + found["broken"][0] + ")",
         )
-    return RuleVerdict(
-        rule=RULE,
-        title=TITLE,
-        result=RuleResult.INCONCLUSIVE,
-        why="every audited answer ran to max_tokens: no answer ended early, nothing was cut",
+    return verdict(
+        RuleResult.INCONCLUSIVE,
+        "every audited answer ran to max_tokens: no answer ended early, nothing was cut",
         by_design=True,
-        evidence=evidence,
     )

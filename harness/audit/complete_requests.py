@@ -1,7 +1,9 @@
 """The requests of ``complete_outputs`` (docs/audit.md): per audited bucket, the grader's
 request (the repeated filler, its ``max_tokens``), and when its answer ended early, the
-same prompt continued with that answer's text at temperature 0. A continuation that goes
-on gets a second, independent look (both requests again) before the rule can fail.
+same prompt continued with that answer's text at temperature 0 (the grader's
+``max_tokens``: a cut at a count shows that count). A continuation that runs on gets its
+probes: the prompt continued from inside the answer (harness/audit/complete.py
+``probe_starts``), where the answer's end stays in its text or moves with the start.
 
 Every request goes through the grader's own client, to the grader's latency route.
 """
@@ -11,7 +13,7 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
-from harness.audit.complete import CONTINUE_MAX_TOKENS, finished
+from harness.audit.complete import finished, probe_starts
 from harness.audit.config import AuditConfig
 from harness.audit.continuation import Continuation
 from harness.audit.controls import filler
@@ -52,16 +54,26 @@ async def check_once(
     c.answer_tokens, c.answer_finish, c.answer_text = _tokens(rec, tok), rec.finish_reason, rec.text
     if not c.ended_early:
         return c
-    c.continue_max_tokens = min(CONTINUE_MAX_TOKENS, bucket.max_tokens)
+    c.start, c.start_text = tok.count(rec.text), rec.text
+    await _continue(cfg, bucket, prompt, tok, c)
+    c.requests = 2
+    return c
+
+
+async def _continue(
+    cfg: AuditConfig, bucket: Workload, prompt: str, tok: Tokenizer, c: Continuation
+) -> None:
+    """``prompt`` + ``c.start_text``, continued at temperature 0, into ``c``."""
+    c.continue_max_tokens = bucket.max_tokens
     rec = await _post(
         cfg,
-        {"prompt": prompt + rec.text, "max_tokens": c.continue_max_tokens, "temperature": 0.0},
+        {"prompt": prompt + c.start_text, "max_tokens": c.continue_max_tokens, "temperature": 0.0},
     )
-    c.requests, c.error = 2, _failed(rec)
+    c.error = _failed(rec)
     if c.error is None:
         c.continued_tokens, c.continued_finish = _tokens(rec, tok), rec.finish_reason
         c.continued_text = rec.text
-    return c
+        c.end = (c.start or 0) + (tok.count(rec.text) if rec.text else 0)
 
 
 async def check_bucket(
@@ -71,11 +83,20 @@ async def check_bucket(
     sink: list[Continuation],
     hooks: AuditHooks,
 ) -> None:
-    """The bucket's checks into ``sink``: one look, and a second when the first says cut."""
+    """The bucket's checks into ``sink``: the answer continued after its end, and when that
+    runs on, continued from inside it (the probes)."""
     prompt = filler(cfg.sentence, bucket.filler_repeats)
-    for attempt in (1, 2):
-        c = await check_once(cfg, bucket, prompt, tok, attempt)
-        sink.append(c)
-        hooks.continuation(c)
-        if finished(c) is not False:
-            return
+    c = await check_once(cfg, bucket, prompt, tok, 1)
+    sink.append(c)
+    hooks.continuation(c)
+    if finished(c) is not False:
+        return
+    ids = tok.encode(c.answer_text)
+    for attempt, k in enumerate(probe_starts(c), start=2):
+        p = c.model_copy(update={"attempt": attempt, "start": k, "end": None,
+                                 "start_text": tok.decode(ids[:k]), "continued_tokens": None,
+                                 "continued_finish": None, "continued_text": "",
+                                 "requests": 1})  # fmt: skip
+        await _continue(cfg, bucket, prompt, tok, p)
+        sink.append(p)
+        hooks.continuation(p)

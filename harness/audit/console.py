@@ -68,11 +68,13 @@ class ConsoleHooks(AuditHooks):
             if check.continued_tokens is not None
             else ""
         )
-        self.console.print(
-            f"  {check.bucket} complete_outputs: answer {check.answer_tokens} of "
-            f"{check.max_tokens} tokens ({check.error or check.answer_finish}){went_on}",
-            style="dim",
+        what = (
+            f"from inside the answer, after {check.start} tokens"
+            if check.inside
+            else f"answer {check.answer_tokens} of {check.max_tokens} tokens "
+            f"({check.error or check.answer_finish})"
         )
+        self.console.print(f"  {check.bucket} complete_outputs: {what}{went_on}", style="dim")
 
     def partial(self, path: Path) -> None:
         print(

@@ -16,11 +16,12 @@ from __future__ import annotations
 
 import asyncio
 import time
+from dataclasses import replace
 from pathlib import Path
 
 import aiohttp
 
-from harness.audit.analysis import judge, needs_confirmation
+from harness.audit.analysis import ONE_TOKEN_REQUESTS, judge, needs_confirmation
 from harness.audit.answered import FIRST, all_failed_alike
 from harness.audit.complete import RULE as COMPLETE
 from harness.audit.complete import complete_outputs
@@ -120,6 +121,30 @@ async def _stop_if_all_failed(cfg: AuditConfig, errors: list[str | None]) -> Non
     raise TargetError(head, hint="read the server's log for why it fails these requests")
 
 
+async def _one_token(
+    w: Workload,
+    source: RoundSource,
+    send: Sender,
+    sink: list[Sample],
+    hooks: AuditHooks,
+    kept: frozenset[tuple[str, str, int, str]] = frozenset(),
+) -> None:
+    """The repeated prompt for one token, ``ONE_TOKEN_REQUESTS`` times: its answer's cost
+    without decode (``physically_possible``); ``kept`` as in :func:`_rounds`."""
+    (rep,) = [p for p in source(0) if p.role == "repeated"]
+    for index in range(ONE_TOKEN_REQUESTS):
+        if (w.name, "timed", index, "one_token") in kept:
+            continue
+        a = await send(replace(w, max_tokens=1), rep.text)
+        s = Sample(
+            bucket=w.name, role="one_token", phase="timed", round=index,
+            prompt_tokens=rep.tokens, e2e_ms=a.e2e_ms, output_tokens=a.output_tokens,
+            text_tokens=a.text_tokens, finish_reason=a.finish_reason, error=a.error,
+        )  # fmt: skip
+        sink.append(s)
+        hooks.sample(s)
+
+
 async def _counters(url: str) -> tuple[MetricsSnapshot | None, str | None]:
     async with aiohttp.ClientSession() as session:
         got = await scrape(session, url)
@@ -192,6 +217,8 @@ async def measure_audit(
                         cfg, w, source, send, "confirm", rounds, rounds, samples, hooks,
                         kept=kept,
                     )  # fmt: skip
+                if "physically_possible" in cfg.spec.rules:
+                    await _one_token(w, source, send, samples, hooks, kept)
                 if COMPLETE in cfg.spec.rules and w.name not in checked:
                     await check_bucket(cfg, w, tok, checks, hooks)
         await run_paraphrases(cfg, tok, asked, hooks.asked)

@@ -20,8 +20,10 @@ from harness.audit.probe import Probe
 from harness.audit.timed import TimedAnswer
 from harness.report_base import Report
 
-# the three prompts of a round: the grader's repeated filler and its two controls
-Role = Literal["repeated", "near_filler", "unique_head"]
+# the three prompts of a round: the grader's repeated filler and its two controls; and
+# ``one_token``: the repeated prompt asked for one token, after the rounds (what its answer
+# costs without decode: ``physically_possible``'s decode time, harness/audit/analysis.py)
+Role = Literal["repeated", "near_filler", "unique_head", "one_token"]
 Phase = Literal["warmup", "timed", "confirm"]
 
 

@@ -54,6 +54,7 @@ class SimConfig(BaseModel):
     jitter_pct: float = Field(0.0, ge=0, le=100)
     # output length
     output_tokens: int | None = Field(None, ge=0)
+    run_on: int = Field(0, ge=0)  # a near-tie EOS: tokens after the complete answer, continued
     stop_early_at: int | None = Field(None, ge=0)
     default_max_tokens: int = Field(16, ge=1)
     tokens_per_chunk: int = Field(1, ge=1)

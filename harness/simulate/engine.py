@@ -130,7 +130,11 @@ class Engine:
         cfg = self.cfg
         n, finish = max_tokens, "length"
         if cfg.output_tokens is not None and not req.ignore_eos:
-            natural = cfg.output_tokens if not self.answered(req, route) else 0
+            natural = cfg.output_tokens
+            resumed = self.resumed(req, route)
+            if resumed is not None:  # the rest of its answer; a near tie where it had ended
+                done = resumed[1]
+                natural = cfg.output_tokens - done if done < cfg.output_tokens else cfg.run_on
             natural = max(natural, req.min_tokens)
             if natural < max_tokens:
                 n, finish = natural, "stop"
@@ -151,22 +155,29 @@ class Engine:
             salt += "/second-stack"
         return salt
 
-    def answered(self, req: ParsedRequest, route: str) -> bool:
-        """The prompt already ends with this model's complete answer to its beginning
-        (``--output-tokens`` words, each one space and one word): a real model's next
-        token after its own finished answer is EOS, so the answer ends at once
-        (docs/audit.md, ``complete_outputs``)."""
+    def resumed(self, req: ParsedRequest, route: str) -> tuple[str, int] | None:
+        """(its beginning, j) when the prompt ends with the first j words of this model's
+        answer to its beginning (each one space and one word; the longest such j, at most
+        ``--output-tokens``): a real model continues its own answer where it stands, and
+        after its finished answer its next token is EOS, so the answer ends at once
+        (docs/audit.md, ``complete_outputs``); None: a prompt of its own."""
         k = self.cfg.output_tokens
         text = req.prompt_text
         if not k or req.prompt_ids is not None or req.thinking or self.cfg.special_tokens:
-            return False
-        head = text
-        for _ in range(k):
-            head = head[: max(0, head.rfind(" "))]
-        if not head:
-            return False
-        ended = self.vocab.generate(head, k, salt=self.salt(req, route))
-        return head + "".join(p.text for p in ended) == text
+            return None
+        cuts: list[int] = []  # where the last 1, 2, … k words begin
+        at = len(text)
+        while len(cuts) < k and (at := text.rfind(" ", 0, at)) > 0:
+            cuts.append(at)
+        salt = self.salt(req, route)
+        for j in range(len(cuts), 0, -1):
+            head = text[: cuts[j - 1]]
+            if (
+                "".join(p.text for p in self.vocab.generate(head, j, salt=salt))
+                == text[len(head) :]
+            ):
+                return head, j
+        return None
 
     def grader_item(self, req: ParsedRequest) -> bool:
         """A chat whose user message is one of the quality graders' items, exactly."""
@@ -194,7 +205,12 @@ class Engine:
         salt = self.salt(req, route)
         key = req.prompt_text if req.prompt_ids is None else ",".join(map(str, ids))
         think = cfg.think_tokens if (req.thinking or cfg.think_leak) else 0
-        pieces = self.vocab.generate(key, n, think=think, salt=salt)
+        resumed = self.resumed(req, route) if cfg.output_tokens else None
+        if resumed is not None:  # the model goes on along its own answer's path
+            head, done = resumed
+            pieces = self.vocab.generate(head, done + n, salt=salt)[done:]
+        else:
+            pieces = self.vocab.generate(key, n, think=think, salt=salt)
         reply = self._reply(req)
         if reply is not None:  # --accuracy: a known question's answer, then EOS
             pieces = (self.vocab.think_head + self.vocab.think_tail if think else []) + reply

@@ -89,6 +89,12 @@ class SimOverrides(Overrides):
         "prompt that ends with its own complete answer: at once); none: only max_tokens "
         "stops it",
     )
+    run_on: int | None = _count(
+        "--run-on",
+        "continued with its own complete answer (--output-tokens), the model runs on N more "
+        "tokens before it ends, as a near-tie end of sequence does (honest: llama.cpp's "
+        "SmolLM2 did); continued from inside its answer it ends where the answer ended",
+    )
     stop_early_at: int | None = _count(
         "--stop-early-at",
         "stop after N tokens whatever the client asked (an early-stopping server, a cut "

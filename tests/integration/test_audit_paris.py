@@ -56,21 +56,24 @@ async def test_an_honest_sampling_server_passes_every_paris_rule(simulator, tmp_
         "18 answers to the repeated prompt at temperature 1, 18 distinct"
     )
     # 2 warm-ups + 16 rounds of 3, all counted by the server; no probe phase, no continuation
-    assert rep.requests == 50 and rep.counters["vllm:request_success_total"] == 50
+    # 2 warm-ups, 16 rounds of 3, the repeated prompt 3 times for one token
+    assert rep.requests == 53 and rep.counters["vllm:request_success_total"] == 53
     sent = [e for e in sim.log if e.method == "POST"]
     assert {e.path for e in sent} == {"/v1/chat/completions"}
     # the grader's body, key for key: model, one user message, max_tokens 1024, temperature
-    # 1.0, no top_p (eval/throughput/run_throughput.py)
+    # 1.0, no top_p (eval/throughput/run_throughput.py); the one-token requests (the
+    # repeated prompt, physically_possible's decode time) differ in max_tokens only
     assert {tuple(e.body) for e in sent} == {("model", "messages", "max_tokens", "temperature")}
     assert {(e.body["model"], e.body["max_tokens"], e.body["temperature"]) for e in sent} == {
-        (MODEL, 1024, 1.0)
-    }
+        (MODEL, 1024, 1.0), (MODEL, 1, 1.0)
+    }  # fmt: skip
+    assert [e.body["max_tokens"] for e in sent].count(1) == 3
     repeated = {s.prompt_tokens for s in rep.samples if s.role == "repeated"}
     prompts = [e.body["messages"][0]["content"] for e in sent]
     assert len(repeated) == 1 and len(set(prompts)) == 1 + 2 * 16  # one repeated, 32 controls
     # one session, as the grader keeps one for its sweep: connections are reused
     assert max(e.conn_request_index for e in sent) > 0
-    assert all(s.output_tokens == 1024 for s in rep.samples)
+    assert all(s.output_tokens == (1 if s.role == "one_token" else 1024) for s in rep.samples)
 
 
 async def test_a_response_cache_fails_cached_answers_on_counter_and_replayed_text(
@@ -84,7 +87,7 @@ async def test_a_response_cache_fails_cached_answers_on_counter_and_replayed_tex
     # the repeated prompt reached the engine once (the first warm-up), 33 more never did
     # (1 warm-up, 16 timed and 16 second-look rounds): the second set ran because the timed
     # rounds split
-    assert cached.why.startswith("response cache: the server's own counter counts 65 of the 98")
+    assert cached.why.startswith("response cache: the server's own counter counts 66 of the 101")
     assert cached.evidence["sweep_answers"] == (
         "34 answers to the repeated prompt at temperature 1, 1 distinct"
     )
@@ -106,7 +109,7 @@ async def test_a_prompt_served_faster_on_its_second_sight_fails_benchmark_detect
         "prompt costs"
     )
     assert {s.phase for s in rep.samples} == {"warmup", "timed", "confirm"}
-    assert rep.requests == 2 + 48 + 48
+    assert rep.requests == 2 + 48 + 48 + 3
 
 
 def test_the_command_refuses_buckets_for_the_sweep(capsys):

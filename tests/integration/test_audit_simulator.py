@@ -47,12 +47,13 @@ async def test_an_honest_server_with_a_prefix_cache_passes_every_rule(simulator,
     assert exit_code(rep) == EXIT_OK
     cached = next(v for v in rep.rules if v.rule == "cached_answers")
     assert "prefix cache" in cached.why  # the simulator's counters show hits: legal
-    # 2 warm-ups + 16 rounds of 3, then the answer and its continuation (complete_outputs),
+    # 2 warm-ups + 16 rounds of 3, the repeated prompt 3 times for one token
+    # (physically_possible), then the answer and its continuation (complete_outputs),
     # then benchmark detection's 8 quality items and their 8 paraphrases (16 more when a
     # loaded machine splits their 40 ms timings once), one_stack's 9 probes and
     # stream_consistency's 2 streams, every one through the grader's client on a new
     # connection, counted by the server
-    n = 63 + len(rep.paraphrases)
+    n = 66 + len(rep.paraphrases)
     assert len(rep.paraphrases) in (16, 32)
     assert rep.requests == n and rep.counters["vllm:request_success_total"] == n
     sent = [e for e in sim.log if e.method == "POST"]
@@ -76,12 +77,13 @@ async def test_a_response_cache_fails_cached_answers_and_the_floor(simulator, tm
     cached = next(v for v in rep.rules if v.rule == "cached_answers")
     # the repeated prompt reached the engine once (the first warm-up): the rest of the
     # warm-ups and rounds never did (16 timed rounds, then 16 more for the second look);
-    # complete_outputs' continuation is a new prompt; one_stack's repeated probes come from
+    # of the 3 one-token requests (another body) the first did; complete_outputs'
+    # continuation is a new prompt; one_stack's repeated probes come from
     # the cache too (their timing splits: a second set of 8), its 2 streams never are; the 12
     # quality items and paraphrases are new bodies each (16, or 32 with a second look)
     n = len(rep.paraphrases)
     assert cached.why.startswith(
-        f"response cache: the server's own counter counts {72 + n} of the {119 + n} requests "
+        f"response cache: the server's own counter counts {73 + n} of the {122 + n} requests "
         "answered"
     )
     assert results(rep)["complete_outputs"] is RuleResult.PASS  # the cache keeps whole answers
@@ -103,7 +105,7 @@ async def test_filler_detection_fails_only_benchmark_detection_after_a_second_lo
         "complete_outputs": RuleResult.PASS,
     }
     assert {s.phase for s in rep.samples} == {"warmup", "timed", "confirm"}
-    assert rep.requests == 2 + 48 + 48 + 2 + len(rep.paraphrases) + 9 + 2
+    assert rep.requests == 2 + 48 + 48 + 3 + 2 + len(rep.paraphrases) + 9 + 2
 
 
 async def test_a_server_at_zero_itl_is_physically_impossible(simulator, tmp_path):
@@ -111,6 +113,31 @@ async def test_a_server_at_zero_itl_is_physically_impossible(simulator, tmp_path
     rep = await audit(sim.url, tmp_path, rounds=2)
     assert results(rep)["physically_possible"] is RuleResult.FAIL
     assert results(rep)["cached_answers"] is RuleResult.PASS
+
+
+async def test_a_server_that_does_not_decode_fails_the_floor_whatever_its_ttft(simulator, tmp_path):
+    """Issue 46: 40 ms to the first token and none after it, a prefix cache: the median is
+    above the floor, its decode (the median less a one-token answer's time) is not."""
+    sim = await simulator(ttft_ms=40.0, itl_ms=0.0, prefix_cache=True)
+    rep = await audit(sim.url, tmp_path, rounds=2)
+    floor = next(v for v in rep.rules if v.rule == "physically_possible")
+    assert floor.result is RuleResult.FAIL, floor.why
+    assert "below the floor 26.7 ms of the 127 after the first: no decode" in floor.why
+    assert [s.role for s in rep.samples].count("one_token") == 3
+
+
+async def test_a_near_tie_that_runs_on_passes_complete_outputs(simulator, tmp_path):
+    """What llama.cpp did (issue 46), honestly: the model ends its answer at 41 tokens, but
+    continued with it, it runs on 10 more; continued from inside it, it ends where it
+    ended. The old rule failed it; the probes show the end stays in the text."""
+    sim = await simulator(**HONEST, run_on=10)
+    rep = await audit(sim.url, tmp_path, rounds=2)
+    verdict = next(v for v in rep.rules if v.rule == "complete_outputs")
+    assert verdict.result is RuleResult.PASS, verdict.why
+    assert "ran on 10 tokens ('stop'), yet continued from inside it, it ends where" in verdict.why
+    assert [(c.start, c.end) for c in rep.continuations] == [
+        (41, 51), (2, 41), (5, 41), (8, 41), (10, 41), (20, 41), (31, 41)
+    ]  # fmt: skip
 
 
 def test_the_command_exits_1_on_a_cheat_and_writes_audit_json(sim_process, tmp_path):
@@ -125,11 +152,12 @@ def test_the_command_exits_1_on_a_cheat_and_writes_audit_json(sim_process, tmp_p
     shown = json.loads(proc.stdout)
     assert "samples" not in shown and "paraphrases" not in shown
     assert {v["rule"]: v["result"] for v in shown["rules"]}["cached_answers"] == "fail"
-    # 2 + 2×2×3 + complete_outputs' answer and continuation, the quality items and their
+    # 2 + 2×2×3 + 3 one-token requests + complete_outputs' answer and continuation, the
+    # quality items and their
     # paraphrases (each body new: none cached), then one_stack's 9 probes and 8 more (the
     # cache's instant repeats split them), and 2 streams
     saved = AuditReport.from_json((out / "audit.json").read_text())
-    assert saved.requests == 16 + len(saved.paraphrases) + 17 + 2
+    assert saved.requests == 19 + len(saved.paraphrases) + 17 + 2
 
 
 def test_a_server_that_cuts_answers_fails_complete_outputs(sim_process, tmp_path):
@@ -145,9 +173,12 @@ def test_a_server_that_cuts_answers_fails_complete_outputs(sim_process, tmp_path
     assert got["cached_answers"] is got["physically_possible"] is RuleResult.PASS
     failed = next(v for v in rep.rules if v.rule == "complete_outputs")
     assert "short: the answer ended at 21 of 128 tokens ('stop')" in failed.why
-    assert "brought 16 more ('length'" in failed.why  # the model goes on to the limit
-    assert [(c.attempt, c.requests) for c in rep.continuations] == [(1, 2), (2, 2)]
-    assert rep.requests == len(rep.samples) + len(rep.paraphrases) + len(rep.probes) + 4
+    assert "each end moved with the start (after 5: +5, after 10: +10, after 15: +15" in failed.why
+    assert failed.why.endswith("a cut at a fixed count")
+    assert [(c.attempt, c.requests) for c in rep.continuations] == [
+        (1, 2), (2, 1), (3, 1), (4, 1)
+    ]  # fmt: skip
+    assert rep.requests == len(rep.samples) + len(rep.paraphrases) + len(rep.probes) + 5
     honest = sim_process(**HONEST)
     argv = ["audit", "--url", honest.url, "--seed", "3", "--quiet"]  # the default rounds
     assert main([*argv, "--out", str(tmp_path / "honest")]) == EXIT_OK

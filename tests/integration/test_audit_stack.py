@@ -106,7 +106,8 @@ def test_the_command_fails_a_second_stack_and_writes_the_probes(sim_process, tmp
     assert {v["rule"]: v["result"] for v in shown["rules"]}["one_stack"] == "fail"
     saved = AuditReport.from_json((out / "audit.json").read_text())
     # the answers split in the first set: a second set (no warm-up, no streams) confirmed it;
-    # complete_outputs' one answer ran to max_tokens (nothing to continue); the quality
+    # the repeated prompt 3 times for one token (physically_possible); complete_outputs' one
+    # answer ran to max_tokens (nothing to continue); the quality
     # items and their paraphrases: 16, and 16 more when a loaded machine split their timing
     n = len(saved.paraphrases)
-    assert saved.requests == 2 + 2 * 3 + 1 + n + 9 + 2 + 8 and len(saved.probes) == 19
+    assert saved.requests == 2 + 2 * 3 + 3 + 1 + n + 9 + 2 + 8 and len(saved.probes) == 19

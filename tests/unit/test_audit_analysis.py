@@ -87,6 +87,45 @@ def test_the_floor_is_steps_times_weights_over_bandwidth() -> None:
     assert physically_possible({"short": rounds(960.0, 960.0)}, SPEC).result is RuleResult.PASS
 
 
+def one_token(*ms: float) -> list[Sample]:
+    return [Sample(bucket="short", role="one_token", phase="timed", round=i, prompt_tokens=61,
+                   e2e_ms=t, output_tokens=1) for i, t in enumerate(ms)]  # fmt: skip
+
+
+def test_a_server_that_does_not_decode_fails_at_any_ttft() -> None:
+    # 128 tokens in a 40 ms median, one token in 39–41 ms: 1 ms of decode for 127 tokens,
+    # the floor of those 127 being 16 steps × 1 GB / 600 GB/s = 26.7 ms
+    zero = {"short": rounds(40.0, 40.0) + one_token(41.0, 39.0, 40.5)}
+    v = physically_possible(zero, SPEC)
+    assert v.result is RuleResult.FAIL
+    assert "short: 128 tokens took 1.0 ms more than one token (median 40.0 ms), below the " \
+        "floor 26.7 ms of the 127 after the first: no decode" in v.why  # fmt: skip
+    assert v.evidence["short"]["decode_ms"] == 1.0
+    # the same TTFT at a second: still no decode
+    assert (
+        physically_possible({"short": rounds(1000.0, 1000.0) + one_token(990.0)}, SPEC).result
+        is RuleResult.FAIL
+    )
+    # an honest server with a prefix cache: 40 ms to the first token, 3 ms a token after it
+    honest = {"short": rounds(421.0, 421.0) + one_token(43.0, 40.0, 60.0)}
+    v = physically_possible(honest, SPEC)
+    assert v.result is RuleResult.PASS and v.evidence["short"]["decode_ms"] == 381.0
+    # the fastest one-token answer counts: a stalled one cannot make the decode look short
+    assert (
+        physically_possible({"short": rounds(60.0, 60.0) + one_token(2000.0, 30.0)}, SPEC).result
+        is RuleResult.PASS
+    )  # 30 ms of decode, above 26.7
+    assert (
+        physically_possible({"short": rounds(60.0, 60.0) + one_token(2000.0, 35.0)}, SPEC).result
+        is RuleResult.FAIL
+    )  # 25 ms
+    # without a one-token answer (failed, or none sent) the median alone is judged
+    failed = one_token(40.0)[0].model_copy(update={"error": "HTTP 500", "e2e_ms": None})
+    assert physically_possible({"short": [*rounds(40.0, 40.0), failed]}, SPEC).result is (
+        RuleResult.PASS
+    )
+
+
 def test_no_successful_request_is_inconclusive_not_pass() -> None:
     failed = [Sample(bucket="short", role="repeated", phase="timed", round=0, prompt_tokens=61,
                      error="HTTP 500")]  # fmt: skip

@@ -1,12 +1,13 @@
 """complete_outputs over literal checks (harness/audit/complete.py): an answer the model
-ended passes, an answer the server cut fails on two looks, answers that ran to max_tokens
-are no evidence."""
+ended passes (continued, it ends at once; or, after a near-tie run-on, continued from inside
+it, it ends in its text); an answer the server cut fails (continued from inside, its end
+moves with the start); answers that ran to max_tokens are no evidence."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from harness.audit.complete import SEAM_TOKENS, complete_outputs, finished
+from harness.audit.complete import SEAM_TOKENS, complete_outputs, finished, laws, probe_starts
 from harness.audit.continuation import Continuation
 from harness.audit.report import RuleResult
 
@@ -17,6 +18,26 @@ def check(answer: int, finish: str | None, continued: int | None, c_finish: str 
                         answer_finish=finish, continued_tokens=continued,
                         continued_finish=c_finish, continued_text="\nThe quick" if continued
                         else "", requests=1 if continued is None else 2, **extra)  # fmt: skip
+
+
+def ran_on(text_tokens: int, run_on: int, finish: str = "stop") -> Continuation:
+    """An answer of ``text_tokens`` (+ the EOS vLLM counts) whose continuation after its
+    end brought ``run_on`` text tokens (+ its EOS)."""
+    return check(text_tokens + 1, "stop", run_on + 1, finish, start=text_tokens,
+                 end=text_tokens + run_on)  # fmt: skip
+
+
+def probe(whole: Continuation, start: int, past: int, attempt: int = 2) -> Continuation:
+    """A probe from inside ``whole``'s answer, after ``start`` tokens, that ended ``past``
+    tokens past the answer's end."""
+    end = (whole.start or 0) + past
+    return whole.model_copy(update={"attempt": attempt, "start": start, "end": end,
+                                    "continued_tokens": end - start + 1, "requests": 1})  # fmt: skip
+
+
+def probed(whole: Continuation, pasts: dict[int, int]) -> list[Continuation]:
+    assert sorted(pasts) == probe_starts(whole)
+    return [whole] + [probe(whole, k, d, i) for i, (k, d) in enumerate(pasts.items(), 2)]
 
 
 def test_the_reference_servers_short_answer_is_finished() -> None:
@@ -43,17 +64,78 @@ def test_the_seam_allows_a_couple_of_tokens_and_no_more() -> None:
     assert finished(check(60, "length", None, None)) is None
 
 
-def test_a_server_that_stops_at_a_fixed_count_fails_on_the_second_look() -> None:
-    first, second = check(41, "stop", 41, "stop"), check(41, "stop", 41, "stop", attempt=2)
-    # one look is not enough to fail (a nondeterministic moment could look like it)
-    assert complete_outputs([first]).result is RuleResult.INCONCLUSIVE
-    v = complete_outputs([first, second])
+def test_the_probes_start_at_quarters_of_the_run_on_and_of_the_answer() -> None:
+    # llama.cpp's SmolLM2: 21 tokens, then 10 more continued
+    whole = ran_on(21, 10)
+    assert [(law.slope, law.starts) for law in laws(21, 10)] == [
+        (1.0, (2, 5, 8)), (10 / 21, (5, 10, 16))
+    ]  # fmt: skip
+    assert probe_starts(whole) == [2, 5, 8, 10, 16]
+    # a run-on as long as the answer: both laws are the fixed count's
+    assert probe_starts(ran_on(20, 20)) == [5, 10, 15]
+
+
+def test_a_near_tie_that_runs_on_passes_when_its_end_stays_in_the_text() -> None:
+    """What llama.cpp did (issue 46): 21 tokens and EOS; continued, 10 more and EOS. From
+    inside, the rest of the answer and the same end: nothing was cut."""
+    whole = ran_on(21, 10)
+    v = complete_outputs(probed(whole, {2: 0, 5: 0, 8: 0, 10: 0, 16: 0}))
+    assert v.result is RuleResult.PASS
+    assert "ran on 10 tokens ('stop'), yet continued from inside it, it ends where the " \
+        "answer ended or where that run ended (after 2: +0, after 5: +0, after 8: +0" in v.why  # fmt: skip
+    assert v.evidence["short"][1] == {"answer": "22 of 128 tokens, stop",
+                                      "continued": "20 tokens, stop", "start": 2, "end": 21}  # fmt: skip
+    # the probes may run on the same way, within the seam: still the text's end
+    ends = {2: 10, 5: 11, 8: -2, 10: 0, 16: 10}
+    assert complete_outputs(probed(whole, ends)).result is RuleResult.PASS
+    # the first look alone (no probe answered yet) is not a verdict
+    assert complete_outputs([whole]).result is RuleResult.INCONCLUSIVE
+
+
+def test_a_cut_at_a_fixed_count_fails_its_end_moves_with_the_start() -> None:
+    # --stop-early-at 20 with a 41-token model: 20, then 20 more continued, and from
+    # inside, 20 after each start
+    whole = ran_on(20, 20)
+    v = complete_outputs(probed(whole, {5: 5, 10: 10, 15: 15}))
     assert v.result is RuleResult.FAIL and v.blocking
-    assert v.why.startswith("the server cut the answer, the model had not ended it (twice): ")
-    assert "short: the answer ended at 41 of 128 tokens ('stop')" in v.why
-    assert "brought 41 more ('stop'" in v.why
-    # the second look finds it finished: not a failure
-    assert complete_outputs([first, check(41, "stop", 1, "stop")]).result is RuleResult.PASS
+    assert v.why == (
+        "the server cut the answer, the model had not ended it: short: the answer ended at 21 "
+        "of 128 tokens ('stop'); continued after it, the prompt ran on 20 tokens ('stop'); "
+        "continued from inside it, each end moved with the start (after 5: +5, after 10: +10, "
+        "after 15: +15 tokens past the answer's end): a cut at a fixed count"
+    )
+    # within the seam of the law's place: still the cut
+    assert complete_outputs(probed(whole, {5: 7, 10: 8, 15: 17})).result is RuleResult.FAIL
+    # a probe that ran to its max_tokens did not end where the law puts it: no cut's law
+    looped = probed(whole, {5: 5, 10: 10, 15: 15})
+    looped[-1] = looped[-1].model_copy(update={"continued_finish": "length"})
+    assert complete_outputs(looped).result is RuleResult.INCONCLUSIVE
+    # one probe off the law (3 from its place): not a cut's law, not the text's end
+    v = complete_outputs(probed(whole, {5: 8, 10: 10, 15: 15}))
+    assert v.result is RuleResult.INCONCLUSIVE and not v.by_design
+    assert "a near-tie end of sequence cannot be told from a cut here" in v.why
+
+
+def test_a_cut_in_proportion_to_the_natural_length_fails() -> None:
+    """Its ends move by a share of the start: the share is fitted to the probes (0.196
+    here), which must move the ends by more than 1.5 seams across them."""
+    # the model would write 60 tokens; the server stops each answer at 80 % of what is left:
+    # 48, then 0.8 × 12 = 10 continued; from inside after k, 0.8 × (60 − k)
+    whole = ran_on(48, 10)
+    pasts = {k: k + round(0.8 * (60 - k)) - 48 for k in probe_starts(whole)}
+    assert pasts == {2: 0, 5: 1, 8: 2, 12: 2, 24: 5, 36: 7}
+    v = complete_outputs(probed(whole, pasts))
+    assert v.result is RuleResult.FAIL and v.why.endswith("a cut in proportion")
+    # every end 3 past the answer's: an offset that does not move with the start, no law
+    level = {k: 3 for k in pasts}
+    assert complete_outputs(probed(whole, level)).result is RuleResult.INCONCLUSIVE
+
+
+def test_a_run_on_too_short_to_tell_is_inconclusive() -> None:
+    # 4 tokens past a 41-token answer: a cut would put no probe's end 3 off both text ends
+    whole = ran_on(41, 4)
+    v = complete_outputs(probed(whole, {1: 0, 2: 0, 3: 0, 10: 0, 20: 0, 31: 0}))
+    assert v.result is RuleResult.INCONCLUSIVE
 
 
 def test_answers_that_run_to_max_tokens_are_no_evidence() -> None:
@@ -69,8 +151,14 @@ def test_a_failed_request_is_inconclusive_not_by_design() -> None:
     err = Continuation(bucket="short", max_tokens=128, error="HTTP 500", requests=1)
     v = complete_outputs([err])
     assert v.result is RuleResult.INCONCLUSIVE and not v.by_design
+    assert v.why == "the answer or its continuation failed: nothing to judge (HTTP 500)"
     assert v.evidence["short"] == [{"answer": "None of 128 tokens, None", "continued": None,
                                     "error": "HTTP 500"}]  # fmt: skip
+    # a failed probe: nothing to judge either
+    whole = ran_on(20, 20)
+    broken = probe(whole, 5, 5).model_copy(update={"error": "HTTP 500", "end": None})
+    rest = [probe(whole, 10, 10, 3), probe(whole, 15, 15, 4)]
+    assert complete_outputs([whole, broken, *rest]).result is RuleResult.INCONCLUSIVE
 
 
 def test_one_finished_bucket_passes_beside_one_that_ran_to_max_tokens() -> None:

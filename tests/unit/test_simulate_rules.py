@@ -126,7 +126,34 @@ def test_the_model_ends_at_once_after_its_own_complete_answer(tok: Any) -> None:
     text = "".join(p.text for p in part.pieces)
     assert (len(part.pieces), part.finish_reason) == (4, "stop")
     again = parse_request(_completion(temperature=0, prompt="Dogs. " + text), "completion")
-    assert cut.length(again, 8) == (4, "stop")  # cut again, never EOS
+    assert cut.length(again, 8) == (2, "stop")  # the rest of the model's 6, never EOS at once
+
+
+def test_the_model_goes_on_along_its_own_answer_and_a_near_tie_runs_on(tok: Any) -> None:
+    """complete_outputs' evidence (docs/audit.md): continued from inside its answer the
+    model writes the rest of it and ends where it ended; with ``--run-on N`` (a near-tie
+    EOS, honest) continued with its complete answer it writes N more and stops; a server
+    that cuts at 4 (``--stop-early-at``) ends every continuation 4 tokens after its start."""
+
+    def ask(eng: Engine, prompt: str) -> tuple[str, str]:
+        req = parse_request(_completion(temperature=0, prompt=prompt, max_tokens=20), "completion")
+        plan = eng.plan(req, [1], "/x", 0)
+        return "".join(p.text for p in plan.pieces), plan.finish_reason
+
+    honest = Engine(make_config(output_tokens=6, run_on=3), tok)
+    answer, finish = ask(honest, "Dogs. ")
+    words = answer.split(" ")[1:]
+    assert (len(words), finish) == (6, "stop")
+    start = "Dogs. " + "".join(" " + w for w in words[:2])
+    assert ask(honest, start) == ("".join(" " + w for w in words[2:]), "stop")  # the rest
+    more, finish = ask(honest, "Dogs. " + answer)
+    assert (len(more.split(" ")[1:]), finish) == (3, "stop")  # the near tie: 3 more
+    assert ask(Engine(make_config(output_tokens=6), tok), "Dogs. " + answer) == ("", "stop")
+    cut = Engine(make_config(output_tokens=12, stop_early_at=4), tok)
+    part, _ = ask(cut, "Dogs. ")
+    on, finish = ask(cut, "Dogs. " + "".join(" " + w for w in part.split(" ")[1:2]))
+    assert (on.split(" ")[1:], finish) == (part.split(" ")[2:] + on.split(" ")[4:], "stop")
+    assert len(on.split(" ")[1:]) == 4  # 4 after its start: the cut moves with the start
 
 
 def test_context_length_is_checked(tok: Any) -> None:
