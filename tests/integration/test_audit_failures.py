@@ -148,7 +148,8 @@ async def test_an_interrupted_audit_keeps_every_request_and_resume_sends_only_th
     )
     assert rep.complete and rep.seed == 11
     keys = [(s.bucket, s.phase, s.round, s.role) for s in rep.samples]
-    assert len(keys) == len(set(keys)) == 2 + 3 * 16  # nothing measured twice
+    # nothing measured twice: 2 warm-ups, 3 prompts × 16 rounds, 3 one-token requests
+    assert len(keys) == len(set(keys)) == 2 + 3 * 16 + 3
     assert rep.samples[:20] == partial.samples
     assert len([e for e in sim.log if e.method == "POST"]) - sent_before == rep.requests - 20
     # no delta of the counters across the interruption

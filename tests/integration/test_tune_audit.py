@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from harness.cli import main
+from harness.latency.kind import KIND as LATENCY
 from tests.fixtures.tune_profiles import without_quality
 
 pytestmark = pytest.mark.timeout(300)
@@ -56,7 +57,8 @@ enabled = false
     rules = len(audit["rules"])
     assert list(base["steps"]) == ["check", "latency", "audit"]  # no quality in this profile
     assert base["steps"]["check"].startswith("checks ")
-    assert base["steps"]["latency"] == f"{base['score']:.3f}×"
+    assert LATENCY.score is not None
+    assert base["steps"]["latency"] == LATENCY.score.text(base["score"])  # one format: 20.13×
     assert base["steps"]["audit"].startswith(f"{rules} rules judged, none fails")
     assert cheat["steps"]["audit"].startswith("✗ audit rule cached_answers failed")
     assert f"audit {rules} rules judged, none fails" in console
