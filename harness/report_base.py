@@ -56,6 +56,9 @@ class RequestRow(BaseModel):
     finish_reason: str | None = None
     e2e_ms: float | None = None
     dispatch_lag_ms: float | None = None  # actual send − intended send
+    # sent twice: its reused pooled connection had been closed by the server, unanswered
+    # (harness/client/http.py, "A stale pooled connection"); the time includes both sends
+    resent: bool = False
 
 
 class Report(BaseModel):

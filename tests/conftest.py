@@ -4,6 +4,7 @@ pytest_plugins = [
     "tests.fixtures.simulator",
     "tests.fixtures.reference_server",
     "tests.fixtures.reference_gate",
+    "tests.fixtures.llama_server",
     "tests.fixtures.s3",
     "tests.fixtures.podman",
     "tests.fixtures.recording",

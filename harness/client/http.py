@@ -10,6 +10,15 @@ Compression: the session sets ``auto_decompress=False`` (raw reads keep their
 arrival times), so it asks for ``Accept-Encoding: identity``; a server that
 compresses anyway is decompressed here, after the timestamps (no mode fails on
 a compressing server).
+
+A stale pooled connection: a server may close a keep-alive connection that it said it would
+keep (llama.cpp's ``llama-server`` closes it after every streamed answer, its headers still
+saying ``Keep-Alive: timeout=5, max=100``). The next request the pool puts on it fails
+before a byte comes back (``ServerDisconnectedError``). Browsers and HTTP libraries send
+such a request again on a new connection (RFC 9112 §9.3.1: the server closed the
+connection without answering); so does :func:`send_request`, once, and only when the
+connection was a reused one and no status line came back (``RequestRecord.resent``).
+aiohttp does this itself for idempotent methods only, never for a POST.
 """
 
 from __future__ import annotations
@@ -59,6 +68,7 @@ def make_session(opts: HttpOptions) -> aiohttp.ClientSession:
     return aiohttp.ClientSession(
         connector=connector,
         timeout=timeout,
+        trace_configs=[_reuse_trace()],
         read_bufsize=READ_BUFSIZE,
         auto_decompress=False,
         # aiohttp's default asks for gzip/deflate, which it would then not undo
@@ -68,6 +78,27 @@ def make_session(opts: HttpOptions) -> aiohttp.ClientSession:
             **dict(opts.headers),
         },
     )
+
+
+def _reuse_trace() -> aiohttp.TraceConfig:
+    """Marks a request's ``trace_request_ctx`` (a dict) when the pool handed it a reused
+    connection rather than a new one."""
+
+    async def reused(_s: aiohttp.ClientSession, ctx: Any, _p: Any) -> None:
+        if isinstance(ctx.trace_request_ctx, dict):
+            ctx.trace_request_ctx["reused"] = True
+
+    trace = aiohttp.TraceConfig()
+    trace.on_connection_reuseconn.append(reused)
+    return trace
+
+
+def _stale(err: BaseException, rec: RequestRecord, attempt: dict[str, bool]) -> bool:
+    """A reused connection the server had closed: nothing came back, the request is resent."""
+    closed = isinstance(err, aiohttp.ServerDisconnectedError) or (
+        isinstance(err, aiohttp.ClientOSError) and not isinstance(err, aiohttp.ClientConnectorError)
+    )
+    return closed and rec.status is None and attempt.get("reused", False)
 
 
 def encode_body(body: dict[str, Any]) -> bytes:
@@ -98,39 +129,57 @@ async def send_request(
         is_stream = bool(body.get("stream")) if stream is None else stream
     rec = RequestRecord(endpoint=endpoint or url, stream=is_stream, intended_ns=intended_ns)
     rec.send_ns = time.perf_counter_ns()
-    try:
-        async with session.post(url, data=data) as resp:
-            rec.headers_ns = time.perf_counter_ns()
-            rec.status = resp.status
-            rec.content_encoding = resp.headers.get("Content-Encoding", "").strip().lower()
-            if resp.status >= 400:
-                raw = await resp.read()
-                rec.end_ns = time.perf_counter_ns()
-                rec.error = RequestError(
-                    ErrorKind.HTTP_STATUS,
-                    f"HTTP {resp.status} from {rec.endpoint}",
-                    status=resp.status,
-                    body_excerpt=raw[:EXCERPT].decode("utf-8", errors="replace"),
-                )
-                return rec
-            if is_stream:
-                await _read_stream(resp, rec)
-            else:
-                raw = await resp.read()
-                rec.end_ns = time.perf_counter_ns()
-                rec.first_byte_ns = rec.end_ns
-                rec.n_bytes = len(raw)
-                _parse_json_body(_decoded(raw, rec), rec)
-                rec.parsed_ns = time.perf_counter_ns()
-    except asyncio.CancelledError:
-        rec.error = RequestError(ErrorKind.CANCELLED, "cancelled")
-        raise
-    except (aiohttp.ClientError, TimeoutError) as err:
-        kind = error_kind(err, answered=rec.status is not None)
-        rec.error = _request_error(kind, err, session, url)
+    # the clock keeps running through a resend: a user's client pays for it too
+    while True:
+        attempt: dict[str, bool] = {}
+        try:
+            await _exchange(session, url, data, rec, attempt)
+        except asyncio.CancelledError:
+            rec.error = RequestError(ErrorKind.CANCELLED, "cancelled")
+            raise
+        except (aiohttp.ClientError, TimeoutError) as err:
+            if not rec.resent and _stale(err, rec, attempt):
+                rec.resent = True
+                continue
+            kind = error_kind(err, answered=rec.status is not None)
+            rec.error = _request_error(kind, err, session, url)
+        break
     if rec.stream and parse and rec.error is None:
         parse_stream(rec)
     return rec
+
+
+async def _exchange(
+    session: aiohttp.ClientSession,
+    url: str,
+    data: bytes,
+    rec: RequestRecord,
+    attempt: dict[str, bool],
+) -> None:
+    """One POST and its answer, onto ``rec``; aiohttp's and the clock's errors propagate."""
+    async with session.post(url, data=data, trace_request_ctx=attempt) as resp:
+        rec.headers_ns = time.perf_counter_ns()
+        rec.status = resp.status
+        rec.content_encoding = resp.headers.get("Content-Encoding", "").strip().lower()
+        if resp.status >= 400:
+            raw = await resp.read()
+            rec.end_ns = time.perf_counter_ns()
+            rec.error = RequestError(
+                ErrorKind.HTTP_STATUS,
+                f"HTTP {resp.status} from {rec.endpoint}",
+                status=resp.status,
+                body_excerpt=raw[:EXCERPT].decode("utf-8", errors="replace"),
+            )
+            return
+        if rec.stream:
+            await _read_stream(resp, rec)
+        else:
+            raw = await resp.read()
+            rec.end_ns = time.perf_counter_ns()
+            rec.first_byte_ns = rec.end_ns
+            rec.n_bytes = len(raw)
+            _parse_json_body(_decoded(raw, rec), rec)
+            rec.parsed_ns = time.perf_counter_ns()
 
 
 def _request_error(

@@ -72,6 +72,9 @@ class RequestRecord:
         default_factory=list, repr=False
     )  # streamed reads, until parsed
     conn: ConnTrace | None = None  # the connection's stamps (official mode; client/trace.py)
+    # sent a second time: the reused pooled connection it first went out on had been closed
+    # by the server, and nothing came back (client/http.py, "A stale pooled connection")
+    resent: bool = False
 
     @property
     def ok(self) -> bool:

@@ -74,6 +74,7 @@ def to_row(
         error=rec.error.one_line() if rec.error else None,
         error_kind=str(rec.error.kind) if rec.error else None,
         error_body=(rec.error.body_excerpt or None) if rec.error else None,
+        resent=rec.resent,
         prompt_tokens=prompt_tokens,
         server_prompt_tokens=rec.usage_prompt_tokens,
         output_tokens=out_tokens,

@@ -126,6 +126,7 @@ def to_row(
         error=rec.error.one_line() if rec.error else None,
         error_kind=str(rec.error.kind) if rec.error else None,
         error_body=(rec.error.body_excerpt or None) if rec.error else None,
+        resent=rec.resent,
         prompt_tokens=item.prompt_tokens,
         server_prompt_tokens=rec.usage_prompt_tokens,
         output_tokens=tok.count(answer) if rec.ok else None,
