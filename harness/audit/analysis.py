@@ -35,11 +35,9 @@ from collections.abc import Mapping, Sequence
 from harness.audit.replay import replays
 from harness.audit.report import Phase, Role, RuleResult, RuleVerdict, Sample
 from harness.audit.workload import nouns
+from harness.engines.read import saved
 from harness.profiles import AuditSpec
 
-REQUEST_COUNTER = "vllm:request_success_total"
-PREFIX_HITS = "vllm:prefix_cache_hits_total"
-PREFIX_QUERIES = "vllm:prefix_cache_queries_total"
 # a counter may lag the last answer by a request (engines record stats after replying)
 COUNTER_SLACK = 1
 
@@ -111,7 +109,7 @@ def counter_deficit(counters: dict[str, float], answered: int) -> int | None:
     """Requests answered that the server's own counter did not count (None: no counter).
     Only answered requests are compared (harness/audit/answered.py): a failed one may
     never have reached the engine, and is never evidence of a cache."""
-    counted = counters.get(REQUEST_COUNTER)
+    counted = saved(counters, "requests")
     return None if counted is None else answered - round(counted)
 
 
@@ -131,7 +129,7 @@ def cached_answers(
     evidence: dict[str, object] = {"requests_answered": answered}
     if failed:
         evidence["requests_failed"] = failed
-    hits, queries = counters.get(PREFIX_HITS), counters.get(PREFIX_QUERIES)
+    hits, queries = saved(counters, "prefix_hits"), saved(counters, "prefix_lookups")
     if hits is not None and queries:
         evidence["prefix_cache_hit_tokens"] = f"{hits:.0f} of {queries:.0f}"
     deficit = counter_deficit(counters, answered)

@@ -42,17 +42,12 @@ from harness.audit.send import Sender, sender
 from harness.audit.workload import Workload
 from harness.client.metrics import MetricsSnapshot, scrape
 from harness.client.readiness import server_models, wait_ready
+from harness.engines.read import counter_evidence, counter_map
 from harness.errors import EXIT_FAIL, EXIT_OK, EXIT_TARGET, TargetError
 from harness.grader_items import sample_sources
 from harness.kinds.record import RunEnv
 from harness.provenance import Provenance
 from harness.tokenizer import load_tokenizer
-
-COUNTERS = (
-    "vllm:request_success_total",
-    "vllm:prefix_cache_hits_total",
-    "vllm:prefix_cache_queries_total",
-)
 
 
 async def _rounds(
@@ -151,8 +146,12 @@ async def _counters(url: str) -> tuple[MetricsSnapshot | None, str | None]:
     return got.snapshot, got.note
 
 
-def _delta(before: MetricsSnapshot, after: MetricsSnapshot) -> dict[str, float]:
-    return {k: after.values[k] - before.values.get(k, 0.0) for k in COUNTERS if k in after.values}
+def _delta(before: MetricsSnapshot, after: MetricsSnapshot) -> tuple[dict[str, float], str | None]:
+    """The server's counters over the audit, read through its engine's record
+    (harness/engines/): the figures, and why the request counter is missing when it is (an
+    engine without one, llama.cpp's, gives no counter evidence, never a deficit)."""
+    ev = counter_evidence(before.values, after.values)
+    return counter_map(ev), ev.requests.note
 
 
 async def measure_audit(
@@ -231,7 +230,7 @@ async def measure_audit(
         hooks.measuring(False)
     out = report(True)
     if before is not None and after is not None:
-        out.counters = _delta(before, after)
+        out.counters, out.counters_note = _delta(before, after)
     else:
         out.counters_note = note or note_after
     by_bucket = {w.name: [s for s in samples if s.bucket == w.name] for w in cfg.workloads}

@@ -5,6 +5,7 @@ from __future__ import annotations
 from harness.audit.evidence import rule_text
 from harness.audit.gate_rules import sample_items_line
 from harness.audit.report import AuditReport, RuleResult, RuleVerdict
+from harness.engines.read import saved
 from harness.view.model import Cell, Column, Section, Tone, section, table, text
 
 TONE: dict[RuleResult, Tone] = {
@@ -37,7 +38,7 @@ def _tone(rep: AuditReport) -> Tone:
 def sections(rep: AuditReport) -> list[Section]:
     rows: list[list[Cell | str]] = [[v.rule, result_cell(v), v.why] for v in rep.rules]
     cols = [Column("rule", "left"), Column("result", "left"), Column("why", "left", wrap=True)]
-    counted = rep.counters.get("vllm:request_success_total")
+    counted = saved(rep.counters, "requests")
     failed = rep.failed()
     counters = (
         f"server counters: {counted:.0f} requests counted of {rep.answered()} answered"

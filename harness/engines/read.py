@@ -65,6 +65,18 @@ def present(engine: EngineRecord, signal: Signal, values: Values) -> MetricName 
     return next((m for m in spec.names if _sample(m) in values), None)
 
 
+def saved(
+    values: Values, signal: Signal, engines: tuple[EngineRecord, ...] = ENGINES
+) -> float | None:
+    """``signal``'s figure in a map keyed by an engine's own metric names (an ``audit.json``'s
+    ``counters``, written by :func:`counter_map`): the first engine's name it carries."""
+    for e in engines:
+        m = present(e, signal, values)
+        if m is not None:
+            return values[_sample(m)]
+    return None
+
+
 def _absent(engine: EngineRecord, signal: Signal) -> Reading:
     return Reading(signal, None, note=engine.why_absent(signal))
 
@@ -176,3 +188,17 @@ def counter_evidence(
     return CounterEvidence(
         eng.name, answered_requests(eng, before, after), prefix_cache(eng, before, after)
     )
+
+
+def counter_map(ev: CounterEvidence) -> dict[str, float]:
+    """The evidence as ``audit.json`` keeps it: each figure under the metric it was read
+    from (answered requests; prefix hits and lookups where both are the engine's own
+    counters, in its unit). A signal the engine lacks is left out, never written as 0."""
+    out: dict[str, float] = {}
+    if ev.requests.value is not None and ev.requests.metric:
+        out[ev.requests.metric] = ev.requests.value
+    p = ev.prefix
+    names = p.how.split(" / ")
+    if p.hits is not None and p.lookups is not None and len(names) == 2 and "(" not in p.how:
+        out[names[0]], out[names[1]] = p.hits, p.lookups
+    return out

@@ -61,11 +61,6 @@ def test_official_and_strict_latency_run_on_llama_server(
     assert llama_server.model in server.models
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="engine record lands with h7b (issue 45, items 1-3): attribution reads vLLM's"
-    " counter names only",
-)
 def test_attribution_reads_llamacpp_counters(llamacpp_latency: tuple[int, Path]) -> None:
     """``--mode both`` scrapes ``/metrics`` around each bucket: llama-server's counters
     (``llamacpp:prompt_tokens_total`` leaves out cached tokens,
@@ -74,7 +69,12 @@ def test_attribution_reads_llamacpp_counters(llamacpp_latency: tuple[int, Path])
     _, out = llamacpp_latency
     rep = LatencyReport.load(out)
     att = rep.attribution
-    assert att is not None and att.notes == [], att and att.notes
+    assert att is not None and att.engine == "llamacpp", att
+    # what llama.cpp lacks is said, once each (harness/engines/llamacpp.py); nothing else
+    assert sorted(att.notes) == [
+        "llama.cpp serves no KV-cache usage gauge on /metrics",
+        "llama.cpp serves no preemption counter",
+    ], att.notes
     for mode in ("official", "strict"):
         a = att.get(mode, "short")
         assert a is not None and a.note is None, (mode, a)
