@@ -32,8 +32,10 @@ def test_gate_url_measures_judges_and_records(
     audit = json.loads((run / "audit.json").read_text())
     verdicts = {v["rule"]: (v["result"], v["by_design"]) for v in audit["rules"]}
     # the profile's rules and thresholds, over the rounds the test's copy asks for
-    timed = [s for s in audit["samples"] if s["phase"] == "timed"]
+    timed = [s for s in audit["samples"] if s["phase"] == "timed" and s["role"] != "one_token"]
     assert len(timed) == 3 * AUDIT_ROUNDS
+    # physically_possible's decode check: the repeated prompt for one token, 3 times
+    assert len([s for s in audit["samples"] if s["role"] == "one_token"]) == 3
     assert set(verdicts) == {
         "cached_answers",
         "benchmark_detection",

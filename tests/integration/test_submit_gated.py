@@ -20,6 +20,7 @@ from tests.fixtures.archives import write_image_archive
 from tests.fixtures.gated import image_id, measured_run
 from tests.fixtures.podman import PROGRAM_STUB, PodmanService, build_image, model_files
 from tests.fixtures.s3 import TEST_API_KEY, PortalFactory
+from tests.fixtures.simulator import SimProcessFactory
 
 pytestmark = pytest.mark.timeout(300)
 
@@ -112,20 +113,23 @@ def test_gate_image_id_that_names_nothing_is_a_usage_error(
 
 def test_gate_by_url_records_the_image_id_and_submit_reads_its_verdict(
     portal_stack: PortalFactory,
+    sim_process: SimProcessFactory,
     tmp_path: Path,
     monkeypatch: pytest.MonkeyPatch,
     capsys: pytest.CaptureFixture[str],
 ) -> None:
-    """`gate --url U --image-id ID` (every step skipped here: INCOMPLETE) records the id;
-    submit of that image then stops on the INCOMPLETE verdict, naming the gate's folder."""
+    """`gate --url U --image-id ID` (only the check measured here: INCOMPLETE) records the id;
+    submit of that image then stops on the INCOMPLETE verdict, naming the gate's folder. (A
+    gate that measured nothing writes no verdict at all: tests/integration/test_gate_options.py.)"""
     reports = tmp_path / "reports"
     monkeypatch.setenv("HARNESS_REPORTS_DIR", str(reports))
     monkeypatch.setenv("HARNESS_API_KEY", TEST_API_KEY)
     archive = write_image_archive(tmp_path / "pkg", 20_000, seed=41)
     short_id = image_id(archive)[7:19]  # a short id, as `docker images` shows it
     folder = reports / "gate-url"
-    argv = ["gate", "--url", "http://127.0.0.1:9", "--image-id", short_id, "--out", str(folder)]
-    skips = ["--skip", "check", "--skip", "latency", "--skip", "quality"]
+    sim = sim_process(ttft_ms=1, itl_ms=0.1)
+    argv = ["gate", "--url", sim.url, "--image-id", short_id, "--out", str(folder)]
+    skips = ["--skip", "latency", "--skip", "quality", "--skip", "audit"]
     assert main([*argv, *skips, "--quiet"]) == 4
     gated = GateReport.load(folder)
     assert gated.verdict == "INCOMPLETE" and gated.image_id == "sha256:" + short_id
