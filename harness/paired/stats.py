@@ -7,7 +7,6 @@ Empty input gives ``None``; one sample gives a zero-width interval.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -134,24 +133,6 @@ def weighted_throughput_diff_ci(
     for la, lb, w in zip(a, b, weights, strict=True):
         total += w * (_ratio_replicates(lb, rng, resamples) - _ratio_replicates(la, rng, resamples))
     return _interval(total, level)
-
-
-def mcnemar_exact(b_only: int, a_only: int) -> float:
-    """Exact McNemar p-value: two-sided binomial test of the discordant pairs at 1/2.
-
-    ``b_only``: items right in B and wrong in A; ``a_only``: the reverse.
-    No discordant pair gives p = 1.
-    """
-    n = b_only + a_only
-    if n == 0:
-        return 1.0
-    k = min(b_only, a_only)
-    tail = sum(math.comb(n, i) for i in range(k + 1)) / 2**n
-    return min(1.0, 2 * tail)
-
-
-def normal_cdf(z: float) -> float:
-    return 0.5 * (1 + math.erf(z / math.sqrt(2)))
 
 
 def verdict(

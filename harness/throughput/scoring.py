@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Mapping, Sequence
 
-from harness.stats import achieved_concurrency, dist
+from harness.stats.summary import achieved_concurrency, dist
 from harness.throughput.report import LevelResult, RequestRow, SpotResult
 from harness.usage import UsageVerdict, verdicts
 

@@ -23,8 +23,8 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from harness.latency.report import BucketResult, LatencyReport
-from harness.stats import Dist
-from harness.tails import PERCENTILES, check_bound
+from harness.stats.summary import Dist
+from harness.stats.tails import PERCENTILES, check_bound
 
 STATS = ("mean", "median", "p90", "p95", "p99")
 QUANTITIES = ("e2e", "ttft", "tpot", "itl")

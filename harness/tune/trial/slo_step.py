@@ -16,7 +16,7 @@ from optuna.trial import TrialState
 from harness.errors import ConfigError
 from harness.latency.report import LatencyReport
 from harness.profiles import Profile
-from harness.tails import PERCENTILES, bound_floor
+from harness.stats.tails import PERCENTILES, bound_floor
 from harness.tune.record import trial_store
 from harness.tune.space import Choice, Space, conditions
 from harness.tune.space.slo import Slo, check_slos, failed_why

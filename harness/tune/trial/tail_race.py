@@ -30,10 +30,10 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from harness.latency.config import LatencyConfig
-from harness.latency.quantile_sequence import LowerBoundary, lower_boundary
 from harness.latency.report import LatencyReport, RequestRow
-from harness.latency.sequential import ALPHA, BUDGET, MIN_RUNS
-from harness.tails import CONFIDENCE, over_allowed
+from harness.stats.median_sequence import ALPHA, BUDGET, MIN_RUNS
+from harness.stats.quantile_sequence import LowerBoundary, lower_boundary
+from harness.stats.tails import CONFIDENCE, over_allowed
 from harness.tune.space.slo import STREAMED, Slo, bound_limit
 
 # the per-request figure each quantity's samples are (ITL has none: not raced)
