@@ -7,7 +7,7 @@ Percentiles use linear interpolation (numpy's default). Every bootstrap takes a 
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 import numpy as np
 
@@ -35,19 +35,45 @@ def wilson_interval(k: int, n: int, z: float = Z95) -> tuple[float, float] | Non
     return wilson(k / n, n, z) if n > 0 else None
 
 
-def bootstrap_median_ci(
-    xs: Sequence[float], *, level: float = 0.95, resamples: int = 2000, seed: int = 0
+def percentile_interval(values: np.ndarray, level: float) -> tuple[float, float]:
+    """The central ``level`` interval of bootstrap replicates (percentile method)."""
+    lo, hi = np.percentile(values, [(1 - level) / 2 * 100, (1 + level) / 2 * 100])
+    return float(lo), float(hi)
+
+
+def bootstrap_medians(xs: Sequence[float], rng: np.random.Generator, resamples: int) -> np.ndarray:
+    """``resamples`` medians of ``xs`` resampled with replacement, drawn from ``rng``."""
+    a = np.asarray(xs, dtype=float)
+    return np.median(a[rng.integers(0, a.size, size=(resamples, a.size))], axis=1)
+
+
+def bootstrap_ci(
+    xs: Sequence[float],
+    statistic: Callable[..., np.ndarray],
+    *,
+    level: float = 0.95,
+    resamples: int = 2000,
+    seed: int = 0,
 ) -> tuple[float, float] | None:
-    """Percentile bootstrap CI of the median. One sample gives a zero-width interval."""
+    """Percentile bootstrap CI of ``statistic`` (``np.median``, ``np.mean``: called with
+    ``axis=1`` on the resampled rows). Empty input gives None; one sample a zero-width
+    interval."""
     if not len(xs):
         return None
     a = np.asarray(xs, dtype=float)
     if a.size == 1:
         return float(a[0]), float(a[0])
     rng = np.random.default_rng(seed)
-    meds = np.median(a[rng.integers(0, a.size, size=(resamples, a.size))], axis=1)
-    lo, hi = np.percentile(meds, [(1 - level) / 2 * 100, (1 + level) / 2 * 100])
-    return float(lo), float(hi)
+    return percentile_interval(
+        statistic(a[rng.integers(0, a.size, size=(resamples, a.size))], axis=1), level
+    )
+
+
+def bootstrap_median_ci(
+    xs: Sequence[float], *, level: float = 0.95, resamples: int = 2000, seed: int = 0
+) -> tuple[float, float] | None:
+    """Percentile bootstrap CI of the median. One sample gives a zero-width interval."""
+    return bootstrap_ci(xs, np.median, level=level, resamples=resamples, seed=seed)
 
 
 def bootstrap_score_ci(
@@ -64,12 +90,8 @@ def bootstrap_score_ci(
     rng = np.random.default_rng(seed)
     total = np.zeros(resamples)
     for xs, base in zip(samples, baselines, strict=True):
-        a = np.asarray(xs, dtype=float)
-        meds = np.median(a[rng.integers(0, a.size, size=(resamples, a.size))], axis=1)
-        total += base / meds
-    scores = total / len(samples)
-    lo, hi = np.percentile(scores, [(1 - level) / 2 * 100, (1 + level) / 2 * 100])
-    return float(lo), float(hi)
+        total += base / bootstrap_medians(xs, rng, resamples)
+    return percentile_interval(total / len(samples), level)
 
 
 def binomial_stderr(p: float, n: int) -> float | None:

@@ -36,7 +36,7 @@ def mad_sigma(xs: Sequence[float]) -> float | None:
     if len(xs) < 2:
         return None
     mid = statistics.median(xs)
-    return MAD_TO_SD * statistics.median(abs(x - mid) for x in xs)
+    return float(MAD_TO_SD * statistics.median(abs(x - mid) for x in xs))
 
 
 def hodges_lehmann_walsh(xs: Sequence[float]) -> float | None:
