@@ -10,7 +10,7 @@ from collections.abc import Callable, Sequence
 from harness.audit.analysis import ONE_TOKEN_REQUESTS, needs_confirmation
 from harness.audit.report import Phase, Role, RuleResult, Sample
 from harness.profiles import AuditSpec
-from harness.stats import wilson_interval
+from harness.stats.intervals import wilson_interval
 
 ROLES: tuple[Role, ...] = ("repeated", "near_filler", "unique_head")
 

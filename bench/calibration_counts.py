@@ -13,7 +13,7 @@ from typing import Any
 
 from harness.compare.model import CompareReport
 from harness.latency.compare import LatencySection
-from harness.stats import wilson_interval
+from harness.stats.intervals import wilson_interval
 from harness.throughput.compare import ThroughputSection
 
 # ---------------------------------------------------------------- settings

@@ -42,7 +42,7 @@ from harness.simulate.bench import cpu_seconds
 from harness.simulate.config import SimConfig
 from harness.simulate.log import LogEntry
 from harness.simulate.process import SimProcess
-from harness.stats import Dist, dist
+from harness.stats.summary import Dist, dist
 
 
 @dataclass

@@ -7,7 +7,7 @@ makes (``cap``), and r = true percentile / the SLO's bound (r <= 1: the trial me
 r > 1: it breaks it). ``--trials`` simulated trials of ``cap`` timed successes each are
 fed to the rule; per row:
 
-- ``full met``: the share whose FULL run the end-of-run check calls met (harness/tails.py,
+- ``full met``: the share whose FULL run the end-of-run check calls met (harness/stats/tails.py,
   LoadGen's fixed-bound rule at 99 %): what the trial's verdict would be without the race.
 - ``stopped``: the share the race stopped before its last run, split by reason: ``cannot``
   (its samples can no longer show the SLO met in this run: deterministic, the end check
@@ -52,11 +52,11 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from tails import Draw, _invert, shapes  # bench/tails.py, beside this file
 
-from harness.latency.quantile_sequence import lower_boundary
 from harness.latency.report import RequestRow
-from harness.latency.sequential import ALPHA, BUDGET, MIN_RUNS
-from harness.stats import wilson_interval
-from harness.tails import PERCENTILES, over_allowed
+from harness.stats.intervals import wilson_interval
+from harness.stats.median_sequence import ALPHA, BUDGET, MIN_RUNS
+from harness.stats.quantile_sequence import lower_boundary
+from harness.stats.tails import PERCENTILES, over_allowed
 from harness.tune.trial.tail_race import TailRace, TailWatch
 
 CASES = (("p90", 50), ("p90", 200), ("p99", 1000))  # (percentile, runs of a full bucket)

@@ -1,4 +1,4 @@
-"""Coverage of each percentile claim (harness/tails.py): the empirical p90/p95/p99 against
+"""Coverage of each percentile claim (harness/stats/tails.py): the empirical p90/p95/p99 against
 LoadGen's conservative estimate and its fixed-bound check, over many simulated runs.
 
 For each shape, run size n (10, 50, 100, 500, 1000) and percentile, ``--runs`` simulated
@@ -49,9 +49,9 @@ import numpy as np
 from rich.console import Console
 from rich.table import Table
 
-from harness.latency.quantile_sequence import quantile_boundary
-from harness.stats import wilson_interval
-from harness.tails import PERCENTILES, estimate_floor, over_allowed
+from harness.stats.intervals import wilson_interval
+from harness.stats.quantile_sequence import quantile_boundary
+from harness.stats.tails import PERCENTILES, estimate_floor, over_allowed
 
 SIZES = (10, 50, 100, 500, 1000)
 MU, SIGMA = math.log(100.0), 0.5

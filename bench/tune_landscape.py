@@ -87,7 +87,7 @@ from harness.gate.hooks import NO_HOOKS, GateHooks
 from harness.latency.config import LatencyConfig, LatencyOverrides, from_profile
 from harness.profiles import Profile, load_profile
 from harness.quality.decide_stats import passes
-from harness.stats import wilson_interval
+from harness.stats.intervals import wilson_interval
 from harness.target import Target
 from harness.tune.record.outcome import TrialResult, after_quality, after_speed
 from harness.tune.space import Choice, Space, parse_space

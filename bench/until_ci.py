@@ -13,7 +13,7 @@ For each shape, PCT and rule the table prints:
 - runs: mean timed runs used, and the share of sequences stopped before the cap.
 
 Rules:
-- ``sequence``: harness's confidence sequence (harness/latency/sequential.py), order-
+- ``sequence``: harness's confidence sequence (harness/stats/median_sequence.py), order-
   statistic ranks from one nominal level whose exact probability that ANY look misses
   is <= 4.5 % (the looks' error budget, under the 5 % of a 95 % promise for a margin);
 - ``bonferroni``: the same looks, each at 5 % / number of looks (the textbook error
@@ -50,7 +50,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from harness.latency.sequential import MIN_RUNS, boundary, fixed_rank, look, looks
+from harness.stats.median_sequence import MIN_RUNS, boundary, fixed_rank, look, looks
 
 CAP = 50
 BASE = 1000.0

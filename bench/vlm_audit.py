@@ -28,7 +28,7 @@ from dataclasses import dataclass
 
 from harness.audit.report import RuleResult
 from harness.profiles import VlmAuditSpec, load_profile
-from harness.stats import wilson_interval
+from harness.stats.intervals import wilson_interval
 from harness.vlm.audit.judge import AnswerProbe, SetCount, count_set, verdict
 
 CALLS_PER_ROW = 4

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from harness.sameness import first_difference as first_difference  # re-exported
-from harness.stats import dist
+from harness.stats.summary import dist
 
 USAGE_KEYS = ("prompt_tokens", "completion_tokens", "total_tokens")
 FINISH_REASONS = ("stop", "length")

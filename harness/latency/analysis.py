@@ -20,7 +20,8 @@ from harness.latency.until_ci import until_ci_flag, until_ci_record
 from harness.latency.usage_check import usage_findings
 from harness.provenance import Provenance, with_facts
 from harness.risk import FlagKind, RiskFlag
-from harness.stats import Dist, bootstrap_score_ci, mean_speedup
+from harness.stats.intervals import bootstrap_score_ci
+from harness.stats.summary import Dist, mean_speedup
 
 GAP_TOLERANCE = 0.10  # below a 10 % difference the two modes agree
 # official answers faster than this share of what their output tokens cost at the server's
@@ -301,7 +302,7 @@ def build_report(
 
 
 # The self-test's judgement (docs/timing.md, "The client's own error"): its TTFT error tail
-# (the largest of its 10 requests: too few for a p99, harness/tails.py) against the
+# (the largest of its 10 requests: too few for a p99, harness/stats/tails.py) against the
 # smallest median the run reports. Above 10 % of it, the client's own delay
 # could move that figure by a tenth; below 10 ms it never counts (scheduler jitter on an
 # idle general-purpose machine: the idle self-test shows a p99 of 1-4 ms on 2 cores).
@@ -324,7 +325,7 @@ def smallest_median(rep: LatencyReport) -> tuple[str, float] | None:
 
 
 def selftest_tail(d: Dist) -> tuple[float | None, str]:
-    """The self-test's TTFT error tail as far as its samples show it (harness/tails.py): the
+    """The self-test's TTFT error tail as far as its samples show it (harness/stats/tails.py): the
     conservative p99 estimate from 662 requests on, else the largest error seen (10 requests
     can show no p99: their empirical p99 is the largest sample, nearly). With its words."""
     claim = d.tail("p99")

@@ -32,7 +32,7 @@ from harness.paired.drift import (
 from harness.paired.model import CompareSection, ScoreDiff, Verdict
 from harness.paired.side import CompareSettings, Side
 from harness.paired.stats import MIN_EFFECT_PCT, diff_of_medians_ci, score_diff_ci, verdict
-from harness.stats import median
+from harness.stats.robust import median
 
 
 class LatencyDiff(BaseModel):

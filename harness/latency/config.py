@@ -43,9 +43,9 @@ def _until_ci_can_stop(pct: float | None, at: str, runs: int) -> None:
     """A stop rule that could never stop is refused before anything is sent: ``--until-ci-at``
     without ``--until-ci``, ``--runs`` below the floor of the first look (10 successes), or a
     percentile with no interval at any look up to ``runs``."""
-    from harness.latency.quantile_sequence import quantile_boundary
-    from harness.latency.sequential import MIN_RUNS
-    from harness.tails import PERCENTILES
+    from harness.stats.median_sequence import MIN_RUNS
+    from harness.stats.quantile_sequence import quantile_boundary
+    from harness.stats.tails import PERCENTILES
 
     if pct is None:
         if at == "median":
@@ -191,10 +191,10 @@ class LatencyConfig:
     usage_probe: MetricsChoice
     usage_tolerance: int  # re-tokenisation drift allowed (the profile's [check] value)
     # --until-ci PCT: stop a bucket once the 95 % interval of its median is within ±PCT %
-    # of the median (a confidence sequence, harness/latency/sequential.py); None = all runs
+    # of the median (a confidence sequence, harness/stats/median_sequence.py); None = all runs
     until_ci: float | None
     # --until-ci-at: the statistic it stops on, the median or a percentile
-    # (harness/latency/quantile_sequence.py)
+    # (harness/stats/quantile_sequence.py)
     until_ci_at: str = "median"
     seed_drawn: bool = False  # True when from_profile drew it (recorded: "drawn" vs "given")
     # round-trip probes before/after each bucket (a harness extra; docs/timing.md, Network)

@@ -16,8 +16,7 @@ from harness.client.records import RequestRecord
 from harness.latency.network_report import row_conn
 from harness.latency.report import BucketResult, RequestRow
 from harness.profiles import Bucket
-from harness.stats import dist as dist  # re-exported: the self-test imports it here
-from harness.stats import speedup
+from harness.stats.summary import dist, speedup
 from harness.tokenizer import Tokenizer
 from harness.usage import UsageVerdict, verdicts
 

@@ -33,6 +33,7 @@ from harness.engines.read import delta, detect_from_names
 from harness.latency.network_report import NetworkBucket, NetworkLabel, NetworkSection, RttProbe
 from harness.latency.report import LatencyReport, RequestRow
 from harness.risk import FlagKind, RiskFlag
+from harness.stats.robust import median as _median
 
 # harness's thresholds, not a grader's:
 LOOPBACK_RTT_MS = 2.0  # a loopback address whose round trip is above this has a hop between
@@ -114,7 +115,7 @@ def classify(
 
 def _mid(values: Sequence[float | None]) -> float | None:
     got = [v for v in values if v is not None]
-    return statistics.median(got) if got else None
+    return _median(got)
 
 
 def edge_round_trips(probes: Sequence[RttProbe], at: str) -> tuple[float | None, float | None]:
@@ -153,10 +154,6 @@ def request_cost(
     flights = extra_flights(conn.request_bytes, conn.mss) if conn is not None else 0
     rtt = reuse_ms if reuse_ms is not None else connect or 0.0
     return (connect or 0.0) + trip + flights * rtt, flights
-
-
-def _median(xs: Sequence[float]) -> float | None:
-    return statistics.median(xs) if xs else None
 
 
 def _server_mean_ms(pair: tuple[Values, Values] | None) -> tuple[float | None, float | None]:

@@ -11,7 +11,7 @@ from harness.latency.network_report import NetworkSection, RowConn
 from harness.report_base import Migration, Report
 from harness.report_base import RequestRow as BaseRequestRow
 from harness.risk import RiskFlag, migrate_flags
-from harness.stats import Dist as Dist  # re-exported: the one distribution type
+from harness.stats.summary import Dist
 from harness.usage import UsageCheck
 
 
@@ -34,8 +34,8 @@ StopReason = Literal["narrow", "cap", "interrupted"]
 class UntilCi(BaseModel):
     """One bucket under ``--until-ci PCT``: runs used, the interval and why it stopped.
 
-    The interval is the confidence sequence's (harness/latency/sequential.py; for a
-    percentile, ``at``, harness/latency/quantile_sequence.py): valid at
+    The interval is the confidence sequence's (harness/stats/median_sequence.py; for a
+    percentile, ``at``, harness/stats/quantile_sequence.py): valid at
     whatever look the bucket stopped. ``stopped``: ``narrow`` (within ±PCT %), ``cap``
     (the run count reached first) or ``interrupted`` (the run was stopped)."""
 

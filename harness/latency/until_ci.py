@@ -5,8 +5,8 @@ The runner asks a :class:`Stopper` after every timed request; the report's per-b
 :func:`until_ci_record` (so a partial or interrupted run says the same), and a bucket
 stopped before its cap is an estimate, not the grader's procedure: :func:`until_ci_flag`
 (an ``estimate`` risk flag, as quality's ``--decide`` raises).
-The statistics are in harness/latency/sequential.py (the median) and
-harness/latency/quantile_sequence.py (``--until-ci-at`` a percentile), pure; docs/timing.md
+The statistics are in harness/stats/median_sequence.py (the median) and
+harness/stats/quantile_sequence.py (``--until-ci-at`` a percentile), pure; docs/timing.md
 says why they hold under optional stopping.
 """
 
@@ -14,16 +14,16 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from harness.latency.quantile_sequence import (
+from harness.latency.report import BucketResult, RequestRow, StopReason, UntilCi
+from harness.risk import FlagKind, RiskFlag
+from harness.stats.median_sequence import MIN_RUNS, Boundary, Look, boundary, look
+from harness.stats.quantile_sequence import (
     QuantileBoundary,
     QuantileLook,
     quantile_boundary,
     quantile_look,
 )
-from harness.latency.report import BucketResult, RequestRow, StopReason, UntilCi
-from harness.latency.sequential import MIN_RUNS, Boundary, Look, boundary, look
-from harness.risk import FlagKind, RiskFlag
-from harness.tails import PERCENTILES
+from harness.stats.tails import PERCENTILES
 from harness.view import fmt
 
 QUANTILE_RULE = "quantile confidence sequence (order statistics, exact band over the looks)"

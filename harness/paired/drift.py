@@ -47,38 +47,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from harness.stats.distributions import t975
+from harness.stats.robust import mad_sigma
+
 BLOCKS = 4  # blocks a run is cut into (docs/compare.md: why 4)
-
-# two-sided 95 % Student t quantiles (the 0.975 quantile) by degrees of freedom
-_T975 = {
-    1: 12.706,
-    2: 4.303,
-    3: 3.182,
-    4: 2.776,
-    5: 2.571,
-    6: 2.447,
-    7: 2.365,
-    8: 2.306,
-    9: 2.262,
-    10: 2.228,
-    12: 2.179,
-    15: 2.131,
-    20: 2.086,
-    30: 2.042,
-    60: 2.000,
-    120: 1.980,
-}
-
-
-def t975(df: float) -> float:
-    """The 0.975 quantile of Student's t with ``df`` degrees of freedom.
-
-    A df between two listed ones takes the lower one's quantile (the wider band);
-    above 120, the normal 1.96. df below 1 is treated as 1.
-    """
-    if df > 120:
-        return 1.96
-    return _T975[max(d for d in _T975 if d <= max(df, 1.0))]
 
 
 @dataclass(frozen=True)
@@ -100,15 +72,9 @@ def block_indexes(n: int, blocks: int = BLOCKS) -> list[list[int]]:
     return [list(map(int, b)) for b in np.array_split(np.arange(n), min(blocks, n))]
 
 
-MAD_TO_SD = 1.4826  # the SD of a normal distribution whose median absolute deviation is 1
-
-
 def robust_sd(values: Sequence[float]) -> float:
     """1.4826 × the median absolute deviation from the median (0 for fewer than 2 values)."""
-    if len(values) < 2:
-        return 0.0
-    a = np.asarray(values, dtype=float)
-    return MAD_TO_SD * float(np.median(np.abs(a - np.median(a))))
+    return mad_sigma(values) or 0.0
 
 
 def block_drift(

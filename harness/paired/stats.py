@@ -7,11 +7,12 @@ Empty input gives ``None``; one sample gives a zero-width interval.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
+
+from harness.stats.intervals import bootstrap_ci, bootstrap_medians, percentile_interval
 
 RESAMPLES = 2000
 # The default minimum effect, % of A. Two fresh processes of the same server differ by
@@ -19,16 +20,6 @@ RESAMPLES = 2000
 # within 0.2 %): an offset no within-run statistic can see. At 1 %, 8 % of identical pairs
 # were called at 20 runs; at 2 %, none (bench/compare_calibration.py, docs/compare.md).
 MIN_EFFECT_PCT = 2.0
-
-
-def _interval(values: np.ndarray, level: float) -> tuple[float, float]:
-    lo, hi = np.percentile(values, [(1 - level) / 2 * 100, (1 + level) / 2 * 100])
-    return float(lo), float(hi)
-
-
-def _boot_medians(xs: Sequence[float], rng: np.random.Generator, resamples: int) -> np.ndarray:
-    a = np.asarray(xs, dtype=float)
-    return np.median(a[rng.integers(0, a.size, size=(resamples, a.size))], axis=1)
 
 
 def diff_of_medians_ci(
@@ -43,8 +34,8 @@ def diff_of_medians_ci(
     if not len(a) or not len(b):
         return None
     rng = np.random.default_rng(seed)
-    diffs = _boot_medians(b, rng, resamples) - _boot_medians(a, rng, resamples)
-    return _interval(diffs, level)
+    diffs = bootstrap_medians(b, rng, resamples) - bootstrap_medians(a, rng, resamples)
+    return percentile_interval(diffs, level)
 
 
 def paired_mean_diff_ci(
@@ -55,14 +46,7 @@ def paired_mean_diff_ci(
     seed: int = 0,
 ) -> tuple[float, float] | None:
     """Bootstrap CI of the mean of paired differences (B − A per item, items resampled)."""
-    if not len(diffs):
-        return None
-    a = np.asarray(diffs, dtype=float)
-    if a.size == 1:
-        return float(a[0]), float(a[0])
-    rng = np.random.default_rng(seed)
-    means = a[rng.integers(0, a.size, size=(resamples, a.size))].mean(axis=1)
-    return _interval(means, level)
+    return bootstrap_ci(diffs, np.mean, level=level, resamples=resamples, seed=seed)
 
 
 def score_diff_ci(
@@ -85,8 +69,10 @@ def score_diff_ci(
     rng = np.random.default_rng(seed)
     total = np.zeros(resamples)
     for xa, xb, base in zip(a, b, baselines, strict=True):
-        total += base / _boot_medians(xb, rng, resamples) - base / _boot_medians(xa, rng, resamples)
-    return _interval(total / n, level)
+        total += base / bootstrap_medians(xb, rng, resamples) - base / bootstrap_medians(
+            xa, rng, resamples
+        )
+    return percentile_interval(total / n, level)
 
 
 @dataclass(frozen=True)
@@ -133,25 +119,7 @@ def weighted_throughput_diff_ci(
     total = np.zeros(resamples)
     for la, lb, w in zip(a, b, weights, strict=True):
         total += w * (_ratio_replicates(lb, rng, resamples) - _ratio_replicates(la, rng, resamples))
-    return _interval(total, level)
-
-
-def mcnemar_exact(b_only: int, a_only: int) -> float:
-    """Exact McNemar p-value: two-sided binomial test of the discordant pairs at 1/2.
-
-    ``b_only``: items right in B and wrong in A; ``a_only``: the reverse.
-    No discordant pair gives p = 1.
-    """
-    n = b_only + a_only
-    if n == 0:
-        return 1.0
-    k = min(b_only, a_only)
-    tail = sum(math.comb(n, i) for i in range(k + 1)) / 2**n
-    return min(1.0, 2 * tail)
-
-
-def normal_cdf(z: float) -> float:
-    return 0.5 * (1 + math.erf(z / math.sqrt(2)))
+    return percentile_interval(total, level)
 
 
 def verdict(

@@ -17,9 +17,9 @@ from pydantic import BaseModel, Field
 from harness.paired.comparable import differ, some
 from harness.paired.model import CompareSection
 from harness.paired.side import CompareSettings, Side
-from harness.paired.stats import mcnemar_exact
 from harness.quality.report import BenchmarkResult, QualityReport
 from harness.quality.stats import pass_probability
+from harness.stats.binomial import mcnemar_exact
 
 
 class FlippedItem(BaseModel):

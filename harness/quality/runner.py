@@ -32,7 +32,7 @@ from harness.quality.stats import (
     thinking_stats,
 )
 from harness.quality.transport import ProgressSink, Transport, TransportOptions
-from harness.stats import achieved_concurrency
+from harness.stats.summary import achieved_concurrency
 
 log = logging.getLogger(__name__)
 

@@ -8,6 +8,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from harness.errors import ProtocolError
+from harness.stats.distributions import Z95, normal_cdf
+from harness.stats.intervals import wilson
 
 
 def effective_limit(limit: float | None, num_docs: int | None) -> float | int | None:
@@ -126,8 +128,6 @@ def thinking_stats(
 
 # --- the sampling interval of a limited run's score (gate line, console, compare) ---
 
-Z95 = 1.959963984540054  # the normal quantile of a two-sided 95 % interval
-
 
 @dataclass(frozen=True)
 class ScoreInterval:
@@ -151,12 +151,8 @@ def score_interval(score: float | None, n: int, z: float = Z95) -> ScoreInterval
     None without a score or documents."""
     if score is None or n <= 0:
         return None
-    p = min(1.0, max(0.0, float(score)))
-    z2 = z * z
-    den = 1.0 + z2 / n
-    mid = (p + z2 / (2 * n)) / den
-    half = z * math.sqrt(p * (1.0 - p) / n + z2 / (4.0 * n * n)) / den
-    return ScoreInterval(max(0.0, mid - half), min(1.0, mid + half), n)
+    low, high = wilson(min(1.0, max(0.0, float(score))), n, z) or (0.0, 1.0)
+    return ScoreInterval(low, high, n)
 
 
 def pass_probability(score: float | None, n: int, threshold: float) -> float | None:
@@ -172,4 +168,4 @@ def pass_probability(score: float | None, n: int, threshold: float) -> float | N
     if t >= 1.0:
         return 1.0 if score >= 1.0 else 0.0
     zscore = (float(score) - t) / math.sqrt(t * (1.0 - t) / n)
-    return 0.5 * (1.0 + math.erf(zscore / math.sqrt(2.0)))
+    return normal_cdf(zscore)

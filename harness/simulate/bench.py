@@ -20,7 +20,7 @@ import aiohttp
 
 from harness.simulate.config import SimConfig
 from harness.simulate.process import SimProcess
-from harness.stats import dist
+from harness.stats.summary import dist
 from harness.view import fmt
 
 

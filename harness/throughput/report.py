@@ -11,7 +11,7 @@ from harness.report_base import Migration, Report
 from harness.report_base import Phase as Phase  # re-exported: the runner names it here
 from harness.report_base import RequestRow as BaseRequestRow
 from harness.risk import RiskFlag, migrate_flags
-from harness.stats import Dist as Dist  # re-exported: the one distribution type
+from harness.stats.summary import Dist
 from harness.usage import UsageCheck
 
 Kind = Literal["random", "spot"]

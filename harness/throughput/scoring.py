@@ -13,7 +13,7 @@ from collections import Counter
 from collections.abc import Mapping, Sequence
 
 from harness.kinds.record import KindScore
-from harness.stats import achieved_concurrency, dist
+from harness.stats.summary import achieved_concurrency, dist
 from harness.throughput.report import LevelResult, RequestRow, SpotResult, ThroughputReport
 from harness.usage import UsageVerdict, verdicts
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from harness.attribution import attribution_section
 from harness.prompts import seed_line
-from harness.stats import Dist
+from harness.stats.summary import Dist
 from harness.throughput.report import ThroughputReport
 from harness.throughput.scoring import SCORE
 from harness.view import fmt

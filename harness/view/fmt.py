@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from harness.tails import TailClaim
+from harness.stats.tails import TailClaim
 
 DASH = "—"
 
@@ -74,7 +74,7 @@ def text(v: object) -> str:
 def tail(
     value: float | None, claim: TailClaim | None, f: Callable[[float | None], str] = ms
 ) -> str:
-    """An empirical percentile with what it can claim (harness/tails.py): ``41.2 (≤ 45.0 at
+    """An empirical percentile with what it can claim (harness/stats/tails.py): ``41.2 (≤ 45.0 at
     99%)``, or ``4.7, not enough samples (10 of 662 needed)``; a bare number only for a
     figure with no claim."""
     if value is None:

@@ -1,6 +1,6 @@
 """Tail percentiles in a table: one marker, one footnote, and no tail its samples never support.
 
-harness/tails.py says what a sample can claim about a percentile (MLPerf LoadGen's rule,
+harness/stats/tails.py says what a sample can claim about a percentile (MLPerf LoadGen's rule,
 at 99 %); this is how every table says it (docs/timing.md, "Tails: what a percentile can
 claim"):
 
@@ -20,8 +20,8 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
 
-from harness.stats import Dist
-from harness.tails import CONFIDENCE, PERCENTILES, estimate_floor
+from harness.stats.summary import Dist
+from harness.stats.tails import CONFIDENCE, PERCENTILES, estimate_floor
 from harness.view import fmt
 from harness.view.model import Cell
 

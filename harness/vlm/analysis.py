@@ -6,7 +6,7 @@ from typing import Any
 
 from harness.profiles import VlmSpec
 from harness.risk import RiskFlag
-from harness.stats import dist
+from harness.stats.summary import dist
 from harness.vlm import flags as flag_rules
 from harness.vlm.accuracy import accuracy, contains_answer, vqa_accuracy
 from harness.vlm.report import Accuracy, Score, VlmReport

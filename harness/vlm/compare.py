@@ -22,7 +22,8 @@ from pydantic import BaseModel, Field
 from harness.paired.comparable import differ, some
 from harness.paired.model import CompareSection, PairedMean, Verdict
 from harness.paired.side import CompareSettings, Side
-from harness.paired.stats import MIN_EFFECT_PCT, mcnemar_exact, paired_mean_diff_ci, verdict
+from harness.paired.stats import MIN_EFFECT_PCT, paired_mean_diff_ci, verdict
+from harness.stats.binomial import mcnemar_exact
 from harness.vlm.report import VlmReport, VlmSample
 
 

@@ -6,7 +6,7 @@
 
 Schema 2 (this one): ``flags`` are typed :class:`~harness.risk.RiskFlag` records
 (schema 1 held strings: the migration gives each its rule's kind), and the
-distributions are :class:`harness.stats.Dist`.
+distributions are :class:`harness.stats.summary.Dist`.
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from harness.report_base import Migration, Report
 from harness.risk import FlagKind, RiskFlag
-from harness.stats import Dist
+from harness.stats.summary import Dist
 
 
 class VlmSample(BaseModel):

@@ -6,7 +6,7 @@ digits, over the samples that did not fail (TTFT finite and tok/s ≠ 0).
 Harness adds, labelled as its own: bootstrap 95 % CIs (resampling samples, so
 TTFT and tok/s of one sample move together), the total-tokens / total-time
 rate beside the mean of rates, and a least-squares slope of TTFT on visual tokens.
-Distributions are :func:`harness.stats.dist` (the one summary type).
+Distributions are :func:`harness.stats.summary.dist` (the one summary type).
 """
 
 from __future__ import annotations

@@ -16,12 +16,12 @@ from harness.cli import main
 from harness.compare.model import CompareReport
 from harness.data.layout import SAMPLES_DIR
 from harness.data.punkt import write_punkt_tab
-from harness.paired.stats import mcnemar_exact
 from harness.provenance import Provenance
 from harness.quality.compare import QualitySection
 from harness.quality.report import BenchmarkResult, QualityReport
 from harness.report.entry import entry_for_folder
 from harness.report.pages import run_page
+from harness.stats.binomial import mcnemar_exact
 
 pytestmark = pytest.mark.timeout(180)
 

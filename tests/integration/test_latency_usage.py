@@ -16,7 +16,7 @@ from harness.profiles import Bucket, load_profile
 from harness.provenance import Provenance
 from harness.risk import FlagKind
 from harness.simulate import SimServer
-from harness.stats import dist
+from harness.stats.summary import dist
 from harness.tokenizer import load_tokenizer
 from tests.fixtures.configs import latency_config
 

@@ -15,9 +15,9 @@ from harness.paired.drift import (
     robust_sd,
     score_drift,
     score_spread,
-    t975,
     wave_blocks,
 )
+from harness.stats.distributions import t975
 
 
 def test_t975_table_rounds_df_down_and_ends_at_the_normal():

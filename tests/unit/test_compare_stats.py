@@ -7,12 +7,12 @@ import pytest
 from harness.paired.stats import (
     LevelSample,
     diff_of_medians_ci,
-    mcnemar_exact,
-    normal_cdf,
     score_diff_ci,
     verdict,
     weighted_throughput_diff_ci,
 )
+from harness.stats.binomial import mcnemar_exact
+from harness.stats.distributions import normal_cdf
 
 
 def test_mcnemar_exact_literal_values():

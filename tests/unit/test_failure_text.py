@@ -9,7 +9,7 @@ from harness.client.failure import EXCERPT, describe, excerpt, hint, server_mess
 from harness.client.records import ErrorKind, RequestError
 from harness.profiles import load_profile
 from harness.risk import FlagKind
-from harness.stats import Dist
+from harness.stats.summary import Dist
 from harness.target import Target
 from harness.throughput.analysis import level_flags
 from harness.throughput.config import ThroughputOverrides, from_profile

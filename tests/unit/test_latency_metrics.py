@@ -168,7 +168,7 @@ def test_official_procedure_is_the_profiles_runs_warmups_and_buckets():
 
 def _judged(official_ms: float | None, ttft_ms: float | None, worst: float | None, cal=None):
     from harness.latency.report import BucketResult, Calibration, LatencyReport
-    from harness.stats import Dist
+    from harness.stats.summary import Dist
 
     def bucket(mode, median, ttft=None):
         return BucketResult(
@@ -222,7 +222,7 @@ def test_selftest_flag_rule_with_literal_numbers():
 
 def test_selftest_flag_reads_the_conservative_p99_from_662_requests():
     from harness.latency.report import Calibration
-    from harness.stats import dist
+    from harness.stats.summary import dist
 
     errors = [1.0] * 695 + [30.0] * 5  # empirical p99 1.0 ms; the estimate sees the tail
     cal = Calibration(ttft_error_ms=dist(errors))
@@ -234,7 +234,7 @@ def test_selftest_flag_reads_the_conservative_p99_from_662_requests():
 def test_a_gap_below_the_decode_cost_is_a_response_cache_not_the_prefix_cache():
     """The official answers' 4 tokens cost 3 steps × TPOT at the server's own decode speed:
     a prefix cache cannot go under half of that; an answer cache does (issue 37)."""
-    from harness.stats import Dist
+    from harness.stats.summary import Dist
 
     strict = bucket_result(BUCKET, rows([400.0] * 5, mode="strict"), mode="strict", endpoint="/y")
     slow_decode = strict.model_copy(update={"tpot": Dist(n=5, median=90.0)})  # 270 ms of decode

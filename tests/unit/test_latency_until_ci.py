@@ -269,7 +269,7 @@ def test_the_table_shows_the_percentile_the_run_stopped_on():
 
 def test_the_progress_line_names_the_statistic_and_both_sides():
     from harness.latency.console import look_words
-    from harness.latency.sequential import MIN_RUNS
+    from harness.stats.median_sequence import MIN_RUNS
 
     stop = Stopper(1.0, 50, "p90")
     for v in SKEWED[:40]:

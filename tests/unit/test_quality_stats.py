@@ -12,7 +12,7 @@ from harness.quality.stats import (
     split_think,
     thinking_stats,
 )
-from harness.stats import achieved_concurrency
+from harness.stats.summary import achieved_concurrency
 
 
 @pytest.mark.parametrize(

@@ -2,18 +2,14 @@ import json
 
 import pytest
 
-from harness.stats import (
-    Dist,
+from harness.stats.intervals import (
     binomial_stderr,
     bootstrap_median_ci,
     bootstrap_score_ci,
-    dist,
-    mean_speedup,
-    median,
-    percentile,
-    speedup,
     wilson_interval,
 )
+from harness.stats.robust import median
+from harness.stats.summary import Dist, dist, mean_speedup, percentile, speedup
 
 
 def test_median_and_percentiles_literal():

@@ -1,4 +1,4 @@
-"""harness/tails.py against MLPerf LoadGen's figures (its early-stopping rule)."""
+"""harness/stats/tails.py against MLPerf LoadGen's figures (its early-stopping rule)."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from math import comb
 
 import pytest
 
-from harness.tails import (
+from harness.stats.tails import (
     bound_floor,
     check_bound,
     claim,

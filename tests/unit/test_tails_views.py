@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from harness.latency.report import BucketResult
 from harness.latency.views import bucket_table
-from harness.stats import Dist, dist
+from harness.stats.summary import Dist, dist
 from harness.view.model import Table
 from harness.view.tails import MARK, TailCells, column_key, phrase
 

@@ -12,7 +12,7 @@ from harness.cli import main
 from harness.errors import ConfigError
 from harness.latency.report import BucketResult, Dist, LatencyReport, RequestRow
 from harness.profiles import load_profile
-from harness.stats import dist
+from harness.stats.summary import dist
 from harness.tune.record.outcome import after_speed
 from harness.tune.space import parse_space
 from harness.tune.space.slo import METRICS, Slo, check_slos, failed_why, metric_value

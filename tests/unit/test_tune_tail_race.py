@@ -12,9 +12,9 @@ from pathlib import Path
 import pytest
 
 from harness.errors import ConfigError
-from harness.latency.quantile_sequence import fixed_ranks, lower_boundary, lower_rank
 from harness.latency.report import RequestRow
 from harness.profiles import load_profile
+from harness.stats.quantile_sequence import fixed_ranks, lower_boundary, lower_rank
 from harness.tune.space import Race, parse_space
 from harness.tune.space.slo import Slo
 from harness.tune.trial.race import RaceSpec
@@ -73,7 +73,7 @@ def test_a_tail_it_could_still_meet_never_stops_it() -> None:
 
 
 def test_a_run_that_can_no_longer_show_it_met_is_stopped_at_once() -> None:
-    # 50 runs may hold no sample over a p90 bound (harness/tails.py): the first one over
+    # 50 runs may hold no sample over a p90 bound (harness/stats/tails.py): the first one over
     # decides the end-of-run check, so the run stops there, before the floor of 10
     seq = lower_boundary(50, 0.9, 10, 0.05, 0.045)
     look = tail_look(P90, [10.0, 12.0, 95.0], 50, seq)

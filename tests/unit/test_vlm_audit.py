@@ -10,13 +10,8 @@ import pytest
 from harness.audit.report import RuleResult
 from harness.cli import main
 from harness.profiles import VlmAuditSpec
-from harness.vlm.audit.judge import (
-    AnswerProbe,
-    binomial_tail,
-    blind_threshold,
-    count_set,
-    verdict,
-)
+from harness.stats.binomial import upper_tail as binomial_tail
+from harness.vlm.audit.judge import AnswerProbe, blind_threshold, count_set, verdict
 
 SPEC = VlmAuditSpec(samples=4, honest_blind_share=0.2, alpha=0.03)
 

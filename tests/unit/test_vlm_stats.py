@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from harness.stats import dist
+from harness.stats.summary import dist
 from harness.vlm.stats import (
     bootstrap_means,
     official_mean_ms,

@@ -26,9 +26,10 @@ from harness.gate.hooks import GateHooks
 from harness.paired.stats import MIN_EFFECT_PCT
 from harness.profiles import Profile
 from harness.run_folder import fresh_folder, make_folder
+from harness.stats.robust import median
 from harness.tune import launch
 from harness.tune.confirm.leg import AnyKind, run_leg
-from harness.tune.confirm.stats import Option, lead, mean_ci, median, selection, tie_pick
+from harness.tune.confirm.stats import Option, lead, mean_ci, selection, tie_pick
 from harness.tune.confirm.view import leg_line, plan_line
 from harness.tune.record.confirm import (
     LEG_FILE,

@@ -21,8 +21,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal
 
-from harness.paired.drift import t975
 from harness.paired.stats import MIN_EFFECT_PCT, verdict
+from harness.stats.distributions import t975
 
 Call = Literal["confirmed", "tie", "overturned", "inconclusive"]
 Luck = Literal["lucky", "unlucky", "within", "unknown"]
@@ -117,10 +117,6 @@ def selection(search: float | None, legs: Sequence[float]) -> Selection:
         return Selection(search, m.mean, gap, "unknown")
     luck: Luck = "lucky" if search > m.ci95[1] else "unlucky" if search < m.ci95[0] else "within"
     return Selection(search, m.mean, gap, luck)
-
-
-def median(values: Sequence[float]) -> float | None:
-    return statistics.median(values) if values else None
 
 
 @dataclass(frozen=True)

@@ -121,9 +121,9 @@ class TuneOptions(Strict):
         """``until_ci`` with ``runs`` (options.runs, else the profile's) up to its first look,
         and ``until_ci_at`` a percentile with an interval within them: a rule that could
         never stop early is refused before anything starts."""
-        from harness.latency.quantile_sequence import quantile_boundary
-        from harness.latency.sequential import MIN_RUNS
-        from harness.tails import PERCENTILES
+        from harness.stats.median_sequence import MIN_RUNS
+        from harness.stats.quantile_sequence import quantile_boundary
+        from harness.stats.tails import PERCENTILES
 
         at = self.until_ci_at
         if self.until_ci is not None and runs < MIN_RUNS:

@@ -9,7 +9,7 @@ number or ``"baseline"``: the baseline trial's own value of that metric in that 
 times ``1 ± slack_pct / 100``.
 
 A percentile (p90, p95, p99) is a tail, and a ``max`` on it a fixed bound: it is met only
-when the samples show it at 99 % by MLPerf LoadGen's rule (harness/tails.py:
+when the samples show it at 99 % by MLPerf LoadGen's rule (harness/stats/tails.py:
 ``check_bound``), never by the empirical percentile of a few runs (with none over it, a
 p99 needs 459 samples). ITL, summarised per bucket, is held to its conservative estimate.
 """
@@ -23,8 +23,8 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from harness.latency.report import BucketResult, LatencyReport
-from harness.stats import Dist
-from harness.tails import PERCENTILES, check_bound
+from harness.stats.summary import Dist
+from harness.stats.tails import PERCENTILES, check_bound
 
 STATS = ("mean", "median", "p90", "p95", "p99")
 QUANTITIES = ("e2e", "ttft", "tpot", "itl")

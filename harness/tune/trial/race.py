@@ -27,7 +27,7 @@ import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from harness.latency.sequential import ALPHA, BUDGET, MIN_RUNS, Boundary, boundary
+from harness.stats.median_sequence import ALPHA, BUDGET, MIN_RUNS, Boundary, boundary
 
 
 @dataclass(frozen=True)

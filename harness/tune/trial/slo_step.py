@@ -16,7 +16,7 @@ from optuna.trial import TrialState
 from harness.errors import ConfigError
 from harness.latency.report import LatencyReport
 from harness.profiles import Profile
-from harness.tails import PERCENTILES, bound_floor
+from harness.stats.tails import PERCENTILES, bound_floor
 from harness.tune.record import trial_store
 from harness.tune.space import Choice, Space, conditions
 from harness.tune.space.slo import Slo, check_slos, failed_why
@@ -64,7 +64,7 @@ def preflight(space: Space, profile: Profile) -> None:
 
 
 def _supported(i: int, slo: Slo, runs: int, max_tokens: int) -> None:
-    """A tail SLO that ``runs`` runs can never show met is refused (harness/tails.py): with
+    """A tail SLO that ``runs`` runs can never show met is refused (harness/stats/tails.py): with
     none over its bound, a p90 / p95 / p99 needs 44 / 90 / 459 samples; ITL has one per
     token gap of every run, the others one per run."""
     if slo.tail is None:

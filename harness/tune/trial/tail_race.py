@@ -4,7 +4,7 @@ percentile (``p90_ttft_ms ≤ 80``) cannot be met (pure rule, and its feed from 
 Two reasons stop it, and only these (docs/tune.md, "Racing on a tail SLO"):
 
 * **Cannot be shown met by this run.** The SLO is checked at the end by LoadGen's
-  fixed-bound rule (harness/tails.py: met when the samples over the bound are at most
+  fixed-bound rule (harness/stats/tails.py: met when the samples over the bound are at most
   ``over_allowed(n)``). The count over the bound only grows, and a full run of ``cap``
   runs allows at most ``over_allowed(cap)``: once more are over, the end-of-run check must
   fail whatever the remaining runs give. Deterministic: the trial's verdict is the one the
@@ -30,10 +30,10 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from harness.latency.config import LatencyConfig
-from harness.latency.quantile_sequence import LowerBoundary, lower_boundary
 from harness.latency.report import LatencyReport, RequestRow
-from harness.latency.sequential import ALPHA, BUDGET, MIN_RUNS
-from harness.tails import CONFIDENCE, over_allowed
+from harness.stats.median_sequence import ALPHA, BUDGET, MIN_RUNS
+from harness.stats.quantile_sequence import LowerBoundary, lower_boundary
+from harness.stats.tails import CONFIDENCE, over_allowed
 from harness.tune.space.slo import STREAMED, Slo, bound_limit
 
 # the per-request figure each quantity's samples are (ITL has none: not raced)

@@ -20,7 +20,6 @@ second, independent set (the next rows) splits too: an honest model fails with a
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -28,6 +27,7 @@ from pydantic import BaseModel, ConfigDict
 
 from harness.audit.report import RuleResult, RuleVerdict
 from harness.profiles import VlmAuditSpec
+from harness.stats.binomial import upper_tail
 
 RULE = "hard_coded_answers"
 TITLE = "no hard-coded answers (answers follow the image and the question)"
@@ -101,16 +101,11 @@ class SetCount:
         }
 
 
-def binomial_tail(k: int, n: int, p: float) -> float:
-    """P(X ≥ k) for X ~ Binomial(n, p)."""
-    return sum(math.comb(n, i) * p**i * (1 - p) ** (n - i) for i in range(max(k, 0), n + 1))
-
-
 def blind_threshold(n: int, share: float, alpha: float) -> int | None:
     """The smallest blind count of ``n`` informative rows that an honest model (blind with
     probability ``share``) reaches with probability at most ``alpha``; None when none does."""
     for k in range(1, n + 1):
-        if binomial_tail(k, n, share) <= alpha:
+        if upper_tail(k, n, share) <= alpha:
             return k
     return None
 

@@ -1,4 +1,4 @@
-"""Pure statistics over plain numbers: no I/O, no clocks (docs/architecture.md, "Pure modules").
+"""The one summary of a distribution every report carries, and the grader's speedup score.
 
 Percentiles use linear interpolation (numpy's default, as vLLM's benchmark and
 ``statistics.median`` agree on for the median). Empty input gives ``None``.
@@ -11,7 +11,8 @@ from collections.abc import Sequence
 import numpy as np
 from pydantic import BaseModel
 
-from harness.tails import PERCENTILES, TailClaim, claims, unrecorded
+from harness.stats.intervals import bootstrap_median_ci
+from harness.stats.tails import PERCENTILES, TailClaim, claims, unrecorded
 
 
 class Dist(BaseModel):
@@ -20,7 +21,7 @@ class Dist(BaseModel):
     Its JSON keys are report data: latency.json, throughput.json and the
     self-test write them (docs/reports.md). ``ci95`` is the bootstrap 95 % CI
     of the median, filled only where a report asks for it. ``p90``/``p95``/``p99`` are
-    the empirical percentiles; ``tails`` says what each can claim (harness/tails.py: the
+    the empirical percentiles; ``tails`` says what each can claim (harness/stats/tails.py: the
     conservative estimate at 99 %, or not enough samples). A report written before
     ``tails`` existed has none: :meth:`tail` rebuilds the floor from ``n``.
     """
@@ -45,10 +46,6 @@ class Dist(BaseModel):
         if self.tails is not None and key in self.tails:
             return self.tails[key]
         return unrecorded(self.n, PERCENTILES[key])
-
-
-def median(xs: Sequence[float]) -> float | None:
-    return float(np.median(np.asarray(xs, dtype=float))) if len(xs) else None
 
 
 def percentile(xs: Sequence[float], q: float) -> float | None:
@@ -77,21 +74,6 @@ def dist(xs: Sequence[float], *, ci: bool = False, seed: int = 0) -> Dist:
     )
 
 
-def bootstrap_median_ci(
-    xs: Sequence[float], *, level: float = 0.95, resamples: int = 2000, seed: int = 0
-) -> tuple[float, float] | None:
-    """Percentile bootstrap CI of the median. One sample gives a zero-width interval."""
-    if not len(xs):
-        return None
-    a = np.asarray(xs, dtype=float)
-    if a.size == 1:
-        return float(a[0]), float(a[0])
-    rng = np.random.default_rng(seed)
-    meds = np.median(a[rng.integers(0, a.size, size=(resamples, a.size))], axis=1)
-    lo, hi = np.percentile(meds, [(1 - level) / 2 * 100, (1 + level) / 2 * 100])
-    return float(lo), float(hi)
-
-
 def speedup(baseline_ms: float, measured_ms: float | None) -> float | None:
     """The grader's per-bucket speedup: baseline median / measured median."""
     if measured_ms is None or measured_ms <= 0:
@@ -104,50 +86,6 @@ def mean_speedup(speedups: Sequence[float | None]) -> float | None:
     if not speedups or any(s is None for s in speedups):
         return None
     return float(sum(s for s in speedups if s is not None) / len(speedups))
-
-
-def bootstrap_score_ci(
-    samples: Sequence[Sequence[float]],
-    baselines: Sequence[float],
-    *,
-    level: float = 0.95,
-    resamples: int = 2000,
-    seed: int = 0,
-) -> tuple[float, float] | None:
-    """CI of the mean speedup, resampling every bucket's latencies independently."""
-    if not samples or any(len(s) == 0 for s in samples) or len(samples) != len(baselines):
-        return None
-    rng = np.random.default_rng(seed)
-    total = np.zeros(resamples)
-    for xs, base in zip(samples, baselines, strict=True):
-        a = np.asarray(xs, dtype=float)
-        meds = np.median(a[rng.integers(0, a.size, size=(resamples, a.size))], axis=1)
-        total += base / meds
-    scores = total / len(samples)
-    lo, hi = np.percentile(scores, [(1 - level) / 2 * 100, (1 + level) / 2 * 100])
-    return float(lo), float(hi)
-
-
-def binomial_stderr(p: float, n: int) -> float | None:
-    """Standard error of an accuracy measured on ``n`` items (sampling uncertainty of a limited run)."""
-    if n <= 0:
-        return None
-    return float(np.sqrt(max(p * (1 - p), 0.0) / n))
-
-
-def wilson_interval(k: int, n: int, z: float = 1.96) -> tuple[float, float] | None:
-    """Wilson score interval of a binomial rate ``k / n`` (95 % at z 1.96); None for n <= 0.
-
-    Unlike p ± z·se it stays inside [0, 1] and is not zero-width at 0 or n successes
-    (0 / 40 → [0, 8.8 %]): what a calibration bench needs for rare false verdicts.
-    """
-    if n <= 0:
-        return None
-    p = k / n
-    den = 1 + z * z / n
-    mid = (p + z * z / (2 * n)) / den
-    half = z * float(np.sqrt(p * (1 - p) / n + z * z / (4 * n * n))) / den
-    return max(0.0, mid - half), min(1.0, mid + half)
 
 
 def achieved_concurrency(intervals: Sequence[tuple[int, int]]) -> tuple[int, float]:

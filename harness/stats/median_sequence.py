@@ -1,7 +1,8 @@
 """A confidence sequence for a median: an interval that stays valid under optional stopping.
 
 Pure statistics over plain numbers (no I/O, no clocks); ``harness latency --until-ci``
-looks at it after every timed request and stops a bucket once it is narrow.
+looks at it after every timed request and stops a bucket once it is narrow. The sequence
+for any quantile is harness/stats/quantile_sequence.py.
 
 Why it holds (docs/timing.md, "Stopping early: --until-ci"). Let X_1, X_2, … be
 independent draws of a continuous latency with median m, and S_n the number of the
@@ -26,8 +27,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
-from math import comb
-from typing import Literal
+
+from harness.stats.binomial import cdf_half
+from harness.stats.robust import median
 
 ALPHA = 0.05  # 95 % intervals
 # The error budget the looks may spend together: the exact probability that any look's
@@ -37,24 +39,13 @@ ALPHA = 0.05  # 95 % intervals
 BUDGET = 0.045
 MIN_RUNS = 10  # the floor: no look before this many timed successes
 
-StopReason = Literal["narrow", "cap", "interrupted"]
-
-
-def binom_cdf_half(n: int, k: int) -> float:
-    """P(Bin(n, 1/2) <= k), exactly (``n`` up to a few hundred)."""
-    if k < 0:
-        return 0.0
-    if k >= n:
-        return 1.0
-    return sum(comb(n, i) for i in range(k + 1)) / 2**n
-
 
 def fixed_rank(n: int, level: float) -> int:
     """The largest rank l >= 1 whose [X_(l), X_(n+1-l)] has coverage >= 1 - level at this
     one n: 2 P(Bin(n, 1/2) <= l - 1) <= level. 0 when even [min, max] falls short."""
     best = 0
     for lo in range(1, n // 2 + 1):
-        if 2 * binom_cdf_half(n, lo - 1) <= level:
+        if 2 * cdf_half(n, lo - 1) <= level:
             best = lo
         else:
             break
@@ -116,12 +107,7 @@ def boundary(
     budget = min(budget, alpha)
     at = looks(floor, cap)
     candidates = sorted(
-        {
-            2 * binom_cdf_half(n, k)
-            for n in at
-            for k in range(n // 2)
-            if 2 * binom_cdf_half(n, k) <= budget
-        }
+        {2 * cdf_half(n, k) for n in at for k in range(n // 2) if 2 * cdf_half(n, k) <= budget}
     )
 
     def ranks_at(level: float) -> dict[int, int]:
@@ -163,22 +149,13 @@ class Look:
         return self.median
 
 
-def sample_median(xs: Sequence[float]) -> float | None:
-    """``statistics.median`` (the grader's): the middle value, or the mean of the two middle ones."""
-    if not xs:
-        return None
-    s = sorted(xs)
-    n = len(s)
-    return s[n // 2] if n % 2 else (s[n // 2 - 1] + s[n // 2]) / 2
-
-
 def look(xs: Sequence[float], bound: Boundary, pct: float) -> Look:
     """The interval of ``xs`` (the first n successes, in order) at look n = len(xs).
 
     No interval (None bounds) before the floor, or where n is too small for any
     order-statistic interval at the sequence's level."""
     n = len(xs)
-    med = sample_median(xs)
+    med = median(xs)
     lo_rank = bound.rank(n)
     if med is None or lo_rank == 0:
         return Look(n=n, median=med, lo=None, hi=None, half_width_pct=None, narrow=False)

@@ -1,4 +1,4 @@
-"""The confidence sequence for a quantile (harness/latency/quantile_sequence.py) and
+"""The confidence sequence for a quantile (harness/stats/quantile_sequence.py) and
 ``--until-ci-at``, on literal numbers."""
 
 from __future__ import annotations
@@ -9,15 +9,15 @@ from pathlib import Path
 import pytest
 
 from harness.errors import ConfigError
-from harness.latency.quantile_sequence import (
+from harness.latency.report import RequestRow
+from harness.latency.until_ci import QUANTILE_RULE, Stopper, until_ci_record
+from harness.stats.median_sequence import boundary
+from harness.stats.quantile_sequence import (
     fixed_ranks,
     miss_probability,
     quantile_boundary,
     quantile_look,
 )
-from harness.latency.report import RequestRow
-from harness.latency.sequential import boundary
-from harness.latency.until_ci import QUANTILE_RULE, Stopper, until_ci_record
 
 
 def test_the_median_is_the_case_one_half() -> None:

@@ -1,4 +1,4 @@
-"""The confidence sequence for a median (harness/latency/sequential.py), on literal numbers."""
+"""The confidence sequence for a median (harness/stats/median_sequence.py), on literal numbers."""
 
 from __future__ import annotations
 
@@ -6,18 +6,18 @@ import itertools
 
 import pytest
 
-from harness.latency.sequential import (
+from harness.stats.binomial import cdf_half as binom_cdf_half
+from harness.stats.median_sequence import (
     ALPHA,
     BUDGET,
     MIN_RUNS,
-    binom_cdf_half,
     boundary,
     fixed_rank,
     look,
     looks,
     miss_probability,
-    sample_median,
 )
+from harness.stats.robust import median as sample_median
 
 
 def test_binomial_cdf_of_a_fair_coin():

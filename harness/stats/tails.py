@@ -2,8 +2,8 @@
 
 Pure statistics over plain numbers (no I/O, no clocks). The one owner of the
 percentile-claim math; the other order-statistic confidence statement, the median's
-sequence behind ``--until-ci``, is harness/latency/sequential.py. This module sits with
-the foundations because every kind's :class:`~harness.stats.Dist` carries its claims.
+sequence behind ``--until-ci``, is harness/stats/median_sequence.py. Every kind's
+:class:`~harness.stats.summary.Dist` carries its claims.
 
 The rule (LoadGen ``loadgen/early_stopping.cc`` and the rules' "Early Stopping
 Criterion"; docs/timing.md, "Tails: what a percentile can claim"). Let X_1..X_n be

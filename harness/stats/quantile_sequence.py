@@ -1,6 +1,6 @@
 """A confidence sequence for any quantile: ``--until-ci PCT --until-ci-at p90``.
 
-Pure statistics over plain numbers. The median's sequence (harness/latency/sequential.py)
+Pure statistics over plain numbers. The median's sequence (harness/stats/median_sequence.py)
 is the case q = 1/2 of this one, and its proof carries over word for word (docs/timing.md,
 "Stopping early on a percentile"). Let X_1, X_2, … be independent draws of a continuous
 latency whose q-quantile is m, and S_n the number of the first n below m: S_n is a
@@ -30,22 +30,8 @@ from functools import lru_cache
 
 import numpy as np
 
-from harness.latency.sequential import ALPHA, BUDGET, MIN_RUNS, looks
-
-
-def _pmf(n: int, q: float) -> np.ndarray:
-    """P(Bin(n, q) = k) for k = 0..n, in log space (no underflow at large n)."""
-    k = np.arange(n + 1)
-    lg = np.array([0.0, *np.cumsum(np.log(np.arange(1, n + 1)))])  # log k!
-    logp = lg[n] - lg - lg[::-1] + k * np.log(q) + (n - k) * np.log1p(-q)
-    return np.exp(logp)
-
-
-@lru_cache(maxsize=4096)
-def _tails(n: int, q: float) -> tuple[np.ndarray, np.ndarray]:
-    """(P(S <= k), P(S >= k)) for k = 0..n, S ~ Bin(n, q)."""
-    pmf = _pmf(n, q)
-    return np.cumsum(pmf), np.cumsum(pmf[::-1])[::-1]
+from harness.stats.binomial import cdf_and_sf
+from harness.stats.median_sequence import ALPHA, BUDGET, MIN_RUNS, looks
 
 
 def fixed_ranks(n: int, q: float, level: float) -> tuple[int, int]:
@@ -53,7 +39,7 @@ def fixed_ranks(n: int, q: float, level: float) -> tuple[int, int]:
     with P(Bin(n, q) >= u) <= level / 2; (0, 0) when either is missing (no interval)."""
     if n < 1:
         return 0, 0
-    below, above = _tails(n, q)
+    below, above = cdf_and_sf(n, q)
     half = level / 2 * (1 + 1e-12)
     lo = int(np.count_nonzero(below[:n] <= half))  # below rises: l - 1 = the last k under
     hi = n + 1 - int(np.count_nonzero(above[1:] <= half))  # above falls: a suffix is under
@@ -141,7 +127,7 @@ class QuantileLook:
 
 
 def quantile_name(q: float) -> str:
-    """``p90`` for 0.9: the report key of a percentile (harness/tails.py ``PERCENTILES``)."""
+    """``p90`` for 0.9: the report key of a percentile (harness/stats/tails.py ``PERCENTILES``)."""
     return f"p{q * 100:g}"
 
 
@@ -167,7 +153,7 @@ def lower_rank(n: int, q: float, level: float) -> int:
     ``q``-quantile unless fewer than l of the n samples are below it (0: no such rank)."""
     if n < 1:
         return 0
-    below, _ = _tails(n, q)
+    below, _ = cdf_and_sf(n, q)
     return int(np.count_nonzero(below[:n] <= level * (1 + 1e-12)))
 
 
