@@ -37,6 +37,13 @@ from harness.audit.report import Phase, Role, RuleResult, RuleVerdict, Sample
 from harness.audit.workload import nouns
 from harness.engines.read import saved
 from harness.profiles import AuditSpec
+from harness.stats.robust import (
+    LENGTH_MATCH,
+    NOISE_LIMIT_REQUEST,
+    hodges_lehmann_ratio,
+    mad_sigma,
+    median,
+)
 
 # a counter may lag the last answer by a request (engines record stats after replying)
 COUNTER_SLACK = 1
@@ -50,28 +57,14 @@ def per_token(samples: Sequence[Sample], role: Role, phases: Sequence[Phase]) ->
     ]
 
 
-def _median(xs: Sequence[float]) -> float | None:
-    return statistics.median(xs) if xs else None
-
-
-# a control whose answer is longer or shorter than this share of the repeated prompt's
-# spreads its fixed cost (TTFT) over another number of tokens: not compared
-LENGTH_MATCH = 0.25
+# a control whose answer is longer or shorter than LENGTH_MATCH (harness/stats/robust.py) of
+# the repeated prompt's spreads its fixed cost (TTFT) over another number of tokens: not
+# compared
 
 
 def _close(a: Sample, b: Sample) -> bool:
     n = a.output_tokens or 0
     return abs((b.output_tokens or 0) - n) <= LENGTH_MATCH * n
-
-
-def pair_ratio(rep: Sequence[float], near: Sequence[float]) -> float | None:
-    """The Hodges–Lehmann estimate of ``rep`` over ``near``: the median of the ratios of
-    every (repeated, control) pair. A few stalled requests barely move it, as with a
-    median; it uses every pair, so it is nearly as precise as a ratio of means
-    (docs/audit.md, "Error rates": the same rounds catch more cheats than a ratio of
-    medians at a lower false-alarm rate)."""
-    pairs = [a / b for a in rep for b in near if b > 0]
-    return statistics.median(pairs) if pairs else None
 
 
 def ratio(
@@ -82,7 +75,7 @@ def ratio(
     min_controls: int = 1,
 ) -> float | None:
     """The repeated prompt's ms per output token over the near control's, by the median of
-    every pair's ratio (:func:`pair_ratio`), a pair only where the control's answer is about
+    every pair's ratio (``hodges_lehmann_ratio``, harness/stats/robust.py), a pair only where the control's answer is about
     as long as the repeated prompt's (a fixed cost spread over another number of tokens is
     not compared; at temperature 0 the repeated answers are one length, at 1.0 each pair is
     matched on its own); ``any_length``: every pair. None when fewer than ``min_controls``
@@ -93,7 +86,7 @@ def ratio(
         controls = [t for s in near if (t := s.ms_per_token) is not None]
         if len(controls) < min_controls:
             return None
-        return pair_ratio([t for s in rep if (t := s.ms_per_token) is not None], controls)
+        return hodges_lehmann_ratio([t for s in rep if (t := s.ms_per_token) is not None], controls)
     pairs = [
         (a.e2e_ms / max(1, a.output_tokens or 0) / (b.e2e_ms / max(1, b.output_tokens or 0)), i)
         for a in rep
@@ -146,9 +139,9 @@ def cached_answers(
             evidence[f"{name}_answers"] = seen.line(temperature)
             sampled.append(seen.sampled)
         phases: tuple[Phase, ...] = ("timed", "confirm")
-        rep = _median(per_token(samples, "repeated", phases))
-        near = _median(per_token(samples, "near_filler", phases))
-        head = _median(per_token(samples, "unique_head", phases))
+        rep = median(per_token(samples, "repeated", phases))
+        near = median(per_token(samples, "near_filler", phases))
+        head = median(per_token(samples, "unique_head", phases))
         if rep is None or near is None:
             continue
         measured += 1
@@ -227,7 +220,7 @@ def cached_answers(
 # a look whose identical filler requests vary more than this (robust σ of their time per
 # token) cannot tell a 10 % split from noise (a split deeper than twice that spread it can): a loaded 2-core CPU machine shares its cores,
 # a GPU server does not vary so (bench/audit.py: ~11 % at its 10 % jitter, ~6 % at 3 %)
-NOISE_LIMIT = 0.10
+NOISE_LIMIT = NOISE_LIMIT_REQUEST
 
 
 def noise(samples: Sequence[Sample], phases: Sequence[Phase]) -> float | None:
@@ -236,8 +229,8 @@ def noise(samples: Sequence[Sample], phases: Sequence[Phase]) -> float | None:
     xs = per_token(samples, "repeated", phases)
     if len(xs) < 2:
         return None
-    mid = statistics.median(xs)
-    return 1.4826 * statistics.median(abs(x - mid) for x in xs) / mid if mid > 0 else None
+    mid, sigma = median(xs), mad_sigma(xs)
+    return sigma / mid if mid is not None and sigma is not None and mid > 0 else None
 
 
 def needs_confirmation(samples: Sequence[Sample], spec: AuditSpec) -> bool:
@@ -364,27 +357,27 @@ def physically_possible(buckets: Mapping[str, Sequence[Sample]], spec: AuditSpec
         if not rep:
             continue
         measured += 1
-        median = statistics.median(s.e2e_ms or 0.0 for s in rep)
+        mid_ms = statistics.median(s.e2e_ms or 0.0 for s in rep)
         tokens = int(statistics.median(s.output_tokens or 0 for s in rep))
         floor = floor_ms(tokens, spec)
-        decode = decode_ms(samples, median)
+        decode = decode_ms(samples, mid_ms)
         after_first = floor_ms(tokens - 1, spec) if tokens > 1 else 0.0
         evidence[name] = {
-            "median_ms": round(median, 3),
+            "median_ms": round(mid_ms, 3),
             "output_tokens": tokens,
             "floor_ms": round(floor, 3),
             "decode_ms": None if decode is None else round(decode, 3),
             "decode_floor_ms": round(after_first, 3),
         }
-        if median < floor:
+        if mid_ms < floor:
             below.append(
-                f"{name}: median {median:.1f} ms for {tokens} tokens, below the floor "
+                f"{name}: median {mid_ms:.1f} ms for {tokens} tokens, below the floor "
                 f"{floor:.1f} ms"
             )
         elif decode is not None and tokens > 1 and decode < after_first:
             below.append(
                 f"{name}: {tokens} tokens took {decode:.1f} ms more than one token (median "
-                f"{median:.1f} ms), below the floor {after_first:.1f} ms of the "
+                f"{mid_ms:.1f} ms), below the floor {after_first:.1f} ms of the "
                 f"{tokens - 1} after the first: no decode"
             )
     if below:

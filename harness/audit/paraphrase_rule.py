@@ -18,35 +18,20 @@ No I/O, no clocks: tests/unit/test_audit_paraphrase.py holds it with literal num
 from __future__ import annotations
 
 import math
-import statistics
 from collections.abc import Sequence
 from dataclasses import dataclass
 
 from harness.audit.paraphrase import Asked
 from harness.audit.report import RuleResult, RuleVerdict
 from harness.profiles import AuditSpec
+from harness.stats.robust import LENGTH_MATCH, NOISE_LIMIT_PAIR, hodges_lehmann_walsh, mad_sigma
 
-# answers whose lengths differ by more than this share are not compared by time per token
-LENGTH_MATCH = 0.25
+# answers whose lengths differ by more than LENGTH_MATCH are not compared by time per token;
 # a look whose pairs' time ratios spread more than this (robust σ of their logs) is too
 # noisy to judge a split no deeper than twice the spread: a pair holds two requests' noise,
 # so this is the filler half's 10 % limit on one request's (analysis.py), times √2
-NOISE_LIMIT = 0.15
+NOISE_LIMIT = NOISE_LIMIT_PAIR
 MIN_PAIRS = 2
-
-
-def hodges_lehmann(xs: Sequence[float]) -> float | None:
-    """The one-sample Hodges–Lehmann estimate: the median of every (i <= j) pair's mean."""
-    walsh = [(xs[i] + xs[j]) / 2 for i in range(len(xs)) for j in range(i, len(xs))]
-    return statistics.median(walsh) if walsh else None
-
-
-def spread(xs: Sequence[float]) -> float | None:
-    """1.4826 × the median absolute deviation (a σ a stall does not move); None under 2."""
-    if len(xs) < 2:
-        return None
-    mid = statistics.median(xs)
-    return 1.4826 * statistics.median(abs(x - mid) for x in xs)
 
 
 @dataclass(frozen=True)
@@ -102,14 +87,14 @@ def look_of(asked: Sequence[Asked], look: int) -> Look:
         to, tp = o.ms_per_token, p.ms_per_token
         if abs(no - np_) <= LENGTH_MATCH * max(no, np_) and to and tp:
             times.append(math.log(to / tp))
-    t = hodges_lehmann(times) if len(times) >= MIN_PAIRS else None
-    n = hodges_lehmann(lengths) if len(lengths) >= MIN_PAIRS else None
+    t = hodges_lehmann_walsh(times) if len(times) >= MIN_PAIRS else None
+    n = hodges_lehmann_walsh(lengths) if len(lengths) >= MIN_PAIRS else None
     return Look(
         pairs=len(both),
         time_pairs=len(times),
         time_ratio=None if t is None else math.exp(t),
         length_ratio=None if n is None else math.exp(n),
-        time_spread=spread(times),
+        time_spread=mad_sigma(times),
     )
 
 

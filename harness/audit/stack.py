@@ -27,11 +27,11 @@ from harness.audit.probe import Probe
 from harness.audit.report import RuleResult, RuleVerdict
 from harness.profiles import AuditSpec
 from harness.sameness import first_difference, split
+from harness.stats.robust import LENGTH_MATCH, median
 
 RULE = "one_stack"
 TITLE = "one model stack: the latency and quality body shapes get the same model"
-# answers whose lengths differ by more than this share spread TTFT over other token counts
-LENGTH_MATCH = 0.25
+# answers whose lengths differ by more than LENGTH_MATCH spread TTFT over other token counts
 
 
 def groups(probes: Sequence[Probe]) -> dict[str, list[Probe]]:
@@ -55,10 +55,6 @@ def unstable(by: dict[str, list[Probe]]) -> str | None:
     return None
 
 
-def _median(xs: Sequence[float]) -> float | None:
-    return statistics.median(xs) if xs else None
-
-
 def speeds(probes: Sequence[Probe], look: int) -> dict[str, float]:
     """Each group's ms per output token over everything else's, in one set of probes
     (empty when the answers' lengths differ too much to compare)."""
@@ -71,8 +67,8 @@ def speeds(probes: Sequence[Probe], look: int) -> dict[str, float]:
         return {}
     out: dict[str, float] = {}
     for label in dict.fromkeys(p.label for p in ok):
-        mine = _median([t for p in ok if p.label == label and (t := p.ms_per_token) is not None])
-        rest = _median([t for p in ok if p.label != label and (t := p.ms_per_token) is not None])
+        mine = median([t for p in ok if p.label == label and (t := p.ms_per_token) is not None])
+        rest = median([t for p in ok if p.label != label and (t := p.ms_per_token) is not None])
         if mine is not None and rest:
             out[label] = mine / rest
     return out

@@ -12,12 +12,12 @@ from harness.audit.analysis import (
     judge,
     needs_confirmation,
     noise,
-    pair_ratio,
     physically_possible,
     ratio,
 )
 from harness.audit.report import Phase, Role, RuleResult, Sample
 from harness.profiles import AuditSpec
+from harness.stats.robust import hodges_lehmann_ratio
 
 SPEC = AuditSpec(rules=["cached_answers", "benchmark_detection", "physically_possible"])
 
@@ -148,12 +148,12 @@ def test_controls_of_another_answer_length_are_not_compared() -> None:
 
 
 def test_the_pair_ratio_is_the_median_of_every_pairs_ratio() -> None:
-    assert pair_ratio([], [1.0]) is None and pair_ratio([1.0], []) is None
-    assert pair_ratio([9.0], [10.0]) == 0.9
+    assert hodges_lehmann_ratio([], [1.0]) is None and hodges_lehmann_ratio([1.0], []) is None
+    assert hodges_lehmann_ratio([9.0], [10.0]) == 0.9
     # pairs: 9/10, 9/12, 12/10, 12/12 -> median of 0.75, 0.9, 1.0, 1.2
-    assert pair_ratio([9.0, 12.0], [10.0, 12.0]) == pytest.approx(0.95)
+    assert hodges_lehmann_ratio([9.0, 12.0], [10.0, 12.0]) == pytest.approx(0.95)
     # a stalled control (1000) is in 3 of the 9 pairs: the median pair is still 9/10
-    assert pair_ratio([9.0, 9.0, 9.0], [10.0, 10.0, 1000.0]) == pytest.approx(0.9)
+    assert hodges_lehmann_ratio([9.0, 9.0, 9.0], [10.0, 10.0, 1000.0]) == pytest.approx(0.9)
 
 
 def test_the_timed_ratio_pairs_each_filler_with_each_matched_control() -> None:

@@ -8,7 +8,6 @@ import pytest
 
 from harness.audit.paraphrase import Asked
 from harness.audit.paraphrase_rule import (
-    hodges_lehmann,
     judge_paraphrases,
     look_of,
     merged,
@@ -18,6 +17,7 @@ from harness.audit.paraphrases import plan
 from harness.audit.report import RuleResult, RuleVerdict
 from harness.grader_items import grader_items
 from harness.profiles import AuditSpec
+from harness.stats.robust import hodges_lehmann_walsh as hodges_lehmann
 
 SPEC = AuditSpec(rules=["benchmark_detection"])  # bounds 0.9 (time), 0.67 (length)
 
