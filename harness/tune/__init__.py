@@ -11,7 +11,8 @@ Rooms, bottom to top; a room imports only its own and lower rooms
   confirmation (confirm.py), a trial's record on its Optuna trial (trial_store.py), the
   score's name and unit from the speed kind's record (score.py);
 - ``launch/``: a candidate started and stopped (the package itself; candidate.py a
-  process, container.py an image, own.py: only its own server answers);
+  process, container.py an image, own.py: only its own server answers; serving.py: the
+  start → ready → measure → stop sequence a trial and a confirmation leg share);
 - ``trial/``: one candidate measured into its run folder (the package itself), raced
   against the incumbent (race.py, racing.py), its SLOs checked (slo_step.py);
 - ``study/``: the Optuna study: what a search is given and tells (config.py), the study
