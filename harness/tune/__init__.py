@@ -4,7 +4,7 @@ Rooms, bottom to top; a room imports only its own and lower rooms
 (tests/unit/test_tune_rooms.py):
 
 - ``space/``: SPACE.toml read and checked (the package itself), its ``[serve]``
-  (serve.py), SLOs (slo.py), conditions between parameters (conditions.py), the parts
+  (serve.py), SLOs declared (slo.py), conditions between parameters (conditions.py), the parts
   of the file (parts.py), a candidate's command filled in (template.py);
 - ``record/``: what a tune records: a trial's status and what each means (status.py),
   the order of a trial's decisions (outcome.py), ``tune.json`` (report.py) and its
@@ -14,7 +14,8 @@ Rooms, bottom to top; a room imports only its own and lower rooms
   process, container.py an image, own.py: only its own server answers; serving.py: the
   start → ready → measure → stop sequence a trial and a confirmation leg share);
 - ``trial/``: one candidate measured into its run folder (the package itself), raced
-  against the incumbent (race.py, racing.py), its SLOs checked (slo_step.py);
+  against the incumbent (race.py, racing.py), its SLOs judged (slo_check.py) and checked
+  (slo_step.py);
 - ``study/``: the Optuna study: what a search is given and tells (config.py), the study
   opened and a killed harness's trials recovered (opening.py), one step of the loop
   (loop.py), a trial's books (books.py), when it stops (stop.py), its ``tune.json``

@@ -34,7 +34,8 @@ from harness.latency.quantile_sequence import LowerBoundary, lower_boundary
 from harness.latency.report import LatencyReport, RequestRow
 from harness.latency.sequential import ALPHA, BUDGET, MIN_RUNS
 from harness.tails import CONFIDENCE, over_allowed
-from harness.tune.space.slo import STREAMED, Slo, bound_limit
+from harness.tune.space.slo import STREAMED, Slo
+from harness.tune.trial.slo_check import bound_limit
 
 # the per-request figure each quantity's samples are (ITL has none: not raced)
 _FIELD = {"e2e": "e2e_ms", "ttft": "ttft_ms", "tpot": "tpot_ms"}
