@@ -19,7 +19,7 @@ MMLU-Pro 1,209 documents, IFEval 55, GPQA-Diamond 20) and thresholds.
 
 Methods, each on its own simulated clock:
 
-- ``tune``: ``harness.tune.study.search.run_tune`` itself (Optuna, ``--sampler auto``: TPE at this
+- ``tune``: ``harness.tune.run.run_tune`` itself (Optuna, ``--sampler auto``: TPE at this
   budget, the baseline first, racing on, quality with ``--decide``), with the trial's
   measurement replaced through ``run_tune``'s ``measure`` seam by a simulation that takes
   the real trial's steps: the latency config built from the profile and raced by the same
@@ -90,9 +90,10 @@ from harness.quality.decide_stats import passes
 from harness.stats.intervals import wilson_interval
 from harness.target import Target
 from harness.tune.record.outcome import TrialResult, after_quality, after_speed
+from harness.tune.run import run_tune
 from harness.tune.space import Choice, Space, parse_space
+from harness.tune.study.config import TuneConfig
 from harness.tune.study.samplers import SamplerName
-from harness.tune.study.search import TuneConfig, run_tune
 from harness.tune.trial.racing import Racer, RaceSeat
 
 

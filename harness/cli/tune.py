@@ -14,7 +14,7 @@ from harness.run_folder import new_run_folder
 from harness.tune.space import load_space, pinned_text, space_profile
 
 if TYPE_CHECKING:
-    from harness.tune.study.search import TuneConfig
+    from harness.tune.study.config import TuneConfig
 
 EXIT_NO_FEASIBLE = 1
 
@@ -56,8 +56,9 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
 
 
 def _config(args: argparse.Namespace) -> TuneConfig:
-    from harness.tune.study.search import TuneConfig, resume_space
+    from harness.tune.study.config import TuneConfig
     from harness.tune.study.storage import resume_url, shown
+    from harness.tune.study.tune_folder import resume_space
 
     if bool(args.space) == bool(args.resume):
         raise UsageError("give SPACE.toml or --resume DIR", hint="e.g. harness tune space.toml")
@@ -97,8 +98,8 @@ def run(args: argparse.Namespace) -> int:
     # search is): lm-eval's bars stay off the console, where the tune shows its own progress
     os.environ.setdefault("TQDM_DISABLE", "1")
     from harness.tune.record.score import score_name, unit_of
+    from harness.tune.run import run_tune
     from harness.tune.show.render import ConsoleTuneHooks, render_tune
-    from harness.tune.study.search import run_tune
 
     cfg = _config(args)
     console = make_console(args)

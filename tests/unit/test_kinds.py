@@ -222,11 +222,12 @@ def test_a_plan_is_never_changed_once_made(tmp_path: Path) -> None:
 NAMES_KINDS: dict[str, str] = {
     "cli/vlm.py": "its sub-command `vlm latency` is spelled like the latency kind; it names"
     " the HTTP procedure of the vlm kind, not that kind",
-    "tune/space/slo.py": "SPACE.toml's SLOs are latency figures by definition (p99 TTFT of a bucket,"
-    " no bucket slower than the baseline); a facet for them waits for a second kind with SLOs",
-    "tune/trial/slo_step.py": "reads the trial's latency report for those SLOs (as tune/space/slo.py)",
+    "tune/trial/slo_check.py": "SPACE.toml's SLOs are latency figures by definition (p99 TTFT of a"
+    " bucket, no bucket slower than the baseline); a facet for them waits for a second kind with"
+    " SLOs",
+    "tune/trial/slo_step.py": "reads the trial's latency report for those SLOs (as tune/trial/slo_check.py)",
     "tune/trial/tail_race.py": "races a trial on those SLOs: its latency rows, and the baseline "
-    "trial's latency report for a baseline bound (as tune/space/slo.py)",
+    "trial's latency report for a baseline bound (as tune/trial/slo_check.py)",
 }
 
 

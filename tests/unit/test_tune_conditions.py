@@ -15,10 +15,11 @@ from harness.errors import ConfigError
 from harness.gate.hooks import NO_HOOKS, GateHooks
 from harness.profiles import Profile, load_profile
 from harness.tune.record.outcome import TrialResult
+from harness.tune.run import run_tune
 from harness.tune.space import Choice, Space, conditions, parse_space
 from harness.tune.space.template import diff_text, launch_argv, launch_env
+from harness.tune.study.config import TuneConfig
 from harness.tune.study.samplers import PointGrid, choose_sampler
-from harness.tune.study.search import TuneConfig, run_tune
 
 ON, OFF = "--enable-prefix-caching", "--no-enable-prefix-caching"
 

@@ -1,4 +1,4 @@
-"""``--resume`` through Optuna's public surface (harness/tune/study/search.py ``_recover``): a
+"""``--resume`` through Optuna's public surface (harness/tune/study/opening.py ``_recover``): a
 harness killed while it measured the grid's last point resumes and finishes, and a study
 written before a trial's record was one attribute (harness/tune/record/trial_store.py) still
 resumes, its trials read back as they were."""
@@ -17,9 +17,10 @@ from harness.tune.record.outcome import TrialResult
 from harness.tune.record.report import TuneReport
 from harness.tune.record.status import Status
 from harness.tune.record.trial_store import RECORD, read
+from harness.tune.run import run_tune
 from harness.tune.space import Choice, conditions, parse_space
+from harness.tune.study.config import TuneConfig
 from harness.tune.study.samplers import choose_sampler, distributions, suggest
-from harness.tune.study.search import TuneConfig, run_tune
 from harness.tune.study.storage import local_url, open_storage
 from harness.tune.study.tune_folder import prepare_folder
 from tests.unit.test_tune_conditions import PLAIN, _fake

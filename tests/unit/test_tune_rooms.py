@@ -10,7 +10,7 @@ from pathlib import Path
 import harness.tune
 
 TUNE = Path(harness.tune.__file__).resolve().parent
-ROOMS = ("space", "record", "launch", "trial", "confirm", "study", "show")  # bottom to top
+ROOMS = ("space", "record", "launch", "trial", "study", "confirm", "run", "show")  # bottom to top
 
 
 def _room(dotted: str) -> str | None:

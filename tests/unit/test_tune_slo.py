@@ -1,4 +1,4 @@
-"""SLOs of SPACE.toml (harness/tune/space/slo.py, slo_step.py): parsing, the checks on a literal
+"""SLOs of SPACE.toml (harness/tune/space/slo.py, trial/slo_check.py, slo_step.py): parsing, the checks on a literal
 latency report, "baseline" bounds, and what is refused before anything starts."""
 
 from __future__ import annotations
@@ -15,8 +15,9 @@ from harness.profiles import load_profile
 from harness.stats.summary import dist
 from harness.tune.record.outcome import after_speed
 from harness.tune.space import parse_space
-from harness.tune.space.slo import METRICS, Slo, check_slos, failed_why, metric_value
+from harness.tune.space.slo import METRICS, Slo
 from harness.tune.trial import slo_step
+from harness.tune.trial.slo_check import check_slos, failed_why, metric_value
 
 BASE = """
 [serve]

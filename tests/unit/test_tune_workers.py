@@ -17,8 +17,9 @@ from harness.errors import ConfigError, UsageError
 from harness.profiles import load_profile
 from harness.tune.space import parse_space
 from harness.tune.study import claim
+from harness.tune.study.config import TuneConfig
+from harness.tune.study.opening import open_study
 from harness.tune.study.samplers import choose_sampler
-from harness.tune.study.search import TuneConfig, open_study, prepare_folder
 from harness.tune.study.storage import (
     GRACE_ENV,
     grace_s,
@@ -28,6 +29,7 @@ from harness.tune.study.storage import (
     resume_url,
     shown,
 )
+from harness.tune.study.tune_folder import prepare_folder
 
 WORKERS = 6
 

@@ -1,9 +1,10 @@
 """One confirmation leg: a contestant started afresh with its trial's launch (a new port),
 waited for, its profile's speed step measured into the leg's run folder, stopped.
 
-The server is started like a trial's (harness/tune/launch/__init__.py: a process in its own group
-with ``PR_SET_PDEATHSIG``, or the image's container; ``candidate.json`` written before
-anything is measured) and stopped on every way out, Ctrl-C included.
+The server goes through the sequence a trial's goes through (harness/tune/launch/serving.py:
+a process in its own group with ``PR_SET_PDEATHSIG``, or the image's container;
+``candidate.json`` written before anything is measured), stopped on every way out, Ctrl-C
+included.
 """
 
 from __future__ import annotations
@@ -19,12 +20,12 @@ from harness.kinds.record import MeasurementKind
 from harness.profiles import Profile
 from harness.report_base import load_report
 from harness.target import Target
-from harness.tune.launch import Server, candidate, own, plan_launch, wait_said, write_params
+from harness.tune.launch import Server
+from harness.tune.launch.serving import serve
 from harness.tune.record.confirm import ConfirmLeg
 from harness.tune.record.score import speed_kind as speed_kind  # re-exported: its home is score.py
 from harness.tune.record.status import Status
 from harness.tune.space import Choice, Space
-from harness.tune.space.template import diff_text
 from harness.tune.trial import gate_plan, slo_step
 
 AnyKind = MeasurementKind[Any, Any, Any, Any]
@@ -46,43 +47,33 @@ def run_leg(
     """Measure one leg into ``folder`` (already made); ``hooks``: its progress. The SLOs of
     SPACE.toml are checked again on the leg's speed report (``reference``: the baseline
     trial's folder, for a bound at the baseline)."""
-    off = [
-        k for k in space.params if k not in values
-    ]  # inactive (harness/tune/space/conditions.py)
-    how = plan_launch(space.serve, values, profile.server.port, off)
-    launch = how.line
-    note = diff_text(values, space.baseline)
-    meta: dict[str, object] = {"params": dict(values), "note": note, **how.meta()}
-    meta |= {"round": round_no, "trial": trial}
-    write_params(folder, meta)
-    leg = ConfirmLeg(round=round_no, trial=trial, status=Status.OK, folder=rel, launch=launch)
-    try:
-        cand = how.start(folder)
-    except candidate.StartFailed as err:
-        update = {"status": Status.FAILED_TO_START, "why": err.message, "log_tail": err.log_tail}
-        return leg.model_copy(update=update)
-    try:
-        cold = wait_said(cand, profile, space, hooks)
-        if isinstance(cold, candidate.StartFailed):
-            update = {
-                "status": Status.FAILED_TO_START,
-                "why": cold.message,
-                "log_tail": cold.log_tail,
-            }
-            return leg.model_copy(update=update)
-        leg.cold_start_s = round(cold, 3)
-        if cand.url != how.url:
-            write_params(folder, meta, cand.url)
-        how.take_manifest(folder, cand.url)  # what ran, with the launch only the tuner knows
+    leg = ConfirmLeg(round=round_no, trial=trial, status=Status.OK, folder=rel)
+
+    def measure(cand: Server, note: str) -> ConfirmLeg:
         name = f"{space.name}-confirm-r{round_no}-t{trial:03d}"
         plan = gate_plan(space, profile, cand.url, folder, name=name, note=note)
-        measured = _measure(kind, plan, leg, cand, hooks)
-    finally:
-        cand.stop()
-    stray = own.still_answers(cand.url) if space.serve.image is None else None
-    if stray is not None:  # not (only) the contestant was measured: nothing of it counts
-        own.hide_void(folder, stray)
-        return measured.model_copy(update={"status": Status.VOID, "why": stray, "score": None})
+        return _measure(kind, plan, leg, cand, hooks)
+
+    served = serve(
+        space, profile, values, folder, hooks, measure, {"round": round_no, "trial": trial}
+    )
+    if served.failed is not None:
+        update = {
+            "launch": served.launch,
+            "status": Status.FAILED_TO_START,
+            "why": served.failed.message,
+            "log_tail": served.failed.log_tail,
+        }
+        return leg.model_copy(update=update)
+    measured = served.result
+    assert measured is not None  # started, so measured
+    measured = measured.model_copy(
+        update={"cold_start_s": served.cold_start_s, "launch": served.launch}
+    )
+    if served.stray is not None:  # not (only) the contestant was measured: nothing counts
+        return measured.model_copy(
+            update={"status": Status.VOID, "why": served.stray, "score": None}
+        )
     if space.slo and measured.score is not None:
         broke = slo_step.check_folder(space.slo, folder, reference)
         if broke is not None:

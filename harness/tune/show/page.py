@@ -20,7 +20,7 @@ from harness.tune.record.report import TuneReport
 from harness.tune.show.importance import param_importance
 from harness.tune.show.views import sections
 from harness.tune.space import Space, load_space
-from harness.tune.study.search import SPACE_COPY
+from harness.tune.study.tune_folder import SPACE_COPY
 from harness.view.console import print_sections
 from harness.view.model import Section
 

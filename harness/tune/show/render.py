@@ -17,7 +17,7 @@ from harness.tune.confirm.view import confirm_lines
 from harness.tune.record.outcome import NEW_INCUMBENT
 from harness.tune.record.report import TrialRecord, TuneReport
 from harness.tune.record.score import score_text, unit_of
-from harness.tune.study.search import TuneHooks
+from harness.tune.study.config import TuneHooks
 from harness.tune.study.storage import recorded
 from harness.tune.trial.steps import shown
 

@@ -20,11 +20,11 @@ from harness.registry import AnyKind
 from harness.report.ledger import record_run
 from harness.run_folder import fresh_folder, make_folder
 from harness.target import Target
-from harness.tune.launch import Server, candidate, own, plan_launch, wait_said, write_params
+from harness.tune.launch import Server
+from harness.tune.launch.serving import serve
 from harness.tune.record.outcome import TrialResult, after_quality, after_speed
 from harness.tune.record.status import Status
 from harness.tune.space import Choice, Space
-from harness.tune.space.template import diff_text
 from harness.tune.trial import slo_step
 from harness.tune.trial.racing import RaceSeat
 from harness.tune.trial.steps import step_results
@@ -105,35 +105,12 @@ def _run_trial(
     reference: Path | None,
     hooks: GateHooks,
 ) -> TrialResult:
-    off = [
-        k for k in space.params if k not in values
-    ]  # inactive (harness/tune/space/conditions.py)
-    how = plan_launch(space.serve, values, profile.server.port, off)
-    launch = how.line
-    note = diff_text(values, space.baseline)
-    meta = {"params": dict(values), "note": note, **how.meta()}
-    write_params(folder, meta)
-    try:
-        cand = how.start(folder)
-    except candidate.StartFailed as err:  # another server at its URL; an image refused
-        return TrialResult(
-            Status.FAILED_TO_START, err.message, launch=launch, log_tail=err.log_tail
-        )
-    try:
-        cold = wait_said(cand, profile, space, hooks)
-        if isinstance(cold, candidate.StartFailed):
-            return TrialResult(
-                Status.FAILED_TO_START, cold.message, launch=launch, log_tail=cold.log_tail
-            )
-        url = cand.url
-        if url != how.url:
-            write_params(folder, meta, url)
-        how.take_manifest(folder, url)  # what ran, with the launch only the tuner knows
-        result = _measure(
+    def measure(cand: Server, note: str) -> TrialResult:
+        return _measure(
             space,
             profile,
             folder,
-            url,
+            cand.url,
             incumbent,
             name=name,
             note=note,
@@ -141,17 +118,24 @@ def _run_trial(
             reference=reference,
             hooks=hooks,
         )
-        result.cold_start_s = round(cold, 3)
-        result.launch = launch
-    finally:
-        cand.stop()
-    stray = own.still_answers(cand.url) if space.serve.image is None else None
-    if stray is not None:  # measured, but not (only) the candidate: nothing of it counts
-        own.hide_void(folder, stray)
+
+    served = serve(space, profile, values, folder, hooks, measure)
+    if served.failed is not None:
+        return TrialResult(
+            Status.FAILED_TO_START,
+            served.failed.message,
+            launch=served.launch,
+            log_tail=served.failed.log_tail,
+        )
+    result = served.result
+    assert result is not None  # started, so measured
+    result.cold_start_s = served.cold_start_s
+    result.launch = served.launch
+    if served.stray is not None:  # measured, but not (only) the candidate: nothing counts
         return TrialResult(
             Status.VOID,
-            stray,
-            launch=launch,
+            served.stray,
+            launch=served.launch,
             cold_start_s=result.cold_start_s,
             steps=result.steps,  # measured, though none of it counts
         )

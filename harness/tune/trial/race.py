@@ -2,7 +2,7 @@
 
 The score is the profile's (Efficient Qwen: the mean over the measured buckets of
 ``baseline_ms / median``). Each bucket's median is bounded by the confidence sequence
-of :mod:`harness.latency.sequential` (order statistics, an exact band over every look,
+of :mod:`harness.stats.median_sequence` (order statistics, an exact band over every look,
 valid however the stopping time is chosen), taken at ``alpha / k`` for ``k`` buckets:
 by the union bound every bucket's interval covers its true median at every look at
 once with probability >= 1 - alpha, so the optimistic score

@@ -1,7 +1,7 @@
 """The SLOs of SPACE.toml against a trial's run folder: checked before anything starts
 (:func:`preflight`: exit 2), after the trial's speed step (:func:`check_folder`, which
 writes ``slo.json``), with the baseline trial's folder as the reference of "baseline"
-bounds (:func:`baseline_folder`). The rule itself is pure: harness/tune/space/slo.py.
+bounds (:func:`baseline_folder`). The rule itself is pure: harness/tune/trial/slo_check.py.
 """
 
 from __future__ import annotations
@@ -19,7 +19,8 @@ from harness.profiles import Profile
 from harness.stats.tails import PERCENTILES, bound_floor
 from harness.tune.record import trial_store
 from harness.tune.space import Choice, Space, conditions
-from harness.tune.space.slo import Slo, check_slos, failed_why
+from harness.tune.space.slo import Slo
+from harness.tune.trial.slo_check import check_slos, failed_why
 
 SLO_JSON = "slo.json"
 

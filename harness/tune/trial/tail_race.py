@@ -10,7 +10,7 @@ Two reasons stop it, and only these (docs/tune.md, "Racing on a tail SLO"):
   fail whatever the remaining runs give. Deterministic: the trial's verdict is the one the
   full run would have reached, for fewer requests.
 * **Certainly broken.** The one-sided anytime-valid sequence of the percentile
-  (harness/latency/quantile_sequence.py: ``lower_boundary``) puts a lower bound
+  (harness/stats/quantile_sequence.py: ``lower_boundary``) puts a lower bound
   ``X_(l_n)`` under the true percentile at every look at once with probability
   >= 1 - alpha / k (k: the tail SLO checks of the trial, one per SLO and bucket). When
   that bound is above the SLO's, the true percentile is too: a trial whose true
@@ -34,7 +34,8 @@ from harness.latency.report import LatencyReport, RequestRow
 from harness.stats.median_sequence import ALPHA, BUDGET, MIN_RUNS
 from harness.stats.quantile_sequence import LowerBoundary, lower_boundary
 from harness.stats.tails import CONFIDENCE, over_allowed
-from harness.tune.space.slo import STREAMED, Slo, bound_limit
+from harness.tune.space.slo import STREAMED, Slo
+from harness.tune.trial.slo_check import bound_limit
 
 # the per-request figure each quantity's samples are (ITL has none: not raced)
 _FIELD = {"e2e": "e2e_ms", "ttft": "ttft_ms", "tpot": "tpot_ms"}
