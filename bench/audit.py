@@ -23,6 +23,11 @@ judged set (the rules judge answered requests), and the counter is compared with
 answered ones. Zero decode: a server that answers at once after a 40 ms TTFT (``--itl-ms
 0``): the repeated prompt's three one-token requests show its decode costs nothing.
 
+A loaded machine (other processes on the cores): a share of the requests (2 / 5 / 10 %)
+starts a stall that slows it and the next 0–3 by one factor from a Pareto law of index 1.5
+(heavy-tailed: median ×1.6, one stall in ten ×4.6 or more); ``--only loaded`` runs those
+rows alone (``--only TEXT``: the timed rows whose server names hold TEXT, no other table).
+
 Only the timed rules are judged in these rows; ``complete_outputs``' two requests (the
 answer and its continuation, on a server whose model ends at once) are counted in the
 requests column, and the rule has its own rows (bench/audit_complete.py, whose docstring
