@@ -46,6 +46,9 @@ TITLE = "complete outputs: an answer that ends early was ended by the model"
 # (the CPU reference server's continuation of its short answer brings the EOS alone); and
 # how far off a law's place (or the text's end) an end may sit, for the same reasons
 SEAM_TOKENS = 2
+# how far the measured answer's end may sit off its true end, moving every probe alike
+# (its own seam, and a little more for a cut in proportion's fitted share)
+OFFSET_TOKENS = 1.5 * SEAM_TOKENS
 # probes of a law that must end off both of the text's ends: a near tie that runs on
 # stops at the run-on's own near ties, and one of those between the answer's end and the
 # run-on's may sit where a law puts a probe (bench/audit_complete.py: one gave 0.1–1 %
@@ -164,13 +167,13 @@ def in_text(p: Continuation, answer: int, run_on: int) -> bool:
 
 
 def in_text_anyhow(probes: Sequence[Continuation], answer: int, run_on: int) -> bool:
-    """Some offset within the one a law may have (1.5 seams: the measured answer's own
-    seam, common to every probe) puts every probe where the answer ended or where its
+    """Some offset within the one a law may have (``OFFSET_TOKENS``: the measured answer's
+    own seam, common to every probe) puts every probe where the answer ended or where its
     run-on ended, or beyond (the run-on's later ends): the honest explanation, which a
     cut's law must leave out to be the verdict (an integer offset will do when any does:
     the counts are integers)."""
     ds = [d for p in probes if (d := _past(p, answer)) is not None]
-    reach = int(1.5 * SEAM_TOKENS)
+    reach = int(OFFSET_TOKENS)
     return any(
         all(abs(d - o) <= SEAM_TOKENS or d - o >= run_on - SEAM_TOKENS for d in ds)
         for o in range(-reach, reach + 1)
@@ -222,7 +225,7 @@ def judge_bucket(mine: Sequence[Continuation]) -> Finding:
         if (
             len(mine_) == len(set(law.starts))
             and 0 < slope <= 1
-            and abs(offset) <= 1.5 * SEAM_TOKENS
+            and abs(offset) <= OFFSET_TOKENS
             and moved(mine_, slope)
             and all(consistent(p, answer, run_on, slope, offset) for p in probes)
             and sum(off_text(p, answer, run_on) for p in mine_) >= OFF_TEXT
