@@ -23,6 +23,11 @@ judged set (the rules judge answered requests), and the counter is compared with
 answered ones. Zero decode: a server that answers at once after a 40 ms TTFT (``--itl-ms
 0``): the repeated prompt's three one-token requests show its decode costs nothing.
 
+A loaded machine (other processes on the cores): a share of the requests (2 / 5 / 10 %)
+starts a stall that slows it and the next 0–3 by one factor from a Pareto law of index 1.5
+(heavy-tailed: median ×1.6, one stall in ten ×4.6 or more); ``--only loaded`` runs those
+rows alone (``--only TEXT``: the timed rows whose server names hold TEXT, no other table).
+
 Only the timed rules are judged in these rows; ``complete_outputs``' two requests (the
 answer and its continuation, on a server whose model ends at once) are counted in the
 requests column, and the rule has its own rows (bench/audit_complete.py, whose docstring
@@ -87,6 +92,26 @@ class Server:
     errors: float = 0.0  # share of requests that fail (HTTP 500): dropped, never judged
     ttft_ms: float = TTFT_MS
     tpot_ms: float = TPOT_MS  # 0: a server that does not decode (answers at once after TTFT)
+    stalls: float = 0.0  # a loaded machine: the share of requests that start a stall
+
+
+class Load:
+    """A loaded machine (other processes on the cores): a request starts a stall with
+    probability ``s.stalls``; the stall slows it and the next 0–3 requests (correlated:
+    the other process keeps the core a while) by one factor drawn from a Pareto law of
+    index 1.5 (heavy-tailed: ≥ 1, median 1.6, one in ten ×4.6 or more)."""
+
+    def __init__(self, rng: random.Random, s: Server) -> None:
+        self.rng, self.s, self.left, self.factor = rng, s, 0, 1.0
+
+    def next(self) -> float:
+        if self.left > 0:
+            self.left -= 1
+            return self.factor
+        if self.s.stalls and self.rng.random() < self.s.stalls:
+            self.factor, self.left = self.rng.paretovariate(1.5), self.rng.randint(0, 3)
+            return self.factor
+        return 1.0
 
 
 def one_request(rng: random.Random, s: Server, role: Role, warm: bool) -> tuple[float, int, bool]:
@@ -109,6 +134,7 @@ def audit_once(rng: random.Random, s: Server) -> tuple[dict[str, RuleResult], in
     as sent, but neither answered nor judged (the rules judge answered requests only)."""
     samples: list[Sample] = []
     reached, warm, failed = 0, False, 0
+    load = Load(rng, s)
 
     def send(role: Role, phase: Phase, index: int) -> None:
         nonlocal reached, warm, failed
@@ -116,6 +142,7 @@ def audit_once(rng: random.Random, s: Server) -> tuple[dict[str, RuleResult], in
             failed += 1
             return
         e2e, n, engine = one_request(rng, s, role, warm)
+        e2e *= load.next()
         warm = warm or role == "repeated"
         reached += engine
         samples.append(Sample(bucket="short", role=role, phase=phase, round=index,
@@ -137,6 +164,7 @@ SERVERS = (
     Server("honest, jitter 3 %, no counter", counter=False),
     *(Server(f"honest, jitter 3 %, {e:.0%} of requests fail", errors=e) for e in (0.01, 0.05, 0.1)),
     Server("honest, jitter 3 %, TPOT σ 15 % per request", spec_sigma=0.15),
+    *(Server(f"honest, loaded machine, {p:.0%} stall", stalls=p) for p in (0.02, 0.05, 0.1)),
     Server("response cache", cache=True, honest=False),
     Server("response cache, no counter", cache=True, counter=False, honest=False),
     Server("response cache, 5 % of requests fail", cache=True, errors=0.05, honest=False),
@@ -151,6 +179,12 @@ SERVERS = (
         honest=False,
     ),
     Server("filler detection ×1.5", filler_speedup=1.5, honest=False),
+    Server(
+        "filler detection, median −10 %, loaded 5 % stall",
+        filler_speedup=speedup_for(0.10),
+        stalls=0.05,
+        honest=False,
+    ),
     Server("zero decode (TTFT 40 ms, no time per token)", ttft_ms=40.0, tpot_ms=0.0, honest=False),
 )
 
@@ -327,6 +361,21 @@ def stream_rows(trials: int, seed: int) -> list[dict[str, object]]:
     return rows
 
 
+def other_rows(trials: int, seed: int) -> list[dict[str, object]]:
+    """The rules with tables of their own (the quality half, complete_outputs, one_stack,
+    stream_consistency)."""
+    rows: list[dict[str, object]] = []
+    if "benchmark_detection" in SPEC.rules and SPEC.paraphrase_items:
+        rows += paraphrase_rows(trials, seed, SPEC)
+    if "complete_outputs" in SPEC.rules:
+        rows += complete_rows(trials, seed)
+    if "one_stack" in SPEC.rules:
+        rows += stack_rows(trials, seed)
+    if "stream_consistency" in SPEC.rules:
+        rows += stream_rows(trials, seed)
+    return rows
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--trials", type=int, default=20000)
@@ -334,6 +383,7 @@ def main() -> int:
     ap.add_argument("--rounds", type=int, default=None, help="default: the profile's")
     ap.add_argument("--split-ratio", type=float, default=None, help="default: the profile's")
     ap.add_argument("--stack-speed-ratio", type=float, default=None, help="default: the profile's")
+    ap.add_argument("--only", default="", help="only the timed rows whose server names hold it")
     ap.add_argument("--json", action="store_true")
     args = ap.parse_args()
     global SPEC
@@ -347,7 +397,7 @@ def main() -> int:
     print(f"rounds {SPEC.rounds}, split_ratio {SPEC.split_ratio}", file=sys.stderr)
     # the rules judged over the rounds; the probe phase's have their own rows below
     rows = []
-    for s in SERVERS:
+    for s in (s for s in SERVERS if args.only in s.name):
         rng = random.Random(f"{args.seed}/{s.name}")
         rules = [r for r in SPEC.rules if r in TIMED_RULES]
         fails = dict.fromkeys(rules, 0)
@@ -375,14 +425,8 @@ def main() -> int:
             for r in rules
         )
         print(f"{s.name:34} req {requests / args.trials:5.1f}  {cells}", file=sys.stderr)
-    if "benchmark_detection" in SPEC.rules and SPEC.paraphrase_items:
-        rows += paraphrase_rows(args.trials, args.seed, SPEC)
-    if "complete_outputs" in SPEC.rules:
-        rows += complete_rows(args.trials, args.seed)
-    if "one_stack" in SPEC.rules:
-        rows += stack_rows(args.trials, args.seed)
-    if "stream_consistency" in SPEC.rules:
-        rows += stream_rows(args.trials, args.seed)
+    if not args.only:  # --only: the timed rows asked for, no other table
+        rows += other_rows(args.trials, args.seed)
     if args.json:
         print(json.dumps(rows, indent=2))
     return 0

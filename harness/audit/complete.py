@@ -17,9 +17,12 @@ half and three quarters of it, and of the run-on): a model writes the rest of it
 its text (where the answer ended, or where the run-on did); a server that cuts at a count
 ends each continuation that count after its start (``--stop-early-at``: the end moves by
 the start), and one that cuts in proportion to the answer's natural length ends it a fixed
-share of the way (the end moves by a share of the start). FAIL when every probe of one
-law ends where it puts them and one of them off both of the text's ends; PASS when every
-probe ends in the text; otherwise inconclusive, with why.
+share of the way (the end moves by a share of the start). A cut applies its law to every
+continuation, so FAIL when every probe (of both laws' starts) ends where one law puts it
+(within the seam, after one offset common to all: the measured answer's own seam; or at
+the run-on's end where the law puts it there or beyond), one of its own probes off both of
+the text's ends, and no such offset puts every probe in the text (the honest explanation);
+PASS when every probe ends in the text; otherwise inconclusive, with why.
 
 Answers that ran to ``max_tokens`` are no evidence: when no audited answer ended early,
 the rule is inconclusive by design (nothing was cut, or nothing can show it).
@@ -43,6 +46,9 @@ TITLE = "complete outputs: an answer that ends early was ended by the model"
 # (the CPU reference server's continuation of its short answer brings the EOS alone); and
 # how far off a law's place (or the text's end) an end may sit, for the same reasons
 SEAM_TOKENS = 2
+# how far the measured answer's end may sit off its true end, moving every probe alike
+# (its own seam, and a little more for a cut in proportion's fitted share)
+OFFSET_TOKENS = 1.5 * SEAM_TOKENS
 # probes of a law that must end off both of the text's ends: a near tie that runs on
 # stops at the run-on's own near ties, and one of those between the answer's end and the
 # run-on's may sit where a law puts a probe (bench/audit_complete.py: one gave 0.1–1 %
@@ -98,22 +104,47 @@ def _past(p: Continuation, answer: int) -> int | None:
     return None if p.end is None else p.end - answer
 
 
-def follows(p: Continuation, answer: int, slope: float) -> bool:
-    """The probe ended where a cut of ``slope`` puts it (within the seam); one that ran to
-    its ``max_tokens`` did not end (a run-on that never stops, a loop: no cut's law)."""
+def follows(p: Continuation, answer: int, slope: float, offset: float = 0.0) -> bool:
+    """The probe ended where a cut of ``slope`` puts it (within the seam, past the
+    answer's end as measured: ``offset``); one that ran to its ``max_tokens`` did not end
+    (a run-on that never stops, a loop: no cut's law)."""
     d = _past(p, answer)
     if d is None or p.start is None or p.continued_finish == "length":
         return False
-    return abs(d - slope * p.start) <= SEAM_TOKENS
+    return abs(d - offset - slope * p.start) <= SEAM_TOKENS
 
 
-def fitted(probes: Sequence[Continuation], answer: int) -> float:
-    """The share of its start by which the probes' ends moved past the answer's end (a
-    least-squares line through the answer's end: a cut in proportion's own share, which
-    the run-on's measured length only estimates)."""
+def consistent(p: Continuation, answer: int, run_on: int, slope: float, offset: float) -> bool:
+    """The probe ended where the cut's law puts it, or where the run-on ended when the law
+    puts it there or beyond (the model ended before the cut came)."""
+    if follows(p, answer, slope, offset):
+        return True
+    d = _past(p, answer)
+    reach = slope * (p.start or 0) + offset
+    return d is not None and abs(d - run_on) <= SEAM_TOKENS and reach >= run_on - SEAM_TOKENS
+
+
+def fitted(probes: Sequence[Continuation], answer: int) -> tuple[float, float]:
+    """(slope, offset): the share of its start by which the probes' ends moved past the
+    answer's end, and where the line meets the answer's end as measured (a least-squares
+    line: a cut in proportion's own share, which the run-on's measured length only
+    estimates; the offset is the measured answer's own seam, common to every probe)."""
     pairs = [(p.start or 0, d) for p in probes if (d := _past(p, answer)) is not None]
-    den = sum(k * k for k, _ in pairs)
-    return sum(k * d for k, d in pairs) / den if den else 0.0
+    if len(pairs) < 2:
+        return 0.0, 0.0
+    mk = sum(k for k, _ in pairs) / len(pairs)
+    md = sum(d for _, d in pairs) / len(pairs)
+    den = sum((k - mk) ** 2 for k, _ in pairs)
+    slope = sum((k - mk) * (d - md) for k, d in pairs) / den if den else 0.0
+    return slope, md - slope * mk
+
+
+def offset_at(probes: Sequence[Continuation], answer: int, slope: float) -> float:
+    """Where a law of ``slope`` meets the answer's end, as its probes put it: the middle of
+    their residuals' range (the measured answer's own seam, common to every probe; the
+    place from which no probe is further than it must be)."""
+    r = [d - slope * (p.start or 0) for p in probes if (d := _past(p, answer)) is not None]
+    return (min(r) + max(r)) / 2 if r else 0.0
 
 
 def moved(probes: Sequence[Continuation], slope: float) -> bool:
@@ -133,6 +164,20 @@ def in_text(p: Continuation, answer: int, run_on: int) -> bool:
     """The probe ended where the answer ended, or where its continuation ran on to."""
     d = _past(p, answer)
     return d is not None and (abs(d) <= SEAM_TOKENS or abs(d - run_on) <= SEAM_TOKENS)
+
+
+def in_text_anyhow(probes: Sequence[Continuation], answer: int, run_on: int) -> bool:
+    """Some offset within the one a law may have (``OFFSET_TOKENS``: the measured answer's
+    own seam, common to every probe) puts every probe where the answer ended or where its
+    run-on ended, or beyond (the run-on's later ends): the honest explanation, which a
+    cut's law must leave out to be the verdict (an integer offset will do when any does:
+    the counts are integers)."""
+    ds = [d for p in probes if (d := _past(p, answer)) is not None]
+    reach = int(OFFSET_TOKENS)
+    return any(
+        all(abs(d - o) <= SEAM_TOKENS or d - o >= run_on - SEAM_TOKENS for d in ds)
+        for o in range(-reach, reach + 1)
+    )
 
 
 def telling(p: Continuation, run_on: int, slopes: Sequence[float]) -> bool:
@@ -173,13 +218,18 @@ def judge_bucket(mine: Sequence[Continuation]) -> Finding:
     ends = ", ".join(f"after {p.start}: {_past(p, answer):+d}" for p in probes if p.end is not None)
     for law in laws(answer, run_on):
         mine_ = [p for p in probes if p.start in law.starts]
-        slope = law.slope if law.slope == 1.0 else fitted(mine_, answer)
+        if law.slope == 1.0:
+            slope, offset = 1.0, offset_at(mine_, answer, 1.0)
+        else:
+            slope, offset = fitted(probes, answer)
         if (
             len(mine_) == len(set(law.starts))
             and 0 < slope <= 1
+            and abs(offset) <= OFFSET_TOKENS
             and moved(mine_, slope)
-            and all(follows(p, answer, slope) for p in mine_)
+            and all(consistent(p, answer, run_on, slope, offset) for p in probes)
             and sum(off_text(p, answer, run_on) for p in mine_) >= OFF_TEXT
+            and not in_text_anyhow(probes, answer, run_on)
         ):
             return Finding(
                 "cut",

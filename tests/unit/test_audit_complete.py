@@ -110,8 +110,13 @@ def test_a_cut_at_a_fixed_count_fails_its_end_moves_with_the_start() -> None:
     looped = probed(whole, {5: 5, 10: 10, 15: 15})
     looped[-1] = looped[-1].model_copy(update={"continued_finish": "length"})
     assert complete_outputs(looped).result is RuleResult.INCONCLUSIVE
-    # one probe off the law (3 from its place): not a cut's law, not the text's end
-    v = complete_outputs(probed(whole, {5: 8, 10: 10, 15: 15}))
+    # the answer's measured end is off by its own seam, which moves every probe alike: 3
+    # past each place, or one 3 off and two on it, is still the cut (an offset ≤ 1.5 seams)
+    assert complete_outputs(probed(whole, {5: 8, 10: 13, 15: 18})).result is RuleResult.FAIL
+    assert complete_outputs(probed(whole, {5: 8, 10: 10, 15: 15})).result is RuleResult.FAIL
+    # one probe off the law (5 from its place): no common offset puts all three within the
+    # seam of it: not a cut's law, not the text's end
+    v = complete_outputs(probed(whole, {5: 10, 10: 10, 15: 15}))
     assert v.result is RuleResult.INCONCLUSIVE and not v.by_design
     assert "a near-tie end of sequence cannot be told from a cut here" in v.why
 
@@ -129,6 +134,31 @@ def test_a_cut_in_proportion_to_the_natural_length_fails() -> None:
     # every end 3 past the answer's: an offset that does not move with the start, no law
     level = {k: 3 for k in pasts}
     assert complete_outputs(probed(whole, level)).result is RuleResult.INCONCLUSIVE
+
+
+def test_a_near_tie_with_noisy_ends_is_never_failed() -> None:
+    """Honest checks that the law before 11-29's fix failed (bench/audit_complete.py, 20,000
+    trials: 0.155 % with ±2 tokens of numerics at every end, 0.080 % with a near tie of
+    q 50 %): three of the probes sat near a line, yet the others did not. A cut applies its
+    law to every continuation, so every probe must end where it puts it (or at the run-on's
+    end, where the model ended before the cut came)."""
+    noisy = [  # (answer, run-on, the probes' ends past the answer's end)
+        (77, 9, {2: 3, 4: 1, 7: 3, 19: 4, 38: 4, 58: 9}),
+        (64, 9, {2: 3, 4: -1, 7: -1, 16: 1, 32: 3, 48: 8}),
+    ]
+    near_tie = [  # the run-on's own ties (sentence ends) between the two text ends
+        (70, 16, {4: 2, 8: 9, 12: 10, 18: 42, 35: 30, 52: 2}),
+        (77, 15, {4: 0, 8: 14, 11: 14, 19: 6, 38: 12, 58: 14}),
+    ]
+    for answer, run_on, pasts in noisy + near_tie:
+        v = complete_outputs(probed(ran_on(answer, run_on), pasts))
+        assert v.result is RuleResult.INCONCLUSIVE and not v.by_design, (answer, v.why)
+        assert "a near-tie end of sequence cannot be told from a cut here" in v.why
+    # the proportion's three probes alone on its line, the other three at the text's start
+    # (0 past it, where the law puts ~0.2 × 5): the same cut, caught
+    whole = ran_on(48, 10)
+    assert complete_outputs(probed(whole, {2: 0, 5: 1, 8: 2, 12: 2, 24: 5, 36: 7})).result \
+        is RuleResult.FAIL  # fmt: skip
 
 
 def test_a_run_on_too_short_to_tell_is_inconclusive() -> None:

@@ -59,6 +59,7 @@ def _run(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> pytest.R
 def test_scopes_by_path() -> None:
     assert scope_of("tests/e2e/test_gate_reference.py::test_x") == "servers"
     assert scope_of("tests/integration/test_tune_image.py::test_x[a]") == "servers"
+    assert scope_of("tests/integration/test_audit_loaded.py::test_x") == "servers"
     assert scope_of("tests/integration/test_vlm_run.py::test_x") == "vlm"
     assert scope_of("tests/unit/test_cli.py::test_x") == "tests/unit/test_cli.py"
 
