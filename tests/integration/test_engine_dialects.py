@@ -5,7 +5,10 @@ against one ``harness simulate --engine DIALECT`` per dialect (module scope), ti
 Each dialect's simulator serves its engine's own metric names (harness/simulate/metrics.py);
 the commands read them through the engine record (harness/engines/). So a command that still
 read vLLM's names, or an engine record missing a signal the engine serves, fails here; and
-what an engine lacks is said by name, never passed off as zero.
+what an engine lacks is said by name, never passed off as zero. LMDeploy's, TGI's and
+mistral.rs's dialects are written from their records: every name they serve is checked
+against that engine's real exposition (tests/fixtures/engines), so a wrong name in a record
+fails here too.
 """
 
 from __future__ import annotations
@@ -17,9 +20,11 @@ from typing import Any
 
 import pytest
 
+from harness.client.metrics import parse_exposition
 from harness.profiles import load_profile
 from harness.simulate import make_config
 from harness.simulate.config import DIALECTS
+from harness.simulate.metrics import SimCounters, exposition
 from harness.simulate.process import SimProcess
 from tests.fixtures.wrong_invocation import run_harness
 
@@ -37,13 +42,34 @@ LACKS: dict[str, list[str]] = {
         "llama.cpp serves no preemption counter",
         "llama.cpp serves no KV-cache usage gauge on /metrics",
     ],
+    "lmdeploy": ["LMDeploy serves no preemption counter"],
+    "tgi": [
+        "TGI serves no prefix-cache metric",
+        "TGI counts speculated tokens per request only (tgi_request_skipped_tokens)",
+        "TGI serves no preemption counter",
+        "TGI serves no KV-cache usage gauge",
+    ],
+    "mistralrs": [],
+}
+# the unit the engine counts prefix-cache use in (None: it keeps no prefix-cache metric)
+PREFIX_UNIT: dict[str, str | None] = {
+    "vllm": "tokens",
+    "sglang": "tokens",
+    "llamacpp": "tokens",
+    "lmdeploy": "tokens",
+    "tgi": None,
+    "mistralrs": "sequences",
 }
 # the request counter the audit's counter evidence reads (None: the engine has none)
 REQUESTS: dict[str, str | None] = {
     "vllm": "vllm:request_success_total",
     "sglang": "sglang:num_requests_total",
     "llamacpp": None,
+    "lmdeploy": "lmdeploy:request_success_total",
+    "tgi": "tgi_request_success_total",
+    "mistralrs": "mistralrs_sequences_completed_total",
 }
+FIXTURES = Path(__file__).parents[1] / "fixtures" / "engines"
 
 
 @pytest.fixture(scope="module", params=DIALECTS)
@@ -59,6 +85,17 @@ def dialect_sim(request: pytest.FixtureRequest) -> Iterator[tuple[str, SimProces
         yield dialect, sp
     finally:
         sp.stop()
+
+
+@pytest.mark.parametrize("dialect", ["lmdeploy", "tgi", "mistralrs"])
+def test_a_record_written_dialect_serves_only_the_engines_real_names(dialect):
+    c = SimCounters()
+    c.record(prompt_tokens=64, cached_tokens=48, generated=8)
+    c.finished(0.5)
+    served = parse_exposition(exposition(c, MODEL, make_config(dialect=dialect))).values
+    real = parse_exposition((FIXTURES / f"{dialect}.prom").read_text()).values
+    ours = {k for k in served if not k.startswith(("harness_sim", "process_start"))}
+    assert len(ours) >= 4 and ours <= set(real), sorted(ours - set(real))
 
 
 def _run(argv: list[str], out: Path) -> dict[str, Any]:
@@ -98,9 +135,18 @@ def test_throughput_attribution_in_the_engines_names(dialect_sim, tmp_path):
     # prompt counter leaves the cached ones out); the second level finds the first's prompt
     # in the prefix cache, in tokens on every engine
     c1, c2 = att["items"]
-    assert c1["prompt_tokens"] == c2["prompt_tokens"] == c1["prefix_lookups"] > 0
-    assert c1["generation_tokens"] == 2 * 1024 and c1["prefix_unit"] == "tokens"
-    assert c2["prefix_hits"] > 0 and c2["prefix_unit"] == "tokens"
+    unit = PREFIX_UNIT[dialect]
+    assert c1["prefix_unit"] == c2["prefix_unit"] == unit
+    if unit == "tokens":
+        assert c1["prompt_tokens"] == c2["prompt_tokens"] == c1["prefix_lookups"] > 0
+        assert c1["generation_tokens"] == 2 * 1024
+    if unit is not None:  # nothing cached at c=1; c=2 finds the same prompt in the cache
+        assert c1["prefix_hits"] == 0 < c2["prefix_hits"] and c2["prefix_hit_rate"] > 0.9
+    else:
+        assert c2["prefix_hits"] is None and c2["prefix_hit_rate"] is None
+    if unit == "sequences":  # mistral.rs: two requests, each one sequence; never tokens
+        assert (c2["prefix_hits"], c2["prefix_lookups"]) == (2.0, 2.0)
+        assert c2["prefix_queried_tokens"] is None and c2["prompt_tokens"] is None
     assert att["notes"] == LACKS[dialect]
     assert docs["manifest.json"]["settings"]["server.engine"] == dialect
 
@@ -126,3 +172,6 @@ def test_audit_counter_evidence_or_the_lack_named(dialect_sim, tmp_path):
         assert rep["counters_note"].startswith("llama.cpp counts no answered requests")
         assert cached["evidence"]["counters"] == rep["counters_note"]
         assert "requests_counted" not in cached["evidence"]
+    if PREFIX_UNIT[dialect] == "sequences":  # hits in the engine's unit, never as tokens
+        assert "prefix_cache_hit_tokens" not in cached["evidence"]
+        assert cached["evidence"]["prefix_cache_hits"].endswith(" sequences")
