@@ -35,7 +35,7 @@ from collections.abc import Mapping, Sequence
 from harness.audit.replay import replays
 from harness.audit.report import Phase, Role, RuleResult, RuleVerdict, Sample
 from harness.audit.workload import nouns
-from harness.engines.read import saved
+from harness.engines.read import saved, saved_unit
 from harness.profiles import AuditSpec
 from harness.stats.robust import (
     LENGTH_MATCH,
@@ -123,8 +123,11 @@ def cached_answers(
     if failed:
         evidence["requests_failed"] = failed
     hits, queries = saved(counters, "prefix_hits"), saved(counters, "prefix_lookups")
-    if hits is not None and queries:
+    unit = saved_unit(counters, "prefix_hits")
+    if hits is not None and queries and unit == "tokens":
         evidence["prefix_cache_hit_tokens"] = f"{hits:.0f} of {queries:.0f}"
+    elif hits is not None and queries:  # mistral.rs counts sequences: never told as tokens
+        evidence["prefix_cache_hits"] = f"{hits:.0f} of {queries:.0f} {unit}"
     deficit = counter_deficit(counters, answered)
     if deficit is not None:
         evidence["requests_counted"] = answered - deficit

@@ -92,12 +92,14 @@ def lines(v: RuleVerdict) -> list[str]:
         out.append(f"requests that failed (never evidence): {ev['requests_failed']}")
     if "prefix_cache_hit_tokens" in ev:
         out.append(f"prefix-cache hits: {ev['prefix_cache_hit_tokens']} prompt tokens (legal)")
+    if "prefix_cache_hits" in ev:
+        out.append(f"prefix-cache hits: {ev['prefix_cache_hits']} (legal)")
     if "split_ratio" in ev:
         out.append(f"fails below {_pct(ev['split_ratio'])} in both sets of rounds")
     if "floor" in ev:
         out.append(f"the floor: {ev['floor']}")
     shown = {"requests_counted", "requests_answered", "requests_failed", "counters"}
-    shown |= {"prefix_cache_hit_tokens", "split_ratio", "floor"}
+    shown |= {"prefix_cache_hit_tokens", "prefix_cache_hits", "split_ratio", "floor"}
     for key, value in ev.items():
         if key in shown:
             continue

@@ -77,6 +77,17 @@ def saved(
     return None
 
 
+def saved_unit(
+    values: Values, signal: Signal, engines: tuple[EngineRecord, ...] = ENGINES
+) -> Unit | None:
+    """The unit of the name :func:`saved` reads ``signal`` from (tokens, sequences, ...)."""
+    for e in engines:
+        m = present(e, signal, values)
+        if m is not None:
+            return m.unit
+    return None
+
+
 def _absent(engine: EngineRecord, signal: Signal) -> Reading:
     return Reading(signal, None, note=engine.why_absent(signal))
 

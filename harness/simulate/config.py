@@ -35,8 +35,8 @@ ROUTES = (
 )
 
 
-Dialect = Literal["vllm", "sglang", "llamacpp"]
-DIALECTS: tuple[Dialect, ...] = ("vllm", "sglang", "llamacpp")
+Dialect = Literal["vllm", "sglang", "llamacpp", "lmdeploy", "tgi", "mistralrs"]
+DIALECTS: tuple[Dialect, ...] = ("vllm", "sglang", "llamacpp", "lmdeploy", "tgi", "mistralrs")
 
 
 class SimConfig(BaseModel):
@@ -65,7 +65,8 @@ class SimConfig(BaseModel):
     count_eos: bool = False
     special_tokens: int = Field(0, ge=0)
     # identity
-    # whose /metrics names it speaks (docs/engines.md): vLLM's, SGLang's or llama.cpp's
+    # whose /metrics names it speaks (docs/engines.md): vLLM's, SGLang's or llama.cpp's as
+    # written out in simulate/metrics.py; LMDeploy's, TGI's, mistral.rs's from their records
     dialect: Dialect = "vllm"  # --engine
     models: tuple[str, ...] = DEFAULT_MODELS
     seed: int = 0

@@ -49,8 +49,9 @@ class SimOverrides(Overrides):
     dialect: Dialect | None = option(
         "--engine",
         choices=DIALECTS,
-        help="whose /metrics names to serve: vLLM's (default), SGLang's or llama.cpp's "
-        "(no request counter, no histograms; docs/engines.md)",
+        help="whose /metrics names to serve: vLLM's (default), SGLang's, llama.cpp's (no "
+        "request counter, no histograms), or LMDeploy's, TGI's, mistral.rs's (their engine "
+        "record's names; docs/engines.md)",
     )
     disable_route: tuple[str, ...] | None = option(
         "--disable-route",

@@ -1,7 +1,11 @@
 """The simulator's small Prometheus ``/metrics``, in vLLM's metric names, or SGLang's or
 llama.cpp's (``--engine``: the dialects of docs/engines.md, so commands can be tested
 against each engine's names; llama.cpp's prompt total leaves the cached tokens out and it
-serves no request counter and no histograms, as llama-server does).
+serves no request counter and no histograms, as llama-server does). LMDeploy's, TGI's and
+mistral.rs's are written from their engine records (:func:`record_rows`: each signal's
+first verified name, in its unit), so a wrong name in a record shows as a name absent from
+that engine's real exposition (tests/fixtures/engines). TensorRT-LLM is not spoken: its
+Prometheus text lives at another path (``/prometheus/metrics``).
 
 Counts what the engine already decides: prompt tokens looked up in the prefix
 cache and the cached ones (``Plan.cached_tokens``, whole 16-token blocks), prompt
@@ -18,6 +22,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from harness import __version__
+from harness.engines.record import MetricName, Signal
+from harness.engines.registry import by_name
 from harness.simulate.config import SimConfig
 
 ENGINE_NAME = "harness-simulate"
@@ -33,6 +39,7 @@ class SimCounters:
     prompt_tokens: int = 0
     generation_tokens: int = 0
     requests: int = 0
+    prefix_hit_requests: int = 0  # requests that found any block cached (mistral.rs's unit)
     e2e_sum_s: float = 0.0  # vLLM's e2e request latency histogram: sum and count
     e2e_count: int = 0
 
@@ -47,10 +54,12 @@ class SimCounters:
         self.prompt_tokens += prompt_tokens
         self.generation_tokens += generated
         self.requests += 1
+        self.prefix_hit_requests += cached_tokens > 0
 
     def clear(self) -> None:
         self.prefix_cache_queries = self.prefix_cache_hits = 0
         self.prompt_tokens = self.generation_tokens = self.requests = 0
+        self.prefix_hit_requests = 0
         self.e2e_sum_s, self.e2e_count = 0.0, 0
 
 
@@ -130,6 +139,48 @@ def _rows(c: SimCounters, engine: str) -> list[tuple[str, str, str, float]]:
     ]  # fmt: skip
 
 
+def _value(c: SimCounters, signal: Signal, m: MetricName, excludes: bool) -> float | None:
+    """What the simulator counts for ``signal`` in ``m``'s unit; None: nothing it simulates
+    (speculative decoding, TTFT histograms, configuration labels)."""
+    seqs = m.unit == "sequences"
+    return {
+        "requests": c.requests,
+        "prompt_tokens": c.prompt_tokens - (c.prefix_cache_hits if excludes else 0),
+        "generation_tokens": c.generation_tokens,
+        "cached_prompt_tokens": c.prefix_cache_hits,
+        "prefix_hits": c.prefix_hit_requests if seqs else c.prefix_cache_hits,
+        "prefix_lookups": c.requests if seqs else c.prefix_cache_queries,
+        "prefix_hit_rate": c.prefix_cache_hits / c.prefix_cache_queries
+        if c.prefix_cache_queries
+        else 0.0,
+        "preemptions": 0,
+        "kv_usage": 0,
+        "e2e_seconds": c.e2e_sum_s,
+    }.get(signal)
+
+
+def record_rows(c: SimCounters, engine: str) -> list[str]:
+    """The exposition of an engine written from its record: per signal the simulator moves,
+    the first name checked against the engine's source; a counter typed under its name
+    without ``_total``, a histogram as one +Inf bucket with its _sum and _count."""
+    rec = by_name(engine)
+    assert rec is not None, engine  # DIALECTS names records only
+    lines: list[str] = []
+    for spec in rec.signals:
+        m = next((n for n in spec.names if n.verified), None)
+        value = None if m is None else _value(c, spec.signal, m, spec.includes.startswith("excl"))
+        if m is None or value is None:
+            continue
+        if m.kind == "histogram":
+            n = float(c.e2e_count if spec.signal == "e2e_seconds" else c.requests)
+            lines += [f"# TYPE {m.name} histogram", f'{m.name}_bucket{{le="+Inf"}} {n}']
+            lines += [f"{m.name}_sum {float(value)}", f"{m.name}_count {n}"]
+        else:
+            family = m.name.removesuffix("_total") if m.kind == "counter" else m.name
+            lines += [f"# TYPE {family} {m.kind}", f"{m.name} {float(value)}"]
+    return lines
+
+
 def _e2e(c: SimCounters, engine: str, model: str) -> list[str]:
     """The e2e latency histogram (one +Inf bucket), in vLLM's or SGLang's name."""
     if engine == "llamacpp":
@@ -159,9 +210,13 @@ def exposition(
         engine, f'{{engine="0",model_name="{model}"}}'
     )
     lines: list[str] = []
-    for name, kind, text, value in _rows(c, engine):
-        lines += [f"# HELP {name} {text}", f"# TYPE {name} {kind}", f"{name}{lab} {float(value)}"]
-    lines += _e2e(c, engine, model)
+    if engine in ("vllm", "sglang", "llamacpp"):
+        for name, kind, text, value in _rows(c, engine):
+            lines += [f"# HELP {name} {text}", f"# TYPE {name} {kind}"]
+            lines += [f"{name}{lab} {float(value)}"]
+        lines += _e2e(c, engine, model)
+    else:
+        lines += record_rows(c, engine)
     lines += [
         "# HELP harness_simulate_info The simulator's engine and version.",
         "# TYPE harness_simulate_info gauge",
