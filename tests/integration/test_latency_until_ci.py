@@ -205,9 +205,12 @@ def test_the_console_names_the_percentile_it_stops_on(sim_process, tmp_path):
     assert said.rc == 0, said.stderr
     out = " ".join(said.stdout.split())  # lines a narrow console wraps, joined
     assert "e2e p90" in out  # the figure the interval is of, in the table
-    assert "until-ci strict short: stopped after" in out
+    # whether ±50 % is reached before 50 runs depends on the machine's load: either end
+    # line names the p90 and its interval, both sides
+    stopped = "until-ci strict short: stopped after" in out
+    assert stopped or "until-ci strict short: ran all 50 runs" in out, out
     assert " runs: p90 " in out and "95 % interval" in out
-    assert "is an estimate: --until-ci 50 stopped it after" in out
+    assert not stopped or "is an estimate: --until-ci 50 stopped it after" in out
     interval = out.split("95 % interval ", 1)[1].split(")", 1)[0]
     assert " (−" in interval and " % / +" in interval, interval
     assert "±" not in out.split("until-ci strict short:", 1)[1].split("within", 1)[0]

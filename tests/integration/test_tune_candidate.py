@@ -4,6 +4,7 @@ only when the recorded program still runs there."""
 from __future__ import annotations
 
 import json
+import re
 import signal
 import sys
 import time
@@ -85,7 +86,8 @@ def test_a_server_without_the_ready_route_fails_to_start_in_seconds(tmp_path: Pa
     finally:
         cand.stop()
     assert time.monotonic() - t0 < 30
-    assert "answered HTTP 404 for 10 s" in err.value.message
+    # 10 s on an idle machine, a second more on a loaded one: never the whole ready_timeout_s
+    assert re.search(r"answered HTTP 404 for 1[0-4] s", err.value.message), err.value.message
 
 
 def test_a_host_name_that_does_not_resolve_fails_to_start_at_once(tmp_path: Path) -> None:
