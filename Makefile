@@ -51,7 +51,8 @@ $(VENV)/.installed: pyproject.toml
 	touch $@
 
 ## demo: the main job — the CPU reference server judged end to end
-demo: setup
+# (the llama.cpp build is the tests' second engine: the demo does not wait for it)
+demo: setup-system $(VENV)/.installed
 	$(VENV)/bin/harness demo
 
 ## test: every tier (unit, integration, wire, e2e) on two pytest-xdist workers; the tests
