@@ -1,10 +1,10 @@
-"""mistral.rs (names from docs/src/content/docs/guides/deploy/observability.mdx)."""
+"""mistral.rs (names from https://github.com/EricLBuehler/mistral.rs/blob/master/docs/src/content/docs/guides/deploy/observability.mdx)."""
 
 from __future__ import annotations
 
 from harness.engines.record import Detect, EngineRecord, MetricName, Quirk, SignalSpec
 
-_SRC = "docs/src/content/docs/guides/deploy/observability.mdx"
+_SRC = "https://github.com/EricLBuehler/mistral.rs/blob/master/docs/src/content/docs/guides/deploy/observability.mdx"
 
 RECORD = EngineRecord(
     name="mistralrs",

@@ -1,11 +1,11 @@
-"""Text Generation Inference (names from docs/source/reference/metrics.md and
+"""Text Generation Inference (names from https://github.com/huggingface/text-generation-inference/blob/main/docs/source/reference/metrics.md and
 router/src/; routes from router/src/server.rs)."""
 
 from __future__ import annotations
 
 from harness.engines.record import Detect, EngineRecord, MetricName, Quirk, SignalSpec
 
-_SRC = "docs/source/reference/metrics.md"
+_SRC = "https://github.com/huggingface/text-generation-inference/blob/main/docs/source/reference/metrics.md"
 
 RECORD = EngineRecord(
     name="tgi",
