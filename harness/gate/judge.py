@@ -55,9 +55,20 @@ def measured_kinds(folder: Path) -> list[str]:
     return [k.name for k in KINDS if (folder / k.filename).exists()]
 
 
-def _score(inputs: GateInputs) -> tuple[float | None, str, float | None]:
+@dataclass(frozen=True)
+class Score:
+    """The competition's score as the gate reads it from the folder."""
+
+    value: float | None = None  # as measured
+    name: str = ""
+    graded: float | None = None  # what the grader would give
+    caveat: str = ""  # while it is not yet the grader's (``KindScore.caveat``)
+
+
+def _score(inputs: GateInputs) -> Score:
     """The competition's score: the first kind (registry order) that has one, else the first
-    kind present that would carry one; with the score the grader would give for it."""
+    kind present that would carry one; with the score the grader would give for it and
+    what qualifies it while it is not yet the grader's."""
     candidates = []
     for k in KINDS:
         if k.score is None or k.name not in inputs.reports:
@@ -65,9 +76,10 @@ def _score(inputs: GateInputs) -> tuple[float | None, str, float | None]:
         report = inputs.reports[k.name]
         value = k.score.of(report)
         graded = k.score.graded(report, inputs) if k.score.graded is not None else value
-        candidates.append((value, k.score.name, graded))
-    measured = [c for c in candidates if c[0] is not None]
-    return (measured or candidates or [(None, "", None)])[0]
+        caveat = k.score.caveat(report, inputs) if k.score.caveat is not None else ""
+        candidates.append(Score(value, k.score.name, graded, caveat))
+    measured = [c for c in candidates if c.value is not None]
+    return (measured or candidates or [Score()])[0]
 
 
 def judge_folder(
@@ -92,15 +104,16 @@ def judge_folder(
     verdict, reasons, flags = judge(inputs, strict=strict)
     if problems and verdict is Verdict.PASS:
         verdict = Verdict.INCOMPLETE
-    score, score_name, grader_score = _score(inputs)
+    score = _score(inputs)
     return GateReport(
         verdict=verdict,
         strict=strict,
         reasons=problems + reasons,
         flags=flags,
-        score=score,
-        score_name=score_name,
-        grader_score=grader_score,
+        score=score.value,
+        score_name=score.name,
+        score_caveat=score.caveat,
+        grader_score=score.graded,
         figures=headline_figures(inputs.reports),
         reports=sorted(there, key=[k.name for k in KINDS].index),
         skipped=list(inputs.skipped),

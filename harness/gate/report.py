@@ -73,15 +73,23 @@ def _v5_to_v6(data: dict[str, Any]) -> dict[str, Any]:
     return data
 
 
+def _v6_to_v7(data: dict[str, Any]) -> dict[str, Any]:
+    """Schema 7: ``score_caveat``, what qualifies the score in the headline while it is not
+    yet the grader's (not recorded before: the headline names none)."""
+    data.setdefault("score_caveat", "")
+    return data
+
+
 class GateReport(Report):
     FILENAME: ClassVar[str] = "gate.json"
-    SCHEMA_VERSION: ClassVar[int] = 6
+    SCHEMA_VERSION: ClassVar[int] = 7
     MIGRATIONS: ClassVar[dict[int, Migration]] = {
         1: _v1_to_v2,
         2: _v2_to_v3,
         3: _v3_to_v4,
         4: _v4_to_v5,
         5: _v5_to_v6,
+        6: _v6_to_v7,
     }
 
     kind: str = "gate"
@@ -93,6 +101,10 @@ class GateReport(Report):
     )  # risk flags (fail the gate only with --strict)
     score: float | None = None  # the competition's score as measured (mean speedup / tok/s)
     score_name: str = ""
+    # what qualifies the score in the headline while it is not yet the grader's
+    # (``KindScore.caveat``): "short only" (a mean over fewer buckets), "scored 0 unless
+    # gsm8k passes" (Paris, GSM8K not measured); "": it is the grader's
+    score_caveat: str = ""
     # what the grader would give: ``score``, or 0 when a gate that zeroes it fails (Paris)
     grader_score: float | None = None
     # each kind's figures (``headline_figures``), flat keys of gate.json after grader_score

@@ -9,14 +9,24 @@ from harness.view.model import Section, Text, Tone, section, text
 TONE: dict[Verdict, Tone] = {Verdict.PASS: "good", Verdict.FAIL: "bad", Verdict.INCOMPLETE: "warn"}
 
 
+def score_label(name: str, caveat: str = "") -> str:
+    """``mean speedup``, or with what qualifies it while it is not yet the grader's
+    (``KindScore.caveat``): ``mean speedup: short only``, ``weighted tok/s: scored 0 unless
+    gsm8k passes``; the gate's headline (its box, report.html) and tune's best."""
+    return f"{name}: {caveat}" if caveat else name
+
+
 def headline(rep: GateReport) -> str:
     """The verdict and the score the grader would give; the measured figure beside it, named
-    as such, when the grader's differs (Paris: 0 once its GSM8K gate fails). Each figure is
-    written by its kind's score (``KindScore.text``: 1.47×, 5,800,834), as everywhere."""
+    as such, when the grader's differs (Paris: 0 once its GSM8K gate fails), or qualified
+    while it is not yet the grader's (a mean over fewer buckets, GSM8K not measured). Each
+    figure is written by its kind's score (``KindScore.text``: 1.47×, 5,800,834), as
+    everywhere."""
     graded = rep.grader_score if rep.grader_score is not None else rep.score
     if graded is None:
         return rep.verdict.value
-    score = f"  score {_figure(rep.score_name, graded)} ({rep.score_name})"
+    label = score_label(rep.score_name, rep.score_caveat)
+    score = f"  score {_figure(rep.score_name, graded)} ({label})"
     if rep.score is not None and graded != rep.score:
         score = (
             f"  score {_figure(rep.score_name, graded)} ({rep.score_name}: the grader's, its"

@@ -102,6 +102,11 @@ class KindScore(Generic[R]):
     unit: str = ""  # written after the figure ("×" for a speedup; tok/s is in the name)
     # how every page writes the figure: ".2f" (1.47), ",.0f" (5,800,834: whole tok/s)
     spec: str = ".2f"
+    # what qualifies the score while it is not the grader's as it stands, given the folder's
+    # other reports (``mean speedup: short only``, a mean over fewer buckets; Paris:
+    # ``weighted tok/s: scored 0 unless gsm8k passes``, its correctness gate not measured);
+    # "" when it is; None: never qualified
+    caveat: Callable[[R, GateInputs], str] | None = None
 
     def text(self, value: float | None, digits: int | None = None) -> str:
         """``1.47×``, ``5,800,834``: the figure as every page writes it (the gate's headline

@@ -71,7 +71,7 @@ def latency_rules(rep: LatencyReport, spec: LatencySpec | None, ready_limit_s: f
             )
     flags += readiness_flag("latency", rep.readiness_s, ready_limit_s)
     expected = [b.name for b in spec.buckets] if spec else []
-    missing = [n for n in expected if n not in {b.name for b in buckets}]
+    missing = unmeasured_buckets(rep, spec)
     if missing:
         reasons.append(
             Reason(
@@ -84,10 +84,9 @@ def latency_rules(rep: LatencyReport, spec: LatencySpec | None, ready_limit_s: f
     if rep.score is not None:
         speeds = ", ".join(f"{b.name} {b.speedup:.2f}×" for b in buckets if b.speedup is not None)
         if missing:  # a mean over fewer buckets: said so, never shown as the grader's score
-            over = ", ".join(b.name for b in buckets)
             text = (
-                f"latency score over {over} only: {rep.score:.2f}× ({speeds}), not the "
-                f"grader's score over {', '.join(expected)}"
+                f"latency score over {score_caveat(rep, spec)}: {rep.score:.2f}× ({speeds}), not "
+                f"the grader's score over {', '.join(expected)}"
             )
             reasons.append(Reason(source="latency", text=text, incomplete=True))
         else:
@@ -105,6 +104,22 @@ def latency_rules(rep: LatencyReport, spec: LatencySpec | None, ready_limit_s: f
     if not rep.complete:
         reasons.append(partial("latency", LatencyReport.FILENAME))
     return reasons, flags
+
+
+def unmeasured_buckets(rep: LatencyReport, spec: LatencySpec | None) -> list[str]:
+    """The profile's buckets the report has no result for (the grader's score is the mean
+    over all of them)."""
+    measured = {b.name for b in rep.buckets()}
+    return [b.name for b in spec.buckets if b.name not in measured] if spec else []
+
+
+def score_caveat(rep: LatencyReport, spec: LatencySpec | None) -> str:
+    """``short only``: a score that is the mean over fewer buckets than the profile's, as the
+    gate's headline (``mean speedup: short only``) and its score line (``latency score over
+    short only``) say it; "" when it is over all of them (or there is no score)."""
+    if rep.score is None or not unmeasured_buckets(rep, spec):
+        return ""
+    return f"{', '.join(b.name for b in rep.buckets())} only"
 
 
 def network_division(rep: LatencyReport, net: NetworkSection) -> Reason:

@@ -12,7 +12,7 @@ from harness.latency import views as latency_views
 from harness.latency.buckets import choose_buckets
 from harness.latency.compare import LatencySection
 from harness.latency.config import LatencyConfig, LatencyOverrides, from_profile
-from harness.latency.gate_rules import latency_rules
+from harness.latency.gate_rules import latency_rules, score_caveat
 from harness.latency.repeats import RepeatsReport
 from harness.latency.report import LatencyReport
 from harness.profiles import Profile
@@ -24,6 +24,11 @@ if TYPE_CHECKING:
 
 def rules(report: LatencyReport, inputs: GateInputs) -> Judgement:
     return latency_rules(report, inputs.profile.latency, inputs.profile.readiness.timeout_s)
+
+
+def caveat(report: LatencyReport, inputs: GateInputs) -> str:
+    """``short only`` while the score is a mean over fewer buckets than the profile's."""
+    return score_caveat(report, inputs.profile.latency)
 
 
 def required(profile: Profile, image: bool) -> bool:
@@ -57,7 +62,7 @@ KIND: MeasurementKind[LatencyConfig, LatencyOverrides, LatencyReport, LatencyHoo
         rules=rules,
         gate_step="server",
         usage=usage,
-        score=KindScore("mean speedup", lambda r: r.score, unit="×"),
+        score=KindScore("mean speedup", lambda r: r.score, unit="×", caveat=caveat),
         console=KindConsole(
             hooks="harness.latency.console:console_hooks",
             render="harness.latency.console:render_report",

@@ -24,6 +24,30 @@ def zero_unless(spec: ThroughputSpec | None) -> str:
     return f"the grader scores 0 unless {gates}"
 
 
+def unjudged(
+    spec: ThroughputSpec | None, correctness: CorrectnessVerdict | None, *, judged: bool = True
+) -> bool:
+    """A reading of the correctness gate that zeroes the score is not measured yet (no quality
+    report, or no figure for it): the measured score is not yet the grader's. ``judged``:
+    the profile measures that gate (quality is one of its steps)."""
+    if not zero_unless(spec) or not judged:
+        return False
+    zeroing = [o for o in (correctness.outcomes if correctness else ()) if o.rule.zeroes_score]
+    return correctness is None or any(o.passed is None for o in zeroing)
+
+
+def score_caveat(
+    spec: ThroughputSpec | None, correctness: CorrectnessVerdict | None, *, judged: bool = True
+) -> str:
+    """``scored 0 unless gsm8k passes``: the gate's headline beside a score whose
+    score-zeroing correctness gate was not measured (``weighted tok/s: scored 0 unless gsm8k
+    passes``; the score line below names the gate and its threshold); "" otherwise."""
+    if spec is None or not unjudged(spec, correctness, judged=judged):
+        return ""
+    names = dict.fromkeys(r.benchmark for r in spec.correctness_rules if r.zeroes_score)
+    return f"scored 0 unless {' and '.join(names)} passes"
+
+
 def unmeasured_gate(spec: ThroughputSpec | None, url: str, profile: str, folder: str) -> str:
     """What a sweep says of the correctness gate it does not measure, with the commands that
     do (``throughput.json`` → ``score_gate``); "" when no reading of it zeroes the score."""
@@ -51,14 +75,10 @@ def score_reason(
     if score is None:
         return [Reason(source="throughput", text="throughput.json has no score", incomplete=True)]
     line = f"throughput score {SCORE.text(score)} ({SCORE.name})"
-    unless = zero_unless(spec)
-    if not unless or not judged:
-        return [Reason(source="throughput", text=line)]
-    if correctness is not None and correctness.zeroes_score:
+    if judged and correctness is not None and correctness.zeroes_score:
         return []
-    zeroing = [o for o in (correctness.outcomes if correctness else ()) if o.rule.zeroes_score]
-    if correctness is None or any(o.passed is None for o in zeroing):
-        text = f"{line} as measured; {unless}: not measured"
+    if unjudged(spec, correctness, judged=judged):
+        text = f"{line} as measured; {zero_unless(spec)}: not measured"
         return [Reason(source="throughput", text=text, incomplete=True)]
     return [Reason(source="throughput", text=line)]
 
