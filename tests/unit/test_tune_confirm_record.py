@@ -132,7 +132,7 @@ def test_finished_legs_are_read_back_and_unfinished_ones_skipped(tmp_path: Path)
 def test_tune_json_schema_1_reads_without_a_confirmation() -> None:
     old = {"kind": "tune", "schema_version": 1, "name": "t", "sampler": "grid", "trials": []}
     rep = TuneReport.from_json(json.dumps(old))
-    assert rep.schema_version == 2 and rep.confirm is None and not rep.interrupted
+    assert rep.schema_version == 3 and rep.confirm is None and not rep.interrupted
 
 
 def test_confirm_rounds_in_space_toml() -> None:

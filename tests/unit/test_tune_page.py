@@ -5,10 +5,12 @@ and ``harness report TUNE_DIR`` showing it."""
 from __future__ import annotations
 
 import html
+import io
 import json
 from pathlib import Path
 
 import pytest
+from rich.console import Console
 
 from harness.cli import main
 from harness.registry import KINDS
@@ -17,9 +19,11 @@ from harness.tune.record.confirm import Comparison, ConfirmRecord, Contestant, S
 from harness.tune.record.report import TrialRecord, TuneReport
 from harness.tune.show.importance import param_importance
 from harness.tune.show.page import tune_page
+from harness.tune.show.render import render_tune
 from harness.tune.show.views import TrialView, frontier, gates_text, sections
 from harness.tune.space import parse_space
 from harness.tune.trial.steps import step_results
+from harness.view.model import Table
 
 SPACE = """
 name = "pg"
@@ -235,3 +239,52 @@ def test_every_step_of_a_trial_says_its_result_and_the_page_shows_them(tmp_path:
     assert gates_text(TrialView(record, None)) == (
         "checks 17/17 · latency 4.600× · audit not measured"
     )
+
+
+def _console_lines(report: TuneReport, folder: Path) -> list[str]:
+    buf = io.StringIO()
+    render_tune(Console(file=buf, width=200), report, str(folder))
+    return buf.getvalue().splitlines()
+
+
+def _summary_pairs(report: TuneReport, folder: Path) -> dict[str, str]:
+    """The page's summary table (``tune-summary``) as figure → value."""
+    [table] = [
+        b
+        for s in sections(report, folder, param_importance(report, None))
+        for b in s.blocks
+        if isinstance(b, Table) and b.key == "tune-summary"
+    ]
+    return {r.cells[0].text: r.cells[1].text for r in table.rows}
+
+
+def test_a_best_score_over_fewer_buckets_says_so(tmp_path: Path) -> None:
+    """Trials measured with ``options.buckets = "short"``: their gate's headline qualifier
+    (``score_caveat``) stands beside the best trial's score, on the console and the page's
+    summary, as the gate writes it (``mean speedup: short only``)."""
+    report = _report()
+    short = [t.model_copy(update={"score_caveat": "short only"}) for t in report.trials]
+    report = report.model_copy(update={"trials": short, "best": short[3]})
+    assert "best: trial 3 15.000× mean speedup: short only (a 4→1, b x→x)" in _console_lines(
+        report, tmp_path
+    )
+    assert _summary_pairs(report, tmp_path)["best"] == (
+        "trial 3: 15.000× mean speedup: short only (a 4→1, b x→x)"
+    )
+
+
+def test_a_best_score_over_every_bucket_is_unqualified(tmp_path: Path) -> None:
+    report = _report()
+    assert "best: trial 3 15.000× mean speedup (a 4→1, b x→x)" in _console_lines(report, tmp_path)
+    assert _summary_pairs(report, tmp_path)["best"] == "trial 3: 15.000× (a 4→1, b x→x)"
+
+
+def test_tune_json_schema_2_reads_its_trials_without_a_caveat() -> None:
+    old = json.loads(_report().to_json())
+    old["schema_version"] = 2
+    for t in [*old["trials"], old["best"]]:
+        del t["score_caveat"]
+    rep = TuneReport.from_json(json.dumps(old))
+    assert rep.schema_version == 3
+    assert rep.best is not None and rep.best.score_caveat == ""
+    assert {t.score_caveat for t in rep.trials} == {""}

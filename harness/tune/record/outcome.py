@@ -32,6 +32,9 @@ class TrialResult:
     # simulated trial has none
     results: dict[str, str] = field(default_factory=dict)
     bound: float | None = None  # lost-race: the optimistic score bound it stopped at
+    # what qualifies the score while it is not the grader's (its gate's ``score_caveat``:
+    # ``short only`` when the space's options.buckets measure fewer than the profile's)
+    score_caveat: str = ""
 
     def __post_init__(self) -> None:
         self.status = Status(self.status)  # a status's string (the bench's) is its member

@@ -26,6 +26,9 @@ class TrialRecord(BaseModel):
     launch: str = ""
     log_tail: str = ""
     bound: float | None = None  # lost-race: the optimistic score bound it was stopped at
+    # what qualifies the score while it is not the grader's: its gate's ``score_caveat``
+    # (``short only``: options.buckets measure fewer than the profile's), "" when it is
+    score_caveat: str = ""
     # every step of its gate plan with its result, by step name in the plan's order (e.g. the
     # audit's ``6 rules judged, none fails (…)``, a deferred step's ``not measured``)
     steps: dict[str, str] = Field(default_factory=dict)
@@ -37,10 +40,19 @@ def _v1_to_v2(data: dict[str, Any]) -> dict[str, Any]:
     return data
 
 
+def _v2_to_v3(data: dict[str, Any]) -> dict[str, Any]:
+    """Schema 3: each trial's ``score_caveat`` (its gate's; not recorded before: none)."""
+    trials = data.get("trials")
+    for t in [*(trials if isinstance(trials, list) else []), data.get("best")]:
+        if isinstance(t, dict):
+            t.setdefault("score_caveat", "")
+    return data
+
+
 class TuneReport(Report):
     FILENAME: ClassVar[str] = "tune.json"
-    SCHEMA_VERSION: ClassVar[int] = 2
-    MIGRATIONS: ClassVar[dict[int, Migration]] = {1: _v1_to_v2}
+    SCHEMA_VERSION: ClassVar[int] = 3
+    MIGRATIONS: ClassVar[dict[int, Migration]] = {1: _v1_to_v2, 2: _v2_to_v3}
 
     kind: str = "tune"
     name: str

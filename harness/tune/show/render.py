@@ -11,6 +11,7 @@ from rich.markup import escape
 
 from harness.gate.console import ConsoleGateHooks
 from harness.gate.hooks import GateHooks
+from harness.gate.views import score_label
 from harness.kinds.record import MeasurementKind
 from harness.report_base import Report
 from harness.tune.confirm.view import confirm_lines
@@ -85,7 +86,7 @@ def render_tune(console: Console, report: TuneReport, folder: str) -> None:
     else:
         console.print(
             f"[bold]best: trial {best.number}[/] {score_text(report.score_name, best.score)} "
-            f"{report.score_name} "
+            f"{escape(score_label(report.score_name, best.score_caveat))} "
             f"({escape(best.note)})"
         )
         if report.confirm is not None:

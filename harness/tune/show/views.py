@@ -22,6 +22,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
+from harness.gate.views import score_label
 from harness.paired.stats import MIN_EFFECT_PCT
 from harness.report.entry import LedgerEntry, entry_for_folder
 from harness.report.parts import gate_cells
@@ -123,8 +124,12 @@ def _summary(report: TuneReport, views: list[TrialView]) -> Section:
     pick = report.confirm.pick if report.confirm is not None else None
     if best is not None:
         ci = next((v.ci for v in views if v.record.number == best.number), None)
+        # the score's name only beside what qualifies it (``mean speedup: short only``):
+        # the trials table's column names it
+        label = f" {score_label(report.score_name, best.score_caveat)}" if best.score_caveat else ""
         found = (
-            f"trial {best.number}: {score_text(best.score, ci, report.score_name)} ({best.note})"
+            f"trial {best.number}: {score_text(best.score, ci, report.score_name)}{label}"
+            f" ({best.note})"
         )
         if pick is not None and report.confirm is not None:
             # the confirmation's pick is the recommendation; the search's best is its input

@@ -86,6 +86,7 @@ def measure_trial(
             "launch": res.launch,
             "log_tail": res.log_tail,
             "bound": res.bound,  # lost-race: the optimistic score it stopped at
+            "score_caveat": res.score_caveat if res.score is not None else "",
             "steps": res.results,  # each step it ran, with its result
         }
     )

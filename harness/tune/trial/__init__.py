@@ -220,13 +220,16 @@ def _measure(
         if blocking is None:  # a raced or slower folder is judged and recorded as it is
             _conclude(plan, skipped)
         ended.steps = done
+        ended.score_caveat = interim.score_caveat
         return ended
     for kind in deferred:
         hooks.step(kind.name)
         try:
             run_step(kind, plan, hooks, target)
         except HarnessError as err:
-            return TrialResult(Status.ERROR, f"{kind.name}: {err.one_line()}", score, steps=done)
+            why = f"{kind.name}: {err.one_line()}"
+            caveat = interim.score_caveat
+            return TrialResult(Status.ERROR, why, score, steps=done, score_caveat=caveat)
         finally:
             hooks.step_end(kind.name)
         done.append(kind.name)
@@ -241,6 +244,7 @@ def _measure(
         verdict=final.verdict.value,
     )
     result.steps = done
+    result.score_caveat = final.score_caveat
     return result
 
 
