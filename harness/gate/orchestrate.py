@@ -23,7 +23,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar, cast
 
 from harness.errors import (
     EXIT_FAIL,
@@ -46,6 +46,7 @@ from harness.registry import KINDS
 from harness.target import IMAGE, URL, Target, ledger_argv
 
 AnyKind = MeasurementKind[Any, Any, Any, Any]
+C = TypeVar("C")
 
 
 def step_names(where: GateStep = "server") -> list[str]:
@@ -180,13 +181,31 @@ def check_usage(profile: Profile, options: Mapping[str, object]) -> None:
         kind.check_usage(profile, kind.overrides.from_gate(options))
 
 
-def check_plan(plan: GatePlan) -> None:
+@dataclass(frozen=True)
+class StepConfigs:
+    """The config each of a plan's steps was built with (:func:`check_plan`), by kind name:
+    what a launcher reads the settings off (tune: the latency step's runs, buckets and mode)
+    rather than deriving them again from the options."""
+
+    by_kind: Mapping[str, object] = field(default_factory=dict)
+
+    def of(self, kind: MeasurementKind[C, Any, Any, Any]) -> C | None:
+        """``kind``'s config; None when the plan does not run it (not required, skipped)."""
+        return cast("C | None", self.by_kind.get(kind.name))
+
+
+def check_plan(plan: GatePlan) -> StepConfigs:
     """Build every step's config from the plan (a bad ``--buckets`` is a ConfigError here)
-    and check its prerequisites (quality: its data). Sends no request, so a launcher (demo,
-    tune) calls it before it starts a server. Raises the step's HarnessError."""
+    and check its prerequisites (quality: its data), step by step in the plan's order; the
+    configs built. Sends no request, so a launcher (demo, tune) calls it before it starts a
+    server. Raises the step's HarnessError."""
     target = Target(folder=plan.folder, url=plan.url)
+    built: dict[str, object] = {}
     for kind in plan.steps():
-        kind.check_first(kind.from_profile(plan.profile, target, plan.overrides(kind)))
+        cfg = kind.from_profile(plan.profile, target, plan.overrides(kind))
+        kind.check_first(cfg)
+        built[kind.name] = cfg
+    return StepConfigs(built)
 
 
 @dataclass

@@ -39,6 +39,26 @@ MetricsChoice = Literal["auto", "on", "off"]
 UNTIL_CI_STATS = ("median", "p90", "p95", "p99")
 
 
+class UntilCiRefused(ConfigError):
+    """An ``--until-ci`` that could never stop a bucket early, with what refuses it (``why``:
+    ``first_look``, ``runs`` below the first look; ``no_interval``, no interval of ``at``
+    within ``runs``) so a caller can say it in its own words (tune: SPACE.toml's options)."""
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        hint: str,
+        why: Literal["first_look", "no_interval"],
+        runs: int,
+        at: str,
+    ) -> None:
+        super().__init__(message, hint=hint)
+        self.why = why
+        self.runs = runs
+        self.at = at
+
+
 def _until_ci_can_stop(pct: float | None, at: str, runs: int) -> None:
     """A stop rule that could never stop is refused before anything is sent: ``--until-ci-at``
     without ``--until-ci``, ``--runs`` below the floor of the first look (10 successes), or a
@@ -55,17 +75,23 @@ def _until_ci_can_stop(pct: float | None, at: str, runs: int) -> None:
             hint=f"add --until-ci PCT (e.g. --until-ci 5 --until-ci-at {at})",
         )
     if runs < MIN_RUNS:
-        raise ConfigError(
+        raise UntilCiRefused(
             f"--until-ci {pct:g} makes its first look at {MIN_RUNS} successful runs and "
             f"--runs {runs} ends before it, so it could never stop early",
             hint=f"raise --runs to {MIN_RUNS} or more, or drop --until-ci",
+            why="first_look",
+            runs=runs,
+            at=at,
         )
     if at != "median" and quantile_boundary(runs, PERCENTILES[at]).first is None:
-        raise ConfigError(
+        raise UntilCiRefused(
             f"--until-ci-at {at}: no 95 % interval of a {at} exists within {runs} runs, so "
             "it could never stop early",
             hint="stop on the median or a lower percentile, or raise --runs (a p90 has its "
             "first interval at about 37 runs, a p95 at 92, a p99 at 461)",
+            why="no_interval",
+            runs=runs,
+            at=at,
         )
 
 

@@ -16,8 +16,9 @@ from harness.cli import build_parser
 from harness.cli.common import RunContext
 from harness.errors import EXIT_FAIL, EXIT_INCOMPLETE, EXIT_INTERRUPTED, EXIT_OK, EXIT_TARGET
 from harness.gate.options import gate_options, options_from_args
-from harness.gate.orchestrate import GatePlan, exit_code
+from harness.gate.orchestrate import UNSTARTED, GatePlan, check_plan, exit_code
 from harness.gate.report import GateReport, Verdict
+from harness.latency.kind import KIND as LATENCY
 from harness.paths import cache_dir, reports_dir
 from harness.profiles import load_profile
 from harness.provenance import Provenance
@@ -164,6 +165,27 @@ def test_gate_plan_steps_follow_the_profile_and_its_line_reparses(tmp_path: Path
     # a switch reaches its step as the flag it is (quality --decide)
     assert plan.overrides(QUALITY).decide
     assert not GatePlan(url="http://h:1", folder=tmp_path, profile=QWEN).overrides(QUALITY).decide
+
+
+def test_check_plan_returns_the_configs_it_built(tmp_path: Path) -> None:
+    """What a launcher reads its settings off (tune: runs, buckets, mode): each step's
+    config, the profile's values unless an option says otherwise."""
+    skip = frozenset({"quality"})  # its preflight wants the data
+    bare = check_plan(GatePlan(url=UNSTARTED, folder=tmp_path, profile=QWEN, skip=skip))
+    assert sorted(bare.by_kind) == ["audit", "check", "latency"]
+    assert bare.of(QUALITY) is None and bare.of(THROUGHPUT) is None  # skipped; not QWEN's
+    latency = bare.of(LATENCY)
+    assert QWEN.latency is not None and latency is not None
+    assert (latency.runs, latency.mode) == (QWEN.latency.runs, "both")
+    assert latency.buckets == tuple(QWEN.latency.buckets)
+    options = {"runs": 3, "buckets": "long,short", "latency_mode": "official"}
+    told = check_plan(GatePlan(UNSTARTED, tmp_path, QWEN, options, skip)).of(LATENCY)
+    assert told is not None
+    assert (told.runs, [b.name for b in told.buckets], told.mode) == (
+        3,
+        ["long", "short"],
+        "official",
+    )
 
 
 def test_quality_environment_is_restored(tmp_path: Path, monkeypatch) -> None:

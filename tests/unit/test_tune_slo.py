@@ -10,6 +10,7 @@ import pytest
 
 from harness.cli import main
 from harness.errors import ConfigError
+from harness.gate.orchestrate import StepConfigs
 from harness.latency.report import BucketResult, Dist, LatencyReport, RequestRow
 from harness.profiles import load_profile
 from harness.stats.summary import dist
@@ -17,7 +18,9 @@ from harness.tune.record.outcome import after_speed
 from harness.tune.space import parse_space
 from harness.tune.space.slo import METRICS, Slo
 from harness.tune.trial import slo_step
+from harness.tune.trial.refuse import preflight
 from harness.tune.trial.slo_check import check_slos, failed_why, metric_value
+from tests.fixtures.tune_profiles import speed_only
 
 BASE = """
 [serve]
@@ -172,10 +175,14 @@ def test_check_folder_writes_slo_json(tmp_path: Path) -> None:
     )
 
 
-def test_preflight_refuses_what_cannot_be_measured() -> None:
-    profile = load_profile("efficient-qwen")
+def _preflight(text: str, folder: Path) -> StepConfigs:
+    """The tune's preflight of ``text`` under efficient-qwen's speed steps (check, latency)."""
+    return preflight(parse_space(text), load_profile(str(speed_only(folder))), folder)
+
+
+def test_preflight_refuses_what_cannot_be_measured(tmp_path: Path) -> None:
     slo = '[[slo]]\nmetric = "p90_ttft_ms"\nbucket = "{b}"\nmax = 800\n'
-    slo_step.preflight(parse_space(BASE + slo.format(b="long")), profile)  # 50 runs: fine
+    _preflight(BASE + slo.format(b="long"), tmp_path)  # 50 runs: fine
     cases = [
         (BASE + slo.format(b="huge"), "slo.0.bucket: 'huge' is not a bucket of efficient-qwen"),
         (
@@ -200,10 +207,10 @@ def test_preflight_refuses_what_cannot_be_measured() -> None:
     ]
     for text, message in cases:
         with pytest.raises(ConfigError) as err:
-            slo_step.preflight(parse_space(text), profile)
+            _preflight(text, tmp_path)
         assert err.value.exit_code == 2 and message in str(err.value)
     itl = BASE + "[options]\nruns = 10\n" + slo.format(b="long").replace("p90_ttft", "p99_itl")
-    slo_step.preflight(parse_space(itl), profile)  # 10 runs of hundreds of token gaps: fine
+    _preflight(itl, tmp_path)  # 10 runs of hundreds of token gaps: fine
 
 
 @pytest.mark.parametrize(

@@ -19,8 +19,10 @@ from harness.tune.space import Race, parse_space
 from harness.tune.space.slo import Slo
 from harness.tune.trial.race import RaceSpec
 from harness.tune.trial.racing import FirstStop, Racer, RaceSeat
+from harness.tune.trial.refuse import preflight
 from harness.tune.trial.tail_race import TailRace, TailWatch, tail_look, tail_watches
 from tests.fixtures.configs import latency_config
+from tests.fixtures.tune_profiles import speed_only
 
 P90 = TailWatch(
     slo=0,
@@ -157,17 +159,22 @@ n = [1, 2]
 """
 
 
-def test_until_ci_at_names_a_percentile_and_is_checked_up_front() -> None:
+def _preflight(text: str, folder: Path) -> None:
+    """The tune's preflight of ``text`` under efficient-qwen's speed steps (check, latency)."""
+    preflight(parse_space(text), load_profile(str(speed_only(folder))), folder)
+
+
+def test_until_ci_at_names_a_percentile_and_is_checked_up_front(tmp_path: Path) -> None:
     opts = parse_space(SPACE + "until_ci = 5\nuntil_ci_at = 'p90'\nruns = 50\n").options
     assert opts.gate()["until_ci_at"] == "p90" and opts.gate()["until_ci"] == 5
-    opts.check_until_ci(50)  # a p90 has intervals within 50 runs
+    # a p90 has intervals within 50 runs
+    _preflight(SPACE + "until_ci = 5\nuntil_ci_at = 'p90'\nruns = 50\n", tmp_path)
     with pytest.raises(ConfigError, match=r"options: until_ci_at = 'p90' names what until_ci"):
         parse_space(SPACE + "until_ci_at = 'p90'\n")
     with pytest.raises(ConfigError, match=r"options\.until_ci_at: Input should be"):
         parse_space(SPACE + "until_ci = 5\nuntil_ci_at = 'p50'\n")
-    p99 = parse_space(SPACE + "until_ci = 5\nuntil_ci_at = 'p99'\n").options
-    with pytest.raises(ConfigError) as err:
-        p99.check_until_ci(50)
+    with pytest.raises(ConfigError) as err:  # the profile's 50 runs: the latency config's
+        _preflight(SPACE + "until_ci = 5\nuntil_ci_at = 'p99'\n", tmp_path)
     assert err.value.one_line() == (
         "SPACE.toml: options.until_ci_at: no 95 % interval of a p99 exists within 50 runs, "
         "so until_ci could never stop a bucket early — stop on the median or a lower "
@@ -176,13 +183,12 @@ def test_until_ci_at_names_a_percentile_and_is_checked_up_front() -> None:
     )
 
 
-def test_until_ci_with_runs_below_its_first_look_is_refused_up_front() -> None:
-    opts = parse_space(SPACE + "until_ci = 5\nruns = 5\n").options
+def test_until_ci_with_runs_below_its_first_look_is_refused_up_front(tmp_path: Path) -> None:
     with pytest.raises(ConfigError) as err:
-        opts.check_until_ci(5)
+        _preflight(SPACE + "until_ci = 5\nruns = 5\n", tmp_path)
     assert err.value.one_line() == (
         "SPACE.toml: options.until_ci makes its first look at 10 successful runs and runs = 5 "
         "ends before it, so it could never stop a bucket early — raise options.runs to 10 or "
         "more, or drop options.until_ci"
     )
-    opts.check_until_ci(10)
+    _preflight(SPACE + "until_ci = 5\nruns = 10\n", tmp_path)

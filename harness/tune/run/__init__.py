@@ -38,7 +38,8 @@ from harness.tune.study.report import build_report
 from harness.tune.study.samplers import choose_sampler, distributions
 from harness.tune.study.stop import stop_reason
 from harness.tune.study.tune_folder import STUDY_DB, prepare_folder, unmake
-from harness.tune.trial import preflight, run_trial, slo_step
+from harness.tune.trial import run_trial
+from harness.tune.trial.refuse import preflight
 
 
 def run_tune(
@@ -48,8 +49,7 @@ def run_tune(
     ``measure``: how a candidate is measured (the real trial; the bench's simulation)."""
     hooks = hooks or TuneHooks()
     sampler_name, sampler = choose_sampler(cfg.space, cfg.sampler, cfg.seed)
-    preflight(cfg.space, cfg.profile, cfg.folder)
-    slo_step.preflight(cfg.space, cfg.profile)
+    preflight(cfg.space, cfg.profile, cfg.folder)  # the settings, the image, the SLOs
     # a shared storage is opened before the folder is made: a bad URL leaves nothing behind
     shared = cfg.storage if cfg.storage is not None and not cfg.resume else None
     store = storage.open_storage(shared, shared=True) if shared is not None else None

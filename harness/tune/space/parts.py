@@ -8,7 +8,6 @@ from typing import Annotated, Literal
 
 from pydantic import AfterValidator, Field, field_validator, model_validator
 
-from harness.errors import ConfigError
 from harness.tune.space.serve import Strict
 
 Choice = str | int | float | bool
@@ -116,31 +115,6 @@ class TuneOptions(Strict):
                 f"until_ci is not set: add until_ci = PCT (e.g. until_ci = 5)"
             )
         return self
-
-    def check_until_ci(self, runs: int) -> None:
-        """``until_ci`` with ``runs`` (options.runs, else the profile's) up to its first look,
-        and ``until_ci_at`` a percentile with an interval within them: a rule that could
-        never stop early is refused before anything starts."""
-        from harness.stats.median_sequence import MIN_RUNS
-        from harness.stats.quantile_sequence import quantile_boundary
-        from harness.stats.tails import PERCENTILES
-
-        at = self.until_ci_at
-        if self.until_ci is not None and runs < MIN_RUNS:
-            raise ConfigError(
-                f"SPACE.toml: options.until_ci makes its first look at {MIN_RUNS} successful "
-                f"runs and runs = {runs} ends before it, so it could never stop a bucket early",
-                hint=f"raise options.runs to {MIN_RUNS} or more, or drop options.until_ci",
-            )
-        if at is None or at == "median" or self.until_ci is None:
-            return
-        if quantile_boundary(runs, PERCENTILES[at]).first is None:
-            raise ConfigError(
-                f"SPACE.toml: options.until_ci_at: no 95 % interval of a {at} exists within "
-                f"{runs} runs, so until_ci could never stop a bucket early",
-                hint="stop on the median or a lower percentile, or raise options.runs (a p90 "
-                "has its first interval at about 37 runs, a p95 at 92, a p99 at 461)",
-            )
 
     def gate(self) -> dict[str, object]:
         """The gate option mapping (harness/gate/options.py) these settings make."""

@@ -13,7 +13,7 @@ from pathlib import Path
 from harness.errors import EXIT_FAIL, EXIT_TARGET, HarnessError
 from harness.gate.hooks import NO_HOOKS, GateHooks
 from harness.gate.judge import judge_folder
-from harness.gate.orchestrate import UNSTARTED, GatePlan, check_plan, conclude, run_step
+from harness.gate.orchestrate import UNSTARTED, GatePlan, conclude, run_step
 from harness.gate.report import GateReport, Verdict
 from harness.profiles import Profile
 from harness.registry import AnyKind
@@ -33,20 +33,6 @@ from harness.tune.trial.steps import step_results
 def trial_folder(root: Path, number: int) -> Path:
     """``root/tNNN``, created race-free: an existing folder (another worker's) gets a suffix."""
     return fresh_folder(make_folder(root, "trial folder"), f"t{number:03d}", "trial folder")
-
-
-def preflight(space: Space, profile: Profile, folder: Path) -> None:
-    """Every step's prerequisites (quality: its data), as the gate checks them, before the
-    first candidate is started: a missing one is the step's own error (exit 2); an image
-    candidate's engine and image (exit 3 / 2)."""
-    plan = GatePlan(url=UNSTARTED, folder=folder, profile=profile, options=space.options.gate())
-    if profile.latency is not None:  # SPACE.toml's words before the latency flags'
-        space.options.check_until_ci(space.options.runs or profile.latency.runs)
-    if space.serve.image is not None:  # the engine answers and has the image
-        from harness.tune.launch.container import check_image
-
-        check_image(space.serve.image, space.serve.docker_host)
-    check_plan(plan)
 
 
 def _first_blocking(report: GateReport) -> str:

@@ -14,6 +14,7 @@ import optuna
 from optuna.trial import TrialState
 
 from harness.errors import ConfigError
+from harness.latency.config import LatencyConfig
 from harness.latency.report import LatencyReport
 from harness.profiles import Profile
 from harness.stats.tails import PERCENTILES, bound_floor
@@ -25,20 +26,19 @@ from harness.tune.trial.slo_check import check_slos, failed_why
 SLO_JSON = "slo.json"
 
 
-def preflight(space: Space, profile: Profile) -> None:
-    """Each SLO answerable by this profile and these options: a latency profile, a bucket it
-    has and measures, a streamed metric (ttft, tpot, itl) only with the strict mode."""
+def preflight(space: Space, profile: Profile, latency: LatencyConfig | None) -> None:
+    """Each SLO answerable by the latency config the gate plan built (``latency``; None: the
+    profile has no latency step): a bucket the profile has and the config measures, a
+    streamed metric (ttft, tpot, itl) only with the strict mode, a tail within its runs."""
     if not space.slo:
         return
-    if profile.latency is None:
+    if latency is None:
         raise ConfigError(
             f"SPACE.toml: slo: profile {profile.name} has no latency step to check SLOs on",
             hint="SLOs read the latency report; drop [[slo]] or use a latency profile",
         )
-    known = [b.name for b in profile.latency.buckets]
-    chosen = space.options.buckets
-    measured = [b.strip() for b in chosen.split(",")] if chosen else known
-    mode = space.options.latency_mode or "both"
+    known = [b.name for b in latency.spec.buckets]
+    measured = [b.name for b in latency.buckets]
     for i, slo in enumerate(space.slo):
         if slo.bucket is not None and slo.bucket not in known:
             raise ConfigError(
@@ -48,20 +48,18 @@ def preflight(space: Space, profile: Profile) -> None:
         if slo.bucket is not None and slo.bucket not in measured:
             raise ConfigError(
                 f"SPACE.toml: slo.{i}.bucket: {slo.bucket} is not measured "
-                f"(options.buckets = {chosen!r})",
+                f"(options.buckets = {space.options.buckets!r})",
                 hint="add it to options.buckets or drop the SLO",
             )
-        if slo.streamed and mode == "official":
+        if slo.streamed and latency.mode == "official":
             raise ConfigError(
                 f"SPACE.toml: slo.{i}.metric: {slo.metric} is streamed, measured by the "
                 "strict mode only (options.latency_mode = 'official')",
                 hint='set options.latency_mode = "both" (the gate\'s default)',
             )
         covered = [slo.bucket] if slo.bucket else measured
-        tokens = min(
-            (b.max_tokens for b in profile.latency.buckets if b.name in covered), default=2
-        )
-        _supported(i, slo, space.options.runs or profile.latency.runs, tokens)
+        tokens = min((b.max_tokens for b in latency.buckets if b.name in covered), default=2)
+        _supported(i, slo, latency.runs, tokens)
 
 
 def _supported(i: int, slo: Slo, runs: int, max_tokens: int) -> None:
