@@ -13,7 +13,10 @@ working tree. It prints:
    the **longest import chain** in units (how many levels the imports really stack, with
    and without the sideways edges); the **sideways edges**: the ref's own ``SIDEWAYS``
    (parsed from its test file) and the edges really present between two units of one
-   layer above 0.
+   layer above 0. The reading is a small copy of the test's (the test's functions read
+   the imported package's files; a ref's files are text in a temporary folder), and
+   tests/unit/test_house_figures.py holds the copy's layers, sideways edges and unit
+   graph equal to the test's own on the tree.
 3. The **largest modules** (lines).
 4. **Repeated blocks**: pairs of files (or two places in one file) that share a run of
    six or more identical normalised lines. A line is normalised by folding its white
