@@ -30,8 +30,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from harness.audit.probe import Probe
-from harness.audit.report import RuleResult, RuleVerdict
 from harness.audit.stack import groups, unstable
+from harness.rule_report import RuleResult, RuleVerdict
 from harness.usage import UsageVerdict, judge_usage
 
 RULE = "stream_consistency"

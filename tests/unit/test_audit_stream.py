@@ -7,8 +7,8 @@ from __future__ import annotations
 import json
 
 from harness.audit.probe import Probe, Shape
-from harness.audit.report import RuleResult
 from harness.audit.stream import needs_second_stream, stream_consistency, stream_facts
+from harness.rule_report import RuleResult
 
 TEXT = " Once upon a time"
 

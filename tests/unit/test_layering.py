@@ -25,7 +25,8 @@ unit may import its own modules and any lower layer):
    drift, sides, comparability, the generic section records and their cells).
 0. foundations: client, stats (the one home of statistics), profiles, errors, provenance,
    run_folder, report_base,
-   risk, verdict, target, argtypes, flags, overrides, attribution, console_hooks, hooks
+   risk, verdict, rule_report (a rule audit's verdicts and audit.json's head),
+   target, argtypes, flags, overrides, attribution, console_hooks, hooks
    (the cores' no-op hooks base), view (view models
    and their console/PNG renderers), tokenizer, chat_template, sameness, usage, prompts, grader_items, paths,
    manifest, children (and the package root,
@@ -105,6 +106,7 @@ LAYERS: dict[str, int] = {
             "usage",
             "prompts",
             "grader_items",
+            "rule_report",
             "paths",
             "manifest",
             "engines",
@@ -126,8 +128,6 @@ SIDEWAYS: dict[tuple[str, str], str] = {
     "through its grader's aiohttp session (one definition of what that grader sends)",
     ("throughput", "quality"): "the correctness gate zeroes the throughput score when the "
     "quality report fails it (Paris: eval/score.py)",
-    ("vlm", "audit"): "the in-process audit (vlm audit) judges into the audit's own records: "
-    "one RuleVerdict, one audit.json the gate reads",
 }
 
 
