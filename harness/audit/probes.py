@@ -40,6 +40,7 @@ from harness.client.http import HttpOptions, make_session, parse_stream, send_re
 from harness.client.records import RequestRecord
 from harness.client.sse import SSESplitter
 from harness.client.urllib_client import post_like_grader
+from harness.graders.qwen import latency_body
 from harness.prompts import WORDS
 from harness.tokenizer import Tokenizer
 
@@ -88,8 +89,7 @@ def body(cfg: AuditConfig, ask: Ask, messages: list[Message]) -> dict[str, Any]:
     streamed = STREAM if ask.stream else {}
     if ask.shape == "prompt":
         text = render_qwen35(messages, enable_thinking=False)
-        return {"prompt": text, "max_tokens": cfg.spec.stack_max_tokens, "temperature": 0.0,
-                **streamed}  # fmt: skip
+        return {**latency_body(text, cfg.spec.stack_max_tokens, 0.0), **streamed}
     out: dict[str, Any] = {"messages": messages}
     if ask.route == CHAT_ROUTE:
         out["model"] = cfg.model

@@ -19,7 +19,8 @@ from collections.abc import Sequence
 import numpy as np
 
 from harness.audit.controls import Prompt, rotated
-from harness.throughput.prompts import grader_prompts, random_token_prompt
+from harness.graders.paris import grader_prompts
+from harness.prompts import random_token_prompt
 from harness.tokenizer import Tokenizer
 
 TRIES = 32  # draws of a last token before the closest length is kept
