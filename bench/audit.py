@@ -59,11 +59,12 @@ from audit_sim import rule_row, send_rounds, upper95
 
 from harness.audit.analysis import judge
 from harness.audit.probe import Probe, Shape
-from harness.audit.report import Phase, Role, RuleResult, Sample
+from harness.audit.report import Phase, Role, Sample
 from harness.audit.stack import needs_confirmation as stack_needs_confirmation
 from harness.audit.stack import one_stack
 from harness.audit.stream import SECOND_LOOK, needs_second_stream, stream_consistency
 from harness.profiles import load_profile
+from harness.rule_report import RuleResult
 
 PROFILE_SPEC = load_profile("efficient-qwen").audit
 SPEC = PROFILE_SPEC

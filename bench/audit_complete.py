@@ -36,7 +36,7 @@ from audit_sim import rule_row  # siblings: bench/ is on the path
 
 from harness.audit.complete import complete_outputs, finished, probe_starts
 from harness.audit.continuation import Continuation
-from harness.audit.report import RuleResult
+from harness.rule_report import RuleResult
 
 MAX_TOKENS = 128
 

@@ -39,9 +39,9 @@ from audit_sim import rule_row
 from harness.audit.paraphrase import Asked, Form
 from harness.audit.paraphrase_rule import judge_paraphrases, needs_second_look
 from harness.audit.paraphrases import plan
-from harness.audit.report import RuleResult
 from harness.grader_items import grader_items
 from harness.profiles import AuditSpec, load_profile
+from harness.rule_report import RuleResult
 
 TTFT_MS, TPOT_MS, PREFILL_MS, ITEM_TOKENS, TAIL_TOKENS = 25.0, 7.0, 0.1, 100, 8
 

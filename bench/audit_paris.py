@@ -34,8 +34,9 @@ from dataclasses import dataclass
 from audit_sim import send_rounds, upper95  # a sibling: bench/ is on the path
 
 from harness.audit.analysis import judge
-from harness.audit.report import Phase, Role, RuleResult, Sample
+from harness.audit.report import Phase, Role, Sample
 from harness.profiles import load_profile
+from harness.rule_report import RuleResult
 
 PROFILE = load_profile("gpumode-paris")
 SPEC = PROFILE.audit

@@ -8,8 +8,9 @@ import sys
 from collections.abc import Callable, Sequence
 
 from harness.audit.analysis import ONE_TOKEN_REQUESTS, needs_confirmation
-from harness.audit.report import Phase, Role, RuleResult, Sample
+from harness.audit.report import Phase, Role, Sample
 from harness.profiles import AuditSpec
+from harness.rule_report import RuleResult
 from harness.stats.intervals import wilson_interval
 
 ROLES: tuple[Role, ...] = ("repeated", "near_filler", "unique_head")

@@ -26,8 +26,8 @@ import numpy as np
 
 from harness.chat_template import GENERATION, THINK_OFF
 from harness.cli.common import positive_int
+from harness.graders.paris import grader_prompts
 from harness.throughput.chat_count import chat_prompt_tokens
-from harness.throughput.prompts import grader_prompts
 from harness.tokenizer import load_tokenizer
 
 TOKENIZER = "qwen:Qwen/Qwen3.5-35B-A3B"

@@ -26,8 +26,8 @@ import json
 import random
 from dataclasses import dataclass
 
-from harness.audit.report import RuleResult
 from harness.profiles import VlmAuditSpec, load_profile
+from harness.rule_report import RuleResult
 from harness.stats.intervals import wilson_interval
 from harness.vlm.audit.judge import AnswerProbe, SetCount, count_set, verdict
 

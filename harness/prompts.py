@@ -1,13 +1,16 @@
-"""Prompt text for the latency buckets.
+"""Prompt text: the latency buckets' and the random-token prompts.
 
 - :func:`official_filler`: the grader's prompt, one sentence repeated
   ``max(1, n // 10)`` times, the same text for every request (spec, Latency).
 - :func:`exact_prompt`: a prompt of EXACTLY ``n`` tokens for the given tokenizer,
   unique per ``(seed, index)``, adjusted by decode→encode until stable, like
   vLLM's RandomDataset; strict mode uses it so no two requests share a prefix.
+- :func:`random_token_prompt`: text of exactly ``n`` tokens from random ids of a pool
+  (:func:`regular_ids`: the vocabulary less the special tokens), harness's own (throughput's
+  strict prompts, the audit's fresh controls).
 - :func:`settle`: THE decode→encode loop every exact-length prompt goes through
-  (strict latency prompts here, throughput's random-id prompts, and the Paris
-  grader's own procedure, which keeps the last text even when it is not exact).
+  (strict latency prompts here, the random-token prompts, and the Paris grader's own
+  procedure, harness/graders/paris.py, which keeps the last text even when it is not exact).
 - :func:`fresh_seed` / :func:`repeat_seed`: the seed every strict prompt derives from.
   A run draws a fresh one unless ``--seed N`` is given, because a server that keeps
   its prefix cache across runs (vLLM does) would serve the same "unique" prompts
@@ -18,7 +21,7 @@
 from __future__ import annotations
 
 import random
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 from harness.errors import ConfigError
 from harness.profiles import LatencySpec
@@ -58,6 +61,37 @@ def settle(
             return text_of(ids), True
         ids = ids[:n_tokens] if len(ids) > n_tokens else ids + pad(n_tokens - len(ids))
     return text_of(ids), False
+
+
+RANDOM_ROUNDS = 32  # decode→encode rounds a random-token prompt may take to settle
+
+
+def regular_ids(tok: Tokenizer) -> list[int]:
+    """Every id a random prompt may use: the whole vocabulary except special tokens."""
+    ids = [i for i in range(tok.vocab_size) if i not in tok.special_ids]
+    if not ids:
+        raise ConfigError(f"tokenizer {tok.name} has no regular tokens (vocab_size 0?)")
+    return ids
+
+
+def random_token_prompt(
+    tok: Tokenizer, n_tokens: int, rng: random.Random, pool: Sequence[int]
+) -> str:
+    """Text that re-encodes to exactly ``n_tokens`` tokens, built from random ids of ``pool``."""
+    if n_tokens <= 0:
+        raise ConfigError(f"prompt length must be positive, got {n_tokens}")
+    ids = [rng.choice(pool) for _ in range(n_tokens)]
+
+    def pad(k: int) -> list[int]:
+        return [rng.choice(pool) for _ in range(k)]
+
+    text, exact = settle(tok, ids, n_tokens, pad, RANDOM_ROUNDS)
+    if not exact:
+        raise ConfigError(
+            f"could not build an exact {n_tokens}-token random prompt with {tok.name}",
+            hint="try another --seed or a different --tokenizer",
+        )
+    return text
 
 
 SEED_RANGE = 1 << 31  # seeds are non-negative 31-bit integers: short to type, JSON-safe

@@ -33,10 +33,11 @@ import statistics
 from collections.abc import Mapping, Sequence
 
 from harness.audit.replay import replays
-from harness.audit.report import Phase, Role, RuleResult, RuleVerdict, Sample
+from harness.audit.report import Phase, Role, Sample
 from harness.audit.workload import nouns
 from harness.engines.read import saved, saved_unit
 from harness.profiles import AuditSpec
+from harness.rule_report import RuleResult, RuleVerdict
 from harness.stats.robust import (
     LENGTH_MATCH,
     NOISE_LIMIT_REQUEST,

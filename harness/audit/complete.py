@@ -36,7 +36,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from harness.audit.continuation import Continuation
-from harness.audit.report import RuleResult, RuleVerdict
+from harness.rule_report import RuleResult, RuleVerdict
 from harness.usage import EOS_TOKENS
 
 RULE = "complete_outputs"

@@ -21,6 +21,7 @@ from harness.audit.hooks import AuditHooks
 from harness.audit.workload import Workload
 from harness.client.records import RequestRecord
 from harness.client.urllib_client import post_like_grader
+from harness.graders.qwen import latency_body
 from harness.tokenizer import Tokenizer
 
 
@@ -46,7 +47,7 @@ async def check_once(
 ) -> Continuation:
     """One look: the grader's request, then (if its answer ended early) its continuation."""
     c = Continuation(bucket=bucket.name, attempt=attempt, max_tokens=bucket.max_tokens)
-    payload = {"prompt": prompt, "max_tokens": bucket.max_tokens, "temperature": cfg.temperature}
+    payload = latency_body(prompt, bucket.max_tokens, cfg.temperature)
     rec = await _post(cfg, payload)
     c.requests, c.error = 1, _failed(rec)
     if c.error is not None:
@@ -65,10 +66,7 @@ async def _continue(
 ) -> None:
     """``prompt`` + ``c.start_text``, continued at temperature 0, into ``c``."""
     c.continue_max_tokens = bucket.max_tokens
-    rec = await _post(
-        cfg,
-        {"prompt": prompt + c.start_text, "max_tokens": c.continue_max_tokens, "temperature": 0.0},
-    )
+    rec = await _post(cfg, latency_body(prompt + c.start_text, c.continue_max_tokens, 0.0))
     c.error = _failed(rec)
     if c.error is None:
         c.continued_tokens, c.continued_finish = _tokens(rec, tok), rec.finish_reason

@@ -11,7 +11,8 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping
 
-from harness.audit.report import AuditReport, RuleVerdict
+from harness.audit.report import AuditReport
+from harness.rule_report import RuleVerdict
 
 DOCS = "docs/audit.md"
 # where each rule is explained, beyond the table of "The rules"

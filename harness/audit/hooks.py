@@ -6,8 +6,9 @@ from __future__ import annotations
 from harness.audit.continuation import Continuation
 from harness.audit.paraphrase import Asked
 from harness.audit.probe import Probe
-from harness.audit.report import RuleVerdict, Sample
+from harness.audit.report import Sample
 from harness.hooks import ServerHooks
+from harness.rule_report import RuleVerdict
 
 
 class AuditHooks(ServerHooks):

@@ -22,8 +22,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from harness.audit.paraphrase import Asked
-from harness.audit.report import RuleResult, RuleVerdict
 from harness.profiles import AuditSpec
+from harness.rule_report import RuleResult, RuleVerdict
 from harness.stats.robust import LENGTH_MATCH, NOISE_LIMIT_PAIR, hodges_lehmann_walsh, mad_sigma
 
 # answers whose lengths differ by more than LENGTH_MATCH are not compared by time per token;

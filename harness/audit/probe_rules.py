@@ -6,10 +6,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from harness.audit.probe import Probe
-from harness.audit.report import RuleVerdict
 from harness.audit.stack import one_stack
 from harness.audit.stream import stream_consistency
 from harness.profiles import AuditSpec
+from harness.rule_report import RuleVerdict
 
 PROBE_RULES = ("one_stack", "stream_consistency")
 

@@ -36,10 +36,16 @@ from harness.audit.probe import Probe, Shape
 from harness.audit.stack import needs_confirmation
 from harness.audit.stream import SECOND_LOOK, needs_second_stream, stream_facts
 from harness.chat_template import Message, render_qwen35
-from harness.client.http import HttpOptions, make_session, parse_stream, send_request
+from harness.client.http import (
+    HttpOptions,
+    make_session,
+    parse_stream,
+    send_request,
+    stream_payloads,
+)
 from harness.client.records import RequestRecord
-from harness.client.sse import SSESplitter
 from harness.client.urllib_client import post_like_grader
+from harness.graders.qwen import latency_body
 from harness.prompts import WORDS
 from harness.tokenizer import Tokenizer
 
@@ -88,8 +94,7 @@ def body(cfg: AuditConfig, ask: Ask, messages: list[Message]) -> dict[str, Any]:
     streamed = STREAM if ask.stream else {}
     if ask.shape == "prompt":
         text = render_qwen35(messages, enable_thinking=False)
-        return {"prompt": text, "max_tokens": cfg.spec.stack_max_tokens, "temperature": 0.0,
-                **streamed}  # fmt: skip
+        return {**latency_body(text, cfg.spec.stack_max_tokens, 0.0), **streamed}
     out: dict[str, Any] = {"messages": messages}
     if ask.route == CHAT_ROUTE:
         out["model"] = cfg.model
@@ -146,8 +151,7 @@ async def send_stream(cfg: AuditConfig, ask: Ask, messages: list[Message], look:
     async with make_session(opts) as session:
         rec = await send_request(session, cfg.url + ask.route, body(cfg, ask, messages),
                                  endpoint=ask.route, parse=False)  # fmt: skip
-    splitter = SSESplitter()
-    events = [data for _, chunk in rec.raw for data in splitter.feed(chunk)] + splitter.flush()
+    events = [data for _, data in stream_payloads(rec)]  # before parse_stream drops the reads
     if rec.error is None:
         parse_stream(rec)
     p = probe_of(ask, look, rec, tok)

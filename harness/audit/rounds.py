@@ -10,7 +10,7 @@ from harness.audit.config import AuditConfig
 from harness.audit.controls import Prompt, round_prompts
 from harness.audit.sweep_controls import sweep_prompt, sweep_round_prompts
 from harness.audit.workload import Workload
-from harness.throughput.prompts import regular_ids
+from harness.prompts import regular_ids
 from harness.tokenizer import Tokenizer
 
 # round index → that round's three prompts, in the order they are sent

@@ -1,13 +1,14 @@
 """The audit's timed requests, sent as the profile's grader sends its own (docs/audit.md,
 "Per profile"), so the only difference between a timed prompt and its control is the text:
 
-- the latency grader's (Efficient Qwen): a prompt body ``{"prompt", "max_tokens",
-  "temperature"}`` on its latency route through its urllib client
+- the latency grader's (Efficient Qwen): its prompt body (harness/graders/qwen.py:
+  ``latency_body``) on its latency route through its urllib client
   (harness/client/urllib_client.py: ``json.dumps`` defaults, a new connection each);
-- the sweep's (GPU MODE Paris): the grader's chat body (harness/throughput/grader_loop.py:
+- the sweep's (GPU MODE Paris): the grader's chat body (harness/graders/paris.py:
   ``sweep_body``) on its chat route through its aiohttp session (``grader_session``, one
-  for the audit as the grader keeps one for its sweep), posted with ``json=``; the answer
-  read by the grader's own reading of it (``grader_content``).
+  for the audit as the grader keeps one for its sweep), posted and read as the sweep posts
+  and reads it (``post_sweep``, the one definition harness/throughput/grader_loop.py sends
+  through too).
 """
 
 from __future__ import annotations
@@ -24,7 +25,8 @@ import aiohttp
 from harness.audit.config import AuditConfig
 from harness.audit.workload import Workload
 from harness.client.urllib_client import post_like_grader
-from harness.throughput.grader_loop import grader_content, grader_session, grader_usage, sweep_body
+from harness.graders.paris import grader_session, post_sweep, sweep_body
+from harness.graders.qwen import latency_body
 from harness.tokenizer import Tokenizer
 
 EXCERPT = 200
@@ -67,7 +69,7 @@ class Sender:
 
     async def _prompt(self, w: Workload, prompt: str) -> Answer:
         cfg = self.cfg
-        payload = {"prompt": prompt, "max_tokens": w.max_tokens, "temperature": cfg.temperature}
+        payload = latency_body(prompt, w.max_tokens, cfg.temperature)
         rec = await asyncio.to_thread(
             post_like_grader, cfg.url + cfg.endpoint, payload, timeout_s=cfg.timeout_s,
             endpoint=cfg.endpoint,
@@ -81,27 +83,19 @@ class Sender:
         cfg = self.cfg
         payload = sweep_body(cfg.model, prompt, w.max_tokens, cfg.temperature, cfg.top_p)
         t_start = time.perf_counter()
-        try:
-            async with session.post(cfg.url + cfg.endpoint, json=payload) as resp:
-                raw = await resp.read()
-                body = await resp.json()  # parses the same bytes, like the grader's
-                t_end = time.perf_counter()
-                if resp.status != 200:
-                    text = raw[:EXCERPT].decode("utf-8", errors="replace")
-                    return Answer(error=f"HTTP {resp.status} from {cfg.endpoint}: {text}")
-                content = grader_content(body)
-                grader_usage(body)  # raises where the grader's reading of usage raises
-        except asyncio.CancelledError:
-            raise
-        except (aiohttp.ClientError, TimeoutError, ValueError, LookupError, TypeError) as err:
-            # the grader's `except Exception`: whatever raised on the path fails the request
-            return Answer(error=f"{type(err).__name__}: {err}"[:EXCERPT])
-        choices = body.get("choices") or [{}]
-        reason = choices[0].get("finish_reason") if isinstance(choices[0], dict) else None
+        reply = await post_sweep(session, cfg.url + cfg.endpoint, payload)
+        if reply.error is not None:
+            return Answer(error=f"{type(reply.error).__name__}: {reply.error}"[:EXCERPT])
+        body = reply.body
+        if reply.status != 200:
+            text = (reply.raw or b"")[:EXCERPT].decode("utf-8", errors="replace")
+            return Answer(error=f"HTTP {reply.status} from {cfg.endpoint}: {text}")
         usage = body.get("usage", {}).get("completion_tokens")  # absent: None, not the grader's 0
-        out, text_tokens = _counted(content, usage if isinstance(usage, int) else None, self.tok)
-        finish = reason if isinstance(reason, str) else None
-        return Answer((t_end - t_start) * 1000, out, text_tokens, finish, None, content)
+        out, text_tokens = _counted(
+            reply.content, usage if isinstance(usage, int) else None, self.tok
+        )
+        e2e_ms = (reply.t_end - t_start) * 1000
+        return Answer(e2e_ms, out, text_tokens, reply.finish_reason, None, reply.content)
 
 
 @asynccontextmanager

@@ -24,8 +24,8 @@ import statistics
 from collections.abc import Sequence
 
 from harness.audit.probe import Probe
-from harness.audit.report import RuleResult, RuleVerdict
 from harness.profiles import AuditSpec
+from harness.rule_report import RuleResult, RuleVerdict
 from harness.sameness import first_difference, split
 from harness.stats.robust import LENGTH_MATCH, median
 

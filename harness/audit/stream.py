@@ -25,13 +25,13 @@ No I/O, no clocks: tests/unit/test_audit_stream.py holds it with literal events.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 from dataclasses import dataclass
 
 from harness.audit.probe import Probe
-from harness.audit.report import RuleResult, RuleVerdict
 from harness.audit.stack import groups, unstable
+from harness.client.http import read_chunk
+from harness.rule_report import RuleResult, RuleVerdict
 from harness.usage import UsageVerdict, judge_usage
 
 RULE = "stream_consistency"
@@ -50,34 +50,21 @@ class StreamFacts:
     eos_in_text: int  # end-of-sequence tokens written out in the text
 
 
-def _choice_text(choice: dict[str, object]) -> str:
-    if isinstance(choice.get("text"), str):
-        return str(choice["text"])
-    delta = choice.get("delta")
-    content = delta.get("content") if isinstance(delta, dict) else None
-    return content if isinstance(content, str) else ""
-
-
 def stream_facts(events: Sequence[str]) -> StreamFacts:
-    """The facts of a stream from its ``data:`` payloads, in order (``[DONE]`` included)."""
+    """The facts of a stream from its ``data:`` payloads, in order (``[DONE]`` included),
+    each read by the client's one reader of a stream (harness/client/http.py:
+    ``read_chunk``; a payload it fails the request on says nothing here)."""
     first: str | None = None
     finishes, after, texts = 0, False, []
     for data in events:
-        if data.strip() == "[DONE]":
+        c = read_chunk(data)
+        if not c.choice:
             continue
-        try:
-            obj = json.loads(data)
-        except json.JSONDecodeError:
-            continue  # harness/client/http.py's parse_stream fails the request on it
-        choices = obj.get("choices") if isinstance(obj, dict) else None
-        if not isinstance(choices, list) or not choices or not isinstance(choices[0], dict):
-            continue
-        text = _choice_text(choices[0])
-        if text:
+        if c.content:
             after = after or finishes > 0
-            first = text if first is None else first
-            texts.append(text)
-        if choices[0].get("finish_reason") is not None:
+            first = c.content if first is None else first
+            texts.append(c.content)
+        if c.ends:
             finishes += 1
     joined = "".join(texts)
     return StreamFacts(first, finishes, after, sum(joined.count(e) for e in EOS_TEXTS))

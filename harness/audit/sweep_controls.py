@@ -1,7 +1,7 @@
 """The audit's three prompts per round for the Paris sweep (docs/audit.md, "Per profile").
 
 - ``repeated``: the grader's first prompt, built by the grader's own procedure
-  (harness/throughput/prompts.py: a window of consecutive regular ids, decode → encode
+  (harness/graders/paris.py: a window of consecutive regular ids, decode → encode
   rounds), seeded per audit: the prompt the grader sends at every concurrency level;
 - ``near_filler``: that prompt with its last token swapped for another regular id drawn
   per round, of the same token length: a prefix cache serves it as it serves the repeated
@@ -19,7 +19,8 @@ from collections.abc import Sequence
 import numpy as np
 
 from harness.audit.controls import Prompt, rotated
-from harness.throughput.prompts import grader_prompts, random_token_prompt
+from harness.graders.paris import grader_prompts
+from harness.prompts import random_token_prompt
 from harness.tokenizer import Tokenizer
 
 TRIES = 32  # draws of a last token before the closest length is kept

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from harness.audit.evidence import rule_text
 from harness.audit.gate_rules import sample_items_line
-from harness.audit.report import AuditReport, RuleResult, RuleVerdict
+from harness.audit.report import AuditReport
 from harness.engines.read import saved
+from harness.rule_report import RuleResult, RuleVerdict
 from harness.view.model import Cell, Column, Section, Tone, section, table, text
 
 TONE: dict[RuleResult, Tone] = {

@@ -71,9 +71,14 @@ def _audit_config(args: argparse.Namespace, ctx: RunContext) -> Any:
 
 
 def _audit(run: KindRun, hooks: None) -> Outcome:
+    from harness.audit.report import AuditReport
     from harness.vlm.audit.core import audit_vlm
 
-    return Outcome(audit_vlm(run.cfg, provenance=run.ctx.provenance, folder=run.ctx.folder))
+    # the audit kind's report class: the audit.json the gate reads, rendered as the audit's
+    ctx = run.ctx
+    return Outcome(
+        audit_vlm(run.cfg, provenance=ctx.provenance, folder=ctx.folder, report=AuditReport)
+    )
 
 
 FRONT = Front(

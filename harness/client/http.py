@@ -27,6 +27,7 @@ import asyncio
 import json
 import time
 import zlib
+from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -251,8 +252,7 @@ def _choice_text(choice: dict[str, Any]) -> tuple[str, str]:
     )
 
 
-def _take_usage(obj: dict[str, Any], rec: RequestRecord) -> None:
-    usage = obj.get("usage")
+def _take_usage(usage: Any, rec: RequestRecord) -> None:
     if isinstance(usage, dict):
         for key, attr in (
             ("prompt_tokens", "usage_prompt_tokens"),
@@ -279,7 +279,7 @@ def _parse_json_body(raw: bytes, rec: RequestRecord) -> None:
         rec.error = RequestError(ErrorKind.MALFORMED_JSON, "response JSON is not an object")
         return
     rec.response = obj
-    _take_usage(obj, rec)
+    _take_usage(obj.get("usage"), rec)
     choices = obj.get("choices")
     if not isinstance(choices, list) or not choices or not isinstance(choices[0], dict):
         rec.error = RequestError(
@@ -296,12 +296,11 @@ def _parse_json_body(raw: bytes, rec: RequestRecord) -> None:
         rec.first_token_ns = rec.last_token_ns = rec.end_ns
 
 
-def parse_stream(rec: RequestRecord) -> None:
-    """Turn a record's raw streamed reads into events, text, timings and usage."""
+def stream_payloads(rec: RequestRecord) -> Iterator[tuple[int, str]]:
+    """The ``data:`` payloads of a record's raw streamed reads, in order, each with the time
+    of the read that completed it (the response's Content-Encoding undone; the events a
+    stream left without a final blank line come last, at its end)."""
     splitter = SSESplitter()
-    texts: list[str] = []
-    reasons: list[str] = []
-    saw_done = False
     dec = _decompressor(rec.content_encoding)
     for t_ns, raw_chunk in rec.raw:
         try:
@@ -309,14 +308,71 @@ def parse_stream(rec: RequestRecord) -> None:
         except zlib.error:
             chunk = raw_chunk
         for data in splitter.feed(chunk):
-            saw_done = _take_event(data, t_ns, rec, texts, reasons) or saw_done
-            if rec.error:
-                break
+            yield t_ns, data
+    for data in splitter.flush():
+        yield rec.end_ns or 0, data
+
+
+@dataclass(frozen=True)
+class StreamChunk:
+    """One streamed payload, read: the end marker, an error, or an event's usage and its
+    first choice (what parse_stream keeps, and harness/audit/stream.py's facts)."""
+
+    done: bool = False  # ``[DONE]``
+    error: RequestError | None = None
+    usage: dict[str, Any] | None = None
+    choice: bool = False  # the event carries a first choice (an object)
+    content: str = ""
+    reasoning: str = ""
+    finish_reason: str | None = None
+    ends: bool = False  # the choice's finish_reason is set, whatever its value
+
+
+def read_chunk(data: str, status: int | None = None) -> StreamChunk:
+    """One ``data:`` payload, read as the client reads every stream (``status``: the
+    response's, named by an error event's error)."""
+    if data.strip() == "[DONE]":
+        return StreamChunk(done=True)
+    try:
+        obj = json.loads(data)
+    except json.JSONDecodeError as err:
+        why = f"event is not JSON: {err}"
+        return StreamChunk(
+            error=RequestError(ErrorKind.MALFORMED_SSE, why, body_excerpt=data[:EXCERPT])
+        )
+    if not isinstance(obj, dict):
+        return StreamChunk(
+            error=RequestError(ErrorKind.MALFORMED_SSE, "event JSON is not an object")
+        )
+    if "error" in obj and "choices" not in obj:
+        why = f"error event: {str(obj['error'])[:EXCERPT]}"
+        return StreamChunk(error=RequestError(ErrorKind.HTTP_STATUS, why, status=status))
+    usage = obj.get("usage")
+    usage = usage if isinstance(usage, dict) else None
+    choices = obj.get("choices") or []
+    if not isinstance(choices, list) or not choices or not isinstance(choices[0], dict):
+        return StreamChunk(usage=usage)
+    content, reasoning = _choice_text(choices[0])
+    reason = choices[0].get("finish_reason")
+    return StreamChunk(
+        usage=usage,
+        choice=True,
+        content=content,
+        reasoning=reasoning,
+        finish_reason=reason if isinstance(reason, str) else None,
+        ends=reason is not None,
+    )
+
+
+def parse_stream(rec: RequestRecord) -> None:
+    """Turn a record's raw streamed reads into events, text, timings and usage."""
+    texts: list[str] = []
+    reasons: list[str] = []
+    saw_done = False
+    for t_ns, data in stream_payloads(rec):
+        saw_done = _take_event(data, t_ns, rec, texts, reasons) or saw_done
         if rec.error:
             break
-    if rec.error is None:
-        for data in splitter.flush():
-            saw_done = _take_event(data, rec.end_ns or 0, rec, texts, reasons) or saw_done
     rec.text = "".join(texts)
     rec.reasoning = "".join(reasons)
     rec.n_bytes = sum(len(c) for _, c in rec.raw)
@@ -330,40 +386,26 @@ def parse_stream(rec: RequestRecord) -> None:
 def _take_event(
     data: str, t_ns: int, rec: RequestRecord, texts: list[str], reasons: list[str]
 ) -> bool:
-    if data.strip() == "[DONE]":
+    c = read_chunk(data, rec.status)
+    if c.done:
         return True
-    try:
-        obj = json.loads(data)
-    except json.JSONDecodeError as err:
-        rec.error = RequestError(
-            ErrorKind.MALFORMED_SSE, f"event is not JSON: {err}", body_excerpt=data[:EXCERPT]
-        )
+    if c.error is not None:
+        rec.error = c.error
         return False
-    if not isinstance(obj, dict):
-        rec.error = RequestError(ErrorKind.MALFORMED_SSE, "event JSON is not an object")
+    _take_usage(c.usage, rec)
+    if not c.choice:
         return False
-    if "error" in obj and "choices" not in obj:
-        rec.error = RequestError(
-            ErrorKind.HTTP_STATUS, f"error event: {str(obj['error'])[:EXCERPT]}", status=rec.status
-        )
-        return False
-    _take_usage(obj, rec)
-    choices = obj.get("choices") or []
-    if not choices or not isinstance(choices[0], dict):
-        return False
-    content, reasoning = _choice_text(choices[0])
-    reason = choices[0].get("finish_reason")
-    if isinstance(reason, str):
-        rec.finish_reason = reason
-    if content or reasoning:
-        rec.events.append(StreamEvent(t_ns=t_ns, text=content, reasoning=reasoning))
+    if c.finish_reason is not None:
+        rec.finish_reason = c.finish_reason
+    if c.content or c.reasoning:
+        rec.events.append(StreamEvent(t_ns=t_ns, text=c.content, reasoning=c.reasoning))
         if rec.first_token_ns is None:
             rec.first_token_ns = t_ns
-        if content and rec.first_content_ns is None:
+        if c.content and rec.first_content_ns is None:
             rec.first_content_ns = t_ns
         rec.last_token_ns = t_ns
-        texts.append(content)
-        reasons.append(reasoning)
+        texts.append(c.content)
+        reasons.append(c.reasoning)
     return False
 
 

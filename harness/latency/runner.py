@@ -28,6 +28,7 @@ from harness.client.readiness import server_models
 from harness.client.records import RequestRecord
 from harness.client.token_probe import probe_usage
 from harness.client.urllib_client import post_like_grader
+from harness.graders.qwen import latency_body
 from harness.latency.config import LatencyConfig
 from harness.latency.metrics import to_row
 from harness.latency.report import RequestRow
@@ -54,9 +55,7 @@ def _stopper(cfg: LatencyConfig) -> Stopper | None:
 def official_body(cfg: LatencyConfig, bucket: Bucket) -> dict[str, Any]:
     """The grader's body, exactly: prompt, max_tokens, temperature."""
     return {
-        "prompt": cfg.filler(bucket.prompt_tokens),
-        "max_tokens": bucket.max_tokens,
-        "temperature": cfg.temperature,
+        **latency_body(cfg.filler(bucket.prompt_tokens), bucket.max_tokens, cfg.temperature),
         **cfg.extra_body,
     }
 

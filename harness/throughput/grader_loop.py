@@ -13,13 +13,11 @@ Per level, as ``eval/throughput/run_throughput.py`` does it:
   are gathered; tok/s = verified tokens of the successful timed requests /
   wall, rounded to 2 decimals (rounded again before weighting, by the caller).
 
-The session is aiohttp's default (``auto_decompress``, its own headers) and the
-body goes out through ``json=`` (Python ``json.dumps`` defaults), as the grader's.
-A request fails when anything on its path raises (a non-JSON reply, a status
-other than 200, ``choices: []``, a null ``content``); a reply with no
-``choices`` key is an empty success. The random draws (spot positions, pool
-shuffle) come from the ``random.Random`` passed in: the grader uses the global
-one, unseeded; harness seeds it (the seam tests use).
+What one request sends and how its answer is read (the session, the chat body, the
+``json=`` post, the reading of ``content`` and ``usage``, what fails it) is the grader's,
+defined once in harness/graders/paris.py; a status other than 200 fails it too. The
+random draws (spot positions, pool shuffle) come from the ``random.Random`` passed in: the
+grader uses the global one, unseeded; harness seeds it (the seam tests use).
 """
 
 from __future__ import annotations
@@ -34,6 +32,7 @@ from typing import Any
 import aiohttp
 
 from harness.client.failure import ErrorKind, error_kind, excerpt
+from harness.graders.paris import post_sweep, sweep_body
 from harness.throughput.chat_count import Message, chat_prompt_tokens
 from harness.throughput.config import ThroughputConfig
 from harness.throughput.report import Phase, RequestRow
@@ -61,26 +60,6 @@ class GraderLevel:
     token_discrepancy: bool
 
 
-def grader_session(timeout_s: float) -> aiohttp.ClientSession:
-    """The grader's session: aiohttp defaults, one total timeout."""
-    return aiohttp.ClientSession(timeout=aiohttp.ClientTimeout(total=timeout_s))
-
-
-def sweep_body(
-    model: str, prompt: str, max_tokens: int, temperature: float, top_p: float | None
-) -> dict[str, Any]:
-    """The grader's chat body, key for key (``top_p`` None: not sent, as the grader's)."""
-    body: dict[str, Any] = {
-        "model": model,
-        "messages": [{"role": "user", "content": prompt}],
-        "max_tokens": max_tokens,
-        "temperature": temperature,
-    }
-    if top_p is not None:
-        body["top_p"] = top_p
-    return body
-
-
 def grader_body(cfg: ThroughputConfig, model: str, prompt: str, spot: bool) -> dict[str, Any]:
     temperature = cfg.spot_temperature if spot else cfg.temperature
     top_p = cfg.top_p if cfg.send_top_p else None
@@ -90,34 +69,6 @@ def grader_body(cfg: ThroughputConfig, model: str, prompt: str, spot: bool) -> d
         body["min_tokens"] = cfg.max_tokens
     body.update(cfg.extra_body)
     return body
-
-
-def grader_content(body: Any) -> str:
-    """``body.get("choices", [{}])[0].get("message", {}).get("content", "")``, where every
-    step the grader's expression would raise on raises here too."""
-    if not isinstance(body, dict):
-        raise TypeError(f"response JSON is {type(body).__name__}, not an object")
-    choices = body.get("choices", [{}])
-    if not isinstance(choices, list) or not choices:
-        raise IndexError("choices is empty or not a list")
-    first = choices[0]
-    if not isinstance(first, dict):
-        raise TypeError("choices[0] is not an object")
-    msg = first.get("message", {})
-    if not isinstance(msg, dict):
-        raise TypeError("choices[0].message is not an object")
-    content = msg.get("content", "")
-    if not isinstance(content, str):
-        raise TypeError(f"message.content is {type(content).__name__}, not a string")
-    return content
-
-
-def grader_usage(body: dict[str, Any]) -> tuple[int | None, int | None]:
-    usage = body.get("usage", {})
-    if not isinstance(usage, dict):
-        raise TypeError("usage is not an object")
-    p, c = usage.get("prompt_tokens", 0), usage.get("completion_tokens", 0)
-    return (p if isinstance(p, int) else None), (c if isinstance(c, int) else None)
 
 
 async def send_like_grader(
@@ -135,45 +86,38 @@ async def send_like_grader(
     messages: list[Message] = [{"role": "user", "content": prompt}]
     payload = grader_body(cfg, model, prompt, spot is not None)
     row.prompt_tokens = chat_prompt_tokens(tok, messages)  # before the slot, inside the wall
+
+    def count(content: str) -> None:  # inside the slot and the response, like the grader
+        row.output_tokens = tok.count(content)
+
     async with sem:
         t_start = time.perf_counter()
         row.start_ms = (t_start - t0) * 1000
-        try:
-            async with session.post(cfg.endpoint_url, json=payload) as resp:
-                row.status = resp.status
-                raw = await resp.read()  # json() below parses these same bytes, like the grader's
-                if resp.status != 200:
-                    row.error_body = excerpt(raw)
-                body = await resp.json()
-                t_end = time.perf_counter()
-                if resp.status != 200:
-                    row.error, row.error_kind = f"HTTP {resp.status}", "http_status"
-                else:
-                    content = grader_content(body)
-                    row.server_prompt_tokens, row.server_output_tokens = grader_usage(body)
-                    row.output_tokens = tok.count(content)  # inside the slot, like the grader
-                    row.ok = True
-                    reason = (
-                        body["choices"][0].get("finish_reason") if body.get("choices") else None
-                    )
-                    row.finish_reason = reason if isinstance(reason, str) else None
-                    row.think_tag = cfg.think_open in content or cfg.think_close in content
-                    if spot is not None:
-                        row.spot_passed = grader_passes(
-                            content, spot.answer, cfg.spec.spot_tolerance
-                        )
-                        row.answer_excerpt = content[:EXCERPT]
-        except asyncio.CancelledError:
-            raise
-        except (aiohttp.ClientError, TimeoutError, ValueError, LookupError, TypeError) as err:
-            # the grader's `except Exception`: whatever raised on the path fails the request
-            t_end = time.perf_counter()
+        reply = await post_sweep(session, cfg.endpoint_url, payload, count)
+        row.status = reply.status
+        if reply.raw is not None and reply.status != 200:
+            row.error_body = excerpt(reply.raw)
+        row.server_prompt_tokens, row.server_output_tokens = (
+            reply.prompt_tokens,
+            reply.completion_tokens,
+        )
+        if reply.error is not None:
             row.ok = False
             row.output_tokens = None
-            row.error = f"{type(err).__name__}: {err}"[:EXCERPT]
-            row.error_kind = row_error_kind(err, answered=row.status is not None)
-        row.end_ms = (t_end - t0) * 1000
-        row.e2e_ms = (t_end - t_start) * 1000
+            row.error = f"{type(reply.error).__name__}: {reply.error}"[:EXCERPT]
+            row.error_kind = row_error_kind(reply.error, answered=reply.status is not None)
+        elif reply.status != 200:
+            row.error, row.error_kind = f"HTTP {reply.status}", "http_status"
+        else:
+            content = reply.content
+            row.ok = True
+            row.finish_reason = reply.finish_reason
+            row.think_tag = cfg.think_open in content or cfg.think_close in content
+            if spot is not None:
+                row.spot_passed = grader_passes(content, spot.answer, cfg.spec.spot_tolerance)
+                row.answer_excerpt = content[:EXCERPT]
+        row.end_ms = (reply.t_end - t0) * 1000
+        row.e2e_ms = (reply.t_end - t_start) * 1000
     return row
 
 

@@ -27,16 +27,12 @@ from harness.client.loop import closed_loop
 from harness.client.readiness import server_models
 from harness.client.records import RequestRecord
 from harness.client.token_probe import probe_usage
+from harness.graders.paris import grader_prompts, grader_session
 from harness.risk import FlagKind, RiskFlag
 from harness.throughput.chat_count import chat_prompt_tokens
 from harness.throughput.config import ThroughputConfig
-from harness.throughput.grader_loop import (
-    OnRow,
-    grader_body,
-    grader_session,
-    run_level_like_grader,
-)
-from harness.throughput.prompts import grader_prompts, prompt_list
+from harness.throughput.grader_loop import OnRow, grader_body, run_level_like_grader
+from harness.throughput.prompts import prompt_list
 from harness.throughput.report import Kind, Phase, RequestRow
 from harness.throughput.spotcheck import (
     SpotCheck,

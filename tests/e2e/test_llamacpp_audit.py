@@ -15,9 +15,10 @@ from pathlib import Path
 
 import pytest
 
-from harness.audit.report import AuditReport, RuleResult
+from harness.audit.report import AuditReport
 from harness.cli import main
 from harness.profiles import load_profile
+from harness.rule_report import RuleResult
 from tests.fixtures.llama_server import LlamaServer
 
 pytestmark = [pytest.mark.e2e, pytest.mark.timeout(600)]

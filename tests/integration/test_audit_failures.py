@@ -13,11 +13,12 @@ import pytest
 from harness.audit.config import AuditOverrides, from_profile
 from harness.audit.core import exit_code, measure_audit
 from harness.audit.hooks import AuditHooks
-from harness.audit.report import AuditReport, RuleResult, Sample
+from harness.audit.report import AuditReport, Sample
 from harness.audit.resume import COUNTERS_LEFT_OUT, resumed
 from harness.errors import EXIT_FAIL, EXIT_TARGET, EXIT_USAGE, TargetError
 from harness.profiles import load_profile
 from harness.provenance import Provenance
+from harness.rule_report import RuleResult
 from harness.target import Target
 from tests.fixtures.wrong_invocation import run_harness
 

@@ -15,8 +15,9 @@ from collections.abc import Iterator
 
 import pytest
 
-from harness.audit.report import AuditReport, RuleResult
+from harness.audit.report import AuditReport
 from harness.errors import EXIT_FAIL
+from harness.rule_report import RuleResult
 from tests.fixtures.wrong_invocation import run_harness
 
 pytestmark = pytest.mark.timeout(120)

@@ -11,11 +11,12 @@ import pytest
 
 from harness.audit.config import AuditOverrides, from_profile
 from harness.audit.core import exit_code, measure_audit
-from harness.audit.report import AuditReport, RuleResult, RuleVerdict
+from harness.audit.report import AuditReport
 from harness.errors import EXIT_FAIL, EXIT_OK
 from harness.grader_items import grader_items
 from harness.profiles import load_profile
 from harness.provenance import Provenance
+from harness.rule_report import RuleResult, RuleVerdict
 from harness.target import Target
 
 pytestmark = pytest.mark.timeout(180)

@@ -12,11 +12,12 @@ import pytest
 
 from harness.audit.config import AuditOverrides, from_profile
 from harness.audit.core import measure_audit
-from harness.audit.report import AuditReport, RuleResult, RuleVerdict
+from harness.audit.report import AuditReport
 from harness.cli import main
 from harness.errors import EXIT_FAIL
 from harness.profiles import load_profile
 from harness.provenance import Provenance
+from harness.rule_report import RuleResult, RuleVerdict
 from harness.target import Target
 
 pytestmark = pytest.mark.timeout(180)

@@ -15,8 +15,9 @@ from pathlib import Path
 
 import pytest
 
-from harness.audit.report import AuditReport, RuleResult
+from harness.audit.report import AuditReport
 from harness.cli import main as harness_main
+from harness.rule_report import RuleResult
 from tests.fixtures.tiny_vlm import WRAPPER_DIR, tiny_vlm, write_textvqa
 
 TABLE_WRAPPER = Path(__file__).resolve().parents[1] / "fixtures" / "vlm_table_wrapper"

@@ -15,8 +15,9 @@ from harness.audit.analysis import (
     physically_possible,
     ratio,
 )
-from harness.audit.report import Phase, Role, RuleResult, Sample
+from harness.audit.report import Phase, Role, Sample
 from harness.profiles import AuditSpec
+from harness.rule_report import RuleResult
 from harness.stats.robust import hodges_lehmann_ratio
 
 SPEC = AuditSpec(rules=["cached_answers", "benchmark_detection", "physically_possible"])

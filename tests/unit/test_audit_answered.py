@@ -51,7 +51,8 @@ def test_failed_requests_never_block_the_gate_nor_make_a_tune_trial_audit_failed
     (harness/tune/trial: ``judges_rules``); an audit whose rules are inconclusive because
     requests failed gives none, only a risk flag."""
     from harness.audit.gate_rules import audit_rules
-    from harness.audit.report import AuditReport, RuleResult, RuleVerdict
+    from harness.audit.report import AuditReport
+    from harness.rule_report import RuleResult, RuleVerdict
 
     why = "no successful repeated and control requests to compare: 50 × HTTP 500 from /x"
     rep = AuditReport(

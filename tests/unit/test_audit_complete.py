@@ -9,7 +9,7 @@ from typing import Any
 
 from harness.audit.complete import SEAM_TOKENS, complete_outputs, finished, laws, probe_starts
 from harness.audit.continuation import Continuation
-from harness.audit.report import RuleResult
+from harness.rule_report import RuleResult
 
 
 def check(answer: int, finish: str | None, continued: int | None, c_finish: str | None,

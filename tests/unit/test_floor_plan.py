@@ -5,7 +5,7 @@ A package is a kind's when it has a ``kind.py`` (its record). Each then has:
 
 - ``config.py``: the typed overrides record (an ``Overrides`` subclass) and ``from_profile``;
 - ``core.py``: the core (the procedure; it renders nothing);
-- ``report.py``: the report class (a ``Report`` subclass);
+- ``report.py``: the report class (a ``Report`` subclass, or a ``RuleReport`` one);
 - ``hooks.py``: the no-op hooks class and ``NO_HOOKS`` (no console, no core);
 - ``console.py``: ``ConsoleHooks`` (the rich console's hooks and rendering);
 - ``gate_rules.py``: the gate's rules (``<name>_rules``);
@@ -34,6 +34,10 @@ FLOOR_PLAN = (
     "views.py",
     "kind.py",
 )
+
+# a report class's base: the report base, or the rule audit's head that the audit's report
+# extends (harness/report_base.py, harness/rule_report.py)
+REPORT_BASES = {"Report", "RuleReport"}
 
 
 def _tree(pkg: str, name: str) -> ast.Module:
@@ -88,7 +92,8 @@ def test_each_file_holds_its_role(pkg: str) -> None:
     config = _tree(pkg, "config.py")
     assert "from_profile" in _functions(config)
     assert any("Overrides" in bases for bases in _classes(config).values())
-    assert any("Report" in bases for bases in _classes(_tree(pkg, "report.py")).values())
+    reports = _classes(_tree(pkg, "report.py")).values()
+    assert any(bases & REPORT_BASES for bases in reports)
     hooks = _tree(pkg, "hooks.py")
     assert "NO_HOOKS" in _assigned(hooks)
     assert any(name.endswith("Hooks") for name in _classes(hooks))

@@ -1,7 +1,6 @@
 """The gate's rules over literal reports."""
 
-from harness.audit.report import AuditReport, RuleVerdict
-from harness.audit.report import RuleResult as AuditResult
+from harness.audit.report import AuditReport
 from harness.conformance.report import Check, CheckReport, Result
 from harness.data.samples import SAMPLE_KEY, SAMPLE_REASON
 from harness.gate.report import Verdict
@@ -13,6 +12,8 @@ from harness.latency.report import BucketResult, Gap, LatencyReport
 from harness.profiles import load_profile
 from harness.quality.report import BenchmarkResult, QualityReport
 from harness.risk import FlagKind, RiskFlag
+from harness.rule_report import RuleResult as AuditResult
+from harness.rule_report import RuleVerdict
 from harness.throughput.report import ThroughputReport
 
 PROFILE = load_profile("efficient-qwen")

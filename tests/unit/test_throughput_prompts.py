@@ -4,7 +4,8 @@ import random
 
 import pytest
 
-from harness.throughput.prompts import prompt_list, random_token_prompt, regular_ids
+from harness.prompts import random_token_prompt, regular_ids
+from harness.throughput.prompts import prompt_list
 from harness.throughput.spotcheck import make_spot_checks, numbers_in, spot_positions, verify
 from harness.tokenizer import load_tokenizer
 

@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from harness.audit.report import RuleResult
 from harness.cli import main
 from harness.profiles import VlmAuditSpec
+from harness.rule_report import RuleResult
 from harness.stats.binomial import upper_tail as binomial_tail
 from harness.vlm.audit.judge import AnswerProbe, blind_threshold, count_set, verdict
 

@@ -16,6 +16,7 @@ from typing import Any
 import numpy as np
 import pytest
 
+from harness.graders.paris import grader_prompts
 from harness.profiles import load_profile
 from harness.provenance import Provenance
 from harness.risk import FlagKind
@@ -25,7 +26,6 @@ from harness.throughput.chat_count import chat_prompt_tokens, render_no_think
 from harness.throughput.config import ThroughputConfig, ThroughputOverrides, from_profile
 from harness.throughput.core import measure_throughput
 from harness.throughput.grader_loop import grader_numbers
-from harness.throughput.prompts import grader_prompts
 from harness.throughput.runner import ThroughputState, run_official_sweep
 from harness.tokenizer import load_tokenizer
 from tests.fixtures.recording import Recorded, RecordingServer, without_manifest_step

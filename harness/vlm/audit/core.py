@@ -3,9 +3,10 @@
 The first set (the dataset's first ``samples`` rows) runs in the participant's Python
 (harness/vlm/audit/script.py, a child like the benchmark runner); when it splits
 (harness/vlm/audit/judge.py), the child is told to ask a second, independent set (the next
-rows) before the rule may fail. The verdict goes into ``audit.json``, the audit's own
-report (harness/audit/report.py), so ``harness gate`` judges it like any audit; every
-answer stays in ``vlm-audit-records.jsonl`` beside it.
+rows) before the rule may fail. The verdict goes into ``audit.json`` (harness/rule_report.py),
+written by the report class the caller names (``harness vlm audit``: the audit kind's own,
+so the file is the one ``harness gate`` judges like any audit); every answer stays in
+``vlm-audit-records.jsonl`` beside it.
 """
 
 from __future__ import annotations
@@ -14,9 +15,9 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from harness.audit.report import AuditReport
 from harness.errors import TargetError
 from harness.provenance import Provenance
+from harness.rule_report import RuleReport
 from harness.vlm.audit.config import VlmAuditConfig
 from harness.vlm.audit.judge import AnswerProbe, SetCount, count_set, verdict
 from harness.vlm.run import (
@@ -54,8 +55,10 @@ def audit_vlm(
     provenance: Provenance,
     folder: Path,
     on_probe: Callable[[AnswerProbe], None] = lambda p: None,
-) -> AuditReport:
-    """Judge ``cfg``'s wrapper against hard-coded answers; save and return ``audit.json``.
+    report: type[RuleReport],
+) -> RuleReport:
+    """Judge ``cfg``'s wrapper against hard-coded answers; save and return ``audit.json``
+    as a ``report`` (a :class:`RuleReport`, or the audit kind's class that extends it).
 
     One child asks the first set; when it splits, the same child (the model loaded once)
     asks the second. A child that dies before its first answer is a TargetError (exit 3)."""
@@ -110,7 +113,7 @@ def audit_vlm(
         rule.evidence["non_official"] = dict(cfg.non_official)
     if not outcome.ended:
         rule.evidence["stopped"] = f"exit {outcome.exit_code}: {log_tail(log)}"
-    rep = AuditReport(
+    rep = report(
         provenance=provenance,
         url="",
         endpoint=ENDPOINT,

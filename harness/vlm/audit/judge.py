@@ -25,8 +25,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict
 
-from harness.audit.report import RuleResult, RuleVerdict
 from harness.profiles import VlmAuditSpec
+from harness.rule_report import RuleResult, RuleVerdict
 from harness.stats.binomial import upper_tail
 
 RULE = "hard_coded_answers"
