@@ -1,7 +1,7 @@
 """Not a timing: how often ``harness audit``'s rules are wrong (docs/audit.md, "Error rates").
 
 Each trial builds the samples one audit of the short bucket would collect from a simulated
-A10G-like server and judges them with the audit's own functions (harness/audit/analysis.py:
+A10G-like server and judges them with the audit's own functions (harness/audit/timed/analysis.py:
 ``needs_confirmation`` decides the second look, ``judge`` the verdicts), so the bench
 measures the procedure that runs. A live server proves nothing more about these statistics
 than its timings; tests/integration/test_audit_simulator.py holds the live rows.
@@ -34,7 +34,7 @@ requests column, and the rule has its own rows (bench/audit_complete.py, whose d
 describes its servers: near-tie ends of sequence, per-request numerics, failures, cuts at
 a fixed count and in proportion).
 Rules ``one_stack`` and ``stream_consistency`` have their own rows: the probe phase
-simulated and judged with their own functions (harness/audit/stack.py, stream.py; the
+simulated and judged with their own functions (harness/audit/probes/stack.py, stream.py; the
 servers are described above ``STACK_SERVERS`` and ``STREAM_SERVERS``); so has
 ``benchmark_detection``'s quality half (the graders' items against paraphrases:
 bench/audit_paraphrase.py, whose docstring describes its servers).
@@ -57,12 +57,12 @@ from audit_complete import complete_rows  # siblings: bench/ is on the path
 from audit_paraphrase import paraphrase_rows
 from audit_sim import rule_row, send_rounds, upper95
 
-from harness.audit.analysis import judge
-from harness.audit.probe import Probe, Shape
+from harness.audit.probes.record import Probe, Shape
+from harness.audit.probes.stack import needs_confirmation as stack_needs_confirmation
+from harness.audit.probes.stack import one_stack
+from harness.audit.probes.stream import SECOND_LOOK, needs_second_stream, stream_consistency
 from harness.audit.report import Phase, Role, Sample
-from harness.audit.stack import needs_confirmation as stack_needs_confirmation
-from harness.audit.stack import one_stack
-from harness.audit.stream import SECOND_LOOK, needs_second_stream, stream_consistency
+from harness.audit.timed.analysis import judge
 from harness.profiles import load_profile
 from harness.rule_report import RuleResult
 
@@ -190,7 +190,7 @@ SERVERS = (
 )
 
 
-# ---- one_stack: the probe phase (harness/audit/stack.py) ---------------------------------
+# ---- one_stack: the probe phase (harness/audit/probes/stack.py) ---------------------------------
 # Honest: every way of asking gets one answer of 64 tokens at TTFT 25 ms + 7 ms a token,
 # per-request jitter and speculative decoding as lognormal factors; "flaky" servers answer
 # a second text with probability q on any request (near-tied tokens flipping with the
@@ -291,7 +291,7 @@ def stack_rows(trials: int, seed: int) -> list[dict[str, object]]:
     return rows
 
 
-# ---- stream_consistency: the probe phase's streams (harness/audit/stream.py) -------------
+# ---- stream_consistency: the probe phase's streams (harness/audit/probes/stream.py) -------------
 # Every answer is " one answer here" (3 tokens + the EOS vLLM counts) or, on a "flaky"
 # server, " a near tie" with probability q on any request, streamed or not. Honest servers
 # also stream several tokens an event, or generate special tokens the text does not show

@@ -2,7 +2,7 @@
 
 Each trial builds the checks one audit of the short bucket (``max_tokens`` 128) collects,
 token counts only, and judges them with the rule's own functions
-(harness/audit/complete.py: ``finished`` decides whether the probes are sent,
+(harness/audit/continuations/rule.py: ``finished`` decides whether the probes are sent,
 ``probe_starts`` where they start, ``complete_outputs`` the verdict).
 
 The model: its natural answer to the grader's prompt is L tokens, L uniform in 48–120 (and
@@ -34,8 +34,8 @@ from functools import partial
 
 from audit_sim import rule_row  # siblings: bench/ is on the path
 
-from harness.audit.complete import complete_outputs, finished, probe_starts
-from harness.audit.continuation import Continuation
+from harness.audit.continuations.record import Continuation
+from harness.audit.continuations.rule import complete_outputs, finished, probe_starts
 from harness.rule_report import RuleResult
 
 MAX_TOKENS = 128

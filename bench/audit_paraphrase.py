@@ -5,8 +5,8 @@
 
 Each trial builds the requests one audit's quality half sends (the profile's
 ``paraphrase_items`` items, each as the grader sends it and paraphrased, in the audit's own
-order: harness/audit/paraphrases.py ``plan``) from a simulated A10G-like server and judges
-them with the audit's own functions (harness/audit/paraphrase_rule.py:
+order: harness/audit/paraphrases/send.py ``plan``) from a simulated A10G-like server and judges
+them with the audit's own functions (harness/audit/paraphrases/rule.py:
 ``needs_second_look`` decides the second look, ``judge_paraphrases`` the verdict).
 
 Honest servers: TTFT 25 ms, TPOT 7 ms, prefill 0.1 ms a token of the item's ~100 tokens
@@ -36,9 +36,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from audit_sim import rule_row
 
-from harness.audit.paraphrase import Asked, Form
-from harness.audit.paraphrase_rule import judge_paraphrases, needs_second_look
-from harness.audit.paraphrases import plan
+from harness.audit.paraphrases.record import Asked, Form
+from harness.audit.paraphrases.rule import judge_paraphrases, needs_second_look
+from harness.audit.paraphrases.send import plan
 from harness.grader_items import grader_items
 from harness.profiles import AuditSpec, load_profile
 from harness.rule_report import RuleResult

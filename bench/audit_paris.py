@@ -3,7 +3,7 @@
 random prompt (1036 with the chat template), ``max_tokens`` 1024, temperature 1.0.
 
 Each trial builds the samples one Paris audit would collect and judges them with the audit's
-own functions (harness/audit/analysis.py: ``needs_confirmation`` decides the second look,
+own functions (harness/audit/timed/analysis.py: ``needs_confirmation`` decides the second look,
 ``judge`` the verdicts, with the answers' hashes where the grader samples), so the bench
 measures the procedure that runs; tests/integration/test_audit_paris.py holds the live rows.
 
@@ -33,8 +33,8 @@ from dataclasses import dataclass
 
 from audit_sim import send_rounds, upper95  # a sibling: bench/ is on the path
 
-from harness.audit.analysis import judge
 from harness.audit.report import Phase, Role, Sample
+from harness.audit.timed.analysis import judge
 from harness.profiles import load_profile
 from harness.rule_report import RuleResult
 

@@ -7,8 +7,8 @@ from __future__ import annotations
 import sys
 from collections.abc import Callable, Sequence
 
-from harness.audit.analysis import ONE_TOKEN_REQUESTS, needs_confirmation
 from harness.audit.report import Phase, Role, Sample
+from harness.audit.timed.analysis import ONE_TOKEN_REQUESTS, needs_confirmation
 from harness.profiles import AuditSpec
 from harness.rule_report import RuleResult
 from harness.stats.intervals import wilson_interval
@@ -21,7 +21,7 @@ def send_rounds(
 ) -> None:
     """The audit's schedule, as the product sends it: ``spec.warmup`` repeated prompts, then
     ``spec.rounds`` rounds of the three roles rotated by the round's index (none always first
-    or last: harness/audit/controls.py ``rotated``), then as many again when
+    or last: harness/audit/timed/controls.py ``rotated``), then as many again when
     ``needs_confirmation`` asks for the second look on what ``send`` appended to ``samples``,
     then ``ONE_TOKEN_REQUESTS`` of the repeated prompt for one token (``physically_possible``)."""
     for i in range(spec.warmup):

@@ -82,7 +82,7 @@ class AuditConfig:
     data_dir: Path = field(default_factory=default_data_dir)
     # stream_consistency: usage may sit this far from the re-tokenised text (harness/usage.py)
     usage_tolerance: int = 4
-    # the grader's client (harness/audit/send.py); the sweep's body: top_p (None: not sent)
+    # the grader's client (harness/audit/timed/send.py); the sweep's body: top_p (None: not sent)
     # and its prompt builder's decode→encode rounds
     client: Client = "urllib"
     top_p: float | None = None

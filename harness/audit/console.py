@@ -7,10 +7,10 @@ from pathlib import Path
 
 from rich.console import Console
 
-from harness.audit.continuation import Continuation
+from harness.audit.continuations.record import Continuation
 from harness.audit.hooks import AuditHooks
-from harness.audit.paraphrase import Asked
-from harness.audit.probe import Probe
+from harness.audit.paraphrases.record import Asked
+from harness.audit.probes.record import Probe
 from harness.audit.report import AuditReport, Sample
 from harness.audit.views import sections
 from harness.client.readiness import ReadyResult

@@ -6,9 +6,9 @@ grader's own client (urllib, ``json.dumps`` defaults, a new connection each), so
 only difference between a timed prompt and its control is the text. When the timed
 rounds split (benchmark detection), a second set of rounds must confirm it. Then the
 quality graders' items against light paraphrases (benchmark detection's quality half:
-harness/audit/paraphrases.py). The server's ``/metrics`` is read before and after (a harness extra; a server without it
+harness/audit/paraphrases/send.py). The server's ``/metrics`` is read before and after (a harness extra; a server without it
 leaves the counter evidence inconclusive by design). Then the probe phase (one prompt in
-the graders' two body shapes on their routes: harness/audit/probes.py). On Ctrl-C the
+the graders' two body shapes on their routes: harness/audit/probes/send.py). On Ctrl-C the
 samples so far are saved as a partial report.
 """
 
@@ -21,24 +21,24 @@ from pathlib import Path
 
 import aiohttp
 
-from harness.audit.analysis import ONE_TOKEN_REQUESTS, judge, needs_confirmation
 from harness.audit.answered import FIRST, all_failed_alike
-from harness.audit.complete import RULE as COMPLETE
-from harness.audit.complete import complete_outputs
-from harness.audit.complete_requests import check_bucket
 from harness.audit.config import AuditConfig
-from harness.audit.continuation import Continuation
+from harness.audit.continuations.record import Continuation
+from harness.audit.continuations.rule import RULE as COMPLETE
+from harness.audit.continuations.rule import complete_outputs
+from harness.audit.continuations.send import check_bucket
 from harness.audit.hooks import NO_HOOKS, AuditHooks
-from harness.audit.paraphrase import Asked
-from harness.audit.paraphrase_rule import judge_paraphrases, merged
-from harness.audit.paraphrases import run_paraphrases
-from harness.audit.probe import Probe
-from harness.audit.probe_rules import in_profile_order, judge_probes
-from harness.audit.probes import run_probes
+from harness.audit.paraphrases.record import Asked
+from harness.audit.paraphrases.rule import judge_paraphrases, merged
+from harness.audit.paraphrases.send import run_paraphrases
+from harness.audit.probes.record import Probe
+from harness.audit.probes.rules import in_profile_order, judge_probes
+from harness.audit.probes.send import run_probes
 from harness.audit.report import AuditReport, Phase, Sample
 from harness.audit.resume import COUNTERS_LEFT_OUT
-from harness.audit.rounds import RoundSource, round_source
-from harness.audit.send import Sender, sender
+from harness.audit.timed.analysis import ONE_TOKEN_REQUESTS, judge, needs_confirmation
+from harness.audit.timed.send import Sender, sender
+from harness.audit.timed.source import RoundSource, round_source
 from harness.audit.workload import Workload
 from harness.client.metrics import MetricsSnapshot, scrape
 from harness.client.readiness import server_models, wait_ready
@@ -176,10 +176,10 @@ async def measure_audit(
     hooks.ready(ready)
     start = time.monotonic()
     samples: list[Sample] = list(partial.samples) if partial else []
-    probes: list[Probe] = list(partial.probes) if partial else []  # harness/audit/probes.py
-    # complete outputs, per bucket (harness/audit/complete.py)
+    probes: list[Probe] = list(partial.probes) if partial else []  # harness/audit/probes/send.py
+    # complete outputs, per bucket (harness/audit/continuations/rule.py)
     checks: list[Continuation] = list(partial.continuations) if partial else []
-    # benchmark detection's quality items (harness/audit/paraphrases.py)
+    # benchmark detection's quality items (harness/audit/paraphrases/send.py)
     asked: list[Asked] = list(partial.paraphrases) if partial else []
     kept = frozenset((s.bucket, s.phase, s.round, s.role) for s in samples)
     checked = {c.bucket for c in checks}

@@ -3,9 +3,9 @@ no-op here, and :data:`NO_HOOKS`."""
 
 from __future__ import annotations
 
-from harness.audit.continuation import Continuation
-from harness.audit.paraphrase import Asked
-from harness.audit.probe import Probe
+from harness.audit.continuations.record import Continuation
+from harness.audit.paraphrases.record import Asked
+from harness.audit.probes.record import Probe
 from harness.audit.report import Sample
 from harness.hooks import ServerHooks
 from harness.rule_report import RuleVerdict

@@ -10,15 +10,15 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from harness.audit.answered import answered, failures
-from harness.audit.continuation import Continuation
-from harness.audit.paraphrase import Asked
-from harness.audit.probe import Probe
-from harness.audit.timed import TimedAnswer
+from harness.audit.continuations.record import Continuation
+from harness.audit.paraphrases.record import Asked
+from harness.audit.probes.record import Probe
+from harness.audit.timed_answer import TimedAnswer
 from harness.rule_report import RuleReport
 
 # the three prompts of a round: the grader's repeated filler and its two controls; and
 # ``one_token``: the repeated prompt asked for one token, after the rounds (what its answer
-# costs without decode: ``physically_possible``'s decode time, harness/audit/analysis.py)
+# costs without decode: ``physically_possible``'s decode time, harness/audit/timed/analysis.py)
 Role = Literal["repeated", "near_filler", "unique_head", "one_token"]
 Phase = Literal["warmup", "timed", "confirm"]
 

@@ -7,8 +7,8 @@ The profile's ``[audit] workload`` says whose requests (docs/audit.md, "Per prof
 - ``throughput`` (GPU MODE Paris): one workload, ``sweep``, the grader's random-token
   prompt in its chat body on its chat route, through its aiohttp session (``json=``).
 
-A record only: the prompts are built in harness/audit/controls.py and sweep_controls.py,
-sent by harness/audit/send.py.
+A record only: the prompts are built in harness/audit/timed/controls.py and sweep.py,
+sent by harness/audit/timed/send.py.
 """
 
 from __future__ import annotations

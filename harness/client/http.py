@@ -316,7 +316,7 @@ def stream_payloads(rec: RequestRecord) -> Iterator[tuple[int, str]]:
 @dataclass(frozen=True)
 class StreamChunk:
     """One streamed payload, read: the end marker, an error, or an event's usage and its
-    first choice (what parse_stream keeps, and harness/audit/stream.py's facts)."""
+    first choice (what parse_stream keeps, and harness/audit/probes/stream.py's facts)."""
 
     done: bool = False  # ``[DONE]``
     error: RequestError | None = None

@@ -18,7 +18,7 @@
   with no ``choices`` key is an empty success.
 
 The sweep (harness/throughput/grader_loop.py) and the audit's Paris requests
-(harness/audit/send.py) send through these, so the audit's timed prompt differs from the
+(harness/audit/timed/send.py) send through these, so the audit's timed prompt differs from the
 sweep's only by its text.
 """
 

@@ -1,11 +1,12 @@
-"""The audit's rules over literal samples (harness/audit/analysis.py): both outcomes of each,
+"""The audit's rules over literal samples (harness/audit/timed/analysis.py): both outcomes of each,
 and the empty case."""
 
 from __future__ import annotations
 
 import pytest
 
-from harness.audit.analysis import (
+from harness.audit.report import Phase, Role, Sample
+from harness.audit.timed.analysis import (
     benchmark_detection,
     cached_answers,
     floor_ms,
@@ -15,7 +16,6 @@ from harness.audit.analysis import (
     physically_possible,
     ratio,
 )
-from harness.audit.report import Phase, Role, Sample
 from harness.profiles import AuditSpec
 from harness.rule_report import RuleResult
 from harness.stats.robust import hodges_lehmann_ratio

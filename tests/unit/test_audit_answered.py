@@ -4,7 +4,7 @@
 from __future__ import annotations
 
 from harness.audit.answered import FIRST, all_failed_alike, answered, failures
-from harness.audit.continuation import Continuation
+from harness.audit.continuations.record import Continuation
 from harness.audit.report import Sample
 from harness.client.answered import failure_kind, not_checked
 

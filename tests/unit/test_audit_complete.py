@@ -1,4 +1,4 @@
-"""complete_outputs over literal checks (harness/audit/complete.py): an answer the model
+"""complete_outputs over literal checks (harness/audit/continuations/rule.py): an answer the model
 ended passes (continued, it ends at once; or, after a near-tie run-on, continued from inside
 it, it ends in its text); an answer the server cut fails (continued from inside, its end
 moves with the start); answers that ran to max_tokens are no evidence."""
@@ -7,8 +7,14 @@ from __future__ import annotations
 
 from typing import Any
 
-from harness.audit.complete import SEAM_TOKENS, complete_outputs, finished, laws, probe_starts
-from harness.audit.continuation import Continuation
+from harness.audit.continuations.record import Continuation
+from harness.audit.continuations.rule import (
+    SEAM_TOKENS,
+    complete_outputs,
+    finished,
+    laws,
+    probe_starts,
+)
 from harness.rule_report import RuleResult
 
 

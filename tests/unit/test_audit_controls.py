@@ -1,9 +1,9 @@
-"""The audit's prompts (harness/audit/controls.py): the controls have the filler's token
+"""The audit's prompts (harness/audit/timed/controls.py): the controls have the filler's token
 length, differ from it only where they should, and never repeat within a run."""
 
 from __future__ import annotations
 
-from harness.audit.controls import round_prompts
+from harness.audit.timed.controls import round_prompts
 from harness.profiles import load_profile
 from harness.tokenizer import load_tokenizer
 

@@ -1,4 +1,4 @@
-"""benchmark_detection's quality half on literal samples (harness/audit/paraphrase_rule.py)."""
+"""benchmark_detection's quality half on literal samples (harness/audit/paraphrases/rule.py)."""
 
 from __future__ import annotations
 
@@ -6,14 +6,14 @@ import math
 
 import pytest
 
-from harness.audit.paraphrase import Asked
-from harness.audit.paraphrase_rule import (
+from harness.audit.paraphrases.record import Asked
+from harness.audit.paraphrases.rule import (
     judge_paraphrases,
     look_of,
     merged,
     needs_second_look,
 )
-from harness.audit.paraphrases import plan
+from harness.audit.paraphrases.send import plan
 from harness.grader_items import grader_items
 from harness.profiles import AuditSpec
 from harness.rule_report import RuleResult, RuleVerdict

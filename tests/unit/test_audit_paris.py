@@ -1,5 +1,5 @@
 """The Paris profile's ``[audit]`` (tasks/profiles/gpumode-paris.toml): parsed, its floor a
-true lower bound, its text evidence (harness/audit/replay.py) both ways, its controls."""
+true lower bound, its text evidence (harness/audit/timed/replay.py) both ways, its controls."""
 
 from __future__ import annotations
 
@@ -8,11 +8,11 @@ from pathlib import Path
 
 import pytest
 
-from harness.audit.analysis import cached_answers, floor_ms
 from harness.audit.config import AuditOverrides, from_profile
-from harness.audit.replay import replays
 from harness.audit.report import Phase, Role, Sample
-from harness.audit.sweep_controls import near_prompt, sweep_prompt, sweep_round_prompts
+from harness.audit.timed.analysis import cached_answers, floor_ms
+from harness.audit.timed.replay import replays
+from harness.audit.timed.sweep import near_prompt, sweep_prompt, sweep_round_prompts
 from harness.errors import ConfigError
 from harness.profiles import PROFILES_DIR, load_profile, parse_profile
 from harness.prompts import regular_ids
@@ -134,7 +134,7 @@ def test_the_sweep_controls_keep_the_length_and_differ_from_the_grader_prompt() 
 
 
 def test_a_look_needs_the_profiles_least_number_of_controls_of_a_comparable_length() -> None:
-    from harness.audit.analysis import ratio
+    from harness.audit.timed.analysis import ratio
 
     samples = rounds(1290.0, same=False, n=4)
     assert PARIS.audit.min_controls == 4

@@ -1,11 +1,11 @@
-"""Rule one_stack over literal probes (harness/audit/stack.py) and the comparison it shares
+"""Rule one_stack over literal probes (harness/audit/probes/stack.py) and the comparison it shares
 with ``harness check`` (harness/sameness.py): both outcomes, and the inconclusive cases."""
 
 from __future__ import annotations
 
-from harness.audit.probe import Probe, Shape
-from harness.audit.probe_rules import in_profile_order, judge_probes
-from harness.audit.stack import needs_confirmation, one_stack, speeds
+from harness.audit.probes.record import Probe, Shape
+from harness.audit.probes.rules import in_profile_order, judge_probes
+from harness.audit.probes.stack import needs_confirmation, one_stack, speeds
 from harness.profiles import AuditSpec
 from harness.rule_report import RuleResult, RuleVerdict
 from harness.sameness import split

@@ -1,4 +1,4 @@
-"""Rule stream_consistency over literal events and probes (harness/audit/stream.py): each
+"""Rule stream_consistency over literal events and probes (harness/audit/probes/stream.py): each
 way a stream can differ from its non-streamed answer, vLLM's EOS accounting passing, and
 the inconclusive cases."""
 
@@ -7,8 +7,8 @@ from __future__ import annotations
 import gzip
 import json
 
-from harness.audit.probe import Probe, Shape
-from harness.audit.stream import needs_second_stream, stream_consistency, stream_facts
+from harness.audit.probes.record import Probe, Shape
+from harness.audit.probes.stream import needs_second_stream, stream_consistency, stream_facts
 from harness.client.http import parse_stream, stream_payloads
 from harness.client.records import RequestRecord
 from harness.rule_report import RuleResult

@@ -23,7 +23,7 @@ from __future__ import annotations
 import statistics
 from collections.abc import Sequence
 
-from harness.audit.probe import Probe
+from harness.audit.probes.record import Probe
 from harness.profiles import AuditSpec
 from harness.rule_report import RuleResult, RuleVerdict
 from harness.sameness import first_difference, split

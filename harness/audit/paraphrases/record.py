@@ -1,8 +1,8 @@
 """One request of ``benchmark_detection``'s quality half (docs/audit.md): a quality
 grader's item, as the grader sends it, or a light paraphrase of it.
 
-A record only (``audit.json``'s ``paraphrases``); harness/audit/paraphrases.py sends them,
-harness/audit/paraphrase_rule.py judges them.
+A record only (``audit.json``'s ``paraphrases``); harness/audit/paraphrases/send.py sends them,
+harness/audit/paraphrases/rule.py judges them.
 """
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict
 
-from harness.audit.timed import TimedAnswer
+from harness.audit.timed_answer import TimedAnswer
 
 # "original": the grader's exact user message; "paraphrase": one neutral word changed
 Form = Literal["original", "paraphrase"]

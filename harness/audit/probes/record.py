@@ -1,8 +1,8 @@
 """One request of the audit's probe phase (rules ``one_stack`` and ``stream_consistency``):
 the same prompt asked in the grader's two body shapes, on its routes, streamed or not.
 
-A record only (``audit.json``'s ``probes``); harness/audit/probes.py sends them,
-harness/audit/stack.py and stream.py judge them.
+A record only (``audit.json``'s ``probes``); harness/audit/probes/send.py sends them,
+harness/audit/probes/stack.py and stream.py judge them.
 """
 
 from __future__ import annotations

@@ -35,7 +35,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from harness.audit.continuation import Continuation
+from harness.audit.continuations.record import Continuation
 from harness.rule_report import RuleResult, RuleVerdict
 from harness.usage import EOS_TOKENS
 

@@ -2,7 +2,7 @@
 request (the repeated filler, its ``max_tokens``), and when its answer ended early, the
 same prompt continued with that answer's text at temperature 0 (the grader's
 ``max_tokens``: a cut at a count shows that count). A continuation that runs on gets its
-probes: the prompt continued from inside the answer (harness/audit/complete.py
+probes: the prompt continued from inside the answer (harness/audit/continuations/rule.py
 ``probe_starts``), where the answer's end stays in its text or moves with the start.
 
 Every request goes through the grader's own client, to the grader's latency route.
@@ -13,11 +13,11 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
-from harness.audit.complete import finished, probe_starts
 from harness.audit.config import AuditConfig
-from harness.audit.continuation import Continuation
-from harness.audit.controls import filler
+from harness.audit.continuations.record import Continuation
+from harness.audit.continuations.rule import finished, probe_starts
 from harness.audit.hooks import AuditHooks
+from harness.audit.timed.controls import filler
 from harness.audit.workload import Workload
 from harness.client.records import RequestRecord
 from harness.client.urllib_client import post_like_grader

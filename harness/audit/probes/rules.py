@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from harness.audit.probe import Probe
-from harness.audit.stack import one_stack
-from harness.audit.stream import stream_consistency
+from harness.audit.probes.record import Probe
+from harness.audit.probes.stack import one_stack
+from harness.audit.probes.stream import stream_consistency
 from harness.profiles import AuditSpec
 from harness.rule_report import RuleVerdict
 

@@ -1,14 +1,14 @@
 """The prompts of a workload's rounds: the latency grader's filler and its controls
-(harness/audit/controls.py), or the sweep's random-token prompt and its controls
-(harness/audit/sweep_controls.py); the repeated prompt is built once per audit."""
+(harness/audit/timed/controls.py), or the sweep's random-token prompt and its controls
+(harness/audit/timed/sweep.py); the repeated prompt is built once per audit."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
 
 from harness.audit.config import AuditConfig
-from harness.audit.controls import Prompt, round_prompts
-from harness.audit.sweep_controls import sweep_prompt, sweep_round_prompts
+from harness.audit.timed.controls import Prompt, round_prompts
+from harness.audit.timed.sweep import sweep_prompt, sweep_round_prompts
 from harness.audit.workload import Workload
 from harness.prompts import regular_ids
 from harness.tokenizer import Tokenizer

@@ -21,7 +21,7 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from harness.audit.paraphrase import Asked
+from harness.audit.paraphrases.record import Asked
 from harness.profiles import AuditSpec
 from harness.rule_report import RuleResult, RuleVerdict
 from harness.stats.robust import LENGTH_MATCH, NOISE_LIMIT_PAIR, hodges_lehmann_walsh, mad_sigma
@@ -29,7 +29,7 @@ from harness.stats.robust import LENGTH_MATCH, NOISE_LIMIT_PAIR, hodges_lehmann_
 # answers whose lengths differ by more than LENGTH_MATCH are not compared by time per token;
 # a look whose pairs' time ratios spread more than this (robust σ of their logs) is too
 # noisy to judge a split no deeper than twice the spread: a pair holds two requests' noise,
-# so this is the filler half's 10 % limit on one request's (analysis.py), times √2
+# so this is the filler half's 10 % limit on one request's (timed/analysis.py), times √2
 NOISE_LIMIT = NOISE_LIMIT_PAIR
 MIN_PAIRS = 2
 

@@ -7,7 +7,7 @@
   prefix cache skips prefill only, so the two agree; an answer cache skips decode too,
   so the repeated prompt comes back below ``decode_share`` of the control's time per
   token, in the timed rounds and in a second, independent set of rounds (or in the timed
-  rounds alone with one answer replayed at a temperature above 0: harness/audit/replay.py).
+  rounds alone with one answer replayed at a temperature above 0: harness/audit/timed/replay.py).
   Decisive as well: the server's own request counter counting fewer requests than were
   answered (a failed request is never compared: harness/audit/answered.py). "0
   prefix-cache hits" alone is never a finding.
@@ -32,8 +32,8 @@ import math
 import statistics
 from collections.abc import Mapping, Sequence
 
-from harness.audit.replay import replays
 from harness.audit.report import Phase, Role, Sample
+from harness.audit.timed.replay import replays
 from harness.audit.workload import nouns
 from harness.engines.read import saved, saved_unit
 from harness.profiles import AuditSpec
@@ -165,7 +165,7 @@ def cached_answers(
                 + (f" ({seen.line(temperature)})" if seen is not None and seen.replayed else "")
             )
         # or in the timed rounds with one answer replayed at a temperature above 0: the
-        # texts are the second, independent witness (harness/audit/replay.py)
+        # texts are the second, independent witness (harness/audit/timed/replay.py)
         elif (
             seen is not None
             and seen.replayed
@@ -419,7 +419,7 @@ def judge(
     failed: str | None = None,
 ) -> list[RuleVerdict]:
     """Every rule over the rounds' samples the profile names, in its order (the probe
-    phase's rules: harness/audit/probe_rules.py); ``temperature``: the grader's;
+    phase's rules: harness/audit/probes/rules.py); ``temperature``: the grader's;
     ``answered`` / ``failed``: the audit's requests answered, and the others in one line."""
     out: list[RuleVerdict] = []
     for rule in spec.rules:

@@ -28,8 +28,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from harness.audit.probe import Probe
-from harness.audit.stack import groups, unstable
+from harness.audit.probes.record import Probe
+from harness.audit.probes.stack import groups, unstable
 from harness.client.http import read_chunk
 from harness.rule_report import RuleResult, RuleVerdict
 from harness.usage import UsageVerdict, judge_usage

@@ -18,7 +18,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from harness.audit.controls import Prompt, rotated
+from harness.audit.timed.controls import Prompt, rotated
 from harness.graders.paris import grader_prompts
 from harness.prompts import random_token_prompt
 from harness.tokenizer import Tokenizer

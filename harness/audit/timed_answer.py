@@ -1,7 +1,7 @@
 """What a timed answer tells: whether it came back, and its time per output token.
 
 Shared by the audit's latency-shaped requests (``report.Sample``) and its quality items
-(``paraphrase.Asked``)."""
+(harness/audit/paraphrases/record.py: ``Asked``)."""
 
 from __future__ import annotations
 

@@ -11,7 +11,7 @@ user message, no ``model``, temperature 0, thinking as the profile's benchmark o
 name asks it, else as the Efficient Qwen graders do), with ``paraphrase_max_tokens`` for ``max_tokens`` (the grader's own limit
 would cost minutes a request), through the grader's own client. A second, independent look
 (another paraphrase of each item) only when the first one splits
-(harness/audit/paraphrase_rule.py).
+(harness/audit/paraphrases/rule.py).
 """
 
 from __future__ import annotations
@@ -21,9 +21,9 @@ from collections.abc import Callable
 from typing import Any
 
 from harness.audit.config import AuditConfig
-from harness.audit.paraphrase import Asked, Form
-from harness.audit.paraphrase_rule import needs_second_look
-from harness.audit.probes import answer_text
+from harness.audit.paraphrases.record import Asked, Form
+from harness.audit.paraphrases.rule import needs_second_look
+from harness.audit.probes.send import answer_text
 from harness.client.urllib_client import post_like_grader
 from harness.grader_items import GraderItem, grader_items
 from harness.tokenizer import Tokenizer

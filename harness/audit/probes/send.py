@@ -15,12 +15,12 @@ otherwise), then each way of asking twice, interleaved: the chat body on the Ope
 route and on the quality route, the prompt body on the OpenAI completions route and on the
 latency route. The repeats show whether the server is deterministic at temperature 0. A
 second, independent set only when the first set's answers or timing split
-(harness/audit/stack.py): a verdict never rests on one set.
+(harness/audit/probes/stack.py): a verdict never rests on one set.
 
 Then ``stream_consistency``'s streams: the chat body on the OpenAI chat route and the
 prompt body on the OpenAI completions route, streamed with usage (aiohttp: urllib cannot
 stream; a new connection each); a stream whose text differs from its answer gets a second
-look (harness/audit/stream.py).
+look (harness/audit/probes/stream.py).
 """
 
 from __future__ import annotations
@@ -32,9 +32,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from harness.audit.config import AuditConfig
-from harness.audit.probe import Probe, Shape
-from harness.audit.stack import needs_confirmation
-from harness.audit.stream import SECOND_LOOK, needs_second_stream, stream_facts
+from harness.audit.probes.record import Probe, Shape
+from harness.audit.probes.stack import needs_confirmation
+from harness.audit.probes.stream import SECOND_LOOK, needs_second_stream, stream_facts
 from harness.chat_template import Message, render_qwen35
 from harness.client.http import (
     HttpOptions,
@@ -146,7 +146,7 @@ async def send(cfg: AuditConfig, ask: Ask, messages: list[Message], look: int,
 async def send_stream(cfg: AuditConfig, ask: Ask, messages: list[Message], look: int,
                       tok: Tokenizer) -> Probe:  # fmt: skip
     """A streamed probe on a new connection; its events are read before parse_stream keeps
-    only the text (harness/audit/stream.py's facts need each event's finish_reason)."""
+    only the text (harness/audit/probes/stream.py's facts need each event's finish_reason)."""
     opts = HttpOptions(timeout_s=cfg.timeout_s, new_connection_per_request=True)
     async with make_session(opts) as session:
         rec = await send_request(session, cfg.url + ask.route, body(cfg, ask, messages),
