@@ -4,8 +4,8 @@ with ``harness check`` (harness/sameness.py): both outcomes, and the inconclusiv
 from __future__ import annotations
 
 from harness.audit.probe import Probe, Shape
-from harness.audit.probe_rules import in_profile_order, judge_probes
 from harness.audit.report import RuleResult, RuleVerdict
+from harness.audit.rules import in_profile_order, judge_probes
 from harness.audit.stack import needs_confirmation, one_stack, speeds
 from harness.profiles import AuditSpec
 from harness.sameness import split

@@ -23,7 +23,8 @@ unit may import its own modules and any lower layer):
    is built from; it imports no package above it.
 1. ``paired``: the paired A/B statistics every kind's comparison shares (bootstrap,
    drift, sides, comparability, the generic section records and their cells).
-0. foundations: client, stats (the one home of statistics), profiles, errors, provenance,
+0. foundations: client, stats (the one home of statistics), profiles, audit_catalogue (the
+   audit rules' names a profile is checked against), errors, provenance,
    run_folder, report_base,
    risk, verdict, target, argtypes, flags, overrides, attribution, console_hooks, hooks
    (the cores' no-op hooks base), view (view models
@@ -108,6 +109,7 @@ LAYERS: dict[str, int] = {
             "paths",
             "manifest",
             "engines",
+            "audit_catalogue",
             "",
         ),
         0,
