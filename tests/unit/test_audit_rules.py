@@ -5,6 +5,7 @@ and a seventh rule added to both is seen by everything that reads them."""
 from __future__ import annotations
 
 import json
+import os
 import re
 import subprocess
 import sys
@@ -97,6 +98,7 @@ def test_every_rule_has_a_bench_row() -> None:
         got = subprocess.run(
             [sys.executable, str(REPO / bench), "--trials", "1", "--json"],
             capture_output=True, text=True, timeout=120, check=True, cwd=REPO,
+            env={**os.environ, "PYTHONPATH": str(REPO)},
         )  # fmt: skip
         data = json.loads(got.stdout)
         rows[bench] = data["rows"] if isinstance(data, dict) else data
