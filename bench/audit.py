@@ -57,9 +57,9 @@ from audit_complete import complete_rows  # siblings: bench/ is on the path
 from audit_paraphrase import paraphrase_rows
 from audit_sim import rule_row, send_rounds, upper95
 
-from harness.audit.analysis import judge
 from harness.audit.probe import Probe, Shape
 from harness.audit.report import Phase, Role, Sample
+from harness.audit.rules import judge
 from harness.audit.stack import needs_confirmation as stack_needs_confirmation
 from harness.audit.stack import one_stack
 from harness.audit.stream import SECOND_LOOK, needs_second_stream, stream_consistency

@@ -9,13 +9,13 @@ from harness.audit.analysis import (
     benchmark_detection,
     cached_answers,
     floor_ms,
-    judge,
     needs_confirmation,
     noise,
     physically_possible,
     ratio,
 )
 from harness.audit.report import Phase, Role, Sample
+from harness.audit.rules import judge
 from harness.profiles import AuditSpec
 from harness.rule_report import RuleResult
 from harness.stats.robust import hodges_lehmann_ratio

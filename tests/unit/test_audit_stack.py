@@ -4,7 +4,7 @@ with ``harness check`` (harness/sameness.py): both outcomes, and the inconclusiv
 from __future__ import annotations
 
 from harness.audit.probe import Probe, Shape
-from harness.audit.probe_rules import in_profile_order, judge_probes
+from harness.audit.rules import in_profile_order, judge_probes
 from harness.audit.stack import needs_confirmation, one_stack, speeds
 from harness.profiles import AuditSpec
 from harness.rule_report import RuleResult, RuleVerdict
