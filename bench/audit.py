@@ -62,7 +62,7 @@ from harness.audit.probes.stack import needs_confirmation as stack_needs_confirm
 from harness.audit.probes.stack import one_stack
 from harness.audit.probes.stream import SECOND_LOOK, needs_second_stream, stream_consistency
 from harness.audit.report import Phase, Role, Sample
-from harness.audit.timed.analysis import judge
+from harness.audit.rules import judge
 from harness.profiles import load_profile
 from harness.rule_report import RuleResult
 

@@ -34,7 +34,7 @@ from dataclasses import dataclass
 from audit_sim import send_rounds, upper95  # a sibling: bench/ is on the path
 
 from harness.audit.report import Phase, Role, Sample
-from harness.audit.timed.analysis import judge
+from harness.audit.rules import judge
 from harness.profiles import load_profile
 from harness.rule_report import RuleResult
 

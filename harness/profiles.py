@@ -12,6 +12,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+import harness.audit_catalogue as audit_catalogue
 from harness.errors import ConfigError
 
 PROFILES_DIR = Path(__file__).resolve().parent.parent / "tasks" / "profiles"
@@ -189,16 +190,8 @@ class AuditSpec(Strict):
     """The contest's rules ``harness audit`` checks (docs/audit.md), and the numbers its
     verdicts rest on. An empty ``rules`` list: the contest names none, no audit is needed."""
 
-    rules: list[
-        Literal[
-            "cached_answers",
-            "benchmark_detection",
-            "physically_possible",
-            "one_stack",
-            "stream_consistency",
-            "complete_outputs",
-        ]
-    ] = Field(default_factory=list)
+    # names of harness/audit_catalogue.py's entries, checked when the profile is loaded
+    rules: list[str] = Field(default_factory=list)
     # the grader's timed requests the audit copies: [latency]'s buckets (the Efficient Qwen
     # grader: prompt bodies, urllib) or [throughput]'s sweep (the Paris grader: chat bodies of
     # random-token prompts, aiohttp json=); docs/audit.md, "Per profile"
@@ -374,14 +367,23 @@ def parse_profile(data: dict[str, Any], source: str = "<profile>") -> Profile:
     return profile
 
 
-# the rules whose requests need the latency grader's prompt route (a raw prompt: the
-# probes' templated prompt, complete_outputs' continuation) or a second way of asking
-PROMPT_ROUTE_RULES = ("one_stack", "stream_consistency", "complete_outputs")
-
-
 def _check_audit(profile: Profile, source: str) -> None:
-    """``[audit]`` names a workload the profile has, and only rules that workload can judge."""
+    """``[audit]`` names rules harness audit judges (harness/audit_catalogue.py), a workload
+    the profile has, and only rules that workload can judge."""
     audit = profile.audit
+    for name in audit.rules:
+        entry = audit_catalogue.entry_named(name)
+        if entry is None:
+            raise ConfigError(
+                f"{source}: audit.rules: no audit rule {name!r}",
+                hint=f"rules: {', '.join(audit_catalogue.listable())} (docs/audit.md)",
+            )
+        if entry.in_process:
+            raise ConfigError(
+                f"{source}: audit.rules: {name} is judged in the participant's process by "
+                "harness vlm audit, not by harness audit",
+                hint="leave it out of [audit] rules; its settings are [vlm.audit]",
+            )
     if not audit.rules:
         return
     if getattr(profile, audit.workload) is None:
@@ -391,13 +393,14 @@ def _check_audit(profile: Profile, source: str) -> None:
             hint="name the workload whose section the profile has (latency or throughput)",
         )
     if audit.workload == "throughput":
-        odd = [r for r in audit.rules if r in PROMPT_ROUTE_RULES]
+        needs = audit_catalogue.prompt_route_rules()
+        odd = [r for r in audit.rules if r in needs]
         if odd:
+            ok = [r for r in audit_catalogue.listable() if r not in needs]
             raise ConfigError(
                 f"{source}: audit rule(s) {', '.join(odd)} need the latency grader's prompt "
                 "route; the throughput workload has one chat route",
-                hint="list cached_answers, benchmark_detection, physically_possible "
-                "(docs/audit.md, 'Per profile')",
+                hint=f"list {', '.join(ok)} (docs/audit.md, 'Per profile')",
             )
 
 

@@ -24,19 +24,18 @@ import aiohttp
 from harness.audit.answered import FIRST, all_failed_alike
 from harness.audit.config import AuditConfig
 from harness.audit.continuations.record import Continuation
-from harness.audit.continuations.rule import RULE as COMPLETE
-from harness.audit.continuations.rule import complete_outputs
 from harness.audit.continuations.send import check_bucket
 from harness.audit.hooks import NO_HOOKS, AuditHooks
 from harness.audit.paraphrases.record import Asked
-from harness.audit.paraphrases.rule import judge_paraphrases, merged
 from harness.audit.paraphrases.send import run_paraphrases
 from harness.audit.probes.record import Probe
-from harness.audit.probes.rules import in_profile_order, judge_probes
 from harness.audit.probes.send import run_probes
 from harness.audit.report import AuditReport, Phase, Sample
 from harness.audit.resume import COUNTERS_LEFT_OUT
-from harness.audit.timed.analysis import ONE_TOKEN_REQUESTS, judge, needs_confirmation
+from harness.audit.rule import Measured
+from harness.audit.rules import chosen, judge_all, of_phase, wants_second_look
+from harness.audit.timed.analysis import ONE_TOKEN_REQUESTS
+from harness.audit.timed.rules import POSSIBLE
 from harness.audit.timed.send import Sender, sender
 from harness.audit.timed.source import RoundSource, round_source
 from harness.audit.workload import Workload
@@ -210,15 +209,18 @@ async def measure_audit(
                         cfg, w, source, send, phase, 0, n, samples, hooks, lead=lead,
                         kept=kept,
                     )  # fmt: skip
-                mine = [s for s in samples if s.bucket == w.name]
-                if needs_confirmation(mine, cfg.spec):
+                mine = Measured(
+                    cfg.spec, buckets={w.name: [s for s in samples if s.bucket == w.name]}
+                )
+                # the rounds and their second set are sent whatever rules the profile names
+                if wants_second_look(mine, "rounds", among=of_phase("rounds")):
                     await _rounds(
                         cfg, w, source, send, "confirm", rounds, rounds, samples, hooks,
                         kept=kept,
                     )  # fmt: skip
-                if "physically_possible" in cfg.spec.rules:
+                if POSSIBLE in chosen(cfg.spec):  # its decode: what one token costs
                     await _one_token(w, source, send, samples, hooks, kept)
-                if COMPLETE in cfg.spec.rules and w.name not in checked:
+                if chosen(cfg.spec, "continuations") and w.name not in checked:
                     await check_bucket(cfg, w, tok, checks, hooks)
         await run_paraphrases(cfg, tok, asked, hooks.asked)
         await run_probes(cfg, tok, probes, hooks.probe)
@@ -234,17 +236,16 @@ async def measure_audit(
     else:
         out.counters_note = note or note_after
     by_bucket = {w.name: [s for s in samples if s.bucket == w.name] for w in cfg.workloads}
-    out.rules = judge(
-        cfg.spec, by_bucket, out.counters, out.answered(), out.counters_note, cfg.temperature,
-        out.failed(),
-    )  # fmt: skip
     if asked:  # the items asked were harness's samples where the data folder lacks them
         out.sample_items = sample_sources(cfg.data_dir)
-    half = judge_paraphrases(asked, cfg.spec)
-    out.rules = [merged(v, half) if v.rule == "benchmark_detection" else v for v in out.rules]
-    probed = judge_probes(cfg.spec, probes, cfg.usage_tolerance)
-    completed = [complete_outputs(checks)] if COMPLETE in cfg.spec.rules else []
-    out.rules = in_profile_order(cfg.spec, out.rules + probed + completed)
+    # every rule the profile names, one verdict each, in its order (harness/audit/rules.py)
+    out.rules = judge_all(
+        Measured(
+            cfg.spec, by_bucket, out.counters, out.answered(), out.counters_note,
+            cfg.temperature, out.failed(), probes=probes, usage_tolerance=cfg.usage_tolerance,
+            continuations=checks, paraphrases=asked,
+        )
+    )  # fmt: skip
     for v in out.rules:
         hooks.verdict(v)
     out.save(folder)

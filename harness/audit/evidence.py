@@ -12,18 +12,17 @@ import json
 from collections.abc import Mapping
 
 from harness.audit.report import AuditReport
+from harness.audit_catalogue import entry_named
 from harness.rule_report import RuleVerdict
 
 DOCS = "docs/audit.md"
-# where each rule is explained, beyond the table of "The rules"
-SECTIONS: dict[str, str] = {
-    "cached_answers": "The rules; Failed requests",
-    "benchmark_detection": "The rules; The quality prompts against paraphrases",
-    "physically_possible": "The rules",
-    "one_stack": "The rules; The probe phase",
-    "stream_consistency": "The rules; The probe phase",
-    "complete_outputs": "The rules; complete outputs: the seam",
-}
+
+
+def sections(rule: str) -> str:
+    """Where ``rule`` is explained in docs/audit.md (its catalogue entry's headings:
+    harness/audit_catalogue.py), beyond the table of "The rules"."""
+    entry = entry_named(rule)
+    return "; ".join(entry.docs) if entry is not None else "The rules"
 
 
 def _pct(x: object) -> str:
@@ -111,7 +110,7 @@ def lines(v: RuleVerdict) -> list[str]:
 
 def rule_text(v: RuleVerdict) -> list[str]:
     """A rule's block: its title and result, why, its evidence, where it is explained."""
-    where = SECTIONS.get(v.rule, "The rules")
+    where = sections(v.rule)
     return [
         f"{v.rule} — {v.title}: {v.result.value.upper()}",
         f"why: {v.why}",

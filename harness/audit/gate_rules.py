@@ -4,6 +4,7 @@ could not be judged because its requests failed is a risk flag."""
 from __future__ import annotations
 
 from harness.audit.report import AuditReport
+from harness.audit_catalogue import entry_named
 from harness.risk import FlagKind
 from harness.verdict import Judgement, Reason, partial, readiness_flag, risk
 
@@ -28,11 +29,12 @@ def audit_rules(rep: AuditReport, ready_limit_s: float) -> Judgement:
         risk(FlagKind.AUDIT_INCONCLUSIVE, "audit", f"audit rule {v.rule} inconclusive: {v.why}")
         for v in rep.broken()
     ]
-    # the same risk harness check's one_stack names, now proven by the audit's probes
+    # a failing rule's own risk flag, where its entry names one (one_stack: the routing
+    # risk harness check names, now proven by the audit's probes)
     flags += [
-        risk(FlagKind.ENDPOINT_ROUTING, "audit", f"a second model stack: {v.why}")
+        risk(e.flag, "audit", f"{e.flag_words}: {v.why}")
         for v in rep.failing()
-        if v.rule == "one_stack"
+        if (e := entry_named(v.rule)) is not None and e.flag is not None
     ]
     if rep.ok and rep.rules:
         reasons.append(

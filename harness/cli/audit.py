@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 
+import harness.audit_catalogue as audit_catalogue
 from harness.audit.hooks import AuditHooks
 from harness.audit.resume import RESUME, guard_folder
 from harness.cli.front import Front, KindRun, Outcome
@@ -41,17 +42,43 @@ def _measure(run: KindRun, hooks: AuditHooks) -> Outcome:
     return Outcome(finish(resumed(run.cfg, run.prepared), env, run.prepared))
 
 
-FRONT = Front(
-    summary="the contest's rules: cached answers, benchmark detection, physically possible",
-    help="check the contest's rules against a server, with the grader's own client",
-    description="Sends the grader's repeated latency prompt interleaved with controls of the "
-    "same token length (one word swapped; a unique head) and the quality graders' items "
-    "interleaved with light paraphrases through the grader's client, reads the server's "
-    "counters, and judges each rule of the profile's [audit]: pass, fail or "
-    "inconclusive, with its evidence. Exit 0: no rule fails; 1: a rule fails; 3: a rule "
-    "could not be judged (its requests failed, or its timings were too noisy).",
-    json_exclude=frozenset({"samples", "paraphrases"}),
-    flags=_flags,
-    check=_check,
-    measure=_measure,
-)
+def rules_summary() -> str:
+    """The command's line in ``harness --help``: every rule harness audit judges, in the
+    catalogue's order (harness/audit_catalogue.py)."""
+    titles = [e.title for e in audit_catalogue.entries() if not e.in_process]
+    return f"the contest's rules: {', '.join(titles)}"
+
+
+def rules_description() -> str:
+    """The rules ``harness audit --help`` names: those it judges, then those judged
+    elsewhere (in-process)."""
+    entries = audit_catalogue.entries()
+    here = ", ".join(e.name for e in entries if not e.in_process)
+    elsewhere = ", ".join(e.name for e in entries if e.in_process)
+    return f"Its rules: {here}" + (f" ({elsewhere}: harness vlm audit)" if elsewhere else "") + "."
+
+
+def front() -> Front:
+    return Front(
+        summary=rules_summary(),
+        help="check the contest's rules against a server, with the grader's own client",
+        description="Sends the grader's repeated latency prompt interleaved with controls of "
+        "the same token length (one word swapped; a unique head) and the quality graders' "
+        "items interleaved with light paraphrases through the grader's client, reads the "
+        "server's counters, and judges each rule of the profile's [audit]: pass, fail or "
+        "inconclusive, with its evidence. "
+        + rules_description()
+        + " Exit 0: no rule fails; 1: a rule fails; 3: a rule could not be judged (its "
+        "requests failed, or its timings were too noisy).",
+        json_exclude=frozenset({"samples", "paraphrases"}),
+        flags=_flags,
+        check=_check,
+        measure=_measure,
+    )
+
+
+def __getattr__(name: str) -> Front:
+    # ``FRONT`` is built when asked for, so its help lists the catalogue as it is
+    if name == "FRONT":
+        return front()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -6,11 +6,11 @@ from __future__ import annotations
 import pytest
 
 from harness.audit.report import Phase, Role, Sample
+from harness.audit.rules import judge
 from harness.audit.timed.analysis import (
     benchmark_detection,
     cached_answers,
     floor_ms,
-    judge,
     needs_confirmation,
     noise,
     physically_possible,

@@ -4,8 +4,8 @@ with ``harness check`` (harness/sameness.py): both outcomes, and the inconclusiv
 from __future__ import annotations
 
 from harness.audit.probes.record import Probe, Shape
-from harness.audit.probes.rules import in_profile_order, judge_probes
 from harness.audit.probes.stack import needs_confirmation, one_stack, speeds
+from harness.audit.rules import in_profile_order, judge_probes
 from harness.profiles import AuditSpec
 from harness.rule_report import RuleResult, RuleVerdict
 from harness.sameness import split

@@ -23,15 +23,16 @@ unit may import its own modules and any lower layer):
    is built from; it imports no package above it.
 1. ``paired``: the paired A/B statistics every kind's comparison shares (bootstrap,
    drift, sides, comparability, the generic section records and their cells).
-0. foundations: client, stats (the one home of statistics), profiles, errors, provenance,
-   run_folder, report_base, risk, verdict, rule_report (a rule audit's verdicts and
-   ``audit.json``'s head, which the audit and vlm's in-process audit both write), target,
-   argtypes, flags, overrides, attribution, console_hooks, hooks (the cores' no-op hooks
-   base), view (view models and their console/PNG renderers), tokenizer, chat_template,
-   sameness, usage, prompts, grader_items, graders (what each grader sends: Paris's sweep
-   request and prompts, Efficient Qwen's latency body; the kind that reproduces a grader
-   and the audit that sends as it does both import it), paths, manifest, engines, children
-   (and the package root, ``harness/__init__.py``, which holds the version).
+0. foundations: client, stats (the one home of statistics), profiles, audit_catalogue (the
+   audit rules' names a profile is checked against), errors, provenance, run_folder,
+   report_base, risk, verdict, rule_report (a rule audit's verdicts and ``audit.json``'s
+   head, which the audit and vlm's in-process audit both write), target, argtypes, flags,
+   overrides, attribution, console_hooks, hooks (the cores' no-op hooks base), view (view
+   models and their console/PNG renderers), tokenizer, chat_template, sameness, usage,
+   prompts, grader_items, graders (what each grader sends: Paris's sweep request and
+   prompts, Efficient Qwen's latency body; the kind that reproduces a grader and the audit
+   that sends as it does both import it), paths, manifest, engines, children (and the
+   package root, ``harness/__init__.py``, which holds the version).
 
 Within a layer above 0, units are side by side: one may import another only along an
 edge listed in ``SIDEWAYS`` (each a deliberate use of a tool, with its reason). In every
@@ -112,6 +113,7 @@ LAYERS: dict[str, int] = {
             "paths",
             "manifest",
             "engines",
+            "audit_catalogue",
             "",
         ),
         0,

@@ -36,10 +36,12 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from harness.audit.continuations.record import Continuation
+from harness.audit.rule import AuditRule, Measured
+from harness.audit_catalogue import COMPLETE_OUTPUTS
 from harness.rule_report import RuleResult, RuleVerdict
 from harness.usage import EOS_TOKENS
 
-RULE = "complete_outputs"
+RULE = COMPLETE_OUTPUTS.name
 TITLE = "complete outputs: an answer that ends early was ended by the model"
 # tokens a finished answer's continuation may still bring: a different split at the join
 # of prompt and answer, or special tokens the detokeniser left out of the answer's text
@@ -311,3 +313,11 @@ def complete_outputs(checks: Sequence[Continuation]) -> RuleVerdict:
         "every audited answer ran to max_tokens: no answer ended early, nothing was cut",
         by_design=True,
     )
+
+
+def _complete_outputs(m: Measured) -> RuleVerdict:
+    return complete_outputs(m.continuations)
+
+
+# the continuations phase: sent per bucket after its rounds (harness/audit/continuations/send.py)
+COMPLETE = AuditRule(COMPLETE_OUTPUTS, _complete_outputs)

@@ -22,8 +22,9 @@ from typing import Any
 
 from harness.audit.config import AuditConfig
 from harness.audit.paraphrases.record import Asked, Form
-from harness.audit.paraphrases.rule import needs_second_look
 from harness.audit.probes.send import answer_text
+from harness.audit.rule import Measured
+from harness.audit.rules import chosen, wants_second_look
 from harness.client.urllib_client import post_like_grader
 from harness.grader_items import GraderItem, grader_items
 from harness.tokenizer import Tokenizer
@@ -73,11 +74,11 @@ async def run_paraphrases(
     cfg: AuditConfig, tok: Tokenizer, sink: list[Asked], on_asked: Callable[[Asked], None]
 ) -> None:
     """The quality half's requests into ``sink``: one look, and a second when it splits."""
-    if "benchmark_detection" not in cfg.spec.rules or not cfg.spec.paraphrase_items:
+    if not chosen(cfg.spec, "paraphrases") or not cfg.spec.paraphrase_items:
         return
     items = grader_items(cfg.data_dir)[: cfg.spec.paraphrase_items]
     for look in (0, 1):
-        if look == 1 and not needs_second_look(sink, cfg.spec):
+        if look == 1 and not wants_second_look(Measured(cfg.spec, paraphrases=sink), "paraphrases"):
             break
         done = sum(a.look == look for a in sink)  # asked by an interrupted audit: kept
         for item, form in plan(items, look)[done:]:

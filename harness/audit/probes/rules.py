@@ -1,32 +1,28 @@
-"""The probe phase's rules (``one_stack``, ``stream_consistency``; docs/audit.md), judged
-after the rounds' rules and put in the profile's order with them."""
+"""The probe phase's rules as records (harness/audit/rule.py): ``one_stack`` (its second
+set of probes when the first splits: harness/audit/probes/stack.py) and ``stream_consistency``
+(whose streams get their own second look, harness/audit/probes/stream.py, sent by
+harness/audit/probes/send.py)."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-
-from harness.audit.probes.record import Probe
-from harness.audit.probes.stack import one_stack
+from harness.audit.probes.stack import needs_confirmation, one_stack
 from harness.audit.probes.stream import stream_consistency
-from harness.profiles import AuditSpec
+from harness.audit.rule import AuditRule, Measured
+from harness.audit_catalogue import ONE_STACK, STREAM_CONSISTENCY
 from harness.rule_report import RuleVerdict
 
-PROBE_RULES = ("one_stack", "stream_consistency")
+
+def _one_stack(m: Measured) -> RuleVerdict:
+    return one_stack(m.probes, m.spec)
 
 
-def judge_probes(
-    spec: AuditSpec, probes: Sequence[Probe], usage_tolerance: int = 4
-) -> list[RuleVerdict]:
-    """Every probe rule the profile names (``usage_tolerance``: the profile's, in tokens)."""
-    out: list[RuleVerdict] = []
-    for rule in spec.rules:
-        if rule == "one_stack":
-            out.append(one_stack(probes, spec))
-        elif rule == "stream_consistency":
-            out.append(stream_consistency(probes, usage_tolerance))
-    return out
+def _split_stacks(m: Measured) -> bool:
+    return needs_confirmation(m.probes, m.spec)
 
 
-def in_profile_order(spec: AuditSpec, verdicts: Sequence[RuleVerdict]) -> list[RuleVerdict]:
-    order: dict[str, int] = {rule: i for i, rule in enumerate(spec.rules)}
-    return sorted(verdicts, key=lambda v: order.get(v.rule, len(order)))
+def _stream_consistency(m: Measured) -> RuleVerdict:
+    return stream_consistency(m.probes, m.usage_tolerance)
+
+
+STACK = AuditRule(ONE_STACK, _one_stack, _split_stacks)
+STREAMS = AuditRule(STREAM_CONSISTENCY, _stream_consistency)

@@ -33,8 +33,10 @@ from typing import Any
 
 from harness.audit.config import AuditConfig
 from harness.audit.probes.record import Probe, Shape
-from harness.audit.probes.stack import needs_confirmation
+from harness.audit.probes.rules import STACK, STREAMS
 from harness.audit.probes.stream import SECOND_LOOK, needs_second_stream, stream_facts
+from harness.audit.rule import Measured
+from harness.audit.rules import chosen, wants_second_look
 from harness.chat_template import Message, render_qwen35
 from harness.client.http import (
     HttpOptions,
@@ -76,8 +78,9 @@ def plan(cfg: AuditConfig, look: int = 0) -> list[Ask]:
     """One set of probes (the module docstring); the second set has no warm-up and no
     streams. ``stream_consistency`` alone asks the OpenAI routes only, twice, then streams."""
     chat, prompt = cfg.chat_endpoint, cfg.endpoint
-    stack = "one_stack" in cfg.spec.rules
-    streams = "stream_consistency" in cfg.spec.rules and look == 0
+    named = chosen(cfg.spec, "probes")
+    stack = STACK in named
+    streams = STREAMS in named and look == 0
     ways = [Ask(r, "chat") for r in dict.fromkeys((CHAT_ROUTE, chat) if stack else (CHAT_ROUTE,))]
     ways += [
         Ask(r, "prompt")
@@ -166,11 +169,11 @@ async def run_probes(
     cfg: AuditConfig, tok: Tokenizer, sink: list[Probe], on_probe: Callable[[Probe], None]
 ) -> None:
     """The probe phase into ``sink``: one set, and a second when its timing splits."""
-    if not {"one_stack", "stream_consistency"} & set(cfg.spec.rules):
+    if not chosen(cfg.spec, "probes"):
         return
     messages: list[Message] = [{"role": "user", "content": question(cfg.seed)}]
     for look in (0, 1):
-        if look == 1 and not ("one_stack" in cfg.spec.rules and needs_confirmation(sink, cfg.spec)):
+        if look == 1 and not wants_second_look(Measured(cfg.spec, probes=sink), "probes"):
             break
         done = sum(p.look == look for p in sink)  # sent by an interrupted audit: kept
         for ask in plan(cfg, look)[done:]:

@@ -24,12 +24,13 @@ import statistics
 from collections.abc import Sequence
 
 from harness.audit.probes.record import Probe
+from harness.audit_catalogue import ONE_STACK
 from harness.profiles import AuditSpec
 from harness.rule_report import RuleResult, RuleVerdict
 from harness.sameness import first_difference, split
 from harness.stats.robust import LENGTH_MATCH, median
 
-RULE = "one_stack"
+RULE = ONE_STACK.name
 TITLE = "one model stack: the latency and quality body shapes get the same model"
 # answers whose lengths differ by more than LENGTH_MATCH spread TTFT over other token counts
 

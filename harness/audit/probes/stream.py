@@ -30,11 +30,12 @@ from dataclasses import dataclass
 
 from harness.audit.probes.record import Probe
 from harness.audit.probes.stack import groups, unstable
+from harness.audit_catalogue import STREAM_CONSISTENCY
 from harness.client.http import read_chunk
 from harness.rule_report import RuleResult, RuleVerdict
 from harness.usage import UsageVerdict, judge_usage
 
-RULE = "stream_consistency"
+RULE = STREAM_CONSISTENCY.name
 TITLE = "stream consistency: a stream is the non-streamed answer, one end, honest usage"
 # end-of-sequence tokens of ChatML models (Qwen's, and the reference server's small model)
 EOS_TEXTS = ("<|im_end|>", "<|endoftext|>")

@@ -407,30 +407,3 @@ def physically_possible(buckets: Mapping[str, Sequence[Sample]], spec: AuditSpec
         why="every audited median, and its decode after the first token, is above the GPU's floor",
         evidence=evidence,
     )
-
-
-def judge(
-    spec: AuditSpec,
-    buckets: Mapping[str, Sequence[Sample]],
-    counters: dict[str, float],
-    answered: int,
-    counters_note: str | None = None,
-    temperature: float = 0.0,
-    failed: str | None = None,
-) -> list[RuleVerdict]:
-    """Every rule over the rounds' samples the profile names, in its order (the probe
-    phase's rules: harness/audit/probes/rules.py); ``temperature``: the grader's;
-    ``answered`` / ``failed``: the audit's requests answered, and the others in one line."""
-    out: list[RuleVerdict] = []
-    for rule in spec.rules:
-        if rule == "cached_answers":
-            out.append(
-                cached_answers(
-                    buckets, counters, answered, spec, counters_note, temperature, failed
-                )
-            )
-        elif rule == "benchmark_detection":
-            out.append(benchmark_detection(buckets, spec, failed))
-        elif rule == "physically_possible":
-            out.append(physically_possible(buckets, spec))
-    return out

@@ -25,11 +25,12 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict
 
+from harness.audit_catalogue import HARD_CODED_ANSWERS
 from harness.profiles import VlmAuditSpec
 from harness.rule_report import RuleResult, RuleVerdict
 from harness.stats.binomial import upper_tail
 
-RULE = "hard_coded_answers"
+RULE = HARD_CODED_ANSWERS.name
 TITLE = "no hard-coded answers (answers follow the image and the question)"
 Variant = Literal["original", "other_image", "blank_image", "other_question"]
 SHOWN_CHARS = 80  # an answer as the evidence quotes it
