@@ -25,10 +25,11 @@ from typing import Literal
 
 from harness.risk import FlagKind
 
-# who sends a rule's requests: the timed rounds (with their second set and the one-token
-# requests), the probe phase, the quality items against paraphrases, the continuations of
-# answers that end early, or the participant's own process (``harness vlm audit``)
-RulePhase = Literal["rounds", "probes", "paraphrases", "continuations", "in-process"]
+# who sends a rule's requests, each phase a room of harness/audit/ by its name: the timed
+# rounds (with their second set and the one-token requests), the probe phase, the quality
+# items against paraphrases, the continuations of answers that end early; or the
+# participant's own process (``harness vlm audit``)
+RulePhase = Literal["timed", "probes", "paraphrases", "continuations", "in-process"]
 
 
 @dataclass(frozen=True)
@@ -54,16 +55,16 @@ class RuleEntry:
 CACHED_ANSWERS = RuleEntry(
     "cached_answers",
     "no cached answers",
-    ("rounds",),
+    ("timed",),
     docs=("The rules", "Failed requests"),
 )
 BENCHMARK_DETECTION = RuleEntry(
     "benchmark_detection",
     "no benchmark detection",
-    ("rounds", "paraphrases"),
+    ("timed", "paraphrases"),
     docs=("The rules", "The quality prompts against paraphrases"),
 )
-PHYSICALLY_POSSIBLE = RuleEntry("physically_possible", "physically possible", ("rounds",))
+PHYSICALLY_POSSIBLE = RuleEntry("physically_possible", "physically possible", ("timed",))
 ONE_STACK = RuleEntry(
     "one_stack",
     "one model stack",

@@ -213,7 +213,7 @@ async def measure_audit(
                     cfg.spec, buckets={w.name: [s for s in samples if s.bucket == w.name]}
                 )
                 # the rounds and their second set are sent whatever rules the profile names
-                if wants_second_look(mine, "rounds", among=of_phase("rounds")):
+                if wants_second_look(mine, "timed", among=of_phase("timed")):
                     await _rounds(
                         cfg, w, source, send, "confirm", rounds, rounds, samples, hooks,
                         kept=kept,

@@ -97,7 +97,7 @@ def judge(
     bench or a test of the rounds judges); ``temperature``: the grader's; ``answered`` /
     ``failed``: the audit's requests answered, and the others in one line."""
     m = Measured(spec, buckets, counters, answered, counters_note, temperature, failed)
-    return judge_all(m, "rounds")
+    return judge_all(m, "timed")
 
 
 def judge_probes(

@@ -144,7 +144,7 @@ def test_a_failing_rule_raises_its_entrys_gate_flag() -> None:
 
 # ---- a seventh rule ---------------------------------------------------------------------
 TOY = RuleEntry(
-    "toy_rule", "a toy rule", ("rounds",), prompt_route=True, docs=("The rules", "Toy rule")
+    "toy_rule", "a toy rule", ("timed",), prompt_route=True, docs=("The rules", "Toy rule")
 )
 
 
@@ -194,7 +194,7 @@ def test_a_seventh_rule_is_in_the_help(toy: AuditRule, tmp_path: Path) -> None:
 def test_a_seventh_rule_is_judged_in_the_profiles_order(toy: AuditRule) -> None:
     profile = parse_profile(_qwen(["physically_possible", "toy_rule", "cached_answers"]), "x.toml")
     spec = profile.audit
-    assert chosen(spec, "rounds") == [RULES[0], RULES[2], toy]
+    assert chosen(spec, "timed") == [RULES[0], RULES[2], toy]
     samples = [
         Sample(bucket="short", role="repeated", phase="timed", round=0, prompt_tokens=61,
                e2e_ms=300.0, output_tokens=128)
@@ -203,7 +203,7 @@ def test_a_seventh_rule_is_judged_in_the_profiles_order(toy: AuditRule) -> None:
     assert [v.rule for v in got] == ["physically_possible", "toy_rule", "cached_answers"]
     assert got[1].why == "1 samples"
     # its second look is its phase's: one sample asks the rounds for a second set
-    assert wants_second_look(Measured(spec, buckets={"short": samples}), "rounds")
+    assert wants_second_look(Measured(spec, buckets={"short": samples}), "timed")
     assert not wants_second_look(Measured(spec, buckets={"short": samples * 2}), "probes")
 
 

@@ -7,5 +7,6 @@ the continuation runs on, continued from inside the answer (the probes).
 
 Its record is ``record.py``'s ``Continuation`` (``audit.json``'s ``continuations``).
 
-Its rule (``rule.py``): ``complete_outputs``, pure functions over the checks.
+Its rule (``rule.py``): ``complete_outputs``, pure functions over the checks, and its
+record (harness/audit/rule.py).
 """

@@ -7,6 +7,6 @@ second, independent look with other paraphrases only when the first one splits.
 Its record is ``record.py``'s ``Asked`` (``audit.json``'s ``paraphrases``).
 
 Its rule (``rule.py``), pure functions over the pairs: the quality half, merged into the
-one ``benchmark_detection`` verdict with the timed phase's filler half
-(harness/audit/timed/analysis.py).
+one ``benchmark_detection`` verdict with the timed phase's filler half by that rule's
+record (harness/audit/timed/rules.py).
 """

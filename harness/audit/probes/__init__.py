@@ -9,6 +9,6 @@ streams and their second looks.
 Its record is ``record.py``'s ``Probe`` (``audit.json``'s ``probes``).
 
 Its rules, pure functions over the probes: ``one_stack`` (``stack.py``) and
-``stream_consistency`` (``stream.py``), judged and put in the profile's order by
-``rules.py``.
+``stream_consistency`` (``stream.py``), each bound to its record (harness/audit/rule.py)
+in ``rules.py``.
 """

@@ -13,5 +13,6 @@ Its records are the report's ``Sample`` (harness/audit/report.py, with its ``Rol
 
 Its rules, pure functions over the samples (``analysis.py``): ``cached_answers`` (with the
 replayed texts of ``replay.py``), ``benchmark_detection``'s filler half (its quality half is
-the paraphrases': harness/audit/paraphrases/) and ``physically_possible``.
+the paraphrases': harness/audit/paraphrases/) and ``physically_possible``; ``rules.py``
+binds each to its record (harness/audit/rule.py).
 """
