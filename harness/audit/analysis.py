@@ -13,14 +13,17 @@
   prefix-cache hits" alone is never a finding.
 - **benchmark detection**: the repeated filler's time per output token below
   ``split_ratio`` of the near-filler control's (:func:`ratio`, the median of every pair's
-  ratio, pairs of comparable answer lengths), in the timed rounds AND in a second, independent set of rounds (the
-  confirmation keeps one-off noise from failing).
+  ratio, pairs of comparable answer lengths, each role's slow outliers left out: a loaded
+  machine's stalls), in the timed rounds AND in a second, independent set of rounds (the
+  confirmation keeps one-off noise from failing), each look's split deeper than its noise
+  (:func:`noise`, :func:`split_error`).
 - **physically possible**: the repeated prompt's median below a floor no honest
   submission can reach: ``ceil(output tokens / tokens_per_step)`` decode steps, each
   reading ``min_weight_bytes`` at ``gpus`` × ``gpu_bandwidth_bytes_s`` (the profile's);
   or its decode alone below the floor of its tokens after the first: the median minus the
   fastest of ``ONE_TOKEN_REQUESTS`` requests of the same prompt for one token (the same
-  body but ``max_tokens``, not streamed: what the answer costs without decode), so a
+  body but ``max_tokens``, not streamed: what the answer costs without decode; spread over
+  the timed rounds: :func:`one_token_after`), so a
   server that answers at once after a long TTFT fails too.
 
 No I/O, no clocks: tested with literal numbers (tests/unit/test_audit_analysis.py).

@@ -21,8 +21,9 @@ from harness.audit.timed import TimedAnswer
 from harness.report_base import Report
 
 # the three prompts of a round: the grader's repeated filler and its two controls; and
-# ``one_token``: the repeated prompt asked for one token, after the rounds (what its answer
-# costs without decode: ``physically_possible``'s decode time, harness/audit/analysis.py)
+# ``one_token``: the repeated prompt asked for one token, between the timed rounds (what its
+# answer costs without decode: ``physically_possible``'s decode time,
+# harness/audit/analysis.py)
 Role = Literal["repeated", "near_filler", "unique_head", "one_token"]
 Phase = Literal["warmup", "timed", "confirm"]
 
