@@ -16,7 +16,8 @@ that exports no counter), and filler detection serving the filler's decode F tim
 F chosen to move the bucket's median by exactly 5, 10 or 20 % (and F = 1.5).
 
 The inconclusive column is benchmark detection saying "too noisy to judge": a split in
-both looks while the identical filler's own time per token varied by more than 10 %.
+both looks while the filler's and its controls' own time per token varied by more than
+10 % (a split shallower than twice that), or a split within 2.2 standard errors of none.
 
 Failures: a share of the requests fails (HTTP 500); a failed request is dropped from the
 judged set (the rules judge answered requests), and the counter is compared with the

@@ -8,7 +8,7 @@ import sys
 from collections.abc import Callable, Sequence
 
 from harness.audit.report import Phase, Role, Sample
-from harness.audit.timed.analysis import ONE_TOKEN_REQUESTS, needs_confirmation
+from harness.audit.timed.analysis import needs_confirmation, one_token_after
 from harness.profiles import AuditSpec
 from harness.rule_report import RuleResult
 from harness.stats.intervals import wilson_interval
@@ -21,11 +21,13 @@ def send_rounds(
 ) -> None:
     """The audit's schedule, as the product sends it: ``spec.warmup`` repeated prompts, then
     ``spec.rounds`` rounds of the three roles rotated by the round's index (none always first
-    or last: harness/audit/timed/controls.py ``rotated``), then as many again when
-    ``needs_confirmation`` asks for the second look on what ``send`` appended to ``samples``,
-    then ``ONE_TOKEN_REQUESTS`` of the repeated prompt for one token (``physically_possible``)."""
+    or last: harness/audit/timed/controls.py ``rotated``), the repeated prompt for one token
+    (``physically_possible``) after the timed rounds ``one_token_after`` names (the k-th
+    request's round is k), then as many rounds again when ``needs_confirmation`` asks for
+    the second look on what ``send`` appended to ``samples``."""
     for i in range(spec.warmup):
         send("repeated", "warmup", i)
+    one_token = one_token_after(spec.rounds) if "physically_possible" in spec.rules else []
     looks: tuple[tuple[Phase, int], ...] = (("timed", 0), ("confirm", spec.rounds))
     for phase, first in looks:
         if phase == "confirm" and not needs_confirmation(samples, spec):
@@ -34,9 +36,9 @@ def send_rounds(
             k = i % len(ROLES)
             for role in ROLES[k:] + ROLES[:k]:
                 send(role, phase, i)
-    if "physically_possible" in spec.rules:  # the repeated prompt for one token, as sent
-        for i in range(ONE_TOKEN_REQUESTS):
-            send("one_token", "timed", i)
+            if phase == "timed":  # the one-token requests due after this round, as sent
+                for j in (j for j, at in enumerate(one_token) if at == i):
+                    send("one_token", "timed", j)
 
 
 def upper95(k: int, n: int) -> float:

@@ -3,7 +3,10 @@
 Per audited bucket: the grader's warm-ups (the repeated filler), then rounds of the
 repeated filler and its two controls in rotating order, every request through the
 grader's own client (urllib, ``json.dumps`` defaults, a new connection each), so the
-only difference between a timed prompt and its control is the text. When the timed
+only difference between a timed prompt and its control is the text; after the first,
+the middle and the last timed round, the repeated prompt for one token
+(``physically_possible``: spread, so one stall of a loaded machine cannot slow all three).
+When the timed
 rounds split (benchmark detection), a second set of rounds must confirm it. Then the
 quality graders' items against light paraphrases (benchmark detection's quality half:
 harness/audit/paraphrases/send.py). The server's ``/metrics`` is read before and after (a harness extra; a server without it
@@ -34,7 +37,7 @@ from harness.audit.report import AuditReport, Phase, Sample
 from harness.audit.resume import COUNTERS_LEFT_OUT
 from harness.audit.rule import Measured
 from harness.audit.rules import chosen, judge_all, of_phase, wants_second_look
-from harness.audit.timed.analysis import ONE_TOKEN_REQUESTS
+from harness.audit.timed.analysis import one_token_after
 from harness.audit.timed.rules import POSSIBLE
 from harness.audit.timed.send import Sender, sender
 from harness.audit.timed.source import RoundSource, round_source
@@ -62,11 +65,13 @@ async def _rounds(
     *,
     lead: bool = False,
     kept: frozenset[tuple[str, str, int, str]] = frozenset(),
+    one_token: bool = False,
 ) -> None:
     """The rounds' requests, each appended to ``sink`` as it is answered (an interrupted
     audit keeps every one); ``kept``: (bucket, phase, round, role) an interrupted audit
     measured, not sent again; ``lead``: the audit's first requests, which stop it when
-    every one fails alike."""
+    every one fails alike; ``one_token``: the timed rounds, with the one-token requests
+    between them (:func:`_one_token`)."""
     for index in range(first, first + n):
         prompts = source(index)
         if phase == "warmup":
@@ -85,6 +90,11 @@ async def _rounds(
             hooks.sample(s)
             if lead and len(sink) == FIRST:
                 await _stop_if_all_failed(cfg, [x.error for x in sink])
+        if one_token:
+            before = len(sink)
+            await _one_token(w, source, send, sink, hooks, kept, first + n, index)
+            if lead and before < FIRST <= len(sink):  # the first requests included these
+                await _stop_if_all_failed(cfg, [x.error for x in sink[:FIRST]])
 
 
 async def _stop_if_all_failed(cfg: AuditConfig, errors: list[str | None]) -> None:
@@ -121,13 +131,18 @@ async def _one_token(
     send: Sender,
     sink: list[Sample],
     hooks: AuditHooks,
-    kept: frozenset[tuple[str, str, int, str]] = frozenset(),
+    kept: frozenset[tuple[str, str, int, str]],
+    rounds: int,
+    after_round: int,
 ) -> None:
-    """The repeated prompt for one token, ``ONE_TOKEN_REQUESTS`` times: its answer's cost
-    without decode (``physically_possible``); ``kept`` as in :func:`_rounds`."""
+    """The repeated prompt for one token: the requests of the ``ONE_TOKEN_REQUESTS`` that
+    go after timed round ``after_round`` of ``rounds`` (:func:`one_token_after`: spread, so
+    one stall cannot slow them all), each ``round`` its own index (0, 1, 2: the resume key);
+    its answer's cost without decode (``physically_possible``); ``kept`` as in
+    :func:`_rounds`."""
     (rep,) = [p for p in source(0) if p.role == "repeated"]
-    for index in range(ONE_TOKEN_REQUESTS):
-        if (w.name, "timed", index, "one_token") in kept:
+    for index, at in enumerate(one_token_after(rounds)):
+        if at != after_round or (w.name, "timed", index, "one_token") in kept:
             continue
         a = await send(replace(w, max_tokens=1), rep.text)
         s = Sample(
@@ -204,10 +219,12 @@ async def measure_audit(
                 warm, rounds = cfg.spec.warmup, cfg.spec.rounds
                 lead = w is cfg.workloads[0] and partial is None
                 steps: tuple[tuple[Phase, int], ...] = (("warmup", warm), ("timed", rounds))
+                # physically_possible's one-token requests go between the timed rounds
+                one = POSSIBLE in chosen(cfg.spec)
                 for phase, n in steps:
                     await _rounds(
                         cfg, w, source, send, phase, 0, n, samples, hooks, lead=lead,
-                        kept=kept,
+                        kept=kept, one_token=one and phase == "timed",
                     )  # fmt: skip
                 mine = Measured(
                     cfg.spec, buckets={w.name: [s for s in samples if s.bucket == w.name]}
@@ -218,8 +235,6 @@ async def measure_audit(
                         cfg, w, source, send, "confirm", rounds, rounds, samples, hooks,
                         kept=kept,
                     )  # fmt: skip
-                if POSSIBLE in chosen(cfg.spec):  # its decode: what one token costs
-                    await _one_token(w, source, send, samples, hooks, kept)
                 if chosen(cfg.spec, "continuations") and w.name not in checked:
                     await check_bucket(cfg, w, tok, checks, hooks)
         await run_paraphrases(cfg, tok, asked, hooks.asked)

@@ -55,8 +55,8 @@ def _bucket(name: str, value: object) -> str | None:
         )
         return (
             f"{name.removesuffix('_ratio')}: the repeated prompt cost {_pct(value['timed'])} of "
-            f"the control's time per token in the timed rounds, {second}; the identical "
-            f"prompt's own spread {', '.join(_pct(x) for x in spread) or 'not measured'}"
+            f"the control's time per token in the timed rounds, {second}; their own spread "
+            f"(stalls left out) {', '.join(_pct(x) for x in spread) or 'not measured'}"
         )
     if name == "quality_prompts" and isinstance(value.get("looks"), list):
         looks = [x for x in value["looks"] if isinstance(x, Mapping)]

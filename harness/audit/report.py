@@ -17,8 +17,9 @@ from harness.audit.timed_answer import TimedAnswer
 from harness.rule_report import RuleReport
 
 # the three prompts of a round: the grader's repeated filler and its two controls; and
-# ``one_token``: the repeated prompt asked for one token, after the rounds (what its answer
-# costs without decode: ``physically_possible``'s decode time, harness/audit/timed/analysis.py)
+# ``one_token``: the repeated prompt asked for one token, between the timed rounds (what its
+# answer costs without decode: ``physically_possible``'s decode time,
+# harness/audit/timed/analysis.py)
 Role = Literal["repeated", "near_filler", "unique_head", "one_token"]
 Phase = Literal["warmup", "timed", "confirm"]
 

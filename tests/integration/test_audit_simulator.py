@@ -48,8 +48,8 @@ async def test_an_honest_server_with_a_prefix_cache_passes_every_rule(simulator,
     assert exit_code(rep) == EXIT_OK
     cached = next(v for v in rep.rules if v.rule == "cached_answers")
     assert "prefix cache" in cached.why  # the simulator's counters show hits: legal
-    # 2 warm-ups + 16 rounds of 3, the repeated prompt 3 times for one token
-    # (physically_possible), then the answer and its continuation (complete_outputs),
+    # 2 warm-ups + 16 rounds of 3 with the repeated prompt 3 times for one token between
+    # them (physically_possible), then the answer and its continuation (complete_outputs),
     # then benchmark detection's 8 quality items and their 8 paraphrases (16 more when a
     # loaded machine splits their 40 ms timings once), one_stack's 9 probes and
     # stream_consistency's 2 streams, every one through the grader's client on a new
@@ -59,6 +59,14 @@ async def test_an_honest_server_with_a_prefix_cache_passes_every_rule(simulator,
     assert rep.requests == n and rep.counters["vllm:request_success_total"] == n
     sent = [e for e in sim.log if e.method == "POST"]
     assert len(sent) == n and all(e.conn_request_index == 0 for e in sent)
+    # the one-token requests go after timed rounds 0, 7 and 15: one stall of a loaded
+    # machine cannot slow all three (harness/audit/timed/analysis.py one_token_after)
+    roles = [s.role for s in rep.samples]
+    assert [i for i, r in enumerate(roles) if r == "one_token"] == [
+        5,
+        2 + 3 * 8 + 1,
+        2 + 3 * 16 + 2,
+    ]
     (check,) = rep.continuations
     assert (check.answer_tokens, check.answer_finish) == (42, "stop")
     assert (check.continued_tokens, check.continued_finish, check.continued_text) == (

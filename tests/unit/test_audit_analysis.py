@@ -13,8 +13,10 @@ from harness.audit.timed.analysis import (
     floor_ms,
     needs_confirmation,
     noise,
+    one_token_after,
     physically_possible,
     ratio,
+    split_error,
 )
 from harness.profiles import AuditSpec
 from harness.rule_report import RuleResult
@@ -93,6 +95,17 @@ def one_token(*ms: float) -> list[Sample]:
                    e2e_ms=t, output_tokens=1) for i, t in enumerate(ms)]  # fmt: skip
 
 
+def test_the_one_token_requests_are_spread_over_the_timed_rounds() -> None:
+    """Sent back to back after the rounds, one stall of a loaded machine could slow all
+    three, and the fastest then overstated the answer's cost without decode
+    (bench/audit.py, loaded 10 %: 0.065 % false FAIL). After the first, middle and last
+    timed round, a stall must slow each alone."""
+    assert one_token_after(16) == [0, 7, 15]
+    assert one_token_after(5) == [0, 2, 4]
+    assert one_token_after(2) == [0, 0, 1]
+    assert one_token_after(1) == [0, 0, 0]
+
+
 def test_a_server_that_does_not_decode_fails_at_any_ttft() -> None:
     # 128 tokens in a 40 ms median, one token in 39–41 ms: 1 ms of decode for 127 tokens,
     # the floor of those 127 being 16 steps × 1 GB / 600 GB/s = 26.7 ms
@@ -163,26 +176,71 @@ def test_the_timed_ratio_pairs_each_filler_with_each_matched_control() -> None:
     assert ratio(samples, ("confirm",)) is None
 
 
-def test_a_split_within_the_fillers_own_noise_is_inconclusive_not_a_failure() -> None:
-    def look(phase: Phase, rep: list[float]) -> list[Sample]:
-        out = rounds(800.0, 1000.0, phase, n=len(rep))
-        for s, ms in zip([s for s in out if s.role == "repeated"], rep, strict=True):
-            s.e2e_ms = ms
-        return out
+def look(phase: Phase, rep: list[float], near: list[float]) -> list[Sample]:
+    """One look: the filler's and its near control's e2e ms, a round each, 128 tokens."""
+    out: list[Sample] = []
+    for i, pair in enumerate(zip(rep, near, strict=True)):
+        for role, ms in zip(("repeated", "near_filler"), pair, strict=True):
+            out.append(Sample(bucket="short", role=role, phase=phase, round=i, prompt_tokens=61,
+                              e2e_ms=ms, output_tokens=128))  # fmt: skip
+    return out
 
+
+def test_a_split_within_the_fillers_own_noise_is_inconclusive_not_a_failure() -> None:
     steady = [790.0, 800.0, 810.0, 800.0, 805.0, 795.0]
     jumpy = [500.0, 800.0, 1100.0, 650.0, 950.0, 800.0]  # a shared, loaded machine
-    assert noise(look("timed", steady), ("timed",)) == pytest.approx(1.4826 * 5 / 800)
+
+    # the controls vary as the filler does (a loaded machine slows every request), 25 % slower
+    def at(phase: Phase, rep: list[float], scale: float = 1.0) -> list[Sample]:
+        return look(phase, [x * scale for x in rep], [x * 1.25 for x in rep])
+
+    # the spread: the MAD σ of the log times per token about each role's median, pooled
+    # (|log(790/800)|, |log(805/800)| … : the median 0.00625)
+    assert noise(at("timed", steady), ("timed",)) == pytest.approx(1.4826 * 0.00625, rel=1e-3)
     assert noise([], ("timed",)) is None
-    split = look("timed", steady) + look("confirm", steady)
+    split = at("timed", steady) + at("confirm", steady)
     assert benchmark_detection({"short": split}, SPEC).result is RuleResult.FAIL
-    v = benchmark_detection({"short": look("timed", steady) + look("confirm", jumpy)}, SPEC)
+    v = benchmark_detection({"short": at("timed", steady) + at("confirm", jumpy)}, SPEC)
     assert v.result is RuleResult.INCONCLUSIVE and not v.by_design
-    assert v.why.startswith("too noisy to judge (over 10%): short: the filler cost 80% then 80%")
+    assert v.why.startswith("too noisy to judge: short: the filler cost 80% then 80%")
     assert "varies by 28%" in v.why
     # a split deeper than twice the spread is no noise: an answer cache's jumpy answers fail
-    cache = look("timed", steady) + look("confirm", [x / 100 for x in jumpy])
+    cache = at("timed", steady) + at("confirm", jumpy, 1 / 100)
     assert benchmark_detection({"short": cache}, SPEC).result is RuleResult.FAIL
+
+
+def test_stalled_controls_do_not_fake_a_split_and_a_cheat_still_fails() -> None:
+    """A loaded machine: two of six near-filler controls stalled (×1.6, ×1.8) in both looks,
+    none of the filler. The old statistic (every pair's ratio, stalls kept) gave 0.942 in
+    both looks: FAIL on an honest server. Each role's slow outliers left out (over 3 robust
+    σ, and over 10 %, above its median), the controls' other four give 0.961: PASS. A cheat
+    serving the filler 15 % faster on the same stalled machine still fails."""
+    rep = [960.0, 1000.0, 1040.0, 980.0, 1020.0, 1000.0]
+    near = [1020.0, 1060.0, 1600.0, 1040.0, 1800.0, 1050.0]
+    honest = look("timed", rep, near) + look("confirm", rep, near)
+    assert ratio(honest, ("timed",)) == pytest.approx(0.96116, abs=1e-5)
+    v = benchmark_detection({"short": honest}, SPEC)
+    assert v.result is RuleResult.PASS, v.why
+    cheat = [x * 0.85 for x in rep]
+    stalled = look("timed", cheat, near) + look("confirm", cheat, near)
+    v = benchmark_detection({"short": stalled}, SPEC)
+    assert v.result is RuleResult.FAIL and "82% then 82%" in v.why
+
+
+def test_a_split_within_its_standard_error_is_too_noisy_to_judge() -> None:
+    """Six requests a look at ~8 % spread (under the 10 % limit): a 9 % split in both looks
+    is 2 standard errors deep (8 % × √(1/6 + 1/6) = 4.5 %), under the 2.2 asked: too noisy,
+    never FAIL (the old rule failed it)."""
+    rep = [840.0, 930.0, 1000.0, 1080.0, 900.0, 960.0]
+    near = [940.0, 1020.0, 1100.0, 1180.0, 990.0, 1060.0]
+    both = look("timed", rep, near) + look("confirm", rep, near)
+    assert split_error(both, ("timed",)) == pytest.approx(0.0451, abs=1e-4)
+    v = benchmark_detection({"short": both}, SPEC)
+    assert v.result is RuleResult.INCONCLUSIVE
+    assert (
+        "the filler cost 91% then 91% of the control, but their own time per token varies by 8%"
+        in v.why
+    )
 
 
 def test_the_counter_is_compared_with_the_answered_requests_never_the_failed() -> None:

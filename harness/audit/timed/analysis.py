@@ -13,14 +13,17 @@
   prefix-cache hits" alone is never a finding.
 - **benchmark detection**: the repeated filler's time per output token below
   ``split_ratio`` of the near-filler control's (:func:`ratio`, the median of every pair's
-  ratio, pairs of comparable answer lengths), in the timed rounds AND in a second, independent set of rounds (the
-  confirmation keeps one-off noise from failing).
+  ratio, pairs of comparable answer lengths, each role's slow outliers left out: a loaded
+  machine's stalls), in the timed rounds AND in a second, independent set of rounds (the
+  confirmation keeps one-off noise from failing), each look's split deeper than its noise
+  (:func:`noise`, :func:`split_error`).
 - **physically possible**: the repeated prompt's median below a floor no honest
   submission can reach: ``ceil(output tokens / tokens_per_step)`` decode steps, each
   reading ``min_weight_bytes`` at ``gpus`` × ``gpu_bandwidth_bytes_s`` (the profile's);
   or its decode alone below the floor of its tokens after the first: the median minus the
   fastest of ``ONE_TOKEN_REQUESTS`` requests of the same prompt for one token (the same
-  body but ``max_tokens``, not streamed: what the answer costs without decode), so a
+  body but ``max_tokens``, not streamed: what the answer costs without decode; spread over
+  the timed rounds: :func:`one_token_after`), so a
   server that answers at once after a long TTFT fails too.
 
 No I/O, no clocks: tested with literal numbers (tests/unit/test_audit_analysis.py).
@@ -68,6 +71,51 @@ def _close(a: Sample, b: Sample) -> bool:
     return abs((b.output_tokens or 0) - n) <= LENGTH_MATCH * n
 
 
+# A loaded machine's stall (another process on the core) slows a request, and often the next
+# few, by a heavy-tailed factor; it never speeds one up. A few stalls landing on the controls
+# of both looks more than on the filler could fake a split, so the pairs leave out each
+# role's slow outliers: a request whose log time per token lies more than SLOW_SIGMAS σ (the
+# look's robust σ: the MAD of the filler's and its matched controls' log deviations from
+# their own medians) above its role's median, and never one within SLOW_FLOOR (~10 %) of it.
+# One-sided, so a cheat cannot hide behind it: filler detection makes every filler request
+# faster, never a few slower, and what it drops (slow requests) only ever moves a ratio
+# toward 1 by the stalls it removes. bench/audit.py's loaded rows chose 3 σ and the floor.
+SLOW_SIGMAS = 3.0
+SLOW_FLOOR = 0.1
+
+
+def _fast(xs: list[tuple[Sample, float]], sigma: float) -> list[Sample]:
+    mid = median([x for _, x in xs])
+    if mid is None:
+        return []
+    return [s for s, x in xs if x - mid <= max(SLOW_SIGMAS * sigma, SLOW_FLOOR)]
+
+
+def compared(samples: Sequence[Sample], phases: Sequence[Phase]) -> tuple[
+    list[Sample], list[Sample], float | None
+]:  # fmt: skip
+    """The repeated prompt's and its near controls' answered requests in ``phases`` that
+    the split compares (a control only where its answer is as long as some repeated one's:
+    :func:`_close`), slow outliers left out (``SLOW_SIGMAS``), and the look's robust σ of
+    log time per token (None under 2 of either role)."""
+    rep = [s for s in samples if s.role == "repeated" and s.phase in phases and s.ok]
+    near = [s for s in samples if s.role == "near_filler" and s.phase in phases and s.ok]
+    near = [b for b in near if any(_close(a, b) for a in rep)]
+    logs = [
+        [(s, math.log(t)) for s in group if (t := s.ms_per_token) is not None and t > 0]
+        for group in (rep, near)
+    ]
+    if min(len(g) for g in logs) < 2:
+        return rep, near, None
+    deviations = [
+        x - mid for g in logs if (mid := median([x for _, x in g])) is not None for _, x in g
+    ]
+    sigma = mad_sigma(deviations)
+    if sigma is None:
+        return rep, near, None
+    return _fast(logs[0], sigma), _fast(logs[1], sigma), sigma
+
+
 def ratio(
     samples: Sequence[Sample],
     phases: Sequence[Phase],
@@ -76,11 +124,13 @@ def ratio(
     min_controls: int = 1,
 ) -> float | None:
     """The repeated prompt's ms per output token over the near control's, by the median of
-    every pair's ratio (``hodges_lehmann_ratio``, harness/stats/robust.py), a pair only where the control's answer is about
-    as long as the repeated prompt's (a fixed cost spread over another number of tokens is
-    not compared; at temperature 0 the repeated answers are one length, at 1.0 each pair is
-    matched on its own); ``any_length``: every pair. None when fewer than ``min_controls``
-    controls are in a pair (the profile's: a few controls would carry the whole median)."""
+    every pair's ratio (``hodges_lehmann_ratio``, harness/stats/robust.py), a pair only where
+    the control's answer is about as long as the repeated prompt's (a fixed cost spread over
+    another number of tokens is not compared; at temperature 0 the repeated answers are one
+    length, at 1.0 each pair is matched on its own), each role's slow outliers (stalls) left
+    out (:func:`compared`); ``any_length``: every pair, none left out. None when fewer than
+    ``min_controls`` controls are in a pair before the outliers are left out (the profile's:
+    a few controls would carry the whole median)."""
     rep = [s for s in samples if s.role == "repeated" and s.phase in phases and s.ok]
     near = [s for s in samples if s.role == "near_filler" and s.phase in phases and s.ok]
     if any_length:
@@ -88,15 +138,17 @@ def ratio(
         if len(controls) < min_controls:
             return None
         return hodges_lehmann_ratio([t for s in rep if (t := s.ms_per_token) is not None], controls)
+    paired = {i for a in rep for i, b in enumerate(near) if b.e2e_ms and _close(a, b)}
+    if len(paired) < max(1, min_controls):
+        return None
+    rep, near, _ = compared(samples, phases)
     pairs = [
-        (a.e2e_ms / max(1, a.output_tokens or 0) / (b.e2e_ms / max(1, b.output_tokens or 0)), i)
+        a.e2e_ms / max(1, a.output_tokens or 0) / (b.e2e_ms / max(1, b.output_tokens or 0))
         for a in rep
-        for i, b in enumerate(near)
+        for b in near
         if a.e2e_ms is not None and b.e2e_ms and _close(a, b)
     ]
-    if not pairs or len({i for _, i in pairs}) < min_controls:
-        return None
-    return statistics.median(r for r, _ in pairs)
+    return statistics.median(pairs) if pairs else None
 
 
 def counter_deficit(counters: dict[str, float], answered: int) -> int | None:
@@ -221,20 +273,44 @@ def cached_answers(
     )
 
 
-# a look whose identical filler requests vary more than this (robust σ of their time per
-# token) cannot tell a 10 % split from noise (a split deeper than twice that spread it can): a loaded 2-core CPU machine shares its cores,
-# a GPU server does not vary so (bench/audit.py: ~11 % at its 10 % jitter, ~6 % at 3 %)
+# a look whose requests vary more than this (robust σ of their time per token) cannot tell
+# a 10 % split from noise (a split deeper than twice that spread it can): a loaded 2-core
+# CPU machine shares its cores, a GPU server does not vary so (bench/audit.py: ~11 % at its
+# 10 % jitter, ~6 % at 3 %)
 NOISE_LIMIT = NOISE_LIMIT_REQUEST
+# and whatever the spread, a look's split must lie more than SPLIT_ERRORS standard errors
+# below 1 (σ √(1/m + 1/n) for m filler requests and n controls: a difference of two means,
+# here of their log times per token): at 10 % jitter one look in ten splits by chance, and
+# two looks split below 0.945 in ~1 % of honest audits, too often for the spread guard
+# alone (bench/audit.py: honest 10 % jitter 0.18 % false FAIL before, ~0.1 % after); a
+# cheat's 10 % split on a GPU's few % of noise is ~4 standard errors deep
+SPLIT_ERRORS = 2.2
 
 
 def noise(samples: Sequence[Sample], phases: Sequence[Phase]) -> float | None:
-    """The spread of the identical filler's time per output token in ``phases``: 1.4826 ×
-    the median absolute deviation over the median (a σ that a few stalls do not move)."""
-    xs = per_token(samples, "repeated", phases)
-    if len(xs) < 2:
+    """The spread of the repeated prompt's and its matched controls' time per output token
+    in ``phases``: the robust σ (1.4826 × the median absolute deviation) of their log times
+    per token about each role's median, pooled (more requests: a steadier σ than the
+    filler's alone, and one a cheat cannot raise by jittering its filler alone), slow
+    outliers (stalls) left out as the split leaves them (:func:`compared`)."""
+    rep, near, _ = compared(samples, phases)
+    logs = [
+        [math.log(t) for s in group if (t := s.ms_per_token) is not None and t > 0]
+        for group in (rep, near)
+    ]
+    if len(logs[0]) < 2:
         return None
-    mid, sigma = median(xs), mad_sigma(xs)
-    return sigma / mid if mid is not None and sigma is not None and mid > 0 else None
+    return mad_sigma([x - mid for g in logs if (mid := median(g)) is not None for x in g])
+
+
+def split_error(samples: Sequence[Sample], phases: Sequence[Phase]) -> float | None:
+    """The standard error of a look's log split: :func:`noise` × √(1/m + 1/n) for the m
+    filler requests and n controls it compares (None: not measured)."""
+    rep, near, _ = compared(samples, phases)
+    x = noise(samples, phases)
+    if x is None or not rep or not near:
+        return None
+    return x * math.sqrt(1 / len(rep) + 1 / len(near))
 
 
 def needs_confirmation(samples: Sequence[Sample], spec: AuditSpec) -> bool:
@@ -268,17 +344,22 @@ def benchmark_detection(
             "filler_spread": [None if x is None else round(x, 3) for x in spread],
         }
         if timed < spec.split_ratio and confirm is not None and confirm < spec.split_ratio:
-            # a look too noisy to judge its split, unless the split is deeper than twice
-            # the filler's own spread (a cheat's 33 % split stands out of 12 % noise)
+            # a look too noisy to judge its split: over NOISE_LIMIT, unless the split is
+            # deeper than twice the spread (a cheat's 33 % split stands out of 12 % noise);
+            # or a split within SPLIT_ERRORS standard errors of none
+            errors = [split_error(samples, (p,)) for p in ("timed", "confirm")]
             unsure = [
-                x for r, x in zip((timed, confirm), spread, strict=True)
-                if x is not None and x > NOISE_LIMIT and r >= 1 - 2 * x
+                x for r, x, e in zip((timed, confirm), spread, errors, strict=True)
+                if x is not None and (
+                    (x > NOISE_LIMIT and r >= 1 - 2 * x)
+                    or (e is not None and math.log(r) > -SPLIT_ERRORS * e)
+                )
             ]  # fmt: skip
             if unsure:
                 noisy.append(
                     f"{name}: the {w.prompt} cost {timed:.0%} then {confirm:.0%} of the "
-                    f"control, but the identical {w.prompt}'s own time per token varies by "
-                    f"{max(unsure):.0%}"
+                    f"control, but their own time per token varies by {max(unsure):.0%}, "
+                    "too much for a look's requests to tell a split from noise"
                 )
                 continue
             split.append(
@@ -298,9 +379,7 @@ def benchmark_detection(
             rule="benchmark_detection",
             title=title,
             result=RuleResult.INCONCLUSIVE,
-            why=f"too noisy to judge (over {NOISE_LIMIT:.0%}): "
-            + "; ".join(noisy)
-            + "; audit again on an idle machine",
+            why="too noisy to judge: " + "; ".join(noisy) + "; audit again on an idle machine",
             evidence=evidence,
         )
     if not measured:
@@ -335,9 +414,22 @@ def floor_ms(output_tokens: int, spec: AuditSpec) -> float:
     return steps * spec.min_weight_bytes / (spec.gpus * spec.gpu_bandwidth_bytes_s) * 1000
 
 
-# requests of the repeated prompt for one token, after the rounds: the fastest is what its
-# answer costs without decode (the fastest: a stalled one can only make the decode look longer)
+# requests of the repeated prompt for one token, spread over the timed rounds: the fastest
+# is what its answer costs without decode (the fastest: a stalled one can only make the
+# decode look longer)
 ONE_TOKEN_REQUESTS = 3
+
+
+def one_token_after(rounds: int) -> list[int]:
+    """The timed round after which each one-token request is sent (the k-th request's
+    ``round`` is k, its own index): after the first, the middle and the last of ``rounds``
+    (0, 7 and 15 of 16). Sent one after another, a single stall of a loaded machine could
+    slow all three, and the fastest would then overstate what the answer costs without
+    decode (its decode would look below the floor: bench/audit.py's loaded rows); spread
+    over 16 rounds, 21 requests or more lie between two, and a stall must slow each alone
+    (at fewer rounds they draw closer: 1 round sends all three after it)."""
+    last = max(0, rounds - 1)
+    return [k * last // max(1, ONE_TOKEN_REQUESTS - 1) for k in range(ONE_TOKEN_REQUESTS)]
 
 
 def decode_ms(samples: Sequence[Sample], median_ms: float) -> float | None:
