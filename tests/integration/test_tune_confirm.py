@@ -148,7 +148,7 @@ def test_a_clear_winner_is_confirmed_across_sigterm_kill_9_and_resume(
         assert not (killed / "leg.json").exists()
     _no_server_left(out)
 
-    assert tune["schema_version"] == 2 and tune["complete"]
+    assert tune["schema_version"] == 3 and tune["complete"]
     conf = tune["confirm"]
     assert conf["complete"] and conf["winner"] == win and conf["call"] == "confirmed"
     assert conf["pick"] == win and conf["pick_command"] == tune["best_command"]
