@@ -24,7 +24,8 @@ def send_rounds(
     or last: harness/audit/timed/controls.py ``rotated``), the repeated prompt for one token
     (``physically_possible``) after the timed rounds ``one_token_after`` names (the k-th
     request's round is k), then as many rounds again when ``needs_confirmation`` asks for
-    the second look on what ``send`` appended to ``samples``."""
+    the second look on what ``send`` appended to ``samples``, and as many again (``third``,
+    rounds 2 × ``rounds`` on) when ``needs_third_look`` asks for the third."""
     for i in range(spec.warmup):
         send("repeated", "warmup", i)
     one_token = one_token_after(spec.rounds) if "physically_possible" in spec.rules else []
