@@ -2,8 +2,8 @@
 
 Each trial builds the samples one audit of the short bucket would collect from a simulated
 A10G-like server and judges them with the audit's own functions (harness/audit/timed/analysis.py:
-``needs_confirmation`` decides the second look, ``judge`` the verdicts), so the bench
-measures the procedure that runs. A live server proves nothing more about these statistics
+``needs_confirmation`` decides the second look, ``needs_third_look`` the third, ``judge``
+the verdicts), so the bench measures the procedure that runs. A live server proves nothing more about these statistics
 than its timings; tests/integration/test_audit_simulator.py holds the live rows.
 
 Honest servers: TTFT 25 ms, prefill 0.1 ms a token (a prefix cache serves the filler and
@@ -17,7 +17,10 @@ F chosen to move the bucket's median by exactly 5, 10 or 20 % (and F = 1.5).
 
 The inconclusive column is benchmark detection saying "too noisy to judge": a split in
 both looks while the filler's and its controls' own time per token varied by more than
-10 % (a split shallower than twice that), or a split within 2.2 standard errors of none.
+10 % (a split shallower than twice that), or a split within 1.75 standard errors of none.
+When both looks split but one lies under 3 standard errors deep, the audit sends a third
+set of rounds (``needs_third_look``, through ``send_rounds``), and the rule fails only when
+it splits too.
 
 Failures: a share of the requests fails (HTTP 500); a failed request is dropped from the
 judged set (the rules judge answered requests), and the counter is compared with the

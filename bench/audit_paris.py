@@ -4,7 +4,7 @@ random prompt (1036 with the chat template), ``max_tokens`` 1024, temperature 1.
 
 Each trial builds the samples one Paris audit would collect and judges them with the audit's
 own functions (harness/audit/timed/analysis.py: ``needs_confirmation`` decides the second look,
-``judge`` the verdicts, with the answers' hashes where the grader samples), so the bench
+``needs_third_look`` the third, ``judge`` the verdicts, with the answers' hashes where the grader samples), so the bench
 measures the procedure that runs; tests/integration/test_audit_paris.py holds the live rows.
 
 Honest servers (8× H200 at c=1, about the reference vLLM's 1.35 s a request): TTFT 30 ms,

@@ -8,7 +8,7 @@ import sys
 from collections.abc import Callable, Sequence
 
 from harness.audit.report import Phase, Role, Sample
-from harness.audit.timed.analysis import needs_confirmation, one_token_after
+from harness.audit.timed.analysis import needs_confirmation, needs_third_look, one_token_after
 from harness.profiles import AuditSpec
 from harness.rule_report import RuleResult
 from harness.stats.intervals import wilson_interval
@@ -24,13 +24,18 @@ def send_rounds(
     or last: harness/audit/timed/controls.py ``rotated``), the repeated prompt for one token
     (``physically_possible``) after the timed rounds ``one_token_after`` names (the k-th
     request's round is k), then as many rounds again when ``needs_confirmation`` asks for
-    the second look on what ``send`` appended to ``samples``."""
+    the second look on what ``send`` appended to ``samples``, and as many again (``third``,
+    rounds 2 × ``rounds`` on) when ``needs_third_look`` asks for the third."""
     for i in range(spec.warmup):
         send("repeated", "warmup", i)
     one_token = one_token_after(spec.rounds) if "physically_possible" in spec.rules else []
-    looks: tuple[tuple[Phase, int], ...] = (("timed", 0), ("confirm", spec.rounds))
+    looks: tuple[tuple[Phase, int], ...] = (
+        ("timed", 0), ("confirm", spec.rounds), ("third", 2 * spec.rounds)
+    )  # fmt: skip
     for phase, first in looks:
         if phase == "confirm" and not needs_confirmation(samples, spec):
+            break
+        if phase == "third" and not needs_third_look(samples, spec):
             break
         for i in range(first, first + spec.rounds):
             k = i % len(ROLES)

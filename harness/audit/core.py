@@ -7,7 +7,8 @@ only difference between a timed prompt and its control is the text; after the fi
 the middle and the last timed round, the repeated prompt for one token
 (``physically_possible``: spread, so one stall of a loaded machine cannot slow all three).
 When the timed
-rounds split (benchmark detection), a second set of rounds must confirm it. Then the
+rounds split (benchmark detection), a second set of rounds must confirm it; when both
+split but one only narrowly, a third set decides. Then the
 quality graders' items against light paraphrases (benchmark detection's quality half:
 harness/audit/paraphrases/send.py). The server's ``/metrics`` is read before and after (a harness extra; a server without it
 leaves the counter evidence inconclusive by design). Then the probe phase (one prompt in
@@ -36,7 +37,7 @@ from harness.audit.probes.send import run_probes
 from harness.audit.report import AuditReport, Phase, Sample
 from harness.audit.resume import COUNTERS_LEFT_OUT
 from harness.audit.rule import Measured
-from harness.audit.rules import chosen, judge_all, of_phase, wants_second_look
+from harness.audit.rules import chosen, judge_all, of_phase, wants_second_look, wants_third_look
 from harness.audit.timed.analysis import one_token_after
 from harness.audit.timed.rules import POSSIBLE
 from harness.audit.timed.send import Sender, sender
@@ -235,6 +236,16 @@ async def measure_audit(
                         cfg, w, source, send, "confirm", rounds, rounds, samples, hooks,
                         kept=kept,
                     )  # fmt: skip
+                    # both looks split, one narrowly: a third set decides (its rounds
+                    # 2 × rounds on: every round its own controls)
+                    both = Measured(
+                        cfg.spec, buckets={w.name: [s for s in samples if s.bucket == w.name]}
+                    )
+                    if wants_third_look(both, "timed", among=of_phase("timed")):
+                        await _rounds(
+                            cfg, w, source, send, "third", 2 * rounds, rounds, samples, hooks,
+                            kept=kept,
+                        )  # fmt: skip
                 if chosen(cfg.spec, "continuations") and w.name not in checked:
                     await check_bucket(cfg, w, tok, checks, hooks)
         await run_paraphrases(cfg, tok, asked, hooks.asked)

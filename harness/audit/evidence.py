@@ -53,6 +53,8 @@ def _bucket(name: str, value: object) -> str | None:
             if confirm is not None
             else "no second set (the first did not split)"
         )
+        if value.get("third") is not None:  # both split, one narrowly: a third decided
+            second += f", {_pct(value['third'])} in a third (the two split narrowly)"
         return (
             f"{name.removesuffix('_ratio')}: the repeated prompt cost {_pct(value['timed'])} of "
             f"the control's time per token in the timed rounds, {second}; their own spread "

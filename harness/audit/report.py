@@ -21,7 +21,7 @@ from harness.rule_report import RuleReport
 # answer costs without decode: ``physically_possible``'s decode time,
 # harness/audit/timed/analysis.py)
 Role = Literal["repeated", "near_filler", "unique_head", "one_token"]
-Phase = Literal["warmup", "timed", "confirm"]
+Phase = Literal["warmup", "timed", "confirm", "third"]
 
 
 class Sample(TimedAnswer, BaseModel):

@@ -7,7 +7,7 @@ A judge is a pure function of :class:`Measured` to one :class:`RuleVerdict`; a r
 elsewhere (AICAS's ``hard_coded_answers``, in-process: ``harness vlm audit``) has none,
 so the audit never imports the VLM package. A second-look test says, from what a phase
 sent so far, that the phase must send a second, independent set before the rule may fail
-on it.
+on it; a third-look test, from both, that a third must decide.
 """
 
 from __future__ import annotations
@@ -52,6 +52,9 @@ class AuditRule:
     about: RuleEntry
     judge: Judge | None  # None: judged in-process, by harness vlm audit
     second_look: SecondLook | None = None  # its phase's second set: when this says so
+    # its phase's third set, after the second: when this says so (the two looks agree, but
+    # too narrowly to fail on: benchmark detection's marginal double split)
+    third_look: SecondLook | None = None
 
     @property
     def name(self) -> str:

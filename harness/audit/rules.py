@@ -9,7 +9,7 @@ vlm audit`` (harness/vlm/audit/judge.py), so its record has no judge here.
 
 Everything that used to name rules is read off this tuple: the judging (every rule the
 profile names, one verdict each, in the profile's order), the phases a profile's rules
-need sent and when a phase sends its second set, ``harness audit --help``; the profile's
+need sent and when a phase sends its second (and third) set, ``harness audit --help``; the profile's
 rule list, the prompt-route rules and the gate's flags read the catalogue, which
 tests/unit/test_audit_rules.py holds to agree with this tuple entry by entry.
 """
@@ -70,6 +70,14 @@ def wants_second_look(
     the profile names)."""
     asked = chosen(m.spec, phase) if among is None else among
     return any(r.second_look is not None and r.second_look(m) for r in asked)
+
+
+def wants_third_look(
+    m: Measured, phase: RulePhase, among: Sequence[AuditRule] | None = None
+) -> bool:
+    """As :func:`wants_second_look`, for a third set after the second (``m``: both)."""
+    asked = chosen(m.spec, phase) if among is None else among
+    return any(r.third_look is not None and r.third_look(m) for r in asked)
 
 
 def in_profile_order(spec: AuditSpec, verdicts: Sequence[RuleVerdict]) -> list[RuleVerdict]:

@@ -6,16 +6,19 @@ from __future__ import annotations
 import pytest
 
 from harness.audit.report import Phase, Role, Sample
-from harness.audit.rules import judge
+from harness.audit.rule import Measured
+from harness.audit.rules import judge, wants_third_look
 from harness.audit.timed.analysis import (
     benchmark_detection,
     cached_answers,
     floor_ms,
     needs_confirmation,
+    needs_third_look,
     noise,
     one_token_after,
     physically_possible,
     ratio,
+    split_depth,
     split_error,
 )
 from harness.profiles import AuditSpec
@@ -229,18 +232,59 @@ def test_stalled_controls_do_not_fake_a_split_and_a_cheat_still_fails() -> None:
 
 def test_a_split_within_its_standard_error_is_too_noisy_to_judge() -> None:
     """Six requests a look at ~8 % spread (under the 10 % limit): a 9 % split in both looks
-    is 2 standard errors deep (8 % × √(1/6 + 1/6) = 4.5 %), under the 2.2 asked: too noisy,
-    never FAIL (the old rule failed it)."""
+    is 2 standard errors deep (8 % × √(1/6 + 1/6) = 4.5 %), past the 1.75 that judges a look,
+    short of the 3 that trusts two looks: a third decides (the test below). Judged without
+    it (its requests failed), too noisy, never FAIL (the rule of 11-28 failed it); and a
+    third look whose split is 1.7 standard errors deep is too noisy to judge too."""
     rep = [840.0, 930.0, 1000.0, 1080.0, 900.0, 960.0]
     near = [940.0, 1020.0, 1100.0, 1180.0, 990.0, 1060.0]
     both = look("timed", rep, near) + look("confirm", rep, near)
     assert split_error(both, ("timed",)) == pytest.approx(0.0451, abs=1e-4)
     v = benchmark_detection({"short": both}, SPEC)
     assert v.result is RuleResult.INCONCLUSIVE
-    assert (
-        "the filler cost 91% then 91% of the control, but their own time per token varies by 8%"
-        in v.why
+    assert v.why == (
+        "too noisy to judge: short: the filler cost 91% then 91% of the control, too "
+        "narrowly to judge on two looks, and the third set of rounds that decides was not "
+        "measured; audit again on an idle machine"
     )
+    third = [880.0, 930.0, 1000.0, 1060.0, 900.0, 960.0]
+    shallow = [x * 1.08 for x in [1000.0, 940.0, 880.0, 960.0, 1050.0, 900.0]]
+    assert split_depth(look("third", third, shallow), ("third",), SPEC) == pytest.approx(
+        1.707, abs=1e-3
+    )
+    v = benchmark_detection({"short": both + look("third", third, shallow)}, SPEC)
+    assert v.result is RuleResult.INCONCLUSIVE
+    assert (
+        "the filler cost 91% then 91% then 93% of the control, but their own time per token "
+        "varies by 8%" in v.why
+    )
+
+
+def test_a_marginal_double_split_asks_a_third_look_that_decides() -> None:
+    """Six requests a look at ~8 % spread, the filler at 89 % of its control in both looks:
+    2.5 standard errors deep (8 % × √(1/6 + 1/6) = 4.5 %; log 0.893 = −0.113), past the 2.2
+    that judges a split, short of the 3 that trusts two looks alone (at 10 % per-request
+    jitter two looks split so by chance in ~0.1 % of honest audits: bench/audit.py). The
+    old rule failed it on two looks; now a third, independent set decides: it splits too,
+    FAIL; it does not, PASS (and 15 % deep, 3.1 standard errors, needs no third look)."""
+    rep = [880.0, 930.0, 1000.0, 1060.0, 900.0, 960.0]
+    near = [x * 1.12 for x in [1000.0, 940.0, 880.0, 960.0, 1050.0, 900.0]]
+    both = look("timed", rep, near) + look("confirm", rep, near)
+    assert ratio(both, ("timed",)) == pytest.approx(0.89286, abs=1e-5)
+    assert split_depth(both, ("timed",), SPEC) == pytest.approx(2.513, abs=1e-3)
+    assert needs_third_look(both, SPEC)
+    # the rule's record asks the rounds for it (harness/audit/core.py sends it)
+    assert wants_third_look(Measured(SPEC, buckets={"short": both}), "timed")
+    steady = [1000.0, 1000.0, 1000.0, 1000.0, 1000.0, 1000.0]
+    v = benchmark_detection({"short": both + look("third", steady, steady)}, SPEC)
+    assert v.result is RuleResult.PASS, v.why
+    assert v.evidence["short_ratio"] == {
+        "timed": 0.893, "confirm": 0.893, "third": 1.0, "filler_spread": [0.078, 0.078, 0.0]
+    }  # fmt: skip
+    v = benchmark_detection({"short": both + look("third", rep, near)}, SPEC)
+    assert v.result is RuleResult.FAIL and "89% then 89% then 89%" in v.why
+    deeper = [x * 1.15 / 1.12 for x in near]
+    assert not needs_third_look(look("timed", rep, deeper) + look("confirm", rep, deeper), SPEC)
 
 
 def test_the_counter_is_compared_with_the_answered_requests_never_the_failed() -> None:

@@ -3,7 +3,8 @@
 
 It sends, per audited bucket (or the Paris sweep's one workload), the grader's warm-ups,
 then rounds of the repeated prompt and its controls in rotating order (``timed``, and
-``confirm`` when a second, independent set must confirm a split), then the repeated prompt
+``confirm`` when a second, independent set must confirm a split, ``third`` when both split
+but one only narrowly), then the repeated prompt
 for one token (``one_token``): each round's prompts from ``source.py`` (the latency
 grader's filler and its controls, ``controls.py``; the sweep's random-token prompt and its
 controls, ``sweep.py``), sent as the grader sends its own by ``send.py``.

@@ -17,6 +17,12 @@ def split_rounds(m: Measured) -> bool:
     return any(analysis.needs_confirmation(s, m.spec) for s in m.buckets.values())
 
 
+def marginal_split(m: Measured) -> bool:
+    """A bucket's timed rounds and their second set both split, one only narrowly: a third
+    set decides (harness/audit/timed/analysis.py: ``needs_third_look``)."""
+    return any(analysis.needs_third_look(s, m.spec) for s in m.buckets.values())
+
+
 def _cached_answers(m: Measured) -> RuleVerdict:
     return analysis.cached_answers(
         m.buckets, m.counters, m.answered, m.spec, m.counters_note, m.temperature, m.failed
@@ -38,6 +44,6 @@ def _physically_possible(m: Measured) -> RuleVerdict:
 
 
 CACHED = AuditRule(CACHED_ANSWERS, _cached_answers, split_rounds)
-DETECTION = AuditRule(BENCHMARK_DETECTION, _benchmark_detection, _split_either)
+DETECTION = AuditRule(BENCHMARK_DETECTION, _benchmark_detection, _split_either, marginal_split)
 # its one-token requests are the rounds phase's too (harness/audit/core.py: _one_token)
 POSSIBLE = AuditRule(PHYSICALLY_POSSIBLE, _physically_possible)
