@@ -237,9 +237,24 @@ def other_command_problem(words: list[str]) -> str | None:
     return None
 
 
+def unwrapped(text: str) -> list[str]:
+    """An output block's lines, a box's wrapped item joined back into one line (a box line
+    that starts no item — ✓, ✗, ⚠, … — continues the one above it, as Rich wrapped it)."""
+    out: list[str] = []
+    for line in text.splitlines():
+        inner = line.strip()
+        boxed = inner.startswith("│") and inner.endswith("│")
+        body = inner.strip("│ ") if boxed else inner
+        if boxed and out and body and body[0] not in "✓✗⚠…" and out[-1].startswith("│"):
+            out[-1] = f"{out[-1]} {body}"
+        else:
+            out.append(f"│ {body}" if boxed else inner)
+    return out
+
+
 def printed_commands(text: str) -> list[list[str]]:
     """The commands an output block shows: ``$ …`` lines and ``…: harness …`` tails."""
-    found = (PRINTED_COMMAND.search(line.strip()) for line in text.splitlines())
+    found = (PRINTED_COMMAND.search(line.strip()) for line in unwrapped(text))
     return [shlex.split(m.group(1).rstrip(" │"), comments=True) for m in found if m]
 
 
