@@ -1,4 +1,4 @@
-"""LMDeploy (names from lmdeploy/metrics/loggers.py; https://github.com/InternLM/lmdeploy/blob/main/docs/en/advance/metrics.md)."""
+"""LMDeploy (names from lmdeploy/metrics/loggers.py; its docs' page 'Production Metrics': docs/engines.md)."""
 
 from __future__ import annotations
 

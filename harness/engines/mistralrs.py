@@ -1,10 +1,10 @@
-"""mistral.rs (names from https://github.com/EricLBuehler/mistral.rs/blob/master/docs/src/content/docs/guides/deploy/observability.mdx)."""
+"""mistral.rs (names from its docs' guide 'Observability': docs/engines.md)."""
 
 from __future__ import annotations
 
 from harness.engines.record import Detect, EngineRecord, MetricName, Quirk, SignalSpec
 
-_SRC = "https://github.com/EricLBuehler/mistral.rs/blob/master/docs/src/content/docs/guides/deploy/observability.mdx"
+_SRC = "mistral.rs's docs, guide 'Observability' (deploy section; docs/engines.md, mistral.rs)"
 
 RECORD = EngineRecord(
     name="mistralrs",

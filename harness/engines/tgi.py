@@ -1,11 +1,11 @@
-"""Text Generation Inference (names from https://github.com/huggingface/text-generation-inference/blob/main/docs/source/reference/metrics.md and
-router/src/; routes from router/src/server.rs)."""
+"""Text Generation Inference (names from TGI's docs, page 'Metrics', and router/src/;
+routes from router/src/server.rs; docs/engines.md says where each comes from)."""
 
 from __future__ import annotations
 
 from harness.engines.record import Detect, EngineRecord, MetricName, Quirk, SignalSpec
 
-_SRC = "https://github.com/huggingface/text-generation-inference/blob/main/docs/source/reference/metrics.md"
+_SRC = "TGI's docs, page 'Metrics' (reference section; docs/engines.md, TGI)"
 
 RECORD = EngineRecord(
     name="tgi",
