@@ -1,7 +1,7 @@
 """Not a timing: how often ``harness audit``'s rules are wrong (docs/audit.md, "Error rates").
 
 Each trial builds the samples one audit of the short bucket would collect from a simulated
-A10G-like server and judges them with the audit's own functions (harness/audit/timed/analysis.py:
+A10G-like server and judges them with the audit's own functions (harness/audit/timed/detection.py:
 ``needs_confirmation`` decides the second look, ``needs_third_look`` the third, ``judge``
 the verdicts), so the bench measures the procedure that runs. A live server proves nothing more about these statistics
 than its timings; tests/integration/test_audit_simulator.py holds the live rows.

@@ -3,7 +3,7 @@
 random prompt (1036 with the chat template), ``max_tokens`` 1024, temperature 1.0.
 
 Each trial builds the samples one Paris audit would collect and judges them with the audit's
-own functions (harness/audit/timed/analysis.py: ``needs_confirmation`` decides the second look,
+own functions (harness/audit/timed/detection.py: ``needs_confirmation`` decides the second look,
 ``needs_third_look`` the third, ``judge`` the verdicts, with the answers' hashes where the grader samples), so the bench
 measures the procedure that runs; tests/integration/test_audit_paris.py holds the live rows.
 

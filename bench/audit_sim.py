@@ -8,7 +8,8 @@ import sys
 from collections.abc import Callable, Sequence
 
 from harness.audit.report import Phase, Role, Sample
-from harness.audit.timed.analysis import needs_confirmation, needs_third_look, one_token_after
+from harness.audit.timed.detection import needs_confirmation, needs_third_look
+from harness.audit.timed.possible import one_token_after
 from harness.profiles import AuditSpec
 from harness.rule_report import RuleResult
 from harness.stats.intervals import wilson_interval

@@ -38,7 +38,7 @@ from harness.audit.report import AuditReport, Phase, Sample
 from harness.audit.resume import COUNTERS_LEFT_OUT
 from harness.audit.rule import Measured
 from harness.audit.rules import chosen, judge_all, of_phase, wants_second_look, wants_third_look
-from harness.audit.timed.analysis import one_token_after
+from harness.audit.timed.possible import one_token_after
 from harness.audit.timed.rules import POSSIBLE
 from harness.audit.timed.send import Sender, sender
 from harness.audit.timed.source import RoundSource, round_source

@@ -19,7 +19,7 @@ from harness.rule_report import RuleReport
 # the three prompts of a round: the grader's repeated filler and its two controls; and
 # ``one_token``: the repeated prompt asked for one token, between the timed rounds (what its
 # answer costs without decode: ``physically_possible``'s decode time,
-# harness/audit/timed/analysis.py)
+# harness/audit/timed/possible.py)
 Role = Literal["repeated", "near_filler", "unique_head", "one_token"]
 Phase = Literal["warmup", "timed", "confirm", "third"]
 

@@ -60,7 +60,7 @@ async def test_an_honest_server_with_a_prefix_cache_passes_every_rule(simulator,
     sent = [e for e in sim.log if e.method == "POST"]
     assert len(sent) == n and all(e.conn_request_index == 0 for e in sent)
     # the one-token requests go after timed rounds 0, 7 and 15: one stall of a loaded
-    # machine cannot slow all three (harness/audit/timed/analysis.py one_token_after)
+    # machine cannot slow all three (harness/audit/timed/possible.py one_token_after)
     roles = [s.role for s in rep.samples]
     assert [i for i, r in enumerate(roles) if r == "one_token"] == [
         5,

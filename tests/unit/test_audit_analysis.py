@@ -1,4 +1,4 @@
-"""The audit's rules over literal samples (harness/audit/timed/analysis.py): both outcomes of each,
+"""The audit's rules over literal samples (harness/audit/timed/cached.py, detection.py, possible.py and pairs.py): both outcomes of each,
 and the empty case."""
 
 from __future__ import annotations
@@ -8,19 +8,15 @@ import pytest
 from harness.audit.report import Phase, Role, Sample
 from harness.audit.rule import Measured
 from harness.audit.rules import judge, wants_third_look
-from harness.audit.timed.analysis import (
+from harness.audit.timed.cached import cached_answers
+from harness.audit.timed.detection import (
     benchmark_detection,
-    cached_answers,
-    floor_ms,
     needs_confirmation,
     needs_third_look,
-    noise,
-    one_token_after,
-    physically_possible,
-    ratio,
     split_depth,
-    split_error,
 )
+from harness.audit.timed.pairs import noise, ratio, split_error
+from harness.audit.timed.possible import floor_ms, one_token_after, physically_possible
 from harness.profiles import AuditSpec
 from harness.rule_report import RuleResult
 from harness.stats.robust import hodges_lehmann_ratio

@@ -10,7 +10,8 @@ import pytest
 
 from harness.audit.config import AuditOverrides, from_profile
 from harness.audit.report import Phase, Role, Sample
-from harness.audit.timed.analysis import cached_answers, floor_ms
+from harness.audit.timed.cached import cached_answers
+from harness.audit.timed.possible import floor_ms
 from harness.audit.timed.replay import replays
 from harness.audit.timed.sweep import near_prompt, sweep_prompt, sweep_round_prompts
 from harness.errors import ConfigError
@@ -134,7 +135,7 @@ def test_the_sweep_controls_keep_the_length_and_differ_from_the_grader_prompt() 
 
 
 def test_a_look_needs_the_profiles_least_number_of_controls_of_a_comparable_length() -> None:
-    from harness.audit.timed.analysis import ratio
+    from harness.audit.timed.pairs import ratio
 
     samples = rounds(1290.0, same=False, n=4)
     assert PARIS.audit.min_controls == 4

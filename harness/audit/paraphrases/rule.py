@@ -29,7 +29,7 @@ from harness.stats.robust import LENGTH_MATCH, NOISE_LIMIT_PAIR, hodges_lehmann_
 # answers whose lengths differ by more than LENGTH_MATCH are not compared by time per token;
 # a look whose pairs' time ratios spread more than this (robust σ of their logs) is too
 # noisy to judge a split no deeper than twice the spread: a pair holds two requests' noise,
-# so this is the filler half's 10 % limit on one request's (timed/analysis.py), times √2
+# so this is the filler half's 10 % limit on one request's (timed/pairs.py), times √2
 NOISE_LIMIT = NOISE_LIMIT_PAIR
 MIN_PAIRS = 2
 

@@ -5,7 +5,7 @@ At a temperature above 0 an honest server draws every answer anew: the repeated 
 answers differ (two long sampled answers alike are as likely as two shuffled decks). An
 exact-response cache replays its first answer: one text, every time. A server that
 ignores the temperature (decodes greedily) gives one text too, and pays its decode: so
-one text is never a finding alone; with the decode skipped (harness/audit/timed/analysis.py),
+one text is never a finding alone; with the decode skipped (harness/audit/timed/cached.py),
 it needs no second set of rounds, the texts being a second, independent witness.
 
 No I/O: tested with literal values (tests/unit/test_audit_replay.py).
