@@ -15,6 +15,7 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 def _load() -> ModuleType:
+    sys.path.insert(0, str(ROOT / "bench"))  # its siblings (house_layers, …), as a script has
     spec = importlib.util.spec_from_file_location("house_figures", ROOT / "bench/house_figures.py")
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
