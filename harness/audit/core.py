@@ -12,14 +12,16 @@ split but one only narrowly, a third set decides. Then the
 quality graders' items against light paraphrases (benchmark detection's quality half:
 harness/audit/paraphrases/send.py). The server's ``/metrics`` is read before and after (a harness extra; a server without it
 leaves the counter evidence inconclusive by design). Then the probe phase (one prompt in
-the graders' two body shapes on their routes: harness/audit/probes/send.py). On Ctrl-C the
-samples so far are saved as a partial report.
+the graders' two body shapes on their routes: harness/audit/probes/send.py). After each round and
+each later phase, and on Ctrl-C, the samples so far are saved as a partial report
+(harness/audit/resume.py).
 """
 
 from __future__ import annotations
 
 import asyncio
 import time
+from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
 
@@ -67,12 +69,14 @@ async def _rounds(
     lead: bool = False,
     kept: frozenset[tuple[str, str, int, str]] = frozenset(),
     one_token: bool = False,
+    saved: Callable[[], object] = lambda: None,
 ) -> None:
     """The rounds' requests, each appended to ``sink`` as it is answered (an interrupted
     audit keeps every one); ``kept``: (bucket, phase, round, role) an interrupted audit
     measured, not sent again; ``lead``: the audit's first requests, which stop it when
     every one fails alike; ``one_token``: the timed rounds, with the one-token requests
-    between them (:func:`_one_token`)."""
+    between them (:func:`_one_token`); ``saved``: called after each round (the partial
+    report written, so a ``kill -9`` loses one round at most)."""
     for index in range(first, first + n):
         prompts = source(index)
         if phase == "warmup":
@@ -96,6 +100,7 @@ async def _rounds(
             await _one_token(w, source, send, sink, hooks, kept, first + n, index)
             if lead and before < FIRST <= len(sink):  # the first requests included these
                 await _stop_if_all_failed(cfg, [x.error for x in sink[:FIRST]])
+        saved()
 
 
 async def _stop_if_all_failed(cfg: AuditConfig, errors: list[str | None]) -> None:
@@ -210,6 +215,11 @@ async def measure_audit(
             provenance=provenance,
         )  # fmt: skip
 
+    def checkpoint() -> None:
+        """The partial report, written after each round and each later phase: an audit
+        killed outright (``kill -9``, the machine) keeps what it measured for ``--resume``."""
+        report(False).save(folder)
+
     hooks.measuring(True)
     try:
         # a resumed audit leaves the counters out (harness/audit/resume.py)
@@ -225,7 +235,7 @@ async def measure_audit(
                 for phase, n in steps:
                     await _rounds(
                         cfg, w, source, send, phase, 0, n, samples, hooks, lead=lead,
-                        kept=kept, one_token=one and phase == "timed",
+                        kept=kept, one_token=one and phase == "timed", saved=checkpoint,
                     )  # fmt: skip
                 mine = Measured(
                     cfg.spec, buckets={w.name: [s for s in samples if s.bucket == w.name]}
@@ -234,7 +244,7 @@ async def measure_audit(
                 if wants_second_look(mine, "timed", among=of_phase("timed")):
                     await _rounds(
                         cfg, w, source, send, "confirm", rounds, rounds, samples, hooks,
-                        kept=kept,
+                        kept=kept, saved=checkpoint,
                     )  # fmt: skip
                     # both looks split, one narrowly: a third set decides (its rounds
                     # 2 × rounds on: every round its own controls)
@@ -244,11 +254,13 @@ async def measure_audit(
                     if wants_third_look(both, "timed", among=of_phase("timed")):
                         await _rounds(
                             cfg, w, source, send, "third", 2 * rounds, rounds, samples, hooks,
-                            kept=kept,
+                            kept=kept, saved=checkpoint,
                         )  # fmt: skip
                 if chosen(cfg.spec, "continuations") and w.name not in checked:
                     await check_bucket(cfg, w, tok, checks, hooks)
+                    checkpoint()
         await run_paraphrases(cfg, tok, asked, hooks.asked)
+        checkpoint()
         await run_probes(cfg, tok, probes, hooks.probe)
         after, note_after = (None, None) if partial else await _counters(cfg.url)
     except (KeyboardInterrupt, asyncio.CancelledError):

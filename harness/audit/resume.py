@@ -1,7 +1,8 @@
 """Finishing an interrupted audit in its own folder (``harness audit --out DIR --resume``).
 
-An audit stopped by Ctrl-C or SIGTERM saves every request it measured, round by round, in
-a partial ``audit.json`` (``complete: false``). Resuming keeps them and sends only what is
+An audit saves every request it measured in a partial ``audit.json`` (``complete: false``)
+after each round and each later phase, and on Ctrl-C or SIGTERM: an audit killed outright
+(``kill -9``) loses one round at most. Resuming keeps them and sends only what is
 left: each round's prompts not yet answered, the quality items and probes not yet asked,
 the buckets' complete-output checks not yet made, with the interrupted run's seed (the same
 controls and unique heads). A round's three prompts are interleaved with the others' and

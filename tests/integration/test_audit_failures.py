@@ -187,3 +187,43 @@ async def test_an_early_stop_mixed_with_failures_still_fails(simulator, tmp_path
     assert rep.failed() is not None
     assert results(rep)["complete_outputs"] is RuleResult.FAIL
     assert exit_code(rep) == EXIT_FAIL
+
+
+def test_an_audit_killed_outright_keeps_its_rounds_and_resume_sends_only_the_rest(
+    sim_process, tmp_path
+):
+    """``kill -9`` of the audit itself (no handler runs): the partial audit.json written
+    after each round keeps what it measured, and ``--resume`` measures nothing twice."""
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    sim = sim_process(**{**HONEST, "itl_ms": 3.0})
+    out = tmp_path / "run"
+    argv = ["audit", "--url", sim.url, "--seed", "11", "--out", str(out)]
+    child = subprocess.Popen(
+        [sys.executable, "-m", "harness", *argv, "--quiet"],
+        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True,
+    )  # fmt: skip
+    try:
+        deadline = time.monotonic() + 60
+        kept = 0
+        while time.monotonic() < deadline and kept < 12:
+            time.sleep(0.05)
+            if (out / "audit.json").is_file():
+                kept = len(AuditReport.load(out).samples)
+        assert kept >= 12, "the audit wrote no partial report round by round"
+    finally:
+        os.killpg(child.pid, signal.SIGKILL)
+        child.wait()
+    partial = AuditReport.load(out)
+    assert not partial.complete and partial.samples
+    got = run_harness([*argv, "--resume"], reports=tmp_path / "reports")
+    assert got.rc != EXIT_FAIL, got.stderr
+    rep = AuditReport.load(out)
+    keys = [(s.bucket, s.phase, s.round, s.role) for s in rep.samples]
+    assert rep.complete and len(keys) == len(set(keys)) == 2 + 3 * 16 + 3
+    assert rep.samples[: len(partial.samples)] == partial.samples
+    assert rep.counters == {} and rep.counters_note == COUNTERS_LEFT_OUT
